@@ -1,0 +1,131 @@
+"""The admission chain: ordered mutating plugins, then validating plugins.
+
+``apiserver.service.ApiService`` runs, for every write::
+
+    decode -> default -> chain.mutate -> validation -> chain.validate -> store
+
+A plugin is a small object with a ``name`` and one method. It either returns the
+(possibly replaced) object, or raises ``api.errors.ForbiddenError``/``InvalidError``.
+Plugins read other objects only through ``Listers`` (docs/design.md, layer rules) and
+report side effects as values in ``AdmissionOutcome``: warnings (sent as ``Warning:``
+headers, printed by ``kubeprio check``) and events (recorded by the API service after
+the write succeeds). Plugins never write to the store themselves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Sequence
+from typing import Protocol
+
+from kubeprio.api.core import Event, Namespace
+from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.tenant import Tenant
+from kubeprio.client.informer import Lister
+
+
+class Operation(enum.StrEnum):
+    """What the request does."""
+
+    CREATE = "CREATE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UserInfo:
+    """Who is asking (``kubeprio serve`` authentication); ``None`` in-process means the system."""
+
+    name: str
+    groups: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AdmissionRequest:
+    """One write under admission."""
+
+    operation: Operation
+    resource: ResourceInfo
+    obj: object | None
+    old_obj: object | None
+    namespace: str
+    name: str
+    subresource: str = ""
+    user: UserInfo | None = None
+    dry_run: bool = False
+
+
+@dataclasses.dataclass(slots=True)
+class AdmissionOutcome:
+    """Side effects collected while admitting: warnings to return, events to record."""
+
+    warnings: list[str] = dataclasses.field(default_factory=list)
+    events: list[Event] = dataclasses.field(default_factory=list)
+    annotations: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+class Listers(Protocol):
+    """The objects admission plugins may read."""
+
+    @property
+    def priority_classes(self) -> Lister[PriorityClass]:
+        """All PriorityClasses."""
+        ...
+
+    @property
+    def tenants(self) -> Lister[Tenant]:
+        """All Tenants."""
+        ...
+
+    @property
+    def namespaces(self) -> Lister[Namespace]:
+        """All Namespaces."""
+        ...
+
+
+class MutatingPlugin(Protocol):
+    """A plugin that may change the object."""
+
+    @property
+    def name(self) -> str:
+        """The plugin name (upstream name where there is one, e.g. ``Priority``)."""
+        ...
+
+    def admit(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
+        """Return the object to continue with (``request.obj`` if unchanged)."""
+        ...
+
+
+class ValidatingPlugin(Protocol):
+    """A plugin that may only accept or refuse."""
+
+    @property
+    def name(self) -> str:
+        """The plugin name."""
+        ...
+
+    def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
+        """Raise a ``StatusError`` to refuse."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AdmissionChain:
+    """Ordered plugins; mutating run before validation, validating after."""
+
+    mutating: Sequence[MutatingPlugin] = ()
+    validating: Sequence[ValidatingPlugin] = ()
+
+    def mutate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
+        """Run the mutating plugins in order; each sees the previous one's result."""
+        obj = request.obj
+        for plugin in self.mutating:
+            obj = plugin.admit(dataclasses.replace(request, obj=obj), outcome)
+        return obj
+
+    def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
+        """Run the validating plugins in order."""
+        for plugin in self.validating:
+            plugin.validate(request, outcome)

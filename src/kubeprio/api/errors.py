@@ -1,0 +1,412 @@
+"""API errors as Kubernetes ``Status`` objects, with upstream's codes, reasons and texts.
+
+Mirrors ``k8s.io/apimachinery/pkg/api/errors`` (the ``New*`` constructors and their
+message formats) and ``pkg/util/validation/field`` (field errors and how an aggregate
+of them prints). Every ``StatusError`` carries the ``meta.Status`` body that the HTTP
+layer renders and that ``client.http`` parses back into the same class::
+
+    StatusError (kubeprio.errors.KubeprioError)
+    ├── BadRequestError 400          ├── GoneError 410 (Expired)
+    ├── UnauthorizedError 401        ├── UnsupportedMediaTypeError 415
+    ├── ForbiddenError 403           ├── InvalidError 422 (one cause per field error)
+    ├── NotFoundError 404            ├── TooManyRequestsError 429
+    ├── MethodNotAllowedError 405    └── InternalError 500
+    ├── AlreadyExistsError 409
+    └── ConflictError 409
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from kubeprio.api.meta import Status, StatusCause, StatusDetails
+from kubeprio.errors import KubeprioError
+
+# --- field errors (pkg/util/validation/field/errors.go) ------------------------------------------
+
+
+class ErrorType(enum.Enum):
+    """A field error type: (cause reason on the wire, text in messages)."""
+
+    NOT_FOUND = ("FieldValueNotFound", "Not found")
+    REQUIRED = ("FieldValueRequired", "Required value")
+    DUPLICATE = ("FieldValueDuplicate", "Duplicate value")
+    INVALID = ("FieldValueInvalid", "Invalid value")
+    NOT_SUPPORTED = ("FieldValueNotSupported", "Unsupported value")
+    FORBIDDEN = ("FieldValueForbidden", "Forbidden")
+    TOO_LONG = ("FieldValueTooLong", "Too long")
+    TOO_MANY = ("FieldValueTooMany", "Too many")
+    INTERNAL = ("InternalError", "Internal error")
+    TYPE_INVALID = ("FieldValueTypeInvalid", "Invalid value")
+
+    @property
+    def reason(self) -> str:
+        """The ``StatusCause.reason`` string."""
+        return self.value[0]
+
+    @property
+    def text(self) -> str:
+        """How the type reads in a message."""
+        return self.value[1]
+
+
+class _Omit:
+    def __repr__(self) -> str:
+        return "OMIT"
+
+
+OMIT: Final = _Omit()
+"""A bad value that is not shown in the message (upstream ``omitValue``)."""
+
+_VALUE_LESS_TYPES: Final = frozenset(
+    {ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG, ErrorType.INTERNAL}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One validation failure at a field path (``spec.containers[0].name``)."""
+
+    type: ErrorType
+    field: str
+    bad_value: object = OMIT
+    detail: str = ""
+
+    def body(self) -> str:
+        """The message without the field path (upstream ``ErrorBody``)."""
+        if self.type in _VALUE_LESS_TYPES or self.bad_value is OMIT:
+            text = self.type.text
+        else:
+            text = f"{self.type.text}: {format_value(self.bad_value)}"
+        if self.detail:
+            text += f": {self.detail}"
+        return text
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.body()}"
+
+
+def format_value(value: object) -> str:
+    """Print a bad value as Go's ``%v``/``%q`` would in a field error."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return go_quote(value)
+    return str(value)
+
+
+def go_quote(text: str) -> str:
+    """Quote a string as Go's ``%q`` does for printable text."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+    return f'"{escaped}"'
+
+
+def required(field: str, detail: str = "") -> FieldError:
+    """``field.Required``."""
+    return FieldError(ErrorType.REQUIRED, field, OMIT, detail)
+
+
+def invalid(field: str, value: object, detail: str) -> FieldError:
+    """``field.Invalid``."""
+    return FieldError(ErrorType.INVALID, field, value, detail)
+
+
+def forbidden(field: str, detail: str) -> FieldError:
+    """``field.Forbidden``."""
+    return FieldError(ErrorType.FORBIDDEN, field, OMIT, detail)
+
+
+def not_supported(field: str, value: object, supported: Iterable[str]) -> FieldError:
+    """``field.NotSupported``: lists the supported values, quoted."""
+    options = ", ".join(go_quote(option) for option in supported)
+    detail = f"supported values: {options}" if options else ""
+    return FieldError(ErrorType.NOT_SUPPORTED, field, value, detail)
+
+
+def duplicate(field: str, value: object) -> FieldError:
+    """``field.Duplicate``."""
+    return FieldError(ErrorType.DUPLICATE, field, value, "")
+
+
+def too_long(field: str, max_length: int) -> FieldError:
+    """``field.TooLong``."""
+    return FieldError(ErrorType.TOO_LONG, field, OMIT, f"may not be more than {max_length} bytes")
+
+
+def aggregate_message(errors: Sequence[FieldError]) -> str:
+    """Join field errors as upstream's ``utilerrors.NewAggregate(...).Error()``."""
+    messages: list[str] = []
+    for error in errors:
+        text = str(error)
+        if text not in messages:
+            messages.append(text)
+    if len(messages) == 1:
+        return messages[0]
+    return "[" + ", ".join(messages) + "]"
+
+
+# --- status errors (apimachinery/pkg/api/errors/errors.go) ---------------------------------------
+
+
+class StatusError(KubeprioError):
+    """An API failure, carrying the ``Status`` body a client receives."""
+
+    code: ClassVar[int] = 500
+    reason: ClassVar[str] = "InternalError"
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message or self.reason)
+        self.status = status
+
+    @property
+    def message(self) -> str:
+        """The Status message."""
+        return self.status.message or ""
+
+    @classmethod
+    def build(
+        cls,
+        message: str,
+        *,
+        details: StatusDetails | None = None,
+        reason: str | None = None,
+        code: int | None = None,
+    ) -> StatusError:
+        """Build an error of this class with a Failure Status body."""
+        return cls(
+            Status(
+                status="Failure",
+                message=message,
+                reason=reason or cls.reason,
+                details=details,
+                code=code or cls.code,
+            )
+        )
+
+
+class BadRequestError(StatusError):
+    """400 BadRequest."""
+
+    code = 400
+    reason = "BadRequest"
+
+
+class UnauthorizedError(StatusError):
+    """401 Unauthorized."""
+
+    code = 401
+    reason = "Unauthorized"
+
+
+class ForbiddenError(StatusError):
+    """403 Forbidden."""
+
+    code = 403
+    reason = "Forbidden"
+
+
+class NotFoundError(StatusError):
+    """404 NotFound."""
+
+    code = 404
+    reason = "NotFound"
+
+
+class MethodNotAllowedError(StatusError):
+    """405 MethodNotAllowed."""
+
+    code = 405
+    reason = "MethodNotAllowed"
+
+
+class AlreadyExistsError(StatusError):
+    """409 AlreadyExists."""
+
+    code = 409
+    reason = "AlreadyExists"
+
+
+class ConflictError(StatusError):
+    """409 Conflict."""
+
+    code = 409
+    reason = "Conflict"
+
+
+class GoneError(StatusError):
+    """410 Expired/Gone: a watch asked for a compacted revision."""
+
+    code = 410
+    reason = "Expired"
+
+
+class UnsupportedMediaTypeError(StatusError):
+    """415 UnsupportedMediaType."""
+
+    code = 415
+    reason = "UnsupportedMediaType"
+
+
+class InvalidError(StatusError):
+    """422 Invalid: every field error is a cause."""
+
+    code = 422
+    reason = "Invalid"
+
+
+class TooManyRequestsError(StatusError):
+    """429 TooManyRequests (e.g. an eviction blocked by a PodDisruptionBudget)."""
+
+    code = 429
+    reason = "TooManyRequests"
+
+
+class InternalError(StatusError):
+    """500 InternalError."""
+
+    code = 500
+    reason = "InternalError"
+
+
+_BY_REASON: Final[dict[str, type[StatusError]]] = {
+    cls.reason: cls
+    for cls in (
+        BadRequestError,
+        UnauthorizedError,
+        ForbiddenError,
+        NotFoundError,
+        MethodNotAllowedError,
+        AlreadyExistsError,
+        ConflictError,
+        GoneError,
+        UnsupportedMediaTypeError,
+        InvalidError,
+        TooManyRequestsError,
+        InternalError,
+    )
+}
+_BY_CODE: Final[dict[int, type[StatusError]]] = {
+    400: BadRequestError,
+    401: UnauthorizedError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    405: MethodNotAllowedError,
+    409: ConflictError,
+    410: GoneError,
+    415: UnsupportedMediaTypeError,
+    422: InvalidError,
+    429: TooManyRequestsError,
+}
+
+
+def from_status(status: Status) -> StatusError:
+    """Rebuild the matching ``StatusError`` subclass from a Status body (client side)."""
+    cls = _BY_REASON.get(status.reason or "") or _BY_CODE.get(status.code or 0) or StatusError
+    if status.reason == "Gone":
+        cls = GoneError
+    return cls(status)
+
+
+def qualified(resource: str, group: str) -> str:
+    """``pods`` / ``priorityclasses.scheduling.k8s.io`` (upstream ``GroupResource.String``)."""
+    return f"{resource}.{group}" if group else resource
+
+
+def not_found(resource: str, group: str, name: str) -> NotFoundError:
+    """``NewNotFound``: ``pods "x" not found``."""
+    error = NotFoundError.build(
+        f'{qualified(resource, group)} "{name}" not found',
+        details=StatusDetails(name=name, group=group, kind=resource),
+    )
+    assert isinstance(error, NotFoundError)
+    return error
+
+
+def already_exists(resource: str, group: str, name: str) -> AlreadyExistsError:
+    """``NewAlreadyExists``: ``pods "x" already exists``."""
+    error = AlreadyExistsError.build(
+        f'{qualified(resource, group)} "{name}" already exists',
+        details=StatusDetails(name=name, group=group, kind=resource),
+    )
+    assert isinstance(error, AlreadyExistsError)
+    return error
+
+
+OBJECT_MODIFIED: Final = (
+    "the object has been modified; please apply your changes to the latest version and try again"
+)
+
+
+def conflict(resource: str, group: str, name: str, detail: str = OBJECT_MODIFIED) -> ConflictError:
+    """``NewConflict``: ``Operation cannot be fulfilled on pods "x": <detail>``."""
+    error = ConflictError.build(
+        f'Operation cannot be fulfilled on {qualified(resource, group)} "{name}": {detail}',
+        details=StatusDetails(name=name, group=group, kind=resource),
+    )
+    assert isinstance(error, ConflictError)
+    return error
+
+
+def forbidden_error(resource: str, group: str, name: str, detail: str) -> ForbiddenError:
+    """``NewForbidden``: ``pods "x" is forbidden: <detail>`` (name part dropped when empty)."""
+    if not resource:
+        message = f"forbidden: {detail}"
+    elif name:
+        message = f'{qualified(resource, group)} "{name}" is forbidden: {detail}'
+    else:
+        message = f"{qualified(resource, group)} is forbidden: {detail}"
+    error = ForbiddenError.build(
+        message, details=StatusDetails(name=name or None, group=group, kind=resource)
+    )
+    assert isinstance(error, ForbiddenError)
+    return error
+
+
+def invalid_error(kind: str, group: str, name: str, errors: Sequence[FieldError]) -> InvalidError:
+    """``NewInvalid``: ``PriorityClass.scheduling.k8s.io "x" is invalid: value: Required value``."""
+    qualified_kind = f"{kind}.{group}" if group else kind
+    message = f'{qualified_kind} "{name}" is invalid'
+    if errors:
+        message += f": {aggregate_message(errors)}"
+    causes = tuple(
+        StatusCause(reason=error.type.reason, message=error.body(), field=error.field)
+        for error in errors
+    )
+    error = InvalidError.build(
+        message, details=StatusDetails(name=name, group=group, kind=kind, causes=causes)
+    )
+    assert isinstance(error, InvalidError)
+    return error
+
+
+def bad_request(message: str, causes: Sequence[StatusCause] = ()) -> BadRequestError:
+    """``NewBadRequest``."""
+    details = StatusDetails(causes=tuple(causes)) if causes else None
+    error = BadRequestError.build(message, details=details)
+    assert isinstance(error, BadRequestError)
+    return error
+
+
+def gone(message: str) -> GoneError:
+    """``NewResourceExpired``: 410 with reason Expired."""
+    error = GoneError.build(message)
+    assert isinstance(error, GoneError)
+    return error
+
+
+def internal_error(detail: str) -> InternalError:
+    """``NewInternalError``: ``Internal error occurred: <detail>``."""
+    error = InternalError.build(
+        f"Internal error occurred: {detail}",
+        details=StatusDetails(causes=(StatusCause(message=detail),)),
+    )
+    assert isinstance(error, InternalError)
+    return error

@@ -1,0 +1,177 @@
+"""The resource table: one row per kind drives URLs, verbs, scope, names and models.
+
+Like lightkube's ``ApiInfo``: the API server builds its routes and discovery from these
+rows, the client builds URLs from them, the manifest loader picks the model class for an
+``apiVersion``/``kind`` from them. Older API versions seen in real dumps (for example
+``scheduling.k8s.io/v1beta1`` from a 1.12 cluster) are accepted on input and stored as
+the current version. Pure data: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from kubeprio.api.apps import Deployment, ReplicaSet, Scale
+from kubeprio.api.batch import Job
+from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
+from kubeprio.api.meta import Status
+from kubeprio.api.policy import Eviction, PodDisruptionBudget
+from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.tenant import Tenant
+
+ALL_VERBS: Final = (
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Subresource:
+    """A subresource such as ``pods/binding``: its name, response kind and verbs."""
+
+    name: str
+    group: str
+    version: str
+    kind: str
+    verbs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceInfo:
+    """Everything the system needs to know about one kind."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    namespaced: bool
+    model: type[Any]
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ALL_VERBS
+    subresources: tuple[Subresource, ...] = ()
+    legacy_versions: tuple[str, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        """``v1`` for core, ``group/version`` otherwise."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def group_resource(self) -> str:
+        """``pods`` or ``priorityclasses.scheduling.k8s.io`` (used in messages)."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @property
+    def qualified_kind(self) -> str:
+        """``Pod`` or ``PriorityClass.scheduling.k8s.io`` (used in Invalid messages)."""
+        return f"{self.kind}.{self.group}" if self.group else self.kind
+
+    def accepts_api_version(self, api_version: str) -> bool:
+        """Whether a manifest with ``api_version`` is this kind (current or legacy version)."""
+        if api_version == self.api_version:
+            return True
+        return any(
+            api_version == (f"{self.group}/{v}" if self.group else v) for v in self.legacy_versions
+        )
+
+
+_POD_SUBRESOURCES: Final = (
+    Subresource("binding", "", "v1", "Binding", ("create",)),
+    Subresource("eviction", "policy", "v1", "Eviction", ("create",)),
+    Subresource("status", "", "v1", "Pod", ("get", "patch", "update")),
+)
+
+RESOURCES: Final[tuple[ResourceInfo, ...]] = (
+    ResourceInfo("", "v1", "Namespace", "namespaces", "namespace", False, Namespace, ("ns",),
+                 verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
+                 subresources=(Subresource("status", "", "v1", "Namespace", ("get", "patch", "update")),)),
+    ResourceInfo("", "v1", "Node", "nodes", "node", False, Node, ("no",),
+                 subresources=(Subresource("status", "", "v1", "Node", ("get", "patch", "update")),)),
+    ResourceInfo("", "v1", "Pod", "pods", "pod", True, Pod, ("po",), ("all",),
+                 subresources=_POD_SUBRESOURCES),
+    ResourceInfo("", "v1", "Event", "events", "event", True, Event, ("ev",)),
+    ResourceInfo("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
+                 False, PriorityClass, ("pc",), legacy_versions=("v1beta1", "v1alpha1")),
+    ResourceInfo("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",
+                 "poddisruptionbudget", True, PodDisruptionBudget, ("pdb",),
+                 subresources=(Subresource("status", "policy", "v1", "PodDisruptionBudget",
+                                           ("get", "patch", "update")),),
+                 legacy_versions=("v1beta1",)),
+    ResourceInfo("apps", "v1", "Deployment", "deployments", "deployment", True, Deployment,
+                 ("deploy",), ("all",),
+                 subresources=(Subresource("scale", "autoscaling", "v1", "Scale",
+                                           ("get", "patch", "update")),
+                               Subresource("status", "apps", "v1", "Deployment",
+                                           ("get", "patch", "update"))),
+                 legacy_versions=("v1beta1", "v1beta2")),
+    ResourceInfo("apps", "v1", "ReplicaSet", "replicasets", "replicaset", True, ReplicaSet,
+                 ("rs",), ("all",),
+                 subresources=(Subresource("scale", "autoscaling", "v1", "Scale",
+                                           ("get", "patch", "update")),
+                               Subresource("status", "apps", "v1", "ReplicaSet",
+                                           ("get", "patch", "update"))),
+                 legacy_versions=("v1beta1", "v1beta2")),
+    ResourceInfo("batch", "v1", "Job", "jobs", "job", True, Job, (), ("all",),
+                 subresources=(Subresource("status", "batch", "v1", "Job",
+                                           ("get", "patch", "update")),)),
+    ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
+)  # fmt: skip
+"""Every kind served, in discovery order (core first, then groups)."""
+
+NON_STORED_KINDS: Final[dict[str, type[Any]]] = {
+    "Binding": Binding,
+    "Eviction": Eviction,
+    "Scale": Scale,
+    "Status": Status,
+}
+"""Kinds that travel over the API but are not stored objects."""
+
+_BY_MODEL: Final = {info.model: info for info in RESOURCES}
+_BY_KIND: Final = {info.kind: info for info in RESOURCES}
+_BY_NAME: Final = {
+    name: info
+    for info in RESOURCES
+    for name in (info.plural, info.singular, *info.short_names, info.kind.lower())
+}
+
+
+class UnknownKindError(LookupError):
+    """No row in the table for this kind, model or name."""
+
+
+def for_model(model: type[Any]) -> ResourceInfo:
+    """Return the row of a model class (``Pod`` -> pods)."""
+    try:
+        return _BY_MODEL[model]
+    except KeyError:
+        raise UnknownKindError(f"no resource for model {model.__name__}") from None
+
+
+def for_object(obj: object) -> ResourceInfo:
+    """Return the row of a model instance."""
+    return for_model(type(obj))
+
+
+def for_kind(api_version: str, kind: str) -> ResourceInfo:
+    """Return the row for ``apiVersion``/``kind``, accepting legacy versions."""
+    info = _BY_KIND.get(kind)
+    if info is None or not info.accepts_api_version(api_version):
+        raise UnknownKindError(f'no kind "{kind}" is registered for version "{api_version}"')
+    return info
+
+
+def for_name(name: str) -> ResourceInfo:
+    """Return the row for a plural, singular, short name or lower-case kind (``pc``, ``pods``)."""
+    try:
+        return _BY_NAME[name.lower()]
+    except KeyError:
+        raise UnknownKindError(f'the server doesn\'t have a resource type "{name}"') from None

@@ -1,0 +1,143 @@
+"""Turning manifest text (YAML or JSON, multi-document, ``kind: List``) into API objects.
+
+Parsing is pure: callers (``cli``, ``sim``) read the files and pass the text with a
+source name, so every error can say which file and which document it is about.
+
+Real dumps load as they are:
+
+* timestamps stay strings: the YAML loader here drops PyYAML's implicit timestamp
+  resolver, so GKE's unquoted ``creationTimestamp: 2019-08-14T21:58:26Z`` round-trips;
+* list kinds (``List``, ``PodList``, ...) are expanded into their items; items without
+  ``kind``/``apiVersion`` (as in API list responses) take them from the list;
+* legacy API versions in the resource table (``scheduling.k8s.io/v1beta1``) decode into
+  the current model with their ``apiVersion`` kept.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from kubeprio.api import kinds
+from kubeprio.api.model import JsonDict
+from kubeprio.api.serialization import DecodeError, from_dict
+from kubeprio.errors import KubeprioError
+
+
+class ManifestError(KubeprioError, ValueError):
+    """Unreadable or unsupported input, located by source and document index."""
+
+    def __init__(
+        self, message: str, *, source: str, index: int | None = None, path: str = ""
+    ) -> None:
+        where = source if index is None else f"{source} (document {index})"
+        super().__init__(f"{where}: {message}")
+        self.source = source
+        self.index = index
+        self.path = path
+        self.detail = message
+
+
+class _Loader(yaml.CSafeLoader):
+    """The C safe loader without the implicit timestamp resolver (timestamps stay strings)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One JSON object from a manifest, with where it came from."""
+
+    source: str
+    index: int
+    data: JsonDict
+
+
+def parse_text(text: str, source: str) -> list[Document]:
+    """Parse YAML or JSON text into its documents, expanding list kinds."""
+    raw: list[Any]
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            loaded = json.loads(text)
+            raw = loaded if isinstance(loaded, list) else [loaded]
+        except json.JSONDecodeError:
+            raw = _load_yaml(text, source)
+    else:
+        raw = _load_yaml(text, source)
+    documents: list[Document] = []
+    for index, data in enumerate(raw):
+        if data is None:
+            continue
+        if not isinstance(data, dict):
+            raise ManifestError(
+                f"expected a mapping (an object), got {type(data).__name__}",
+                source=source,
+                index=index,
+            )
+        documents.extend(Document(source, index, item) for item in expand_list(data, source, index))
+    return documents
+
+
+def _load_yaml(text: str, source: str) -> list[Any]:
+    try:
+        return list(yaml.load_all(text, Loader=_Loader))
+    except yaml.YAMLError as exc:
+        raise ManifestError(f"invalid YAML: {exc}", source=source) from exc
+
+
+def expand_list(data: JsonDict, source: str, index: int) -> list[JsonDict]:
+    """Return the items of a list kind (``List``, ``PodList``), or ``[data]`` for an object."""
+    kind = data.get("kind")
+    if not (isinstance(kind, str) and kind.endswith("List") and "items" in data):
+        return [data]
+    items = data["items"]
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise ManifestError("items of a list must be an array", source=source, index=index)
+    item_kind = kind[: -len("List")] if kind != "List" else None
+    expanded: list[JsonDict] = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise ManifestError("list items must be objects", source=source, index=index)
+        if item_kind and "kind" not in item:
+            item = {"apiVersion": data.get("apiVersion"), "kind": item_kind, **item}
+        expanded.extend(expand_list(item, source, index))
+    return expanded
+
+
+def decode_object(data: JsonDict) -> object:
+    """Decode one JSON object into its model; raise ``UnknownKindError`` or ``DecodeError``."""
+    api_version = data.get("apiVersion")
+    kind = data.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise kinds.UnknownKindError(f"Object 'Kind' is missing in '{json.dumps(data)[:200]}'")
+    if not isinstance(api_version, str) or not api_version:
+        raise kinds.UnknownKindError(
+            f"Object 'apiVersion' is missing in '{json.dumps(data)[:200]}'"
+        )
+    info = kinds.for_kind(api_version, kind)
+    return from_dict(info.model, data)
+
+
+def decode_document(document: Document) -> object:
+    """Decode a document, turning failures into a located ``ManifestError``."""
+    try:
+        return decode_object(document.data)
+    except kinds.UnknownKindError as exc:
+        raise ManifestError(str(exc), source=document.source, index=document.index) from exc
+    except DecodeError as exc:
+        raise ManifestError(
+            f"{exc.message} (field {exc.path})" if exc.path else exc.message,
+            source=document.source,
+            index=document.index,
+            path=exc.path,
+        ) from exc

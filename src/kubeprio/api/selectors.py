@@ -1,0 +1,985 @@
+"""Label selectors and field selectors, parsed and matched exactly as Kubernetes does.
+
+Three upstream pieces of ``k8s.io/apimachinery`` (v1.35 line) live here:
+
+* ``pkg/labels/selector.go``: ``labels.Parse`` (:func:`parse_label_selector`), the
+  ``Requirement``/``Selector`` model and its ``String()`` form. The operators are
+  ``=``, ``==``, ``!=``, ``in (...)``, ``notin (...)``, ``key`` (exists), ``!key`` and
+  ``>``/``<`` (integer comparison). Requirements are kept sorted by key, as every
+  upstream constructor does.
+* ``pkg/apis/meta/v1/helpers.go``: ``LabelSelectorAsSelector``
+  (:func:`label_selector_from_match`, :func:`label_selector_as_selector`). A nil
+  selector matches nothing (:class:`Nothing`); a present but empty one matches
+  everything.
+* ``pkg/fields/selector.go``: ``fields.ParseSelector`` (:func:`parse_field_selector`).
+  Only ``=``, ``==`` and ``!=`` exist, values escape ``\\``, ``,`` and ``=`` with a
+  backslash, and a missing field compares as the empty string.
+
+Label keys and values are validated as ``pkg/api/validate/content`` does
+(``IsLabelKey``, formerly ``validation.IsQualifiedName``, and ``IsLabelValue``);
+:func:`validate_label_key` and :func:`validate_label_value` return the upstream message
+strings for ``api.validation`` to wrap in field errors. Every :class:`SelectorError`
+message is the text upstream's error would print, Go quoting included, so that kubectl
+shows the same thing.
+
+Matching runs once per object in list and watch filtering, so selectors compile their
+requirements into small closures at construction; a plain ``app=web`` selector checks
+with one ``dict.get`` per term.
+
+Callers: ``apiserver`` (``?labelSelector=`` / ``?fieldSelector=``), ``client.informer``,
+controllers and admission (workload and PDB selectors), ``api.validation``. Pure: no
+I/O, standard library plus ``kubeprio.errors`` only.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import enum
+import itertools
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Final
+
+from kubeprio.errors import KubeprioError
+
+if TYPE_CHECKING:  # only for annotations: meta may come to import this module
+    from kubeprio.api import meta
+
+__all__ = [
+    "EVERYTHING",
+    "NOTHING",
+    "FieldRequirement",
+    "FieldSelector",
+    "LabelSelector",
+    "Nothing",
+    "Operator",
+    "Requirement",
+    "Selector",
+    "SelectorError",
+    "escape_field_value",
+    "label_selector_as_selector",
+    "label_selector_from_match",
+    "label_selector_from_set",
+    "new_requirement",
+    "parse_field_selector",
+    "parse_label_selector",
+    "validate_label_key",
+    "validate_label_value",
+]
+
+_LabelTest = Callable[[Mapping[str, str]], bool]  # a compiled requirement
+
+
+class SelectorError(KubeprioError, ValueError):
+    """A selector string or ``metav1.LabelSelector`` that upstream would reject.
+
+    The message is upstream's error text verbatim; the API server turns it into a
+    400 BadRequest (list/watch) or an Invalid cause (object validation).
+    """
+
+
+# --- Go-compatible rendering of error values ------------------------------------------
+
+_GO_SHORT_ESCAPES: Final = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    '"': '\\"',
+    "\\": "\\\\",
+}
+
+
+def _go_quote(text: str) -> str:
+    """Render ``text`` as Go's ``%q`` (``strconv.Quote``) does, for error messages."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    out = ['"']
+    for ch in text:
+        escaped = _GO_SHORT_ESCAPES.get(ch)
+        if escaped is not None:
+            out.append(escaped)
+        elif ch.isprintable():  # same classes as Go's unicode.IsPrint
+            out.append(ch)
+        else:
+            code = ord(ch)
+            if code < 0x20 or code == 0x7F:
+                out.append(f"\\x{code:02x}")
+            elif 0xDC80 <= code <= 0xDCFF:  # a raw byte kept by "surrogateescape"
+                out.append(f"\\x{code & 0xFF:02x}")
+            elif 0xD800 <= code <= 0xDFFF:  # invalid UTF-8: Go escapes each byte
+                out.extend(f"\\x{byte:02x}" for byte in ch.encode("utf-8", "surrogatepass"))
+            elif code < 0x10000:
+                out.append(f"\\u{code:04x}")
+            else:
+                out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def _go_json(values: Sequence[str] | None) -> str:
+    """Render a ``[]string`` as Go's ``json.Marshal`` does (nil is ``null``, HTML-safe)."""
+    if values is None:
+        return "null"
+    text = json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
+    for raw, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(raw, escaped)
+    return text
+
+
+def _invalid(path: str, value: str | Sequence[str] | None, detail: str) -> str:
+    """The text of ``field.Invalid(path, value, detail).Error()``."""
+    rendered = _go_quote(value) if isinstance(value, str) else _go_json(value)
+    return f"{path}: Invalid value: {rendered}: {detail}"
+
+
+def _aggregate(messages: Iterable[str]) -> str:
+    """The text of ``ErrorList.ToAggregate().Error()``: deduplicated, bracketed if several."""
+    unique = list(dict.fromkeys(messages))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
+# --- label key and value validation (content.IsLabelKey / IsLabelValue) ---------------
+
+_LABEL_KEY_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_KEY_RE: Final = re.compile(_LABEL_KEY_FMT)
+_LABEL_KEY_MSG: Final = (
+    "must consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_LABEL_VALUE_FMT: Final = f"({_LABEL_KEY_FMT})?"
+_LABEL_VALUE_RE: Final = re.compile(_LABEL_VALUE_FMT)
+_LABEL_VALUE_MSG: Final = (
+    "a valid label must be an empty string or consist of alphanumeric characters, "
+    "'-', '_' or '.', and must start and end with an alphanumeric character"
+)
+_LABEL_MAX_BYTES: Final = 63
+_DNS1123_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT: Final = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_DNS1123_SUBDOMAIN_MSG: Final = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+    "'-' or '.', and must start and end with an alphanumeric character"
+)
+_DNS1123_SUBDOMAIN_MAX_BYTES: Final = 253
+
+
+def _regex_error(message: str, fmt: str, *examples: str) -> str:
+    """Upstream ``content.RegexError`` with examples (note its doubled space before ``or``)."""
+    shown = " or ".join(f"'{example}', " for example in examples)
+    return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def _byte_len(text: str) -> int:
+    """Go's ``len``: limits count UTF-8 bytes, not characters."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _validate_dns1123_subdomain(value: str) -> list[str]:
+    """Upstream ``IsDNS1123Subdomain``."""
+    errors = []
+    if _byte_len(value) > _DNS1123_SUBDOMAIN_MAX_BYTES:
+        errors.append(f"must be no more than {_DNS1123_SUBDOMAIN_MAX_BYTES} bytes")
+    if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is None:
+        errors.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errors
+
+
+def validate_label_key(key: str) -> list[str]:
+    """Check a label key: ``[prefix/]name``, upstream ``IsLabelKey`` (``IsQualifiedName``).
+
+    The name is at most 63 bytes of alphanumerics, ``-``, ``_`` and ``.`` starting and
+    ending alphanumeric; the optional prefix is a DNS-1123 subdomain. Returns upstream's
+    messages, empty when valid.
+    """
+    parts = key.split("/")
+    errors: list[str] = []
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            errors.extend(f"prefix part {m}" for m in _validate_dns1123_subdomain(prefix))
+    else:
+        return [
+            "a valid label key "
+            + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    if not name:
+        errors.append("name part must be non-empty")
+    elif _byte_len(name) > _LABEL_MAX_BYTES:
+        errors.append(f"name part must be no more than {_LABEL_MAX_BYTES} bytes")
+    if _LABEL_KEY_RE.fullmatch(name) is None:
+        errors.append(
+            "name part "
+            + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+        )
+    return errors
+
+
+def validate_label_value(value: str) -> list[str]:
+    """Check a label value, upstream ``IsLabelValue``: empty, or a <=63-byte name."""
+    errors = []
+    if _byte_len(value) > _LABEL_MAX_BYTES:
+        errors.append(f"must be no more than {_LABEL_MAX_BYTES} bytes")
+    if _LABEL_VALUE_RE.fullmatch(value) is None:
+        errors.append(
+            _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
+        )
+    return errors
+
+
+# --- label requirements ----------------------------------------------------------------
+
+_GO_INT_RE: Final = re.compile("[+-]?[0-9]+")
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+
+
+def _parse_go_int(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``: ASCII digits, optional sign, int64 range."""
+    if _GO_INT_RE.fullmatch(text) is None:
+        return None
+    number = int(text)
+    return number if _INT64_MIN <= number <= _INT64_MAX else None
+
+
+class Operator(enum.StrEnum):
+    """``selection.Operator``: the wire spelling of each requirement operator."""
+
+    EQUALS = "="
+    DOUBLE_EQUALS = "=="
+    NOT_EQUALS = "!="
+    IN = "in"
+    NOT_IN = "notin"
+    EXISTS = "exists"
+    DOES_NOT_EXIST = "!"
+    GREATER_THAN = "gt"
+    LESS_THAN = "lt"
+
+
+_POSITIVE: Final = frozenset({Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN})
+_NEGATIVE: Final = frozenset({Operator.NOT_EQUALS, Operator.NOT_IN})
+_INFIX: Final = {
+    Operator.EQUALS: "=",
+    Operator.DOUBLE_EQUALS: "==",
+    Operator.NOT_EQUALS: "!=",
+    Operator.IN: " in (",
+    Operator.NOT_IN: " notin (",
+    Operator.GREATER_THAN: ">",
+    Operator.LESS_THAN: "<",
+}
+
+
+def _never(labels: Mapping[str, str]) -> bool:
+    return False
+
+
+def _compile(key: str, op: Operator, values: tuple[str, ...]) -> _LabelTest:
+    """Build the matcher for one requirement (upstream ``Requirement.Matches``)."""
+    if op in _POSITIVE or op in _NEGATIVE:
+        positive = op in _POSITIVE
+        if len(values) == 1:
+            wanted = values[0]
+            if positive:
+                return lambda labels: labels.get(key) == wanted
+            return lambda labels: labels.get(key) != wanted  # a missing key matches
+        allowed = frozenset(values)
+        if positive:
+            return lambda labels: labels.get(key) in allowed
+        return lambda labels: labels.get(key) not in allowed
+    if op is Operator.EXISTS:
+        return lambda labels: key in labels
+    if op is Operator.DOES_NOT_EXIST:
+        return lambda labels: key not in labels
+    bound = _parse_go_int(values[0]) if len(values) == 1 else None
+    if bound is None:
+        return _never  # upstream logs and answers false
+    greater = op is Operator.GREATER_THAN
+
+    def ordered(labels: Mapping[str, str]) -> bool:
+        text = labels.get(key)
+        number = None if text is None else _parse_go_int(text)
+        if number is None:
+            return False
+        return number > bound if greater else number < bound
+
+    return ordered
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Requirement:
+    """One term of a label selector: ``key``, ``operator`` and ``values``.
+
+    Construction does not validate (like upstream's struct literal); use
+    :func:`new_requirement` for upstream ``NewRequirement`` checks. ``values`` keeps
+    the given order; ``str()`` sorts it, as upstream ``String()`` does.
+    """
+
+    key: str
+    operator: Operator
+    values: tuple[str, ...] = ()
+    _test: _LabelTest = dataclasses.field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.values, tuple):
+            object.__setattr__(self, "values", tuple(self.values))
+        object.__setattr__(self, "_test", _compile(self.key, self.operator, self.values))
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether ``labels`` satisfy this requirement (``NotIn``/``!=`` match a missing key)."""
+        return self._test(labels)
+
+    def __reduce__(self) -> tuple[type[Requirement], tuple[str, Operator, tuple[str, ...]]]:
+        # Rebuild through __init__: the compiled closure cannot be pickled.
+        return (Requirement, (self.key, self.operator, self.values))
+
+    def __str__(self) -> str:
+        if self.operator is Operator.EXISTS:
+            return self.key
+        if self.operator is Operator.DOES_NOT_EXIST:
+            return "!" + self.key
+        values = self.values[0] if len(self.values) == 1 else ",".join(sorted(self.values))
+        closing = ")" if self.operator in (Operator.IN, Operator.NOT_IN) else ""
+        return f"{self.key}{_INFIX[self.operator]}{values}{closing}"
+
+
+def _requirement_errors(key: str, op: Operator, values: Sequence[str] | None) -> list[str]:
+    """Upstream ``NewRequirement`` checks; ``values=None`` stands for a Go nil slice.
+
+    Upstream passes no field path, so paths are relative: ``key``, ``values[0][<key>]``.
+    """
+    errors = []
+    if key_errors := validate_label_key(key):
+        errors.append(_invalid("key", key, "; ".join(key_errors)))
+    given = values or ()
+    values_path = "values"
+    if op in (Operator.IN, Operator.NOT_IN):
+        if not given:
+            errors.append(
+                _invalid(
+                    values_path, values, "for 'in', 'notin' operators, values set can't be empty"
+                )
+            )
+    elif op in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.NOT_EQUALS):
+        if len(given) != 1:
+            errors.append(
+                _invalid(values_path, values, "exact-match compatibility requires one single value")
+            )
+    elif op in (Operator.EXISTS, Operator.DOES_NOT_EXIST):
+        if given:
+            errors.append(
+                _invalid(
+                    values_path, values, "values set must be empty for exists and does not exist"
+                )
+            )
+    else:
+        if len(given) != 1:
+            errors.append(
+                _invalid(
+                    values_path, values, "for 'Gt', 'Lt' operators, exactly one value is required"
+                )
+            )
+        errors.extend(
+            _invalid(
+                f"{values_path}[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"
+            )
+            for i, v in enumerate(given)
+            if _parse_go_int(v) is None
+        )
+    for i, value in enumerate(given):
+        if value_errors := validate_label_value(value):
+            errors.append(_invalid(f"{values_path}[{i}][{key}]", value, "; ".join(value_errors)))
+    return errors
+
+
+def new_requirement(key: str, operator: Operator, values: Sequence[str] = ()) -> Requirement:
+    """Build a validated :class:`Requirement`, upstream ``labels.NewRequirement``.
+
+    In/NotIn need at least one value, =/==/!= exactly one, Exists/DoesNotExist none,
+    gt/lt one integer; the key and every value must be valid label key/values.
+    Raises :class:`SelectorError` with every problem, upstream's aggregate text.
+    """
+    if errors := _requirement_errors(key, operator, values):
+        raise SelectorError(_aggregate(errors))
+    return Requirement(key, operator, tuple(values))
+
+
+# --- label selectors -------------------------------------------------------------------
+
+
+class Selector(abc.ABC):
+    """Upstream ``labels.Selector``: what list/watch filtering and controllers call."""
+
+    __slots__ = ()
+
+    @abc.abstractmethod
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether an object with these labels is selected."""
+
+    @abc.abstractmethod
+    def is_empty(self) -> bool:
+        """Whether the selector places no restriction (upstream ``Empty()``)."""
+
+    @abc.abstractmethod
+    def value_for(self, key: str) -> str | None:
+        """The value ``key`` must have, if the selector pins it (``RequiresExactMatch``)."""
+
+    @abc.abstractmethod
+    def __str__(self) -> str:
+        """Upstream ``String()``: the canonical ``labelSelector`` query form."""
+
+
+def _by_key(requirement: Requirement) -> str:
+    return requirement.key
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LabelSelector(Selector):
+    """An AND of :class:`Requirement` s, kept sorted by key (stable, as upstream ``Add``).
+
+    No requirements means everything (:data:`EVERYTHING`).
+    """
+
+    requirements: tuple[Requirement, ...] = ()
+    # Fast path: when every term is ``key=value`` (the common case), a tuple of pairs.
+    _pairs: tuple[tuple[str, str], ...] | None = dataclasses.field(
+        init=False, repr=False, compare=False, hash=False
+    )
+    _tests: tuple[_LabelTest, ...] = dataclasses.field(
+        init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        requirements = tuple(self.requirements)
+        if any(a.key > b.key for a, b in itertools.pairwise(requirements)):
+            requirements = tuple(sorted(requirements, key=_by_key))
+        object.__setattr__(self, "requirements", requirements)
+        pairs = None
+        if all(r.operator in _POSITIVE and len(r.values) == 1 for r in requirements):
+            pairs = tuple((r.key, r.values[0]) for r in requirements)
+        object.__setattr__(self, "_pairs", pairs)
+        object.__setattr__(self, "_tests", tuple(r._test for r in requirements))
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether ``labels`` satisfy every requirement."""
+        pairs = self._pairs
+        if pairs is not None:
+            get = labels.get
+            # Explicit loops, not all(...): a generator costs more than the test itself.
+            for key, value in pairs:  # noqa: SIM110
+                if get(key) != value:
+                    return False
+            return True
+        for test in self._tests:  # noqa: SIM110
+            if not test(labels):
+                return False
+        return True
+
+    def is_empty(self) -> bool:
+        """True for the selector with no requirements, which matches everything."""
+        return not self.requirements
+
+    def __reduce__(self) -> tuple[type[LabelSelector], tuple[tuple[Requirement, ...]]]:
+        # Rebuild through __init__: the compiled closures cannot be pickled.
+        return (LabelSelector, (self.requirements,))
+
+    def value_for(self, key: str) -> str | None:
+        """The value pinned for ``key`` by its first requirement (=, == or single ``in``)."""
+        for requirement in self.requirements:
+            if requirement.key == key:
+                if requirement.operator in _POSITIVE and len(requirement.values) == 1:
+                    return requirement.values[0]
+                return None
+        return None
+
+    def __str__(self) -> str:
+        return ",".join(str(requirement) for requirement in self.requirements)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Nothing(Selector):
+    """The selector that matches no object, upstream ``labels.Nothing()`` (a nil selector)."""
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Always false."""
+        return False
+
+    def is_empty(self) -> bool:
+        """False: it restricts the selection to nothing."""
+        return False
+
+    def value_for(self, key: str) -> str | None:
+        """Never pins a value."""
+        return None
+
+    def __str__(self) -> str:
+        return ""
+
+
+EVERYTHING: Final = LabelSelector()
+"""The empty selector: matches every object (upstream ``labels.Everything()``)."""
+
+NOTHING: Final = Nothing()
+"""The selector that matches nothing (upstream ``labels.Nothing()``)."""
+
+
+def label_selector_from_set(labels: Mapping[str, str]) -> LabelSelector:
+    """``key=value`` for every entry, unvalidated (upstream ``labels.SelectorFromSet``)."""
+    return LabelSelector(
+        tuple(Requirement(k, Operator.EQUALS, (v,)) for k, v in sorted(labels.items()))
+    )
+
+
+_MATCH_OPERATORS: Final = {
+    "In": Operator.IN,
+    "NotIn": Operator.NOT_IN,
+    "Exists": Operator.EXISTS,
+    "DoesNotExist": Operator.DOES_NOT_EXIST,
+}
+
+
+def label_selector_from_match(
+    match_labels: Mapping[str, str] | None,
+    match_expressions: Sequence[tuple[str, str, Sequence[str] | None]] | None,
+) -> LabelSelector | Nothing:
+    """Convert ``matchLabels`` + ``matchExpressions``, upstream ``LabelSelectorAsSelector``.
+
+    Both ``None`` stands for a nil ``*LabelSelector`` and gives :data:`NOTHING`; any
+    other empty combination gives :data:`EVERYTHING`. (A decoded ``selector: {}`` has
+    both fields absent yet is *not* nil upstream: use :func:`label_selector_as_selector`
+    for decoded objects.) Expressions are ``(key, operator, values)`` with operator
+    ``In``, ``NotIn``, ``Exists`` or ``DoesNotExist``. The first invalid entry raises
+    :class:`SelectorError` with upstream's text; matchLabels are checked in key order
+    (upstream's Go map order is random) and before the expressions.
+    """
+    if match_labels is None and match_expressions is None:
+        return NOTHING
+    labels = match_labels or {}
+    expressions = match_expressions or ()
+    requirements = []
+    for key, value in sorted(labels.items()):
+        if errors := _requirement_errors(key, Operator.EQUALS, (value,)):
+            raise SelectorError(_aggregate(errors))
+        requirements.append(Requirement(key, Operator.EQUALS, (value,)))
+    for key, operator_name, values in expressions:
+        op = _MATCH_OPERATORS.get(operator_name)
+        if op is None:
+            raise SelectorError(
+                f"{_go_quote(operator_name)} is not a valid label selector operator"
+            )
+        given = tuple(values) if values else None  # upstream copies into a nil slice
+        if errors := _requirement_errors(key, op, given):
+            raise SelectorError(_aggregate(errors))
+        requirements.append(Requirement(key, op, given or ()))
+    return LabelSelector(tuple(requirements))
+
+
+def label_selector_as_selector(selector: meta.LabelSelector | None) -> LabelSelector | Nothing:
+    """Convert a decoded ``metav1.LabelSelector`` object; ``None`` (nil) matches nothing.
+
+    Unlike :func:`label_selector_from_match`, an object whose fields are both absent is
+    the empty selector and matches everything, exactly as upstream.
+    """
+    if selector is None:
+        return NOTHING
+    expressions = [
+        (e.key or "", e.operator or "", e.values) for e in selector.match_expressions or ()
+    ]
+    return label_selector_from_match(selector.match_labels or {}, expressions)
+
+
+# --- the labels.Parse lexer and parser ------------------------------------------------
+
+
+class _Token(enum.Enum):
+    END = enum.auto()
+    CLOSE = enum.auto()
+    COMMA = enum.auto()
+    BANG = enum.auto()
+    DOUBLE_EQUALS = enum.auto()
+    EQUALS = enum.auto()
+    GREATER = enum.auto()
+    IDENTIFIER = enum.auto()
+    IN = enum.auto()
+    LESS = enum.auto()
+    NOT_EQUALS = enum.auto()
+    NOT_IN = enum.auto()
+    OPEN = enum.auto()
+
+
+_SYMBOLS: Final = {
+    ")": _Token.CLOSE,
+    ",": _Token.COMMA,
+    "!": _Token.BANG,
+    "==": _Token.DOUBLE_EQUALS,
+    "=": _Token.EQUALS,
+    ">": _Token.GREATER,
+    "<": _Token.LESS,
+    "!=": _Token.NOT_EQUALS,
+    "(": _Token.OPEN,
+}
+_KEYWORDS: Final = {"in": _Token.IN, "notin": _Token.NOT_IN}
+_SPECIAL: Final = frozenset("=!(),><")
+_WHITESPACE: Final = frozenset(" \t\r\n")
+_BINARY_OPERATORS: Final = "in, notin, =, ==, !=, gt, lt"
+_TOKEN_OPERATORS: Final = {
+    _Token.IN: Operator.IN,
+    _Token.EQUALS: Operator.EQUALS,
+    _Token.DOUBLE_EQUALS: Operator.DOUBLE_EQUALS,
+    _Token.GREATER: Operator.GREATER_THAN,
+    _Token.LESS: Operator.LESS_THAN,
+    _Token.NOT_IN: Operator.NOT_IN,
+    _Token.NOT_EQUALS: Operator.NOT_EQUALS,
+}
+_NUL: Final = "\0"
+
+
+def _lex(text: str) -> list[tuple[_Token, str]]:
+    """Tokenise up to the first end token, as upstream ``Lexer.Lex`` + ``Parser.scan``.
+
+    Upstream reads bytes and treats a NUL byte like the end of input: a NUL where a
+    token starts ends the selector; inside a token it ends the token and is dropped.
+    """
+    items: list[tuple[_Token, str]] = []
+    pos, size = 0, len(text)
+    while True:
+        ch = _NUL
+        while pos < size:
+            ch = text[pos]
+            pos += 1
+            if ch not in _WHITESPACE:
+                break
+            ch = _NUL
+        if ch == _NUL:
+            items.append((_Token.END, ""))
+            return items
+        start = pos - 1
+        if ch in _SPECIAL:
+            # Longest operator that is a prefix of the run of special characters.
+            literal = ch
+            pos = start + 1
+            while pos < size and text[pos] in _SPECIAL and text[start : pos + 1] in _SYMBOLS:
+                pos += 1
+                literal = text[start:pos]
+            if pos < size and text[pos] == _NUL:
+                pos += 1
+            items.append((_SYMBOLS[literal], literal))
+            continue
+        pos = start
+        while pos < size and text[pos] not in _SPECIAL and text[pos] not in _WHITESPACE:
+            if text[pos] == _NUL:
+                break
+            pos += 1
+        literal = text[start:pos]
+        if pos < size and text[pos] == _NUL:
+            pos += 1
+        items.append((_KEYWORDS.get(literal, _Token.IDENTIFIER), literal))
+
+
+class _Parser:
+    """Recursive descent over the token list (upstream ``labels.Parser``).
+
+    ``values=True`` is upstream's ``Values`` context, where ``in``/``notin`` are plain
+    identifiers (``in=notin`` and ``x in (in)`` are valid).
+    """
+
+    def __init__(self, text: str) -> None:
+        self._items = _lex(text)
+        self._position = 0
+
+    def _peek(self, *, values: bool = True) -> tuple[_Token, str]:
+        token, literal = self._items[min(self._position, len(self._items) - 1)]
+        if values and token in (_Token.IN, _Token.NOT_IN):
+            token = _Token.IDENTIFIER
+        return token, literal
+
+    def _next(self, *, values: bool = True) -> tuple[_Token, str]:
+        item = self._peek(values=values)
+        self._position += 1
+        return item
+
+    def parse(self) -> list[Requirement]:
+        requirements: list[Requirement] = []
+        while True:
+            token, literal = self._peek()
+            if token is _Token.END:
+                return requirements
+            if token not in (_Token.IDENTIFIER, _Token.BANG):
+                raise SelectorError(
+                    f"found '{literal}', expected: !, identifier, or 'end of string'"
+                )
+            try:
+                requirements.append(self._requirement())
+            except SelectorError as exc:
+                raise SelectorError(f"unable to parse requirement: {exc}") from exc
+            token, literal = self._next()
+            if token is _Token.END:
+                return requirements
+            if token is not _Token.COMMA:
+                raise SelectorError(f"found '{literal}', expected: ',' or 'end of string'")
+            token, literal = self._peek()
+            if token not in (_Token.IDENTIFIER, _Token.BANG):
+                raise SelectorError(f"found '{literal}', expected: identifier after ','")
+
+    def _requirement(self) -> Requirement:
+        key, op = self._key_and_inferred_operator()
+        values: list[str] = []
+        if op is None:
+            op = self._operator()
+            found = self._value_set() if op in (Operator.IN, Operator.NOT_IN) else self._exact()
+            values = sorted(found)
+        if errors := _requirement_errors(key, op, values):
+            raise SelectorError(_aggregate(errors))
+        return Requirement(key, op, tuple(values))
+
+    def _key_and_inferred_operator(self) -> tuple[str, Operator | None]:
+        op = None
+        token, literal = self._next()
+        if token is _Token.BANG:
+            op = Operator.DOES_NOT_EXIST
+            token, literal = self._next()
+        if token is not _Token.IDENTIFIER:
+            raise SelectorError(f"found '{literal}', expected: identifier")
+        if errors := validate_label_key(literal):
+            # Upstream passes a nil field path here, which prints as "<nil>".
+            raise SelectorError(_invalid("<nil>", literal, "; ".join(errors)))
+        if op is None and self._peek()[0] in (_Token.END, _Token.COMMA):
+            op = Operator.EXISTS
+        return literal, op
+
+    def _operator(self) -> Operator:
+        token, literal = self._next(values=False)
+        op = _TOKEN_OPERATORS.get(token)
+        if op is None:
+            raise SelectorError(f"found '{literal}', expected: {_BINARY_OPERATORS}")
+        return op
+
+    def _value_set(self) -> set[str]:
+        token, literal = self._next()
+        if token is not _Token.OPEN:
+            raise SelectorError(f"found '{literal}' expected: '('")
+        token, literal = self._peek()
+        if token is _Token.CLOSE:  # "()" is the set holding the empty string
+            self._next()
+            return {""}
+        if token not in (_Token.IDENTIFIER, _Token.COMMA):
+            raise SelectorError(f"found '{literal}', expected: ',', ')' or identifier")
+        found = self._identifier_list()
+        self._next()  # the ")" that _identifier_list saw
+        return found
+
+    def _identifier_list(self) -> set[str]:
+        """Comma-separated values, where an empty slot (``(,a)``, ``(a,)``) means ``""``."""
+        found: set[str] = set()
+        while True:
+            token, literal = self._next()
+            if token is _Token.IDENTIFIER:
+                found.add(literal)
+                after, after_literal = self._peek()
+                if after is _Token.CLOSE:
+                    return found
+                if after is not _Token.COMMA:
+                    raise SelectorError(f"found '{after_literal}', expected: ',' or ')'")
+            elif token is _Token.COMMA:
+                after = self._peek()[0]
+                if not found or after in (_Token.CLOSE, _Token.COMMA):
+                    found.add("")
+                if after is _Token.CLOSE:
+                    return found
+            else:
+                raise SelectorError(f"found '{literal}', expected: ',', or identifier")
+
+    def _exact(self) -> set[str]:
+        if self._peek()[0] in (_Token.END, _Token.COMMA):
+            return {""}
+        token, literal = self._next()
+        if token is not _Token.IDENTIFIER:
+            raise SelectorError(f"found '{literal}', expected: identifier")
+        return {literal}
+
+
+def parse_label_selector(text: str) -> LabelSelector:
+    """Parse a ``labelSelector`` string, upstream ``labels.Parse``; ``""`` is everything.
+
+    Grammar: comma-separated requirements, each ``[!]key``, ``key (=|==|!=) [value]``,
+    ``key (>|<) integer`` or ``key (in|notin) (v1, v2, ...)``; blanks are spaces, tabs,
+    CR and LF. Set values come out sorted and deduplicated. Raises
+    :class:`SelectorError` with upstream's message.
+    """
+    return LabelSelector(tuple(_Parser(text).parse()))
+
+
+# --- field selectors (pkg/fields) -----------------------------------------------------
+
+_FIELD_OPERATORS: Final = (
+    ("!=", Operator.NOT_EQUALS),
+    ("==", Operator.EQUALS),  # checked before "=" so no "=" is left on the value
+    ("=", Operator.EQUALS),
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FieldRequirement:
+    """``field op value`` with op ``=``/``==`` (same meaning) or ``!=``.
+
+    A field the object lacks compares as ``""``; the parser writes ``==`` as ``=``.
+    """
+
+    field: str
+    operator: Operator
+    value: str
+
+    def __post_init__(self) -> None:
+        if self.operator not in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.NOT_EQUALS):
+            raise SelectorError(
+                f"field selector operator {str(self.operator)!r} is not supported: use =, == or !="
+            )
+
+    def matches(self, fields: Mapping[str, str]) -> bool:
+        """Whether the object's field values satisfy this term."""
+        equal = fields.get(self.field, "") == self.value
+        return equal if self.operator is not Operator.NOT_EQUALS else not equal
+
+    def __str__(self) -> str:
+        op = "!=" if self.operator is Operator.NOT_EQUALS else "="
+        return f"{self.field}{op}{escape_field_value(self.value)}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FieldSelector:
+    """An AND of :class:`FieldRequirement` s (upstream ``fields.Selector``); none is everything.
+
+    Which field names a resource supports is the API server's business, not this
+    class's: it matches whatever mapping of field paths it is given.
+    """
+
+    requirements: tuple[FieldRequirement, ...] = ()
+    _terms: tuple[tuple[str, str, bool], ...] = dataclasses.field(
+        init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        requirements = tuple(self.requirements)
+        object.__setattr__(self, "requirements", requirements)
+        terms = tuple(
+            (r.field, r.value, r.operator is not Operator.NOT_EQUALS) for r in requirements
+        )
+        object.__setattr__(self, "_terms", terms)
+
+    def matches(self, fields: Mapping[str, str]) -> bool:
+        """Whether ``fields`` (field path to string value) satisfy every term."""
+        get = fields.get
+        for name, value, equal in self._terms:  # noqa: SIM110 (a loop beats all() here)
+            if (get(name, "") == value) is not equal:
+                return False
+        return True
+
+    def is_empty(self) -> bool:
+        """True when there are no terms: the selector matches everything."""
+        return not self.requirements
+
+    def value_for(self, field: str) -> str | None:
+        """The value the first ``field=value`` term pins, or ``None`` (``RequiresExactMatch``)."""
+        for requirement in self.requirements:
+            if requirement.field == field and requirement.operator is not Operator.NOT_EQUALS:
+                return requirement.value
+        return None
+
+    def __str__(self) -> str:
+        return ",".join(str(requirement) for requirement in self.requirements)
+
+
+def escape_field_value(value: str) -> str:
+    """Backslash-escape ``\\``, ``,`` and ``=`` (upstream ``fields.EscapeValue``; not ``!``)."""
+    if "\\" not in value and "," not in value and "=" not in value:
+        return value
+    return value.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
+
+
+def _unescape_field_value(text: str) -> str:
+    """Upstream ``fields.UnescapeValue``: only ``\\\\``, ``\\,`` and ``\\=`` are escapes."""
+    if "\\" not in text and "," not in text and "=" not in text:
+        return text
+    out: list[str] = []
+    escaping = False
+    for ch in text:
+        if escaping:
+            if ch not in "\\,=":
+                raise SelectorError(f"invalid field selector: invalid escape sequence: \\{ch}")
+            out.append(ch)
+            escaping = False
+        elif ch == "\\":
+            escaping = True
+        elif ch in ",=":
+            # Upstream formats the rune with %v, which prints its code point.
+            raise SelectorError(f"invalid field selector: unescaped character in value: {ord(ch)}")
+        else:
+            out.append(ch)
+    if escaping:
+        raise SelectorError("invalid field selector: invalid escape sequence: \\")
+    return "".join(out)
+
+
+def _split_field_terms(text: str) -> list[str]:
+    """Split on commas not preceded by an escaping backslash (upstream ``splitTerms``)."""
+    if not text:
+        return []
+    terms: list[str] = []
+    start = 0
+    escaping = False
+    for index, ch in enumerate(text):
+        if escaping:
+            escaping = False
+        elif ch == "\\":
+            escaping = True
+        elif ch == ",":
+            terms.append(text[start:index])
+            start = index + 1
+    terms.append(text[start:])
+    return terms
+
+
+def _split_field_term(term: str) -> tuple[str, Operator, str] | None:
+    """Split at the first operator (upstream ``splitTerm``); the field has no escaping."""
+    for index in range(len(term)):
+        for symbol, op in _FIELD_OPERATORS:
+            if term.startswith(symbol, index):
+                return term[:index], op, term[index + len(symbol) :]
+    return None
+
+
+def parse_field_selector(text: str) -> FieldSelector:
+    """Parse a ``fieldSelector`` string, upstream ``fields.ParseSelector``.
+
+    Terms are sorted as raw text first (so the order, and ``str()``, are
+    deterministic); empty terms are skipped, and so is a term whose field and value
+    are both empty (``=`` alone selects everything, as upstream). Field names are not
+    checked here. Raises :class:`SelectorError` with upstream's message.
+    """
+    requirements = []
+    for term in sorted(_split_field_terms(text)):
+        if not term:
+            continue
+        split = _split_field_term(term)
+        if split is None:
+            raise SelectorError(f"invalid selector: '{text}'; can't understand '{term}'")
+        field, op, raw_value = split
+        value = _unescape_field_value(raw_value)
+        if field or value:
+            requirements.append(FieldRequirement(field, op, value))
+    return FieldSelector(tuple(requirements))

@@ -1,0 +1,354 @@
+"""JSON <-> model conversion for every kind: the only place camelCase exists.
+
+Encoding and decoding are driven by the dataclass declarations in ``api.model``
+(lightkube's ``dataclasses_dict`` idea): for each model class a *plan* is built once,
+mapping JSON keys to attributes with a converter per field type. Decoding:
+
+* unknown keys go to ``extra`` and come back out unchanged (round-trip fidelity);
+* an explicit ``null`` for a modelled key is kept in ``extra`` too, so
+  ``creationTimestamp: null`` in a pod template survives a round trip;
+* type errors raise ``DecodeError`` with the field path and a message in the form
+  upstream's JSON decoder uses (``json: cannot unmarshal string into Go struct field
+  PriorityClass.value of type int32``); int32 fields are range-checked;
+* quantities are parsed exactly (``api.quantity``) and printed canonically on encode,
+  as the API server does.
+
+Pure: no I/O. Plans are memoised per class (a pure cache: same class, same plan).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+import typing
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeVar, Union, cast
+
+from kubeprio.api.model import INT32, JSON_NAME, JsonDict
+from kubeprio.api.quantity import Quantity, QuantityError, quantity_from_json
+from kubeprio.errors import KubeprioError
+
+_M = TypeVar("_M")
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+
+class DecodeError(KubeprioError, ValueError):
+    """A JSON value does not fit the model: carries the field path and an upstream-style message."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+class _Context:
+    """Where a converter is, for error messages: the Go-ish struct name and the JSON path."""
+
+    __slots__ = ("json_path", "path", "struct")
+
+    def __init__(self, struct: str, path: str, json_path: str) -> None:
+        self.struct = struct
+        self.path = path
+        self.json_path = json_path
+
+
+Decoder = Callable[[Any, str, str], Any]
+"""``decode(value, path, struct)``: convert one JSON value; ``path`` is for errors."""
+Encoder = Callable[[Any], Any]
+
+
+def camel_case(snake: str) -> str:
+    """``node_name`` -> ``nodeName``; a trailing underscore (``continue_``) is dropped."""
+    head, *rest = snake.rstrip("_").split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _json_kind(value: Any) -> str:
+    """Name a JSON value's type the way Go's decoder does in its errors."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def _mismatch(value: Any, path: str, struct: str, go_type: str) -> DecodeError:
+    field_path = _strip_indices(path)
+    where = f"Go struct field {struct}.{field_path}" if field_path else "Go value"
+    shown = _json_kind(value)
+    if shown == "number" and go_type in ("int32", "int64"):
+        shown = f"number {value!r}"
+    return DecodeError(f"json: cannot unmarshal {shown} into {where} of type {go_type}", path=path)
+
+
+def _strip_indices(path: str) -> str:
+    out: list[str] = []
+    depth = 0
+    for ch in path:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+# --- field converters ---------------------------------------------------------------------
+
+
+def _decode_str(value: Any, path: str, struct: str) -> str:
+    if isinstance(value, str):
+        return value
+    raise _mismatch(value, path, struct, "string")
+
+
+def _decode_bool(value: Any, path: str, struct: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise _mismatch(value, path, struct, "bool")
+
+
+def _int_decoder(bits: int) -> Decoder:
+    low, high = (INT32_MIN, INT32_MAX) if bits == 32 else (INT64_MIN, INT64_MAX)
+    go_type = f"int{bits}"
+
+    def decode(value: Any, path: str, struct: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer() and low <= value <= high:
+                # YAML 1.1 may hand us ``1.0``; Go accepts a JSON number with no fraction.
+                return int(value)
+            raise _mismatch(value, path, struct, go_type)
+        if not low <= value <= high:
+            raise _mismatch(value, path, struct, go_type)
+        return value
+
+    return decode
+
+
+def _decode_float(value: Any, path: str, struct: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _mismatch(value, path, struct, "float64")
+    return float(value)
+
+
+def _decode_int_or_string(value: Any, path: str, struct: str) -> int | str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and INT32_MIN <= value <= INT32_MAX:
+        return value
+    raise _mismatch(value, path, struct, "intstr.IntOrString")
+
+
+def _decode_quantity(value: Any, path: str, struct: str) -> Quantity:
+    try:
+        return quantity_from_json(value)
+    except QuantityError as exc:
+        raise DecodeError(str(exc), path=path) from exc
+
+
+def _decode_json(value: Any, path: str, struct: str) -> Any:
+    return value
+
+
+def _decode_json_object(value: Any, path: str, struct: str) -> JsonDict:
+    if isinstance(value, dict):
+        return value
+    raise _mismatch(value, path, struct, "map[string]interface {}")
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _encode_quantity(value: Quantity) -> str:
+    return str(value)
+
+
+def _unwrap_optional(tp: Any) -> Any:
+    origin = typing.get_origin(tp)
+    if origin is Union or origin is types.UnionType:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+        return Union[tuple(args)]  # noqa: UP007 - rebuilding a union from runtime args
+    return tp
+
+
+def _go_type(tp: Any) -> str:
+    tp = _unwrap_optional(tp)
+    if dataclasses.is_dataclass(tp):
+        return f"v1.{getattr(tp, '__name__', tp)}"
+    origin = typing.get_origin(tp)
+    if origin is tuple:
+        return "[]" + _go_type(typing.get_args(tp)[0])
+    if origin in (Mapping, dict):
+        return "map[string]" + _go_type(typing.get_args(tp)[1])
+    return {str: "string", bool: "bool", int: "int64", float: "float64"}.get(tp, "interface {}")
+
+
+def _converters(tp: Any) -> tuple[Decoder, Encoder]:
+    """Build the (decoder, encoder) pair for a field type."""
+    tp = _unwrap_optional(tp)
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        base, *marks = typing.get_args(tp)
+        if base is int and INT32 in marks:
+            return _int_decoder(32), _identity
+        return _converters(base)
+    if tp is str:
+        return _decode_str, _identity
+    if tp is bool:
+        return _decode_bool, _identity
+    if tp is int:
+        return _int_decoder(64), _identity
+    if tp is float:
+        return _decode_float, _identity
+    if tp is Quantity:
+        return _decode_quantity, _encode_quantity
+    if tp is Any:
+        return _decode_json, _identity
+    if origin is Union or origin is types.UnionType:
+        if set(typing.get_args(tp)) == {int, str}:
+            return _decode_int_or_string, _identity
+        raise TypeError(f"unsupported union {tp!r}")
+    if origin is dict and typing.get_args(tp)[1] is Any:
+        return _decode_json_object, _identity
+    if origin in (Mapping, dict):
+        return _mapping_converters(typing.get_args(tp)[1])
+    if origin is tuple:
+        return _tuple_converters(typing.get_args(tp)[0])
+    if dataclasses.is_dataclass(tp):
+        model_tp: type[Any] = tp  # type: ignore[assignment]
+
+        def decode_model(value: Any, path: str, struct: str) -> Any:
+            if not isinstance(value, dict):
+                raise _mismatch(value, path, struct, _go_type(model_tp))
+            return _decode_into(model_tp, value, path)
+
+        return decode_model, _encode_model
+    raise TypeError(f"unsupported field type {tp!r}")
+
+
+def _mapping_converters(value_tp: Any) -> tuple[Decoder, Encoder]:
+    decode_value, encode_value = _converters(value_tp)
+    go_type = "map[string]" + _go_type(value_tp)
+
+    def decode(value: Any, path: str, struct: str) -> Mapping[str, Any]:
+        if not isinstance(value, dict):
+            raise _mismatch(value, path, struct, go_type)
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            out[str(key)] = decode_value(item, f"{path}[{key}]", struct)
+        return out
+
+    if encode_value is _identity:
+        return decode, dict
+    return decode, lambda mapping: {k: encode_value(v) for k, v in mapping.items()}
+
+
+def _tuple_converters(item_tp: Any) -> tuple[Decoder, Encoder]:
+    decode_item, encode_item = _converters(item_tp)
+    go_type = "[]" + _go_type(item_tp)
+
+    def decode(value: Any, path: str, struct: str) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise _mismatch(value, path, struct, go_type)
+        return tuple(decode_item(item, f"{path}[{i}]", struct) for i, item in enumerate(value))
+
+    if encode_item is _identity:
+        return decode, list
+    return decode, lambda items: [encode_item(item) for item in items]
+
+
+# --- per-class plans ------------------------------------------------------------------------
+
+
+class _Plan:
+    """How to decode and encode one model class."""
+
+    __slots__ = ("by_key", "cls", "fields", "struct")
+
+    def __init__(self, cls: type[Any]) -> None:
+        self.cls = cls
+        self.struct = cls.__name__
+        hints = typing.get_type_hints(cls, include_extras=True)
+        self.fields: list[tuple[str, str, Decoder, Encoder]] = []
+        for field in dataclasses.fields(cls):
+            if field.name == "extra":
+                continue
+            key = field.metadata.get(JSON_NAME) or camel_case(field.name)
+            decode, encode = _converters(hints[field.name])
+            self.fields.append((key, field.name, decode, encode))
+        self.by_key = {key: (attr, decode) for key, attr, decode, _ in self.fields}
+
+
+def _plan(cls: type[Any]) -> _Plan:
+    return _cached_plan(cast(Hashable, cls))
+
+
+@functools.cache
+def _cached_plan(cls: Any) -> _Plan:
+    return _Plan(cls)
+
+
+def _decode_into(cls: type[_M], data: Mapping[str, Any], path: str) -> _M:
+    plan = _plan(cls)
+    kwargs: dict[str, Any] = {}
+    extra: JsonDict = {}
+    by_key = plan.by_key
+    for key, value in data.items():
+        entry = by_key.get(key)
+        if entry is None or value is None:
+            extra[key] = value
+            continue
+        attr, decode = entry
+        kwargs[attr] = decode(value, _join(path, key), plan.struct)
+    if extra:
+        kwargs["extra"] = extra
+    return cls(**kwargs)
+
+
+def _encode_model(obj: Any) -> JsonDict:
+    plan = _plan(type(obj))
+    out: JsonDict = {}
+    for key, attr, _, encode in plan.fields:
+        value = getattr(obj, attr)
+        if value is not None:
+            out[key] = encode(value)
+    for key, value in obj.extra.items():
+        if key not in out:
+            out[key] = value
+    return out
+
+
+def from_dict(cls: type[_M], data: Any, *, path: str = "") -> _M:
+    """Decode a JSON object into model class ``cls``; raise ``DecodeError`` on type errors."""
+    if not isinstance(data, dict):
+        raise DecodeError(
+            f"json: cannot unmarshal {_json_kind(data)} into Go value of type v1.{cls.__name__}",
+            path=path,
+        )
+    return _decode_into(cls, data, path)
+
+
+def to_dict(obj: Any) -> JsonDict:
+    """Encode a model object as a JSON object (camelCase keys, canonical quantities)."""
+    return _encode_model(obj)

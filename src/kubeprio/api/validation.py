@@ -1,0 +1,123 @@
+"""Validation: every field error of an object, collected, never stopping at the first.
+
+``validate_create`` and ``validate_update`` return a list of ``FieldError``; the API
+service raises one ``InvalidError`` (422) with all of them as causes. Mirrors upstream
+``ValidateObjectMeta`` and the per-kind ``Validate*`` functions for the fields kubeprio
+models. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from kubeprio.api import errors
+from kubeprio.api.errors import FieldError
+from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.meta import ObjectMeta
+
+DNS1123_SUBDOMAIN_MAX_LENGTH: Final = 253
+DNS1123_LABEL_MAX_LENGTH: Final = 63
+_DNS1123_SUBDOMAIN: Final = re.compile(
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+)
+_DNS1123_LABEL: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+DNS1123_SUBDOMAIN_ERROR: Final = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+DNS1123_LABEL_ERROR: Final = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """``IsDNS1123Subdomain``: messages for an invalid subdomain name."""
+    messages: list[str] = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        messages.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters")
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
+        messages.append(DNS1123_SUBDOMAIN_ERROR)
+    return messages
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """``IsDNS1123Label``: messages for an invalid label name."""
+    messages: list[str] = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        messages.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} characters")
+    if not _DNS1123_LABEL.fullmatch(value):
+        messages.append(DNS1123_LABEL_ERROR)
+    return messages
+
+
+def validate_object_meta(metadata: ObjectMeta, info: ResourceInfo) -> list[FieldError]:
+    """``ValidateObjectMeta`` for the modelled fields: name, namespace scope."""
+    found: list[FieldError] = []
+    name = metadata.name or ""
+    if not name:
+        if not metadata.generate_name:
+            found.append(errors.required("metadata.name", "name or generateName is required"))
+    else:
+        name_errors = (
+            dns1123_label_errors(name)
+            if info.plural == "namespaces"
+            else dns1123_subdomain_errors(name)
+        )
+        found.extend(errors.invalid("metadata.name", name, message) for message in name_errors)
+    if info.namespaced:
+        if not metadata.namespace:
+            found.append(errors.required("metadata.namespace", ""))
+        else:
+            found.extend(
+                errors.invalid("metadata.namespace", metadata.namespace, message)
+                for message in dns1123_label_errors(metadata.namespace)
+            )
+    elif metadata.namespace:
+        found.append(errors.forbidden("metadata.namespace", "not allowed on this type"))
+    return found
+
+
+def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta) -> list[FieldError]:
+    """``ValidateObjectMetaUpdate``: name, namespace and uid are immutable."""
+    found: list[FieldError] = []
+    for attr, path in (("name", "metadata.name"), ("namespace", "metadata.namespace")):
+        if getattr(new, attr) != getattr(old, attr):
+            found.append(errors.invalid(path, getattr(new, attr), "field is immutable"))
+    if new.uid and old.uid and new.uid != old.uid:
+        found.append(errors.invalid("metadata.uid", new.uid, "field is immutable"))
+    return found
+
+
+KindValidator = Callable[[Any], list[FieldError]]
+KindUpdateValidator = Callable[[Any, Any], list[FieldError]]
+
+_CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {}
+_UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {}
+
+
+def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
+    """All field errors of a new object."""
+    found = validate_object_meta(obj.metadata, info)  # type: ignore[attr-defined]
+    validator = _CREATE_VALIDATORS.get(type(obj))
+    if validator is not None:
+        found.extend(validator(obj))
+    return found
+
+
+def validate_update(new: object, old: object, info: ResourceInfo) -> list[FieldError]:
+    """All field errors of an update (object rules plus immutability rules)."""
+    found = validate_object_meta(new.metadata, info)  # type: ignore[attr-defined]
+    found.extend(validate_object_meta_update(new.metadata, old.metadata))  # type: ignore[attr-defined]
+    validator = _CREATE_VALIDATORS.get(type(new))
+    update_validator = _UPDATE_VALIDATORS.get(type(new))
+    if update_validator is not None:
+        found.extend(update_validator(new, old))
+    elif validator is not None:
+        found.extend(validator(new))
+    return found

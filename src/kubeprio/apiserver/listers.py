@@ -1,0 +1,63 @@
+"""Listers read straight from the store, for admission inside the API server.
+
+Admission must see the latest committed state (upstream's admission plugins use
+informers, but a single-process server can read its own store consistently).
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from kubeprio.api import kinds
+from kubeprio.api.core import Namespace
+from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.tenant import Tenant
+from kubeprio.store.errors import KeyNotFoundError
+from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
+
+T = TypeVar("T")
+
+
+class StoreLister(Generic[T]):
+    """A ``client.informer.Lister`` over one resource of a store."""
+
+    def __init__(self, store: Store, model: type[T]) -> None:
+        self._store = store
+        self._info = kinds.for_model(model)
+
+    def get(self, name: str, namespace: str | None = None) -> T | None:
+        """Return the object or None."""
+        key = ObjectKey(self._info.plural, namespace or "", name)
+        try:
+            return self._store.get(key)  # type: ignore[return-value]
+        except KeyNotFoundError:
+            return None
+
+    def list(self, namespace: str | None = None) -> list[T]:
+        """Return the objects sorted by namespace/name."""
+        items, _ = self._store.list(KeyPrefix(self._info.plural, namespace))
+        return items  # type: ignore[return-value]
+
+
+class StoreListers:
+    """The ``admission.chain.Listers`` bundle backed by a store."""
+
+    def __init__(self, store: Store) -> None:
+        self._priority_classes = StoreLister(store, PriorityClass)
+        self._tenants = StoreLister(store, Tenant)
+        self._namespaces = StoreLister(store, Namespace)
+
+    @property
+    def priority_classes(self) -> StoreLister[PriorityClass]:
+        """All PriorityClasses."""
+        return self._priority_classes
+
+    @property
+    def tenants(self) -> StoreLister[Tenant]:
+        """All Tenants."""
+        return self._tenants
+
+    @property
+    def namespaces(self) -> StoreLister[Namespace]:
+        """All Namespaces."""
+        return self._namespaces

@@ -1,0 +1,92 @@
+"""Per-kind storage rules (upstream's REST "strategies"): what create and update may touch.
+
+* ``prepare_for_create``: system fields (uid, creationTimestamp, generation) and the
+  status a new object starts with (pods start ``Pending`` with their QoS class,
+  workloads and PDBs start with an empty status; nodes keep theirs, as kubelets create
+  them with status).
+* ``prepare_for_update``: a main-resource update cannot change ``status`` and a
+  ``status`` update cannot change anything else; system metadata is carried over;
+  ``metadata.generation`` moves when the spec changes.
+
+Mirrors ``PrepareForCreate``/``PrepareForUpdate`` in ``pkg/registry/*/strategy.go``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Final
+
+from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.batch import Job
+from kubeprio.api.core import (
+    PHASE_PENDING,
+    Namespace,
+    NamespaceStatus,
+    Node,
+    Pod,
+    PodSpec,
+    PodStatus,
+)
+from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.resources import qos_class
+
+STATUS_KINDS: Final = (Pod, Node, Namespace, PodDisruptionBudget, Deployment, ReplicaSet, Job)
+"""Kinds with a ``status`` subresource: main updates keep the stored status."""
+
+GENERATION_KINDS: Final = (PodDisruptionBudget, Deployment, ReplicaSet, Job)
+"""Kinds whose ``metadata.generation`` counts spec changes."""
+
+
+def has_status_subresource(obj: object) -> bool:
+    """Whether ``obj``'s kind has a ``status`` subresource."""
+    return isinstance(obj, STATUS_KINDS)
+
+
+def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
+    """Set system metadata and the initial status of a new object."""
+    metadata: ObjectMeta = dataclasses.replace(
+        obj.metadata,
+        uid=uid,
+        creation_timestamp=now,
+        resource_version=None,
+        deletion_timestamp=None,
+        deletion_grace_period_seconds=None,
+        generation=1 if isinstance(obj, GENERATION_KINDS) else obj.metadata.generation,
+    )
+    changes: dict[str, Any] = {"metadata": metadata}
+    if isinstance(obj, Pod):
+        changes["status"] = PodStatus(
+            phase=PHASE_PENDING, qos_class=qos_class(obj.spec or PodSpec())
+        )
+    elif isinstance(obj, Namespace):
+        changes["status"] = NamespaceStatus(phase="Active")
+    elif isinstance(obj, GENERATION_KINDS):
+        changes["status"] = None
+    return dataclasses.replace(obj, **changes)
+
+
+def _spec_of(obj: Any) -> Any:
+    return getattr(obj, "spec", None)
+
+
+def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
+    """Carry system fields over from ``old`` and keep each side of the spec/status split."""
+    if subresource == "status":
+        # A status write changes the status only (and nothing in metadata but labels and
+        # annotations, which upstream status strategies also reset; we keep old metadata).
+        return dataclasses.replace(old, status=new.status)
+    metadata = dataclasses.replace(
+        new.metadata,
+        uid=old.metadata.uid,
+        creation_timestamp=old.metadata.creation_timestamp,
+        deletion_timestamp=old.metadata.deletion_timestamp,
+        deletion_grace_period_seconds=old.metadata.deletion_grace_period_seconds,
+        generation=old.metadata.generation,
+    )
+    if isinstance(new, GENERATION_KINDS) and _spec_of(new) != _spec_of(old):
+        metadata = dataclasses.replace(metadata, generation=(old.metadata.generation or 0) + 1)
+    changes: dict[str, Any] = {"metadata": metadata}
+    if has_status_subresource(new):
+        changes["status"] = old.status
+    return dataclasses.replace(new, **changes)

@@ -1,0 +1,265 @@
+"""Informers: list + watch into a local indexed cache, with event handlers.
+
+An informer lists a kind once, then follows a watch from the list's revision. Nothing
+happens in the background: the driver (``sim.engine`` or the serve loop) calls
+``pump()``, which drains the watch, updates the cache and calls the handlers in event
+order. If the watch ended (closed, or the server answered 410 Gone), ``pump`` relists
+and reports the differences as add/update/delete, as client-go's reflector does.
+
+``Lister`` is the read side other layers may depend on (admission uses it too).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
+
+from kubeprio.api.errors import GoneError
+from kubeprio.api.meta import ApiObject
+from kubeprio.client.protocol import Client, Watch, WatchEventType
+
+T = TypeVar("T", bound=ApiObject)
+L = TypeVar("L")
+E_contra = TypeVar("E_contra", contravariant=True)
+
+CacheKey = tuple[str, str]
+"""(namespace, name); namespace ``""`` for cluster-scoped objects."""
+
+
+class Lister(Protocol[L]):
+    """Read access to a set of objects."""
+
+    def get(self, name: str, namespace: str | None = None) -> L | None:
+        """Return the object or None."""
+        ...
+
+    def list(self, namespace: str | None = None) -> builtins.list[L]:
+        """Return the objects (of one namespace, or all) sorted by namespace/name."""
+        ...
+
+
+def cache_key(obj: ApiObject) -> CacheKey:
+    """The (namespace, name) of an object."""
+    return (obj.metadata.namespace or "", obj.metadata.name or "")
+
+
+class EventHandler(Protocol[E_contra]):
+    """Callbacks for cache changes; any may be a no-op."""
+
+    def on_add(self, obj: E_contra) -> None:
+        """An object appeared."""
+        ...
+
+    def on_update(self, old: E_contra, new: E_contra) -> None:
+        """An object changed."""
+        ...
+
+    def on_delete(self, obj: E_contra) -> None:
+        """An object disappeared (its last known state)."""
+        ...
+
+
+class FuncHandler(Generic[T]):
+    """An ``EventHandler`` from optional functions."""
+
+    def __init__(
+        self,
+        on_add: Callable[[T], None] | None = None,
+        on_update: Callable[[T, T], None] | None = None,
+        on_delete: Callable[[T], None] | None = None,
+    ) -> None:
+        self._add = on_add
+        self._update = on_update
+        self._delete = on_delete
+
+    def on_add(self, obj: T) -> None:
+        """Forward to the add function."""
+        if self._add is not None:
+            self._add(obj)
+
+    def on_update(self, old: T, new: T) -> None:
+        """Forward to the update function."""
+        if self._update is not None:
+            self._update(old, new)
+
+    def on_delete(self, obj: T) -> None:
+        """Forward to the delete function."""
+        if self._delete is not None:
+            self._delete(obj)
+
+
+class Informer(Generic[T]):
+    """A cache of one kind kept current from a list and a watch."""
+
+    def __init__(
+        self,
+        client: Client,
+        kind: type[T],
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> None:
+        self._client = client
+        self.kind = kind
+        self._namespace = namespace
+        self._label_selector = label_selector
+        self._field_selector = field_selector
+        self._cache: dict[CacheKey, T] = {}
+        self._handlers: list[EventHandler[T]] = []
+        self._indexers: dict[str, Callable[[T], list[str]]] = {}
+        self._indexes: dict[str, dict[str, dict[CacheKey, T]]] = {}
+        self._watch: Watch[T] | None = None
+        self._resource_version = "0"
+        self._started = False
+
+    # --- wiring ---------------------------------------------------------------------------
+
+    def add_handler(self, handler: EventHandler[T]) -> None:
+        """Register callbacks; objects already cached are replayed as adds."""
+        self._handlers.append(handler)
+        for key in sorted(self._cache):
+            handler.on_add(self._cache[key])
+
+    def add_index(self, name: str, index_fn: Callable[[T], list[str]]) -> None:
+        """Maintain an index ``name``: value -> objects whose ``index_fn`` lists that value."""
+        self._indexers[name] = index_fn
+        index: dict[str, dict[CacheKey, T]] = {}
+        for key, obj in self._cache.items():
+            for value in index_fn(obj):
+                index.setdefault(value, {})[key] = obj
+        self._indexes[name] = index
+
+    @property
+    def has_synced(self) -> bool:
+        """Whether the initial list has been loaded."""
+        return self._started
+
+    @property
+    def resource_version(self) -> str:
+        """The revision of the newest event seen."""
+        return self._resource_version
+
+    # --- driving --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """List, fill the cache (handlers see adds) and open the watch."""
+        self._relist()
+        self._started = True
+
+    def pump(self) -> int:
+        """Apply pending watch events; relist if the watch ended. Returns events handled."""
+        if not self._started:
+            self.start()
+        assert self._watch is not None
+        handled = 0
+        events = self._watch.poll()
+        for event in events:
+            handled += 1
+            if event.type is WatchEventType.ERROR:
+                self._relist()
+                return handled
+            if event.type is WatchEventType.BOOKMARK:
+                self._resource_version = str(event.revision)
+                continue
+            self._resource_version = str(event.revision)
+            if event.type is WatchEventType.DELETED:
+                self._remove(event.object)
+            else:
+                self._upsert(event.object)
+        if self._watch.closed and not events:
+            self._relist()
+        return handled
+
+    def stop(self) -> None:
+        """Close the watch."""
+        if self._watch is not None:
+            self._watch.close()
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def get(self, name: str, namespace: str | None = None) -> T | None:
+        """Return a cached object or None."""
+        return self._cache.get((namespace or "", name))
+
+    def list(self, namespace: str | None = None) -> list[T]:
+        """Return cached objects sorted by namespace/name."""
+        keys = sorted(self._cache)
+        if namespace is None:
+            return [self._cache[k] for k in keys]
+        return [self._cache[k] for k in keys if k[0] == namespace]
+
+    def by_index(self, name: str, value: str) -> builtins.list[T]:
+        """Return the cached objects filed under ``value`` in index ``name``, sorted."""
+        bucket = self._indexes[name].get(value, {})
+        return [bucket[k] for k in sorted(bucket)]
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    # --- internals --------------------------------------------------------------------------
+
+    def _relist(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+        while True:
+            listed = self._client.list(
+                self.kind,
+                self._namespace,
+                label_selector=self._label_selector,
+                field_selector=self._field_selector,
+            )
+            try:
+                self._watch = self._client.watch(
+                    self.kind,
+                    self._namespace,
+                    resource_version=listed.resource_version,
+                    label_selector=self._label_selector,
+                    field_selector=self._field_selector,
+                )
+            except GoneError:
+                continue
+            break
+        self._resource_version = listed.resource_version
+        fresh = {cache_key(obj): obj for obj in listed.items}
+        for key in sorted(set(self._cache) - set(fresh)):
+            self._remove(self._cache[key])
+        for key in sorted(fresh):
+            self._upsert(fresh[key])
+
+    def _upsert(self, obj: T) -> None:
+        key = cache_key(obj)
+        old = self._cache.get(key)
+        if old is not None and old.metadata.resource_version == obj.metadata.resource_version:
+            return
+        self._cache[key] = obj
+        self._reindex(key, old, obj)
+        for handler in self._handlers:
+            if old is None:
+                handler.on_add(obj)
+            else:
+                handler.on_update(old, obj)
+
+    def _remove(self, obj: T) -> None:
+        key = cache_key(obj)
+        old = self._cache.pop(key, None)
+        if old is None:
+            return
+        self._reindex(key, old, None)
+        for handler in self._handlers:
+            handler.on_delete(obj)
+
+    def _reindex(self, key: CacheKey, old: T | None, new: T | None) -> None:
+        for name, index_fn in self._indexers.items():
+            index = self._indexes[name]
+            if old is not None:
+                for value in index_fn(old):
+                    bucket = index.get(value)
+                    if bucket is not None:
+                        bucket.pop(key, None)
+                        if not bucket:
+                            del index[value]
+            if new is not None:
+                for value in index_fn(new):
+                    index.setdefault(value, {})[key] = new

@@ -1,0 +1,1 @@
+"""Revisioned object storage (layer 3): the ``Store`` protocol and its back-ends."""

@@ -1,0 +1,145 @@
+"""The ``Store`` protocol: a revisioned key-value model of API objects (kine's idea).
+
+* Every write takes the next global revision; the stored object carries it as
+  ``metadata.resourceVersion`` (set by the store, never by callers).
+* ``update`` and ``delete`` are compare-and-swap on an expected revision
+  (``RevisionConflictError`` when the object changed meanwhile).
+* ``watch(prefix, since)`` replays retained events with a revision above ``since`` and
+  then follows new ones; a revision older than the retained history raises
+  ``RevisionCompactedError`` (HTTP 410 Gone).
+
+Keys are ``ObjectKey(resource, namespace, name)``; cluster-scoped objects have namespace
+``""``. Lists and watches select by ``KeyPrefix(resource, namespace)`` where a namespace of
+``None`` means all namespaces. Objects are immutable models, so back-ends may hand out
+the same instance they keep.
+
+The store knows nothing of admission, validation or HTTP; ``apiserver.service`` drives it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable
+from typing import NamedTuple, Protocol, TypeVar
+
+from kubeprio.api.meta import ApiObject, ObjectMeta
+
+_O = TypeVar("_O")
+
+
+class ObjectKey(NamedTuple):
+    """Where an object lives: resource plural, namespace (``""`` if cluster-scoped), name."""
+
+    resource: str
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.resource}/{self.namespace}/{self.name}"
+
+
+class KeyPrefix(NamedTuple):
+    """A set of keys: one resource, in one namespace or (``None``) all of them."""
+
+    resource: str
+    namespace: str | None = None
+
+    def contains(self, key: ObjectKey) -> bool:
+        """Whether ``key`` falls under this prefix."""
+        return key.resource == self.resource and (
+            self.namespace is None or key.namespace == self.namespace
+        )
+
+
+class EventType(enum.StrEnum):
+    """Watch event types, as on the wire."""
+
+    ADDED = "ADDED"
+    MODIFIED = "MODIFIED"
+    DELETED = "DELETED"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StoreEvent:
+    """One change: the object after it (for DELETED, its last state at the deletion revision)."""
+
+    type: EventType
+    key: ObjectKey
+    object: ApiObject
+    revision: int
+
+
+class StoreWatch(Protocol):
+    """A stream of events under a prefix. Non-blocking: ``poll`` drains what is pending."""
+
+    def poll(self) -> list[StoreEvent]:
+        """Return and forget the pending events, oldest first."""
+        ...
+
+    def set_listener(self, listener: Callable[[], None] | None) -> None:
+        """Call ``listener`` (without arguments) whenever new events become pending."""
+        ...
+
+    def close(self) -> None:
+        """Stop receiving events."""
+        ...
+
+    @property
+    def closed(self) -> bool:
+        """Whether the watch was closed (by the caller or by the store)."""
+        ...
+
+
+class Store(Protocol):
+    """Revisioned storage of API objects; every back-end passes ``tests/contract``."""
+
+    def current_revision(self) -> int:
+        """The revision of the newest write (0 when empty)."""
+        ...
+
+    def get(self, key: ObjectKey) -> ApiObject:
+        """Return the object at ``key`` or raise ``KeyNotFoundError``."""
+        ...
+
+    def list(self, prefix: KeyPrefix) -> tuple[list[ApiObject], int]:
+        """Return the objects under ``prefix`` sorted by key, and the current revision."""
+        ...
+
+    def create(self, key: ObjectKey, obj: ApiObject) -> ApiObject:
+        """Store a new object; raise ``KeyExistsError`` if the key is taken."""
+        ...
+
+    def update(self, key: ObjectKey, obj: ApiObject, *, expected_revision: int | None) -> ApiObject:
+        """Replace the object; with ``expected_revision`` only if it still has that revision."""
+        ...
+
+    def delete(self, key: ObjectKey, *, expected_revision: int | None = None) -> ApiObject:
+        """Remove the object and return its last state stamped with the deletion revision."""
+        ...
+
+    def watch(self, prefix: KeyPrefix, since_revision: int) -> StoreWatch:
+        """Follow changes under ``prefix`` with a revision above ``since_revision``."""
+        ...
+
+    def compact(self, revision: int) -> None:
+        """Forget history up to and including ``revision``."""
+        ...
+
+    def close(self) -> None:
+        """Release resources; the store is unusable afterwards."""
+        ...
+
+
+def with_revision(obj: _O, revision: int) -> _O:
+    """Return ``obj`` with ``metadata.resourceVersion`` set to ``revision``."""
+    metadata: ObjectMeta = obj.metadata  # type: ignore[attr-defined]
+    return dataclasses.replace(  # type: ignore[type-var]
+        obj, metadata=dataclasses.replace(metadata, resource_version=str(revision))
+    )
+
+
+def object_revision(obj: ApiObject) -> int:
+    """The revision an object was stored at (0 if it carries none)."""
+    version = obj.metadata.resource_version
+    return int(version) if version else 0
