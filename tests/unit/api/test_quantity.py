@@ -511,12 +511,14 @@ def test_replace_does_not_carry_a_stale_string():
 BEYOND_SUFFIX_TABLE = [
     ("1e21", DSI, "1e21"),
     ("1e22", DSI, "10e21"),
-    ("1e21", BSI, "1e21"),
     ("1e20", DSI, "100E"),
     (2**70, BSI, "1180591620717411303424"),
     ("1e70", BSI, "10e69"),
+    # The PR describes an e-notation fallback; a DecimalSI one would print "...k".
+    (2**70 * 1000, BSI, "1180591620717411303424e3"),
     (KI**6, BSI, "1Ei"),
     (2000, BSI, "2000"),
+    (3 * KI**5 * 1000, BSI, "3000Pi"),
 ]
 
 
@@ -739,7 +741,7 @@ def test_negation():
     """Upstream TestQuantityNeg and TestNeg."""
     q = parse_quantity("9.01")
     assert str(-q) == "-9010m"
-    assert -(-q) == q
+    assert q.__neg__().__neg__() == q
     assert (-Quantity.from_int(10, BSI)).format == BSI
 
 

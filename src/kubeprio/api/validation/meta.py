@@ -1,16 +1,14 @@
-"""Validation: every field error of an object, collected, never stopping at the first.
+"""Object-metadata validation and the name rules every kind shares.
 
-``validate_create`` and ``validate_update`` return a list of ``FieldError``; the API
-service raises one ``InvalidError`` (422) with all of them as causes. Mirrors upstream
-``ValidateObjectMeta`` and the per-kind ``Validate*`` functions for the fields kubeprio
-models. Pure: no I/O.
+Mirrors upstream ``ValidateObjectMeta``/``ValidateObjectMetaUpdate``
+(``staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go``) and the DNS-1123
+name checks of ``pkg/util/validation``. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from kubeprio.api import errors
 from kubeprio.api.errors import FieldError
@@ -91,33 +89,4 @@ def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta) -> list[FieldE
             found.append(errors.invalid(path, getattr(new, attr), "field is immutable"))
     if new.uid and old.uid and new.uid != old.uid:
         found.append(errors.invalid("metadata.uid", new.uid, "field is immutable"))
-    return found
-
-
-KindValidator = Callable[[Any], list[FieldError]]
-KindUpdateValidator = Callable[[Any, Any], list[FieldError]]
-
-_CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {}
-_UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {}
-
-
-def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
-    """All field errors of a new object."""
-    found = validate_object_meta(obj.metadata, info)  # type: ignore[attr-defined]
-    validator = _CREATE_VALIDATORS.get(type(obj))
-    if validator is not None:
-        found.extend(validator(obj))
-    return found
-
-
-def validate_update(new: object, old: object, info: ResourceInfo) -> list[FieldError]:
-    """All field errors of an update (object rules plus immutability rules)."""
-    found = validate_object_meta(new.metadata, info)  # type: ignore[attr-defined]
-    found.extend(validate_object_meta_update(new.metadata, old.metadata))  # type: ignore[attr-defined]
-    validator = _CREATE_VALIDATORS.get(type(new))
-    update_validator = _UPDATE_VALIDATORS.get(type(new))
-    if update_validator is not None:
-        found.extend(update_validator(new, old))
-    elif validator is not None:
-        found.extend(validator(new))
     return found
