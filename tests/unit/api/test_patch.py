@@ -36,7 +36,7 @@ def _same(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list):
         return len(a) == len(b) and all(map(_same, a, b))
-    return a == b
+    return bool(a == b)
 
 
 def _nest(path: str, leaf: Any) -> dict[str, Any]:
@@ -219,6 +219,18 @@ JSON_PATCH_CASES = [
         {"a": {"x": 1, "y": [True, None]}},
     ),
     (
+        "add-at-root-replaces-document",
+        {"foo": "bar"},
+        [{"op": "add", "path": "", "value": {"baz": 1}}],
+        {"baz": 1},
+    ),
+    (
+        "replace-array-element",
+        {"a": [1, 2, 3]},
+        [{"op": "replace", "path": "/a/1", "value": {"b": None}}],
+        {"a": [1, {"b": None}, 3]},
+    ),
+    (
         "kubectl-managed-fields-migration",
         {"metadata": {"name": "p", "resourceVersion": "7", "managedFields": [{"manager": "a"}]}},
         [
@@ -323,6 +335,41 @@ JSON_PATCH_ERRORS = [
         ["add"],
         400,
         "json: cannot unmarshal string into Go value of type jsonpatch.Operation",
+    ),
+    (
+        "ops-a-number",
+        {},
+        5,
+        400,
+        "json: cannot unmarshal number into Go value of type jsonpatch.Patch",
+    ),
+    (
+        "op-a-bool",
+        {},
+        [True],
+        400,
+        "json: cannot unmarshal bool into Go value of type jsonpatch.Operation",
+    ),
+    (
+        "test-index-past-end",
+        {"a": [1]},
+        [{"op": "test", "path": "/a/1", "value": 1}],
+        422,
+        "test operation does not apply: is missing path: /a/1: missing value",
+    ),
+    (
+        "replace-index-past-end",
+        {"a": [1]},
+        [{"op": "replace", "path": "/a/1", "value": 1}],
+        422,
+        "replace operation does not apply: doc is missing key: /a/1: missing value",
+    ),
+    (
+        "add-below-a-scalar",
+        {"a": 1},
+        [{"op": "add", "path": "/a/b", "value": 1}],
+        422,
+        'add operation does not apply: doc is missing path: "/a/b": missing value',
     ),
     ("unknown-op", {}, [{"op": "frobnicate", "path": "/a"}], 422, "Unexpected kind: frobnicate"),
     ("missing-op", {}, [{"path": "/a"}], 422, "Unexpected kind: unknown"),
@@ -871,6 +918,70 @@ SMP_CASES = [
         },
         {"metadata": {"finalizers": ["a", "c"]}},
     ),
+    (
+        "set-element-order-with-a-list-the-live-object-lacks",
+        "Pod",
+        _pod_spec(nodeName="n"),
+        _pod_spec(
+            **{
+                "$setElementOrder/containers": _names("b", "a"),
+                "containers": [{"name": "b"}, {"name": "a", "image": None}],
+            }
+        ),
+        _pod_spec(nodeName="n", containers=_names("b", "a")),
+    ),
+    (
+        "set-element-order-skips-a-replace-marker",
+        "Pod",
+        _pod_spec(containers=_names("x")),
+        _pod_spec(
+            **{
+                "$setElementOrder/containers": _names("b", "a"),
+                "containers": [{"$patch": "replace"}, {"name": "b"}, {"name": "a"}],
+            }
+        ),
+        _pod_spec(containers=_names("b", "a")),
+    ),
+    (
+        "retain-keys-ignores-directive-keys",
+        "Pod",
+        _pod_spec(nodeName="n", containers=_names("a", "b")),
+        _pod_spec(
+            **{
+                "$retainKeys": ["containers"],
+                "$setElementOrder/containers": _names("b", "a"),
+            }
+        ),
+        _pod_spec(containers=_names("b", "a")),
+    ),
+    (
+        "delete-from-primitive-list-both-empty",
+        "Pod",
+        {"metadata": {"finalizers": []}},
+        {"metadata": {"$deleteFromPrimitiveList/finalizers": []}},
+        {"metadata": {"finalizers": []}},
+    ),
+    (
+        "null-delete-list-removes-the-field",
+        "Pod",
+        {"metadata": {"finalizers": ["a"], "name": "p"}},
+        {"metadata": {"$deleteFromPrimitiveList/finalizers": None}},
+        {"metadata": {"name": "p"}},
+    ),
+    (
+        "directive-map-without-a-live-value-vanishes",
+        "Pod",
+        _pod_spec(nodeName="n"),
+        _pod_spec(affinity={"$patch": "delete"}),
+        _pod_spec(nodeName="n"),
+    ),
+    (
+        "new-value-loses-nested-directive-maps",
+        "Pod",
+        _pod_spec(nodeName="n"),
+        _pod_spec(affinity={"nodeAffinity": {"$patch": "replace", "x": 1}, "podAffinity": {}}),
+        _pod_spec(nodeName="n", affinity={"podAffinity": {}}),
+    ),
     # Null handling (the apiserver ignores unmatched nulls).
     (
         "null-deletes-a-field",
@@ -1028,10 +1139,8 @@ def test_list_fields_merge_by_their_upstream_key_or_replace(kind, path, merge_ke
     key = merge_key or "key"
     original = _nest(path, [{key: "k1", "x": 1}, {key: "k2", "x": 2}])
     smp = _nest(path, [{key: "k2", "y": 3}])
-    if merge_key:
-        expected = _nest(path, [{key: "k1", "x": 1}, {key: "k2", "x": 2, "y": 3}])
-    else:
-        expected = smp
+    merged = _nest(path, [{key: "k1", "x": 1}, {key: "k2", "x": 2, "y": 3}])
+    expected = merged if merge_key else smp
     assert _same(apply_strategic_merge_patch(original, smp, kind=kind), expected)
 
 
@@ -1183,6 +1292,27 @@ SMP_ERRORS = [
         _pod_spec(**{"$setElementOrder/containers": "a"}),
         400,
         "invalid patch format of setElementOrder list",
+    ),
+    (
+        "set-element-order-over-a-non-list",
+        _pod_spec(containers={"name": "a"}),
+        _pod_spec(**{"$setElementOrder/containers": _names("a")}),
+        422,
+        "expected a list in containers, but received object",
+    ),
+    (
+        "set-element-order-with-a-scalar-for-a-keyed-list",
+        _pod_spec(containers=_names("a")),
+        _pod_spec(**{"$setElementOrder/containers": ["a"]}),
+        422,
+        'expected a map, but received string: "a"',
+    ),
+    (
+        "set-element-order-with-a-scalar-patch-element",
+        _pod_spec(containers=_names("a")),
+        _pod_spec(**{"$setElementOrder/containers": _names("a"), "containers": ["a"]}),
+        422,
+        'expected a map in ["a"], but received string',
     ),
     (
         "delete-from-primitive-list-without-field",
