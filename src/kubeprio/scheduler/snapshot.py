@@ -45,7 +45,9 @@ def host_ports(pod: PodInfo) -> list[HostPort]:
 def has_affinity(pod: PodInfo) -> bool:
     """Whether the pod has any inter-pod affinity or anti-affinity."""
     affinity = pod.pod.spec.affinity if pod.pod.spec else None
-    return affinity is not None and (affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None)
+    return affinity is not None and (
+        affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None
+    )
 
 
 def has_required_anti_affinity(pod: PodInfo) -> bool:

@@ -1,4 +1,4 @@
-"""Tests for kubeprio.api.patch: RFC 7386, RFC 6902 and strategic merge patch.
+"""Tests for kubeprio.api.patch and the modules behind it (jsonpatch, strategicpatch).
 
 Cases come from the RFC appendices, from upstream
 k8s.io/apimachinery/pkg/util/strategicpatch/patch_test.go (the ``mergeItem`` fields are
@@ -940,6 +940,20 @@ SMP_CASES = [
                 "containers": [{"$patch": "replace"}, {"name": "b"}, {"name": "a"}],
             }
         ),
+        _pod_spec(containers=_names("b", "a")),
+    ),
+    (
+        "set-element-order-without-any-list-is-a-no-op",
+        "Pod",
+        _pod_spec(nodeName="n"),
+        _pod_spec(**{"$setElementOrder/containers": []}),
+        _pod_spec(nodeName="n"),
+    ),
+    (
+        "set-element-order-over-an-empty-patch-list",
+        "Pod",
+        _pod_spec(containers=_names("a", "b")),
+        _pod_spec(**{"$setElementOrder/containers": _names("b", "a"), "containers": []}),
         _pod_spec(containers=_names("b", "a")),
     ),
     (

@@ -1,0 +1,163 @@
+"""The scheduler's cache of nodes and the pods assigned to them, with assumed pods.
+
+Mirrors upstream ``pkg/scheduler/backend/cache``. Informer handlers feed it bound
+pods and nodes; the scheduling cycle *assumes* a pod onto a node before binding, so
+the next cycle already sees the room taken, and the informer event for the binding
+later *confirms* it::
+
+        assume_pod            add_pod (informer, same node)
+    ( ) ----------> Assumed -------------------------------> Added
+                      |  forget_pod (bind failed)             |  update_pod / remove_pod
+                      v                                       v
+                   (gone)                                  (updated / gone)
+
+Terminal pods (Succeeded/Failed) hold no resources: the scheduler treats them as removed.
+The cycle runs between informer pumps, so the cache does not change during a cycle and
+its NodeInfos double as the snapshot (no copy per cycle); preemption clones the few
+NodeInfos it dry-runs. Node order is insertion order, as upstream's single-zone node
+tree lists nodes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from kubeprio.api.core import Node, Pod
+from kubeprio.scheduler.framework import PodInfo
+from kubeprio.scheduler.snapshot import NodeInfo
+
+
+@dataclasses.dataclass(slots=True)
+class _PodState:
+    pod_info: PodInfo
+    node_name: str
+    assumed: bool
+
+
+class Cache:
+    """Nodes, their pods, and pods assumed by the scheduler but not yet confirmed."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[str, NodeInfo] = {}
+        self._order: list[str] = []
+        self._order_dirty = False
+        self._node_list: list[NodeInfo] = []
+        self._pods: dict[str, _PodState] = {}
+        self.generation = 0
+
+    # --- nodes ------------------------------------------------------------------------------
+
+    def add_node(self, node: Node) -> NodeInfo:
+        """Add or refresh a node."""
+        name = node.metadata.name or ""
+        info = self._nodes.get(name)
+        if info is None:
+            info = NodeInfo()
+            self._nodes[name] = info
+            self._order.append(name)
+            self._order_dirty = True
+        info.set_node(node)
+        self.generation += 1
+        return info
+
+    def update_node(self, node: Node) -> NodeInfo:
+        """Refresh a node's object (labels, taints, allocatable...)."""
+        return self.add_node(node)
+
+    def remove_node(self, name: str) -> None:
+        """Forget a node (its pods stay accounted until their own deletions arrive)."""
+        if self._nodes.pop(name, None) is not None:
+            self._order.remove(name)
+            self._order_dirty = True
+            self.generation += 1
+
+    def node_info(self, name: str) -> NodeInfo | None:
+        """The NodeInfo of ``name`` (None if the node is unknown)."""
+        return self._nodes.get(name)
+
+    def node_infos(self) -> list[NodeInfo]:
+        """All NodeInfos with a Node object, in node order."""
+        if self._order_dirty:
+            self._node_list = [
+                self._nodes[n] for n in self._order if self._nodes[n].node is not None
+            ]
+            self._order_dirty = False
+        return self._node_list
+
+    def __len__(self) -> int:
+        return len(self.node_infos())
+
+    # --- pods --------------------------------------------------------------------------------
+
+    def _node_for(self, name: str) -> NodeInfo:
+        info = self._nodes.get(name)
+        if info is None:
+            # A pod bound to a node the cache has not seen yet: keep a placeholder so its
+            # resources are counted once the Node arrives (upstream does the same).
+            info = NodeInfo()
+            info.name = name
+            self._nodes[name] = info
+            self._order.append(name)
+            self._order_dirty = True
+        return info
+
+    def assume_pod(self, pod_info: PodInfo, node_name: str) -> None:
+        """Account for a pod the scheduler just placed, before the binding is confirmed."""
+        self._node_for(node_name).add_pod(pod_info)
+        self._pods[pod_info.uid or pod_info.key] = _PodState(pod_info, node_name, True)
+        self.generation += 1
+
+    def forget_pod(self, pod_info: PodInfo) -> None:
+        """Undo ``assume_pod`` (binding failed)."""
+        state = self._pods.get(pod_info.uid or pod_info.key)
+        if state is None or not state.assumed:
+            return
+        node = self._nodes.get(state.node_name)
+        if node is not None:
+            node.remove_pod(state.pod_info)
+        del self._pods[pod_info.uid or pod_info.key]
+        self.generation += 1
+
+    def is_assumed(self, pod: Pod) -> bool:
+        """Whether ``pod`` is assumed and not yet confirmed by an informer event."""
+        state = self._pods.get(pod.metadata.uid or "")
+        return state is not None and state.assumed
+
+    def add_pod(self, pod: Pod) -> None:
+        """A bound pod appeared (or an assumed one was confirmed)."""
+        pod_info = PodInfo.of(pod)
+        node_name = (pod.spec.node_name if pod.spec else None) or ""
+        key = pod_info.uid or pod_info.key
+        state = self._pods.get(key)
+        if state is not None:
+            old_node = self._nodes.get(state.node_name)
+            if old_node is not None:
+                old_node.remove_pod(state.pod_info)
+        self._node_for(node_name).add_pod(pod_info)
+        self._pods[key] = _PodState(pod_info, node_name, False)
+        self.generation += 1
+
+    def update_pod(self, pod: Pod) -> None:
+        """A bound pod changed (requests do not change, but the object does)."""
+        self.add_pod(pod)
+
+    def remove_pod(self, pod: Pod) -> None:
+        """A bound pod is gone (deleted or terminal)."""
+        key = pod.metadata.uid or f"{pod.metadata.namespace or ''}/{pod.metadata.name or ''}"
+        state = self._pods.pop(key, None)
+        if state is None:
+            return
+        node = self._nodes.get(state.node_name)
+        if node is not None:
+            node.remove_pod(state.pod_info)
+        self.generation += 1
+
+    def pod_count(self) -> int:
+        """Number of pods accounted (assumed or confirmed)."""
+        return len(self._pods)
+
+    def iter_pods(self) -> Iterator[tuple[PodInfo, str]]:
+        """Every accounted pod with its node name."""
+        for state in self._pods.values():
+            yield state.pod_info, state.node_name
