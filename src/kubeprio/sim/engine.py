@@ -94,15 +94,15 @@ class Engine:
 
     def schedule(self, delay: float, action: Callable[[], None], *, priority: int = 0) -> None:
         """Run ``action`` ``delay`` virtual seconds from now (ties: lower priority first)."""
-        self.schedule_at(self.clock.elapsed + max(delay, 0.0), action, priority=priority)
+        self._push(self.clock.time + max(delay, 0.0), action, priority)
 
     def schedule_at(self, elapsed: float, action: Callable[[], None], *, priority: int = 0) -> None:
-        """Run ``action`` at ``elapsed`` virtual seconds."""
+        """Run ``action`` at ``elapsed`` virtual seconds after the start."""
+        self._push(max(self.clock.epoch + elapsed, self.clock.time), action, priority)
+
+    def _push(self, time: float, action: Callable[[], None], priority: int) -> None:
         self._sequence += 1
-        heapq.heappush(
-            self._heap,
-            _Scheduled(max(elapsed, self.clock.elapsed), priority, self._sequence, action),
-        )
+        heapq.heappush(self._heap, _Scheduled(time, priority, self._sequence, action))
 
     def settle(self) -> None:
         """Pump and run every component until none has work at the current instant."""
