@@ -53,20 +53,31 @@ def _max(total: ResourceAmounts, other: Mapping[str, int]) -> None:
             total[name] = max(value, total.get(name, value))
 
 
-def _container_requests(container: Container) -> ResourceAmounts:
+def _container_requests(
+    container: Container, non_missing: Mapping[str, int] | None
+) -> ResourceAmounts:
     resources = container.resources
-    return amounts(resources.requests if resources is not None else None)
+    requests = amounts(resources.requests if resources is not None else None)
+    if non_missing:
+        for name, value in non_missing.items():
+            requests.setdefault(name, value)
+    return requests
 
 
-def pod_requests(spec: PodSpec) -> ResourceAmounts:
-    """The pod's effective requests (upstream ``PodRequests`` without pod-level resources)."""
+def pod_requests(spec: PodSpec, *, non_missing: Mapping[str, int] | None = None) -> ResourceAmounts:
+    """The pod's effective requests (upstream ``PodRequests`` without pod-level resources).
+
+    ``non_missing`` is upstream's ``NonMissingContainerRequests``: amounts given to each
+    container (init containers too) that does not request that resource at all — the
+    scheduler's 100m cpu / 200Mi memory used for scoring.
+    """
     requests: ResourceAmounts = {}
     for container in spec.containers or ():
-        _add(requests, _container_requests(container))
+        _add(requests, _container_requests(container, non_missing))
     restartable_init: ResourceAmounts = {}
     init_max: ResourceAmounts = {}
     for container in spec.init_containers or ():
-        container_requests = _container_requests(container)
+        container_requests = _container_requests(container, non_missing)
         if container.restart_policy == CONTAINER_RESTART_POLICY_ALWAYS:
             # A sidecar keeps running next to the app containers and later init containers.
             _add(requests, container_requests)

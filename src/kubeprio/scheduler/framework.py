@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, Protocol
 
 from kubeprio.api.core import Pod
-from kubeprio.api.resources import ResourceAmounts, pod_requests
+from kubeprio.api.resources import CPU, MEMORY, ResourceAmounts, pod_requests
 
 if TYPE_CHECKING:
     from kubeprio.scheduler.snapshot import NodeInfo
@@ -77,6 +77,12 @@ def error(*reasons: str) -> Status:
     return Status(Code.ERROR, reasons)
 
 
+DEFAULT_MILLI_CPU_REQUEST: Final = 100
+"""Upstream ``schedutil.DefaultMilliCPURequest``: cpu assumed, for scoring, per container without one."""
+DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
+"""Upstream ``schedutil.DefaultMemoryRequest`` (200Mi)."""
+NON_MISSING_DEFAULTS: Final = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+
 SKIP: Final = Status(Code.SKIP)
 """PreFilter/PreScore result meaning "this plugin has nothing to do for this pod"."""
 
@@ -96,18 +102,24 @@ class PodInfo:
     uid: str
     priority: int
     requests: ResourceAmounts
+    non_zero_cpu: int
+    non_zero_memory: int
 
     @classmethod
     def of(cls, pod: Pod) -> PodInfo:
         """Precompute the scheduling view of ``pod``."""
         metadata = pod.metadata
         spec = pod.spec
+        requests = pod_requests(spec) if spec is not None else {}
+        non_zero = pod_requests(spec, non_missing=NON_MISSING_DEFAULTS) if spec is not None else {}
         return cls(
             pod=pod,
             key=f"{metadata.namespace or ''}/{metadata.name or ''}",
             uid=metadata.uid or "",
             priority=pod_priority(pod),
-            requests=pod_requests(spec) if spec is not None else {},
+            requests=requests,
+            non_zero_cpu=non_zero.get(CPU, 0),
+            non_zero_memory=non_zero.get(MEMORY, 0),
         )
 
 

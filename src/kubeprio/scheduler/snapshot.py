@@ -9,26 +9,13 @@ copied, pod infos shared (they are immutable).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
 
 from kubeprio.api.core import Node
-from kubeprio.api.resources import CPU, MEMORY, PODS, ResourceAmounts, amounts
+from kubeprio.api.resources import PODS, ResourceAmounts, amounts
 from kubeprio.scheduler.framework import PodInfo
-
-DEFAULT_MILLI_CPU_REQUEST: Final = 100
-"""Upstream ``schedutil.DefaultMilliCPURequest``: cpu assumed for scoring a pod without one."""
-DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
-"""Upstream ``schedutil.DefaultMemoryRequest`` (200Mi)."""
 
 HostPort = tuple[str, str, int]
 """(host IP, protocol, port) as NodePorts compares them."""
-
-
-def non_zero_requests(pod: PodInfo) -> tuple[int, int]:
-    """(milli-cpu, memory) with upstream's defaults for pods that request none."""
-    cpu = pod.requests.get(CPU, 0) or DEFAULT_MILLI_CPU_REQUEST
-    memory = pod.requests.get(MEMORY, 0) or DEFAULT_MEMORY_REQUEST
-    return cpu, memory
 
 
 def host_ports(pod: PodInfo) -> list[HostPort]:
@@ -110,9 +97,8 @@ class NodeInfo:
         requested = self.requested
         for name, value in pod.requests.items():
             requested[name] = requested.get(name, 0) + value
-        cpu, memory = non_zero_requests(pod)
-        self.non_zero_cpu += cpu
-        self.non_zero_memory += memory
+        self.non_zero_cpu += pod.non_zero_cpu
+        self.non_zero_memory += pod.non_zero_memory
         for port in host_ports(pod):
             self.used_ports[port] = self.used_ports.get(port, 0) + 1
         if has_affinity(pod):
@@ -130,9 +116,8 @@ class NodeInfo:
         requested = self.requested
         for name, value in stored.requests.items():
             requested[name] = requested.get(name, 0) - value
-        cpu, memory = non_zero_requests(stored)
-        self.non_zero_cpu -= cpu
-        self.non_zero_memory -= memory
+        self.non_zero_cpu -= stored.non_zero_cpu
+        self.non_zero_memory -= stored.non_zero_memory
         for port in host_ports(stored):
             count = self.used_ports.get(port, 0) - 1
             if count > 0:
