@@ -256,7 +256,13 @@ class ApiService:
             )
 
     def _record_events(self, outcome: AdmissionOutcome) -> None:
+        # Plugins have no clock: the service stamps the times of the events they report.
+        now = self._now()
         for event in outcome.events:
+            if event.first_timestamp is None:
+                event = dataclasses.replace(
+                    event, first_timestamp=now, last_timestamp=now, count=event.count or 1
+                )
             self.create_object(event)
 
     @staticmethod
@@ -421,6 +427,7 @@ class ApiService:
         """Delete an object; bound, non-terminal pods are deleted gracefully."""
         options = options or DeleteRequest()
         info = kinds.for_model(kind)
+        strategy.check_delete(info, name)
         key = self._key(info, name, namespace)
         current = self._get_key(info, key)
         self._check_preconditions(info, current, options)
