@@ -234,18 +234,21 @@ class ApiService:
         except KeyNotFoundError:
             raise errors.not_found(info.plural, info.group, key.name) from None
 
-    def _check_namespace(self, info: ResourceInfo, namespace: str, operation: Operation) -> None:
-        """``NamespaceLifecycle`` admission: the namespace must exist and not be terminating."""
+    def _check_namespace(self, info: ResourceInfo, namespace: str, operation: Operation) -> bool:
+        """``NamespaceLifecycle`` admission: the namespace must exist and not be terminating.
+
+        Returns True when the namespace is missing and will be auto-created, which happens
+        only once the write has passed every check (a refused write changes nothing).
+        """
         if not info.namespaced:
-            return
+            return False
         ns_info = kinds.for_model(Namespace)
         key = ObjectKey(ns_info.plural, "", namespace)
         try:
             ns = self.store.get(key)
         except KeyNotFoundError:
             if self.auto_create_namespaces:
-                self.create_object(Namespace(metadata=ObjectMeta(name=namespace)))
-                return
+                return True
             raise errors.not_found(ns_info.plural, "", namespace) from None
         if operation is Operation.CREATE and ns.metadata.deletion_timestamp:
             raise errors.forbidden_error(
@@ -254,6 +257,7 @@ class ApiService:
                 "",
                 f"unable to create new content in namespace {namespace} because it is being terminated",
             )
+        return False
 
     def _record_events(self, outcome: AdmissionOutcome) -> None:
         # Plugins have no clock: the service stamps the times of the events they report.
@@ -292,7 +296,7 @@ class ApiService:
             )
         obj = default_object(obj)
         name = obj.metadata.name or ""
-        self._check_namespace(info, namespace, Operation.CREATE)
+        create_namespace = self._check_namespace(info, namespace, Operation.CREATE)
         outcome = AdmissionOutcome()
         request = AdmissionRequest(
             Operation.CREATE, info, obj, None, namespace, name, user=user, dry_run=dry_run
@@ -305,6 +309,8 @@ class ApiService:
         self.admission.validate(dataclasses.replace(request, obj=obj), outcome)
         if dry_run:
             return WriteResult(obj, tuple(outcome.warnings))
+        if create_namespace:
+            self.create_object(Namespace(metadata=ObjectMeta(name=namespace)))
         try:
             stored = self.store.create(self._key(info, name, namespace), obj)
         except KeyExistsError:

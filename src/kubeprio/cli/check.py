@@ -166,12 +166,14 @@ def _decode(document: Document) -> Any:
         ) from exc
 
 
-def _exists(api: ApiService, model: type[Any], name: str, namespace: str | None) -> bool:
+def _current(api: ApiService, model: type[Any], name: str | None, namespace: str | None) -> Any:
+    """The stored object of that name, or None."""
+    if not name:
+        return None
     try:
-        api.get(model, name, namespace)
+        return api.get(model, name, namespace)
     except errors.NotFoundError:
-        return False
-    return True
+        return None
 
 
 def _template_pod(obj: Any) -> Pod | None:
@@ -230,13 +232,15 @@ def apply_document(api: ApiService, document: Document) -> CheckResult:
         action="rejected",
     )
     try:
-        if metadata.name and _exists(api, info.model, metadata.name, namespace):
+        current = _current(api, info.model, metadata.name, namespace)
+        if current is not None:
             # Applied over the existing object: drop the server-set version precondition.
             obj = dataclasses.replace(
                 obj, metadata=dataclasses.replace(metadata, resource_version=None)
             )
             written = api.update_object(obj)
-            result.action = "updated"
+            unchanged = written.obj.metadata.resource_version == current.metadata.resource_version
+            result.action = "unchanged" if unchanged else "updated"
         else:
             written = api.create_object(dataclasses.replace(obj, metadata=metadata))
             result.action = "created"
@@ -321,8 +325,8 @@ def _table(results: Sequence[CheckResult]) -> Table:
 def _details(results: Sequence[CheckResult]) -> list[Text]:
     lines: list[Text] = []
     for number, result in enumerate(results, start=1):
-        where = "/".join(part for part in (result.namespace, result.name) if part) or "?"
-        what = f"#{number} {result.kind or '?'} {where}"
+        where = "/".join(part for part in (result.namespace, result.name) if part)
+        what = " ".join(part for part in (f"#{number}", result.kind, where) if part)
         if not result.allowed:
             lines.append(
                 Text(f"{what} ({result.source}): {result.code} {result.reason}", style="red")
@@ -343,17 +347,17 @@ def render_text(results: Sequence[CheckResult], stream: IO[str]) -> None:
     if stream.isatty():
         console = Console(file=stream, highlight=False)
         console.print(_table(results))
-        for line in _details(results):
-            console.print(line, soft_wrap=True)
+        for detail in _details(results):
+            console.print(detail, soft_wrap=True)
         return
     # Not a terminal: no colours, no wrapping, no trailing padding (diff- and doc-friendly).
     console = Console(file=stream, highlight=False, no_color=True, width=1000)
     with console.capture() as capture:
         console.print(_table(results))
-    for line in capture.get().splitlines():
-        stream.write(line.rstrip() + "\n")
-    for text in _details(results):
-        stream.write(text.plain + "\n")
+    for row in capture.get().splitlines():
+        stream.write(row.rstrip() + "\n")
+    for detail in _details(results):
+        stream.write(detail.plain + "\n")
 
 
 def render_json(results: Sequence[CheckResult], stream: IO[str]) -> None:
