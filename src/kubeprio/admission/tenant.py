@@ -40,7 +40,7 @@ from kubeprio.api.batch import Job
 from kubeprio.api.core import Event, EventSource, ObjectReference, Pod, PodSpec
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.tenant import AUDIT, Tenant, TenantPriorityClasses
-from kubeprio.api.validation.tenant import allowlist_active, class_allowed
+from kubeprio.api.validation import tenant as tenant_rules
 
 PLUGIN_NAME: Final = "TenantPriorityClass"
 EVENT_REASON_NOT_ALLOWED: Final = "PriorityClassNotAllowed"
@@ -98,7 +98,11 @@ def violation(
         return None
     tenant_name = tenant.metadata.name or ""
     where = f'in namespace "{namespace}" (tenant "{tenant_name}")'
-    if class_name and allowlist_active(allowlist) and not class_allowed(allowlist, class_name):
+    if (
+        class_name
+        and tenant_rules.allowlist_active(allowlist)
+        and not tenant_rules.class_allowed(allowlist, class_name)
+    ):
         return (
             EVENT_REASON_NOT_ALLOWED,
             f'PriorityClass "{class_name}" is not allowed {where}; '

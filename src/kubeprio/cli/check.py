@@ -39,18 +39,18 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kubeprio.admission.defaults import default_chain
-from kubeprio.admission.tenant import owning_tenant
-from kubeprio.api import errors, kinds
+from kubeprio.admission import defaults, tenant
+from kubeprio.api import errors, kinds, manifest
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
 from kubeprio.api.core import Pod
-from kubeprio.api.manifest import Document, decode_object
+from kubeprio.api.manifest import Document
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.serialization import DecodeError
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.apiserver.service import ApiService
-from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
+from kubeprio.cli import manifests
+from kubeprio.cli.manifests import LoadFailure
 from kubeprio.store.memory import MemoryStore
 
 CHECK_EPOCH: Final = 1_767_225_600.0
@@ -124,7 +124,7 @@ def new_api() -> ApiService:
         store,
         clock=FixedClock(),
         rng=random.Random(CHECK_SEED),
-        admission=default_chain(StoreListers(store)),
+        admission=defaults.default_chain(StoreListers(store)),
         auto_create_namespaces=True,
     )
 
@@ -154,7 +154,7 @@ def _decode_failure(document: Document, detail: str) -> CheckResult:
 def _decode(document: Document) -> Any:
     """Decode a document; raise ``ValueError`` with an upstream-style message on failure."""
     try:
-        return decode_object(document.data)
+        return manifest.decode_object(document.data)
     except kinds.UnknownKindError as exc:
         raise ValueError(str(exc)) from exc
     except DecodeError as exc:
@@ -249,16 +249,16 @@ def apply_document(api: ApiService, document: Document) -> CheckResult:
         result.reason = exc.status.reason
         result.message = exc.message
         if namespace:
-            tenant = owning_tenant(api.listers, namespace)
-            result.tenant = tenant.metadata.name if tenant is not None else None
+            owner = tenant.owning_tenant(api.listers, namespace)
+            result.tenant = owner.metadata.name if owner is not None else None
         return result
     stored = written.obj
     result.allowed = True
     result.name = stored.metadata.name
     result.warnings.extend(written.warnings)
     if namespace:
-        tenant = owning_tenant(api.listers, namespace)
-        result.tenant = tenant.metadata.name if tenant is not None else None
+        owner = tenant.owning_tenant(api.listers, namespace)
+        result.tenant = owner.metadata.name if owner is not None else None
     _report_priority(api, result, stored)
     return result
 
@@ -369,8 +369,8 @@ def render_json(results: Sequence[CheckResult], stream: IO[str]) -> None:
 def run(args: argparse.Namespace) -> int:
     """The ``check`` subcommand."""
     try:
-        items = read_documents(args.paths)
-    except PathNotFoundError as exc:
+        items = manifests.read_documents(args.paths)
+    except manifests.PathNotFoundError as exc:
         print(f"kubeprio check: {exc}", file=sys.stderr)
         return 2
     results = run_check(new_api(), items)
