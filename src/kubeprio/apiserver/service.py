@@ -261,13 +261,17 @@ class ApiService:
 
     def _record_events(self, outcome: AdmissionOutcome) -> None:
         # Plugins have no clock: the service stamps the times of the events they report.
+        # Recording is best effort, as upstream's event recorder: the write already happened.
         now = self._now()
         for event in outcome.events:
             if event.first_timestamp is None:
                 event = dataclasses.replace(
                     event, first_timestamp=now, last_timestamp=now, count=event.count or 1
                 )
-            self.create_object(event)
+            try:
+                self.create_object(event)
+            except errors.StatusError:
+                continue
 
     @staticmethod
     def _normalize_type(obj: Any, info: ResourceInfo) -> Any:
