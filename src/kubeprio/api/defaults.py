@@ -41,10 +41,18 @@ def default_pod(pod: Pod) -> Pod:
 
 
 def default_priority_class(pc: PriorityClass) -> PriorityClass:
-    """``SetDefaults_PriorityClass``: preemptionPolicy defaults to PreemptLowerPriority."""
+    """``SetDefaults_PriorityClass``: preemptionPolicy defaults to PreemptLowerPriority.
+
+    An absent ``value`` becomes 0: upstream's field is a plain ``int32`` without
+    ``omitempty`` (``+optional``), so a class created without a value has value 0 and
+    is always served with one.
+    """
+    changes: dict[str, Any] = {}
     if pc.preemption_policy is None:
-        return dataclasses.replace(pc, preemption_policy=PREEMPT_LOWER_PRIORITY)
-    return pc
+        changes["preemption_policy"] = PREEMPT_LOWER_PRIORITY
+    if pc.value is None:
+        changes["value"] = 0
+    return dataclasses.replace(pc, **changes) if changes else pc
 
 
 _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {

@@ -234,18 +234,21 @@ class ApiService:
         except KeyNotFoundError:
             raise errors.not_found(info.plural, info.group, key.name) from None
 
-    def _check_namespace(self, info: ResourceInfo, namespace: str, operation: Operation) -> None:
-        """``NamespaceLifecycle`` admission: the namespace must exist and not be terminating."""
+    def _check_namespace(self, info: ResourceInfo, namespace: str, operation: Operation) -> bool:
+        """``NamespaceLifecycle`` admission: the namespace must exist and not be terminating.
+
+        Returns True when the namespace is missing and will be auto-created, which happens
+        only once the write has passed every check (a refused write changes nothing).
+        """
         if not info.namespaced:
-            return
+            return False
         ns_info = kinds.for_model(Namespace)
         key = ObjectKey(ns_info.plural, "", namespace)
         try:
             ns = self.store.get(key)
         except KeyNotFoundError:
             if self.auto_create_namespaces:
-                self.create_object(Namespace(metadata=ObjectMeta(name=namespace)))
-                return
+                return True
             raise errors.not_found(ns_info.plural, "", namespace) from None
         if operation is Operation.CREATE and ns.metadata.deletion_timestamp:
             raise errors.forbidden_error(
@@ -254,10 +257,21 @@ class ApiService:
                 "",
                 f"unable to create new content in namespace {namespace} because it is being terminated",
             )
+        return False
 
     def _record_events(self, outcome: AdmissionOutcome) -> None:
+        # Plugins have no clock: the service stamps the times of the events they report.
+        # Recording is best effort, as upstream's event recorder: the write already happened.
+        now = self._now()
         for event in outcome.events:
-            self.create_object(event)
+            if event.first_timestamp is None:
+                event = dataclasses.replace(
+                    event, first_timestamp=now, last_timestamp=now, count=event.count or 1
+                )
+            try:
+                self.create_object(event)
+            except errors.StatusError:
+                continue
 
     @staticmethod
     def _normalize_type(obj: Any, info: ResourceInfo) -> Any:
@@ -286,7 +300,7 @@ class ApiService:
             )
         obj = default_object(obj)
         name = obj.metadata.name or ""
-        self._check_namespace(info, namespace, Operation.CREATE)
+        create_namespace = self._check_namespace(info, namespace, Operation.CREATE)
         outcome = AdmissionOutcome()
         request = AdmissionRequest(
             Operation.CREATE, info, obj, None, namespace, name, user=user, dry_run=dry_run
@@ -299,6 +313,8 @@ class ApiService:
         self.admission.validate(dataclasses.replace(request, obj=obj), outcome)
         if dry_run:
             return WriteResult(obj, tuple(outcome.warnings))
+        if create_namespace:
+            self.create_object(Namespace(metadata=ObjectMeta(name=namespace)))
         try:
             stored = self.store.create(self._key(info, name, namespace), obj)
         except KeyExistsError:
@@ -421,6 +437,7 @@ class ApiService:
         """Delete an object; bound, non-terminal pods are deleted gracefully."""
         options = options or DeleteRequest()
         info = kinds.for_model(kind)
+        strategy.check_delete(info, name)
         key = self._key(info, name, namespace)
         current = self._get_key(info, key)
         self._check_preconditions(info, current, options)

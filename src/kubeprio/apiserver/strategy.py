@@ -7,8 +7,10 @@
 * ``prepare_for_update``: a main-resource update cannot change ``status`` and a
   ``status`` update cannot change anything else; system metadata is carried over;
   ``metadata.generation`` moves when the spec changes.
+* ``check_delete``: objects the registry refuses to delete (the system PriorityClasses).
 
-Mirrors ``PrepareForCreate``/``PrepareForUpdate`` in ``pkg/registry/*/strategy.go``.
+Mirrors ``PrepareForCreate``/``PrepareForUpdate`` in ``pkg/registry/*/strategy.go`` and
+the ``Delete`` override of ``pkg/registry/scheduling/priorityclass/storage/storage.go``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Final
 
+from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
 from kubeprio.api.core import (
@@ -27,9 +30,11 @@ from kubeprio.api.core import (
     PodSpec,
     PodStatus,
 )
+from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resources import qos_class
+from kubeprio.api.scheduling import PriorityClass, system_priority_class
 
 STATUS_KINDS: Final = (Pod, Node, Namespace, PodDisruptionBudget, Deployment, ReplicaSet, Job)
 """Kinds with a ``status`` subresource: main updates keep the stored status."""
@@ -90,3 +95,15 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
     if has_status_subresource(new):
         changes["status"] = old.status
     return dataclasses.replace(new, **changes)
+
+
+def check_delete(info: ResourceInfo, name: str) -> None:
+    """Refuse deletes the registry forbids, before the object is even looked up.
+
+    Upstream ``priorityclass/storage.REST.Delete``: the built-in system classes cannot
+    be deleted (403 Forbidden), whatever the request's options.
+    """
+    if info.model is PriorityClass and system_priority_class(name) is not None:
+        raise errors.forbidden_error(
+            info.plural, info.group, name, "this is a system priority class and cannot be deleted"
+        )

@@ -14,15 +14,23 @@ from typing import Any, Final
 
 from kubeprio.api.errors import FieldError
 from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.tenant import Tenant
+from kubeprio.api.validation import scheduling, tenant
 from kubeprio.api.validation.meta import validate_object_meta, validate_object_meta_update
 
 KindValidator = Callable[[Any], list[FieldError]]
 KindUpdateValidator = Callable[[Any, Any], list[FieldError]]
 
-CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {}
+CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
+    PriorityClass: scheduling.validate_priority_class,
+    Tenant: tenant.validate_tenant,
+}
 """Model class -> validation of a new object (beyond metadata)."""
 
-UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {}
+UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    PriorityClass: scheduling.validate_priority_class_update,
+}
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
 
 

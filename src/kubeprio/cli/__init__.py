@@ -1,8 +1,10 @@
-"""The ``kubeprio`` command line: argument parsing and wiring only, no logic.
+"""The ``kubeprio`` command line: argument parsing and wiring only.
 
-Subcommands are registered by small functions in this module; each builds the objects
-it needs (stores, clocks, random generators: this is a composition root) and hands
-over to the layer that does the work.
+Each subcommand lives in a module of this package with a ``register(subparsers)``
+function (``cli.check``: ``kubeprio check``); it builds the objects it needs (stores,
+clocks, random generators, the admission chain: this package is a composition root)
+and hands over to the layer that does the work. ``cli.manifests`` reads manifest files
+for every command that takes ``PATH...``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from kubeprio import __version__
+from kubeprio.cli import check
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A Kubernetes-compatible control plane built around pod priority and preemption.",
     )
     parser.add_argument("--version", action="version", version=f"kubeprio {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    check.register(subparsers)
     return parser
 
 

@@ -1,0 +1,26 @@
+"""The default admission chain: which plugins run, in which order.
+
+Composition roots (``cli``, ``sim``) call ``default_chain(listers)`` and hand the chain
+to ``apiserver.service.ApiService``. The order matters and is the reason this module
+exists (upstream keeps it in ``pkg/kubeapiserver/options/plugins.go``)::
+
+    mutating:   TenantPriorityClass (tenant default class)  ->  Priority (resolve)
+    validating: Priority (single globalDefault)  ->  TenantPriorityClass (allowlist)
+
+The tenant's default must be in place before ``Priority`` resolves a class-less pod,
+or the global default would win; the allowlist must see the class ``Priority``
+resolved (including a global default), so it validates after mutation is over.
+"""
+
+from __future__ import annotations
+
+from kubeprio.admission.chain import AdmissionChain, Listers
+from kubeprio.admission.priority import PriorityPlugin
+from kubeprio.admission.tenant import TenantPriorityClassPlugin
+
+
+def default_chain(listers: Listers) -> AdmissionChain:
+    """The admission plugins kubeprio runs by default, reading through ``listers``."""
+    priority = PriorityPlugin(listers)
+    tenant = TenantPriorityClassPlugin(listers)
+    return AdmissionChain(mutating=(tenant, priority), validating=(priority, tenant))
