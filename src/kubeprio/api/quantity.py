@@ -20,16 +20,16 @@ one upstream quirk that we keep: when ``ParseQuantity`` takes its int64 fast
 path and judges the input already canonical, it remembers the input text and
 ``String()`` echoes it. That judgement is loose, so ``"+1"``, ``"01"``,
 ``"1E3"`` and ``"1.001"`` print back unchanged (kubernetes/kubernetes#138165),
-and so does anything a real API server would echo. :meth:`Quantity.canonicalize`
-always gives the ``CanonicalizeBytes`` form, and arithmetic results always print
+exactly as a real API server echoes them. :meth:`Quantity.canonicalize` always
+gives the ``CanonicalizeBytes`` form, and arithmetic results always print
 canonically, as upstream's ``Add``/``Sub`` clear the remembered text.
 
-Where we deliberately differ from upstream (see also docs/design.md):
+Points worth knowing, including where we differ from upstream on purpose:
 
-* A BinarySI value whose canonical form would need a suffix past ``Ei`` (from
-  arithmetic; parsing caps BinarySI) and a DecimalSI value past ``E`` print in
-  exponent form (``"1e21"``) instead of losing their magnitude (``"1"``). This
-  follows the fix merged upstream in kubernetes/kubernetes#140459.
+* A DecimalSI value past ``E``, and a BinarySI value that would need a suffix
+  past ``Ei`` (reachable by arithmetic only, since parsing caps BinarySI), print
+  in exponent form (``"1e21"``). Released apimachinery drops the exponent and
+  prints ``"1"``; we follow the fix merged in kubernetes/kubernetes#140459.
 * ``value()`` and ``milli_value()`` are exact Python ints: they never overflow,
   and negative values round away from zero, as upstream's int64 path does
   (``negativeScaleInt64``). Upstream's ``inf.Dec`` path rounds negative values
