@@ -291,26 +291,33 @@ class ApiService:
         namespace = metadata.namespace or ""
         if info.namespaced and not namespace:
             raise errors.bad_request("the namespace of the object must be set")
-        if not metadata.name and metadata.generate_name:
-            obj = dataclasses.replace(
-                obj,
-                metadata=dataclasses.replace(
-                    metadata, name=self._generate_name(metadata.generate_name)
-                ),
-            )
         obj = default_object(obj)
-        name = obj.metadata.name or ""
         create_namespace = self._check_namespace(info, namespace, Operation.CREATE)
         outcome = AdmissionOutcome()
+        # Admission sees the object before its name is generated, as upstream: errors
+        # about a generateName pod name its prefix (``pods "web-" is forbidden``).
         request = AdmissionRequest(
-            Operation.CREATE, info, obj, None, namespace, name, user=user, dry_run=dry_run
+            Operation.CREATE,
+            info,
+            obj,
+            None,
+            namespace,
+            metadata.name or "",
+            user=user,
+            dry_run=dry_run,
         )
         obj = self.admission.mutate(request, outcome)
+        if not obj.metadata.name and obj.metadata.generate_name:
+            generated = self._generate_name(obj.metadata.generate_name)
+            obj = dataclasses.replace(
+                obj, metadata=dataclasses.replace(obj.metadata, name=generated)
+            )
+        name = obj.metadata.name or ""
         obj = strategy.prepare_for_create(obj, uid=self._new_uid(), now=self._now())
         found = validation.validate_create(obj, info)
         if found:
             raise errors.invalid_error(info.kind, info.group, name, found)
-        self.admission.validate(dataclasses.replace(request, obj=obj), outcome)
+        self.admission.validate(dataclasses.replace(request, obj=obj, name=name), outcome)
         if dry_run:
             return WriteResult(obj, tuple(outcome.warnings))
         if create_namespace:
