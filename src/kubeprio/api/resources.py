@@ -16,6 +16,7 @@ from typing import Final
 
 from kubeprio.api.core import Container, PodSpec
 from kubeprio.api.quantity import Quantity
+from kubeprio.api.selectors import validate_label_key
 
 CPU: Final = "cpu"
 MEMORY: Final = "memory"
@@ -53,20 +54,34 @@ def _max(total: ResourceAmounts, other: Mapping[str, int]) -> None:
             total[name] = max(value, total.get(name, value))
 
 
-def _container_requests(container: Container) -> ResourceAmounts:
+def _container_requests(
+    container: Container, non_missing: Mapping[str, int] | None
+) -> ResourceAmounts:
     resources = container.resources
-    return amounts(resources.requests if resources is not None else None)
+    requests = amounts(resources.requests if resources is not None else None)
+    if non_missing:
+        # Only a request that is absent is defaulted: an explicit "0" stays 0 (upstream
+        # checks the key, not the value).
+        for name, value in non_missing.items():
+            if name not in requests:
+                requests[name] = value
+    return requests
 
 
-def pod_requests(spec: PodSpec) -> ResourceAmounts:
-    """The pod's effective requests (upstream ``PodRequests`` without pod-level resources)."""
+def pod_requests(spec: PodSpec, non_missing: Mapping[str, int] | None = None) -> ResourceAmounts:
+    """The pod's effective requests (upstream ``PodRequests`` without pod-level resources).
+
+    ``non_missing`` is upstream's ``PodResourcesOptions.NonMissingContainerRequests``:
+    amounts assumed for every container (init containers included) that does not
+    request that resource at all; the scheduler uses it for its "non-zero" requests.
+    """
     requests: ResourceAmounts = {}
     for container in spec.containers or ():
-        _add(requests, _container_requests(container))
+        _add(requests, _container_requests(container, non_missing))
     restartable_init: ResourceAmounts = {}
     init_max: ResourceAmounts = {}
     for container in spec.init_containers or ():
-        container_requests = _container_requests(container)
+        container_requests = _container_requests(container, non_missing)
         if container.restart_policy == CONTAINER_RESTART_POLICY_ALWAYS:
             # A sidecar keeps running next to the app containers and later init containers.
             _add(requests, container_requests)
@@ -117,3 +132,37 @@ def qos_class(spec: PodSpec) -> str:
     if guaranteed and len(requests) == len(limits):
         return QOS_GUARANTEED
     return QOS_BURSTABLE
+
+
+# --- resource name classes (pkg/apis/core/v1/helper, pkg/scheduler/util) -------------------
+
+HUGEPAGES_PREFIX: Final = "hugepages-"
+ATTACHABLE_VOLUMES_PREFIX: Final = "attachable-volumes-"
+_QUOTA_PREFIX: Final = "requests."
+
+
+def is_native_resource(name: str) -> bool:
+    """Upstream ``IsNativeResource``: no domain, or a ``kubernetes.io/`` one."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """Upstream ``IsExtendedResourceName``: a domain-qualified, non-native resource.
+
+    ``nvidia.com/gpu`` is one; ``cpu``, ``kubernetes.io/x`` and ``requests.x/y`` are not.
+    The name must still be valid as a quota key (``requests.<name>`` a qualified name).
+    """
+    if is_native_resource(name) or name.startswith(_QUOTA_PREFIX):
+        return False
+    return not validate_label_key(_QUOTA_PREFIX + name)
+
+
+def is_scalar_resource_name(name: str) -> bool:
+    """Upstream ``schedutil.IsScalarResourceName``: extended, hugepages, prefixed native
+    or attachable-volumes resources (the ones ``Resource.ScalarResources`` tracks)."""
+    return (
+        is_extended_resource_name(name)
+        or name.startswith(HUGEPAGES_PREFIX)
+        or "kubernetes.io/" in name
+        or name.startswith(ATTACHABLE_VOLUMES_PREFIX)
+    )
