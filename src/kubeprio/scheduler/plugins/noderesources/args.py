@@ -4,7 +4,7 @@
 ``kubescheduler.config.k8s.io/v1``, snake_case, with upstream's defaults: the
 LeastAllocated strategy over cpu and memory with weight 1 each. ``validate_*`` mirror
 ``ValidateNodeResourcesFitArgs`` / ``ValidateNodeResourcesBalancedAllocationArgs`` and
-raise :class:`PluginArgsError` with upstream's aggregated field-error text. Pure data.
+raise ``PluginArgsError`` with upstream's aggregated field-error text. Pure data.
 """
 
 from __future__ import annotations
@@ -16,14 +16,10 @@ from typing import Final
 from kubeprio.api import errors
 from kubeprio.api.resources import CPU, MEMORY
 from kubeprio.api.selectors import validate_label_key
-from kubeprio.errors import KubeprioError
+from kubeprio.scheduler.plugins.helper.validation import PluginArgsError
 
 MAX_CUSTOM_PRIORITY_SCORE: Final = 10
 """Upstream ``config.MaxCustomPriorityScore``: shape scores run 0..10."""
-
-
-class PluginArgsError(KubeprioError, ValueError):
-    """Plugin arguments that upstream's validation rejects."""
 
 
 class ScoringStrategyType(enum.StrEnum):
