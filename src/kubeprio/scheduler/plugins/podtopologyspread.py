@@ -39,10 +39,11 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final
 
-from kubeprio.api import meta, nodeaffinity, selectors, taints
+from kubeprio.api import errors, meta, nodeaffinity, selectors, taints
 from kubeprio.api.core import Node, Pod, TopologySpreadConstraint
 from kubeprio.scheduler import framework
 from kubeprio.scheduler.plugins.helper.gomath import go_div, go_round
+from kubeprio.scheduler.plugins.helper.validation import PluginArgsError
 from kubeprio.scheduler.snapshot import NodeInfo, SharedLister
 
 NAME: Final = "PodTopologySpread"
@@ -297,6 +298,49 @@ class _PreScoreState:
         return self  # read-only after PreScore
 
 
+def validate_args(args: PodTopologySpreadArgs) -> None:
+    """Upstream ``ValidatePodTopologySpreadArgs``; raises ``PluginArgsError``."""
+    found: list[errors.FieldError] = []
+    seen: set[tuple[str, str]] = set()
+    for i, c in enumerate(args.default_constraints):
+        path = f"defaultConstraints[{i}]"
+        if (c.max_skew or 0) <= 0:
+            found.append(
+                errors.invalid(f"{path}.maxSkew", c.max_skew or 0, "must be greater than zero")
+            )
+        if not c.topology_key:
+            found.append(errors.required(f"{path}.topologyKey", "can not be empty"))
+        if c.when_unsatisfiable not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
+            found.append(
+                errors.not_supported(
+                    f"{path}.whenUnsatisfiable",
+                    c.when_unsatisfiable or "",
+                    (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY),
+                )
+            )
+        pair = (c.topology_key or "", c.when_unsatisfiable or "")
+        if pair in seen:
+            found.append(errors.duplicate(path, f"{{{pair[0]}, {pair[1]}}}"))
+        seen.add(pair)
+        if c.label_selector is not None:
+            found.append(
+                errors.forbidden(
+                    f"{path}.labelSelector",
+                    "constraint must not define a selector, as they deduced for each pod",
+                )
+            )
+    if args.defaulting_type == DefaultingType.SYSTEM and args.default_constraints:
+        found.append(
+            errors.invalid(
+                "defaultConstraints",
+                "...",
+                'when .defaultingType is "System", .defaultConstraints must be empty',
+            )
+        )
+    if found:
+        raise PluginArgsError(errors.aggregate_message(found))
+
+
 class PodTopologySpread:
     """Hard (Filter) and soft (Score) pod topology spread constraints."""
 
@@ -310,6 +354,7 @@ class PodTopologySpread:
         owner_selector: OwnerSelectorLookup | None = None,
     ) -> None:
         args = args or PodTopologySpreadArgs()
+        validate_args(args)
         self._lister = lister
         self._owner_selector = owner_selector
         self._default_constraints: tuple[TopologySpreadConstraint, ...] = args.default_constraints
@@ -333,11 +378,23 @@ class PodTopologySpread:
         return [dataclasses.replace(c, selector=selector) for c in constraints]
 
     def _constraints(self, pod: Pod, action: str) -> list[_Constraint]:
-        """The pod's own constraints for ``action``, or the defaults if it has none."""
+        """The pod's own constraints for ``action``, or the defaults if it has none.
+
+        Raises ``SelectorError`` prefixed as upstream's ``getConstraints`` wraps it.
+        """
+        hardness = "hard" if action == DO_NOT_SCHEDULE else "soft"
         own = pod.spec.topology_spread_constraints if pod.spec is not None else None
-        if own:
-            return filter_constraints(own, pod.metadata.labels or _NO_LABELS, action)
-        return self._build_default_constraints(pod, action)
+        try:
+            if own:
+                return filter_constraints(own, pod.metadata.labels or _NO_LABELS, action)
+            return self._build_default_constraints(pod, action)
+        except selectors.SelectorError as exc:
+            what = (
+                f"obtaining pod's {hardness} topology spread constraints"
+                if own
+                else f"setting default {hardness} topology spread constraints"
+            )
+            raise selectors.SelectorError(f"{what}: {exc}") from exc
 
     # --- filtering -------------------------------------------------------------------
 

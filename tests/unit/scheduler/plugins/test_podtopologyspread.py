@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from kubeprio.api.core import TopologySpreadConstraint
 from kubeprio.api.meta import LabelSelector
 from kubeprio.scheduler import framework
+from kubeprio.scheduler.plugins.helper.validation import PluginArgsError
 from kubeprio.scheduler.plugins.podtopologyspread import (
     DefaultingType,
     PodTopologySpread,
@@ -520,8 +522,6 @@ def test_system_default_constraints_need_a_controller_selector(name, the_pod):
 
 
 def test_list_defaulting_uses_the_configured_constraints():
-    from kubeprio.api.core import TopologySpreadConstraint
-
     args = PodTopologySpreadArgs(
         default_constraints=(
             TopologySpreadConstraint(
@@ -538,3 +538,67 @@ def test_list_defaulting_uses_the_configured_constraints():
     )
     the_pod = pod("p").label("app", "web").owner("ReplicaSet", "rs").build()
     assert _codes(run_filters(plugin, the_pod, infos)) == {"node-a": U, "node-x": OK}
+
+
+ARGS_ERRORS = [
+    (
+        "System defaulting with default constraints",
+        PodTopologySpreadArgs(
+            default_constraints=(
+                TopologySpreadConstraint(
+                    max_skew=1, topology_key="zone", when_unsatisfiable="ScheduleAnyway"
+                ),
+            )
+        ),
+        'defaultConstraints: Invalid value: "...": when .defaultingType is "System", .defaultConstraints must be empty',
+    ),
+    (
+        "a default constraint with a selector",
+        PodTopologySpreadArgs(
+            default_constraints=(
+                TopologySpreadConstraint(
+                    max_skew=1,
+                    topology_key="zone",
+                    when_unsatisfiable="ScheduleAnyway",
+                    label_selector=label_selector({"a": "b"}),
+                ),
+            ),
+            defaulting_type=DefaultingType.LIST,
+        ),
+        "defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod",
+    ),
+    (
+        "a default constraint with maxSkew 0",
+        PodTopologySpreadArgs(
+            default_constraints=(
+                TopologySpreadConstraint(
+                    max_skew=0, topology_key="zone", when_unsatisfiable="ScheduleAnyway"
+                ),
+            ),
+            defaulting_type=DefaultingType.LIST,
+        ),
+        "defaultConstraints[0].maxSkew: Invalid value: 0: must be greater than zero",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "message"), ARGS_ERRORS, ids=[c[0] for c in ARGS_ERRORS])
+def test_invalid_args_are_rejected(name, args, message):
+    """``ValidatePodTopologySpreadArgs``."""
+    with pytest.raises(PluginArgsError) as info:
+        PodTopologySpread(lister([]), args)
+    assert str(info.value) == message
+
+
+def test_bad_constraint_selector_is_an_error_status():
+    bad = label_selector(None, ("foo", "Bogus", ("x",)))
+    the_pod = pod("p").spread_constraint(1, "zone", "DoNotSchedule", bad).build()
+    infos = node_infos([_node("node-a", zone="z")])
+    _, status = PodTopologySpread(lister(infos), LIST_DEFAULTING).pre_filter(
+        framework.CycleState(), framework.PodInfo.of(the_pod), infos
+    )
+    assert status is not None
+    assert status.code is framework.Code.ERROR
+    assert status.message.startswith(
+        "get constraints from pod: obtaining pod's hard topology spread constraints: "
+    )
