@@ -10,23 +10,39 @@ import dataclasses
 from typing import Any
 
 from kubeprio.api.core import (
+    Affinity,
     Container,
+    ContainerPort,
     Node,
+    NodeAffinity,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
     NodeSpec,
     NodeStatus,
     Pod,
+    PodAffinity,
+    PodAffinityTerm,
     PodSpec,
     PodStatus,
+    PreferredSchedulingTerm,
     ResourceRequirements,
     Taint,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
 )
-from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta, OwnerReference
 from kubeprio.api.quantity import parse_quantity
 from kubeprio.api.scheduling import PriorityClass
 
 
 def _resources(values: dict[str, str]) -> dict[str, Any]:
     return {name.replace("_", "-"): parse_quantity(value) for name, value in values.items()}
+
+
+def _quantities(values: dict[str, str]) -> dict[str, Any]:
+    return {name: parse_quantity(value) for name, value in values.items()}
 
 
 class PodBuilder:
@@ -69,6 +85,200 @@ class PodBuilder:
         self._meta = dataclasses.replace(self._meta, labels=labels)
         return self
 
+    def label(self, key: str, value: str) -> PodBuilder:
+        self._meta = dataclasses.replace(
+            self._meta, labels={**(self._meta.labels or {}), key: value}
+        )
+        return self
+
+    def uid(self, uid: str) -> PodBuilder:
+        self._meta = dataclasses.replace(self._meta, uid=uid)
+        return self
+
+    def terminating(self, at: str = "2026-01-01T00:00:00Z") -> PodBuilder:
+        self._meta = dataclasses.replace(self._meta, deletion_timestamp=at)
+        return self
+
+    def owner(self, kind: str, name: str, api_version: str = "apps/v1") -> PodBuilder:
+        ref = OwnerReference(api_version=api_version, kind=kind, name=name, controller=True)
+        self._meta = dataclasses.replace(self._meta, owner_references=(ref,))
+        return self
+
+    # --- containers (upstream wrappers' Req/InitReq/Overhead/ContainerPort) ---------------
+
+    def no_containers(self) -> PodBuilder:
+        """No containers at all (upstream ``st.MakePod().Obj()``)."""
+        self._spec = dataclasses.replace(self._spec, containers=())
+        return self
+
+    def container(self, requests: dict[str, str] | None = None) -> PodBuilder:
+        """Append a container requesting ``requests`` (resource name -> quantity)."""
+        containers = tuple(self._spec.containers or ())
+        resources = (
+            ResourceRequirements(requests=_quantities(requests)) if requests is not None else None
+        )
+        added = Container(name=f"c{len(containers)}", image="busybox", resources=resources)
+        self._spec = dataclasses.replace(self._spec, containers=(*containers, added))
+        return self
+
+    def init_container(
+        self, requests: dict[str, str], *, sidecar: bool = False, host_port: int | None = None
+    ) -> PodBuilder:
+        """Append an init container (``sidecar``: ``restartPolicy: Always``)."""
+        containers = tuple(self._spec.init_containers or ())
+        ports = (
+            (ContainerPort(container_port=host_port, host_port=host_port, protocol="TCP"),)
+            if host_port
+            else None
+        )
+        added = Container(
+            name=f"init{len(containers)}",
+            image="busybox",
+            resources=ResourceRequirements(requests=_quantities(requests)),
+            restart_policy="Always" if sidecar else None,
+            ports=ports,
+        )
+        self._spec = dataclasses.replace(self._spec, init_containers=(*containers, added))
+        return self
+
+    def overhead(self, values: dict[str, str]) -> PodBuilder:
+        self._spec = dataclasses.replace(self._spec, overhead=_quantities(values))
+        return self
+
+    def host_port(self, port: int, protocol: str = "TCP", host_ip: str | None = None) -> PodBuilder:
+        """Add a host port to the first container (upstream ``newPod("m1", "TCP/ip/port")``)."""
+        first = self._spec.containers[0]  # type: ignore[index]
+        added = ContainerPort(
+            container_port=port, host_port=port, protocol=protocol, host_ip=host_ip
+        )
+        self._container(ports=(*(first.ports or ()), added))
+        return self
+
+    # --- scheduling constraints -------------------------------------------------------
+
+    def toleration(
+        self,
+        key: str | None = None,
+        operator: str | None = None,
+        value: str | None = None,
+        effect: str | None = None,
+    ) -> PodBuilder:
+        added = Toleration(key=key, operator=operator, value=value, effect=effect)
+        self._spec = dataclasses.replace(
+            self._spec, tolerations=(*(self._spec.tolerations or ()), added)
+        )
+        return self
+
+    def node_selector(self, labels: dict[str, str]) -> PodBuilder:
+        self._spec = dataclasses.replace(self._spec, node_selector=labels)
+        return self
+
+    def _affinity(self, **changes: Any) -> None:
+        current = self._spec.affinity or Affinity()
+        self._spec = dataclasses.replace(
+            self._spec, affinity=dataclasses.replace(current, **changes)
+        )
+
+    def _node_affinity(self) -> NodeAffinity:
+        affinity = self._spec.affinity
+        return (affinity.node_affinity if affinity else None) or NodeAffinity()
+
+    def required_node_affinity(self, *terms: NodeSelectorTerm) -> PodBuilder:
+        """Required node affinity with these ORed terms."""
+        node_affinity = dataclasses.replace(
+            self._node_affinity(),
+            required_during_scheduling_ignored_during_execution=NodeSelector(
+                node_selector_terms=terms
+            ),
+        )
+        self._affinity(node_affinity=node_affinity)
+        return self
+
+    def preferred_node_affinity(self, weight: int, term: NodeSelectorTerm) -> PodBuilder:
+        current = self._node_affinity()
+        preferred = (
+            *(current.preferred_during_scheduling_ignored_during_execution or ()),
+            PreferredSchedulingTerm(weight=weight, preference=term),
+        )
+        self._affinity(
+            node_affinity=dataclasses.replace(
+                current, preferred_during_scheduling_ignored_during_execution=preferred
+            )
+        )
+        return self
+
+    def _pod_affinity(
+        self,
+        anti: bool,
+        required: PodAffinityTerm | None,
+        preferred: WeightedPodAffinityTerm | None,
+    ) -> PodBuilder:
+        affinity = self._spec.affinity or Affinity()
+        current = (affinity.pod_anti_affinity if anti else affinity.pod_affinity) or PodAffinity()
+        if required is not None:
+            current = dataclasses.replace(
+                current,
+                required_during_scheduling_ignored_during_execution=(
+                    *(current.required_during_scheduling_ignored_during_execution or ()),
+                    required,
+                ),
+            )
+        if preferred is not None:
+            current = dataclasses.replace(
+                current,
+                preferred_during_scheduling_ignored_during_execution=(
+                    *(current.preferred_during_scheduling_ignored_during_execution or ()),
+                    preferred,
+                ),
+            )
+        self._affinity(**{"pod_anti_affinity" if anti else "pod_affinity": current})
+        return self
+
+    def pod_affinity(self, term: PodAffinityTerm, *, weight: int | None = None) -> PodBuilder:
+        """Required pod affinity, or preferred with ``weight``."""
+        if weight is None:
+            return self._pod_affinity(False, term, None)
+        return self._pod_affinity(
+            False, None, WeightedPodAffinityTerm(weight=weight, pod_affinity_term=term)
+        )
+
+    def pod_anti_affinity(self, term: PodAffinityTerm, *, weight: int | None = None) -> PodBuilder:
+        """Required pod anti-affinity, or preferred with ``weight``."""
+        if weight is None:
+            return self._pod_affinity(True, term, None)
+        return self._pod_affinity(
+            True, None, WeightedPodAffinityTerm(weight=weight, pod_affinity_term=term)
+        )
+
+    def spread_constraint(
+        self,
+        max_skew: int,
+        topology_key: str,
+        when_unsatisfiable: str,
+        selector: LabelSelector | None,
+        *,
+        min_domains: int | None = None,
+        node_affinity_policy: str | None = None,
+        node_taints_policy: str | None = None,
+        match_label_keys: tuple[str, ...] | None = None,
+    ) -> PodBuilder:
+        """Upstream ``SpreadConstraint(maxSkew, key, when, selector, minDomains, ...)``."""
+        added = TopologySpreadConstraint(
+            max_skew=max_skew,
+            topology_key=topology_key,
+            when_unsatisfiable=when_unsatisfiable,
+            label_selector=selector,
+            min_domains=min_domains,
+            node_affinity_policy=node_affinity_policy,
+            node_taints_policy=node_taints_policy,
+            match_label_keys=match_label_keys,
+        )
+        self._spec = dataclasses.replace(
+            self._spec,
+            topology_spread_constraints=(*(self._spec.topology_spread_constraints or ()), added),
+        )
+        return self
+
     def spec(self, **changes: Any) -> PodBuilder:
         self._spec = dataclasses.replace(self._spec, **changes)
         return self
@@ -96,6 +306,20 @@ class NodeBuilder:
 
     def labels(self, **labels: str) -> NodeBuilder:
         self._meta = dataclasses.replace(self._meta, labels=labels)
+        return self
+
+    def label(self, key: str, value: str) -> NodeBuilder:
+        self._meta = dataclasses.replace(
+            self._meta, labels={**(self._meta.labels or {}), key: value}
+        )
+        return self
+
+    def resources(self, values: dict[str, str]) -> NodeBuilder:
+        """Capacity and allocatable from resource name -> quantity (any resource name)."""
+        quantities = _quantities(values)
+        self._status = dataclasses.replace(
+            self._status, allocatable=quantities, capacity=quantities
+        )
         return self
 
     def taint(self, key: str, value: str, effect: str) -> NodeBuilder:
@@ -170,4 +394,48 @@ def admission_request(
         metadata.namespace or "",
         metadata.name or "" if name is None else name,
         subresource,
+
+# --- selector and affinity term helpers ----------------------------------------------------
+
+
+def requirement(key: str, operator: str, *values: str) -> NodeSelectorRequirement:
+    """A node selector requirement (``In``, ``NotIn``, ``Exists``, ``DoesNotExist``, ``Gt``, ``Lt``)."""
+    return NodeSelectorRequirement(key=key, operator=operator, values=values or None)
+
+
+def node_term(
+    *expressions: NodeSelectorRequirement, fields: tuple[NodeSelectorRequirement, ...] = ()
+) -> NodeSelectorTerm:
+    """A node selector term: label expressions AND field expressions."""
+    return NodeSelectorTerm(match_expressions=expressions or None, match_fields=fields or None)
+
+
+def label_selector(
+    match_labels: dict[str, str] | None = None,
+    *expressions: tuple[str, str, tuple[str, ...]],
+) -> LabelSelector:
+    """A ``metav1.LabelSelector``; expressions are (key, operator, values)."""
+    return LabelSelector(
+        match_labels=match_labels,
+        match_expressions=tuple(
+            LabelSelectorRequirement(key=k, operator=op, values=v or None)
+            for k, op, v in expressions
+        )
+        or None,
+    )
+
+
+def affinity_term(
+    topology_key: str,
+    selector: LabelSelector | None,
+    *,
+    namespaces: tuple[str, ...] | None = None,
+    namespace_selector: LabelSelector | None = None,
+) -> PodAffinityTerm:
+    """A pod (anti-)affinity term."""
+    return PodAffinityTerm(
+        label_selector=selector,
+        topology_key=topology_key,
+        namespaces=namespaces,
+        namespace_selector=namespace_selector,
     )

@@ -16,6 +16,7 @@ from typing import Final
 
 from kubeprio.api.core import Container, PodSpec
 from kubeprio.api.quantity import Quantity
+from kubeprio.api.selectors import validate_label_key
 
 CPU: Final = "cpu"
 MEMORY: Final = "memory"
@@ -59,17 +60,20 @@ def _container_requests(
     resources = container.resources
     requests = amounts(resources.requests if resources is not None else None)
     if non_missing:
+        # Only a request that is absent is defaulted: an explicit "0" stays 0 (upstream
+        # checks the key, not the value).
         for name, value in non_missing.items():
-            requests.setdefault(name, value)
+            if name not in requests:
+                requests[name] = value
     return requests
 
 
-def pod_requests(spec: PodSpec, *, non_missing: Mapping[str, int] | None = None) -> ResourceAmounts:
+def pod_requests(spec: PodSpec, non_missing: Mapping[str, int] | None = None) -> ResourceAmounts:
     """The pod's effective requests (upstream ``PodRequests`` without pod-level resources).
 
-    ``non_missing`` is upstream's ``NonMissingContainerRequests``: amounts given to each
-    container (init containers too) that does not request that resource at all — the
-    scheduler's 100m cpu / 200Mi memory used for scoring.
+    ``non_missing`` is upstream's ``PodResourcesOptions.NonMissingContainerRequests``:
+    amounts assumed for every container (init containers included) that does not
+    request that resource at all; the scheduler uses it for its "non-zero" requests.
     """
     requests: ResourceAmounts = {}
     for container in spec.containers or ():
@@ -128,3 +132,37 @@ def qos_class(spec: PodSpec) -> str:
     if guaranteed and len(requests) == len(limits):
         return QOS_GUARANTEED
     return QOS_BURSTABLE
+
+
+# --- resource name classes (pkg/apis/core/v1/helper, pkg/scheduler/util) -------------------
+
+HUGEPAGES_PREFIX: Final = "hugepages-"
+ATTACHABLE_VOLUMES_PREFIX: Final = "attachable-volumes-"
+_QUOTA_PREFIX: Final = "requests."
+
+
+def is_native_resource(name: str) -> bool:
+    """Upstream ``IsNativeResource``: no domain, or a ``kubernetes.io/`` one."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """Upstream ``IsExtendedResourceName``: a domain-qualified, non-native resource.
+
+    ``nvidia.com/gpu`` is one; ``cpu``, ``kubernetes.io/x`` and ``requests.x/y`` are not.
+    The name must still be valid as a quota key (``requests.<name>`` a qualified name).
+    """
+    if is_native_resource(name) or name.startswith(_QUOTA_PREFIX):
+        return False
+    return not validate_label_key(_QUOTA_PREFIX + name)
+
+
+def is_scalar_resource_name(name: str) -> bool:
+    """Upstream ``schedutil.IsScalarResourceName``: extended, hugepages, prefixed native
+    or attachable-volumes resources (the ones ``Resource.ScalarResources`` tracks)."""
+    return (
+        is_extended_resource_name(name)
+        or name.startswith(HUGEPAGES_PREFIX)
+        or "kubernetes.io/" in name
+        or name.startswith(ATTACHABLE_VOLUMES_PREFIX)
+    )

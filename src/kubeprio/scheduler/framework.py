@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, Protocol
 
-from kubeprio.api.core import Pod
+from kubeprio.api import selectors
+from kubeprio.api.core import Pod, PodAffinityTerm, PodSpec, WeightedPodAffinityTerm
 from kubeprio.api.resources import CPU, MEMORY, ResourceAmounts, pod_requests
 
 if TYPE_CHECKING:
@@ -77,12 +78,6 @@ def error(*reasons: str) -> Status:
     return Status(Code.ERROR, reasons)
 
 
-DEFAULT_MILLI_CPU_REQUEST: Final = 100
-"""Upstream ``schedutil.DefaultMilliCPURequest``: cpu assumed, for scoring, per container without one."""
-DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
-"""Upstream ``schedutil.DefaultMemoryRequest`` (200Mi)."""
-NON_MISSING_DEFAULTS: Final = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
-
 SKIP: Final = Status(Code.SKIP)
 """PreFilter/PreScore result meaning "this plugin has nothing to do for this pod"."""
 
@@ -93,17 +88,180 @@ def pod_priority(pod: Pod) -> int:
     return (spec.priority if spec is not None else None) or 0
 
 
+DEFAULT_MILLI_CPU_REQUEST: Final = 100
+"""Upstream ``schedutil.DefaultMilliCPURequest``: cpu assumed, for scoring, per container without one."""
+DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
+"""Upstream ``schedutil.DefaultMemoryRequest`` (200Mi), likewise."""
+_NON_MISSING: Final = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AffinityTerm:
+    """A parsed pod (anti-)affinity term (upstream ``fwk.AffinityTerm``).
+
+    ``namespaces`` defaults to the owning pod's namespace when the term names neither
+    namespaces nor a namespace selector; a nil namespace selector matches nothing, an
+    empty one every namespace.
+    """
+
+    namespaces: frozenset[str]
+    selector: selectors.Selector
+    topology_key: str
+    namespace_selector: selectors.Selector
+
+    def matches(self, pod: Pod, namespace_labels: Mapping[str, str] | None) -> bool:
+        """Whether ``pod`` (whose namespace has ``namespace_labels``) is selected."""
+        metadata = pod.metadata
+        if (metadata.namespace or "") in self.namespaces or self.namespace_selector.matches(
+            namespace_labels or _NO_LABELS
+        ):
+            return self.selector.matches(metadata.labels or _NO_LABELS)
+        return False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WeightedAffinityTerm:
+    """A preferred term and its weight (upstream ``fwk.WeightedAffinityTerm``)."""
+
+    term: AffinityTerm
+    weight: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PodAffinityTerms:
+    """A pod's parsed inter-pod affinity, as upstream ``PodInfo`` keeps it.
+
+    A list whose terms fail to parse is empty and its error is in ``errors``
+    (upstream ``PodInfo.Update`` aggregates them; the scheduler rejects such an
+    incoming pod in InterPodAffinity's PreFilter and ignores the error for existing pods).
+    """
+
+    required_affinity: tuple[AffinityTerm, ...] = ()
+    required_anti_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_affinity: tuple[WeightedAffinityTerm, ...] = ()
+    preferred_anti_affinity: tuple[WeightedAffinityTerm, ...] = ()
+    errors: tuple[str, ...] = ()
+
+    @property
+    def error(self) -> str:
+        """The errors as upstream's aggregate prints them (``""`` when none)."""
+        if len(self.errors) <= 1:
+            return "".join(self.errors)
+        return "[" + ", ".join(self.errors) + "]"
+
+
+NO_AFFINITY_TERMS: Final = PodAffinityTerms()
+_NO_LABELS: Final[Mapping[str, str]] = {}
+
+
+def _affinity_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
+    """Upstream ``newAffinityTerm``; raises ``SelectorError`` for a bad selector."""
+    selector = selectors.label_selector_as_selector(term.label_selector)
+    if not term.namespaces and term.namespace_selector is None:
+        namespaces = frozenset((pod.metadata.namespace or "",))
+    else:
+        namespaces = frozenset(term.namespaces or ())
+    namespace_selector = selectors.label_selector_as_selector(term.namespace_selector)
+    return AffinityTerm(namespaces, selector, term.topology_key or "", namespace_selector)
+
+
+def _affinity_terms(
+    pod: Pod, terms: Sequence[PodAffinityTerm] | None, what: str, errors: list[str]
+) -> tuple[AffinityTerm, ...]:
+    """Upstream ``GetAffinityTerms``: all terms, or none if any fails to parse."""
+    try:
+        return tuple(_affinity_term(pod, term) for term in terms or ())
+    except selectors.SelectorError as exc:
+        errors.append(f"{what}: {exc}")
+        return ()
+
+
+def _weighted_terms(
+    pod: Pod, terms: Sequence[WeightedPodAffinityTerm] | None, what: str, errors: list[str]
+) -> tuple[WeightedAffinityTerm, ...]:
+    """Upstream ``getWeightedAffinityTerms``: all terms, or none if any fails to parse."""
+    try:
+        return tuple(
+            WeightedAffinityTerm(
+                _affinity_term(pod, term.pod_affinity_term or PodAffinityTerm()),
+                term.weight or 0,
+            )
+            for term in terms or ()
+        )
+    except selectors.SelectorError as exc:
+        errors.append(f"{what}: {exc}")
+        return ()
+
+
+def pod_affinity_terms(pod: Pod) -> PodAffinityTerms | None:
+    """Parse ``spec.affinity.podAffinity``/``podAntiAffinity`` (None when the pod has neither)."""
+    affinity = pod.spec.affinity if pod.spec is not None else None
+    if affinity is None or (affinity.pod_affinity is None and affinity.pod_anti_affinity is None):
+        return None
+    pod_affinity = affinity.pod_affinity
+    anti = affinity.pod_anti_affinity
+    errors: list[str] = []
+    terms = PodAffinityTerms(
+        required_affinity=_affinity_terms(
+            pod,
+            pod_affinity.required_during_scheduling_ignored_during_execution
+            if pod_affinity
+            else None,
+            "requiredAffinityTerms",
+            errors,
+        ),
+        required_anti_affinity=_affinity_terms(
+            pod,
+            anti.required_during_scheduling_ignored_during_execution if anti else None,
+            "requiredAntiAffinityTerms",
+            errors,
+        ),
+        preferred_affinity=_weighted_terms(
+            pod,
+            pod_affinity.preferred_during_scheduling_ignored_during_execution
+            if pod_affinity
+            else None,
+            "preferredAffinityTerms",
+            errors,
+        ),
+        preferred_anti_affinity=_weighted_terms(
+            pod,
+            anti.preferred_during_scheduling_ignored_during_execution if anti else None,
+            "preferredAntiAffinityTerms",
+            errors,
+        ),
+    )
+    return dataclasses.replace(terms, errors=tuple(errors)) if errors else terms
+
+
+def _requests_cpu_and_memory(spec: PodSpec) -> bool:
+    """Whether every container names both a cpu and a memory request (no defaults apply)."""
+    for containers in (spec.containers, spec.init_containers):
+        for container in containers or ():
+            resources = container.resources
+            requests = resources.requests if resources is not None else None
+            if not requests or CPU not in requests or MEMORY not in requests:
+                return False
+    return True
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class PodInfo:
-    """A pod plus what the scheduler precomputes once about it."""
+    """A pod plus what the scheduler precomputes once about it.
+
+    ``non_zero_cpu``/``non_zero_memory`` are the requests with upstream's defaults
+    (100m, 200Mi) for every container that requests none (upstream ``NonZeroRequested``,
+    used for scoring). ``affinity`` holds the parsed inter-pod affinity terms, or None.
+    """
 
     pod: Pod
     key: str
     uid: str
     priority: int
     requests: ResourceAmounts
-    non_zero_cpu: int
-    non_zero_memory: int
+    non_zero_cpu: int = 0
+    non_zero_memory: int = 0
+    affinity: PodAffinityTerms | None = None
 
     @classmethod
     def of(cls, pod: Pod) -> PodInfo:
@@ -111,7 +269,9 @@ class PodInfo:
         metadata = pod.metadata
         spec = pod.spec
         requests = pod_requests(spec) if spec is not None else {}
-        non_zero = pod_requests(spec, non_missing=NON_MISSING_DEFAULTS) if spec is not None else {}
+        non_zero = requests
+        if spec is not None and not _requests_cpu_and_memory(spec):
+            non_zero = pod_requests(spec, _NON_MISSING)
         return cls(
             pod=pod,
             key=f"{metadata.namespace or ''}/{metadata.name or ''}",
@@ -120,7 +280,13 @@ class PodInfo:
             requests=requests,
             non_zero_cpu=non_zero.get(CPU, 0),
             non_zero_memory=non_zero.get(MEMORY, 0),
+            affinity=pod_affinity_terms(pod),
         )
+
+    @property
+    def affinity_terms(self) -> PodAffinityTerms:
+        """The parsed affinity terms (empty ones when the pod has none)."""
+        return self.affinity or NO_AFFINITY_TERMS
 
 
 @dataclasses.dataclass(slots=True)
@@ -360,43 +526,4 @@ class BindPlugin(Plugin, Protocol):
 
     def bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         """Bind; SKIP passes to the next binder."""
-        ...
-
-
-class Handle(Protocol):
-    """What plugins (DefaultPreemption above all) may use of the running scheduler.
-
-    Upstream ``framework.Handle``, trimmed to what kubeprio's plugins need. The node
-    infos are the cycle's snapshot; filters run through the profile's runtime so that
-    preemption's dry runs use exactly the filters scheduling uses.
-    """
-
-    def node_infos(self) -> Sequence[NodeInfo]:
-        """Every node of the snapshot, in node order."""
-        ...
-
-    def node_info(self, name: str) -> NodeInfo | None:
-        """One node of the snapshot."""
-        ...
-
-    def nominated_pods_for_node(self, node_name: str) -> Sequence[PodInfo]:
-        """Pods nominated to ``node_name``."""
-        ...
-
-    def run_filter_plugins_with_nominated_pods(
-        self, state: CycleState, pod: PodInfo, node: NodeInfo
-    ) -> Status | None:
-        """The profile's filters, with nominated pods (semantics §5)."""
-        ...
-
-    def run_pre_filter_extension_add_pod(
-        self, state: CycleState, pod: PodInfo, pod_to_add: PodInfo, node: NodeInfo
-    ) -> Status | None:
-        """PreFilter extensions: a pod joined ``node``."""
-        ...
-
-    def run_pre_filter_extension_remove_pod(
-        self, state: CycleState, pod: PodInfo, pod_to_remove: PodInfo, node: NodeInfo
-    ) -> Status | None:
-        """PreFilter extensions: a pod left ``node``."""
         ...

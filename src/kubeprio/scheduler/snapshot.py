@@ -8,24 +8,55 @@ copied, pod infos shared (they are immutable).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Final, Protocol
 
 from kubeprio.api.core import Node
-from kubeprio.api.resources import PODS, ResourceAmounts, amounts
+from kubeprio.api.resources import CONTAINER_RESTART_POLICY_ALWAYS, PODS, ResourceAmounts, amounts
+from kubeprio.scheduler import framework
 from kubeprio.scheduler.framework import PodInfo
+
+DEFAULT_MILLI_CPU_REQUEST: Final = framework.DEFAULT_MILLI_CPU_REQUEST
+"""Upstream ``schedutil.DefaultMilliCPURequest``: cpu assumed for scoring a container without one."""
+DEFAULT_MEMORY_REQUEST: Final = framework.DEFAULT_MEMORY_REQUEST
+"""Upstream ``schedutil.DefaultMemoryRequest`` (200Mi)."""
 
 HostPort = tuple[str, str, int]
 """(host IP, protocol, port) as NodePorts compares them."""
 
+DEFAULT_BIND_ALL_HOST_IP: Final = "0.0.0.0"
+"""Upstream ``DefaultBindAllHostIP``: a host port without a host IP binds every address."""
+
+
+def non_zero_requests(pod: PodInfo) -> tuple[int, int]:
+    """(milli-cpu, memory) with upstream's per-container defaults (computed in ``PodInfo``)."""
+    return pod.non_zero_cpu, pod.non_zero_memory
+
 
 def host_ports(pod: PodInfo) -> list[HostPort]:
-    """The host ports a pod's containers ask for."""
+    """The host ports a pod uses (upstream ``schedutil.GetHostPorts``).
+
+    Sidecars (init containers with ``restartPolicy: Always``) run for the pod's whole
+    life, so their ports count too; plain init containers' ports do not.
+    """
     ports: list[HostPort] = []
     spec = pod.pod.spec
-    for container in (spec.containers or ()) if spec else ():
+    if spec is None:
+        return ports
+    containers = [
+        c for c in spec.init_containers or () if c.restart_policy == CONTAINER_RESTART_POLICY_ALWAYS
+    ]
+    containers.extend(spec.containers or ())
+    for container in containers:
         for port in container.ports or ():
-            if port.host_port:
-                ports.append((port.host_ip or "0.0.0.0", port.protocol or "TCP", port.host_port))
+            if port.host_port and port.host_port > 0:
+                ports.append(
+                    (
+                        port.host_ip or DEFAULT_BIND_ALL_HOST_IP,
+                        port.protocol or "TCP",
+                        port.host_port,
+                    )
+                )
     return ports
 
 
@@ -97,8 +128,9 @@ class NodeInfo:
         requested = self.requested
         for name, value in pod.requests.items():
             requested[name] = requested.get(name, 0) + value
-        self.non_zero_cpu += pod.non_zero_cpu
-        self.non_zero_memory += pod.non_zero_memory
+        cpu, memory = non_zero_requests(pod)
+        self.non_zero_cpu += cpu
+        self.non_zero_memory += memory
         for port in host_ports(pod):
             self.used_ports[port] = self.used_ports.get(port, 0) + 1
         if has_affinity(pod):
@@ -116,8 +148,9 @@ class NodeInfo:
         requested = self.requested
         for name, value in stored.requests.items():
             requested[name] = requested.get(name, 0) - value
-        self.non_zero_cpu -= stored.non_zero_cpu
-        self.non_zero_memory -= stored.non_zero_memory
+        cpu, memory = non_zero_requests(stored)
+        self.non_zero_cpu -= cpu
+        self.non_zero_memory -= memory
         for port in host_ports(stored):
             count = self.used_ports.get(port, 0) - 1
             if count > 0:
@@ -156,3 +189,45 @@ class NodeInfo:
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.name!r}, pods={len(self.pods)}, requested={self.requested})"
+
+
+class SharedLister(Protocol):
+    """The node infos of the cycle's snapshot (upstream ``framework.NodeInfoLister``).
+
+    Plugins that look beyond the node they filter or score (PodTopologySpread,
+    InterPodAffinity) read the whole cluster through this; the scheduler hands every
+    plugin one that always answers for the current cycle.
+    """
+
+    def node_infos(self) -> Sequence[NodeInfo]:
+        """Every node, in snapshot order."""
+        ...
+
+    def have_pods_with_affinity(self) -> Sequence[NodeInfo]:
+        """The nodes hosting at least one pod with inter-pod (anti-)affinity."""
+        ...
+
+    def have_pods_with_required_anti_affinity(self) -> Sequence[NodeInfo]:
+        """The nodes hosting at least one pod with required anti-affinity."""
+        ...
+
+
+class NodeInfoList:
+    """A :class:`SharedLister` over a fixed list of node infos (tests, simple drivers)."""
+
+    __slots__ = ("_nodes",)
+
+    def __init__(self, nodes: Iterable[NodeInfo]) -> None:
+        self._nodes = list(nodes)
+
+    def node_infos(self) -> Sequence[NodeInfo]:
+        """The nodes, in the order given."""
+        return self._nodes
+
+    def have_pods_with_affinity(self) -> Sequence[NodeInfo]:
+        """The nodes with pods that have (anti-)affinity, computed on each call."""
+        return [node for node in self._nodes if node.pods_with_affinity]
+
+    def have_pods_with_required_anti_affinity(self) -> Sequence[NodeInfo]:
+        """The nodes with pods that have required anti-affinity, computed on each call."""
+        return [node for node in self._nodes if node.pods_with_required_anti_affinity]
