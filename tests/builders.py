@@ -354,47 +354,6 @@ def priority_class(
     )
 
 
-def stored_listers(*objects: Any) -> tuple[Any, Any]:
-    """A MemoryStore holding ``objects`` as given (no defaulting or validation, like
-    upstream tests that add classes straight to an informer) and listers over it."""
-    from kubeprio.api import kinds
-    from kubeprio.apiserver.listers import StoreListers
-    from kubeprio.store.interface import ObjectKey
-    from kubeprio.store.memory import MemoryStore
-
-    store = MemoryStore()
-    for obj in objects:
-        info = kinds.for_object(obj)
-        key = ObjectKey(info.plural, obj.metadata.namespace or "", obj.metadata.name or "")
-        store.create(key, obj)
-    return store, StoreListers(store)
-
-
-def admission_request(
-    obj: Any,
-    *,
-    operation: str = "CREATE",
-    old: Any = None,
-    subresource: str = "",
-    model: type[Any] | None = None,
-    name: str | None = None,
-) -> Any:
-    """An AdmissionRequest for ``obj`` (or for ``model`` when ``obj`` is None)."""
-    from kubeprio.admission.chain import AdmissionRequest, Operation
-    from kubeprio.api import kinds
-
-    target = obj if obj is not None else old
-    info = kinds.for_model(model or type(target))
-    metadata = target.metadata
-    return AdmissionRequest(
-        Operation(operation),
-        info,
-        obj,
-        old,
-        metadata.namespace or "",
-        metadata.name or "" if name is None else name,
-        subresource,
-
 # --- selector and affinity term helpers ----------------------------------------------------
 
 
@@ -438,4 +397,47 @@ def affinity_term(
         topology_key=topology_key,
         namespaces=namespaces,
         namespace_selector=namespace_selector,
+    )
+
+
+def stored_listers(*objects: Any) -> tuple[Any, Any]:
+    """A MemoryStore holding ``objects`` as given (no defaulting or validation, like
+    upstream tests that add classes straight to an informer) and listers over it."""
+    from kubeprio.api import kinds
+    from kubeprio.apiserver.listers import StoreListers
+    from kubeprio.store.interface import ObjectKey
+    from kubeprio.store.memory import MemoryStore
+
+    store = MemoryStore()
+    for obj in objects:
+        info = kinds.for_object(obj)
+        key = ObjectKey(info.plural, obj.metadata.namespace or "", obj.metadata.name or "")
+        store.create(key, obj)
+    return store, StoreListers(store)
+
+
+def admission_request(
+    obj: Any,
+    *,
+    operation: str = "CREATE",
+    old: Any = None,
+    subresource: str = "",
+    model: type[Any] | None = None,
+    name: str | None = None,
+) -> Any:
+    """An AdmissionRequest for ``obj`` (or for ``model`` when ``obj`` is None)."""
+    from kubeprio.admission.chain import AdmissionRequest, Operation
+    from kubeprio.api import kinds
+
+    target = obj if obj is not None else old
+    info = kinds.for_model(model or type(target))
+    metadata = target.metadata
+    return AdmissionRequest(
+        Operation(operation),
+        info,
+        obj,
+        old,
+        metadata.namespace or "",
+        metadata.name or "" if name is None else name,
+        subresource,
     )
