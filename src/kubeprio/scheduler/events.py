@@ -13,18 +13,20 @@ incoming one when the resources match, they share an action bit and the incoming
 is not broader than the registered one. Wildcard incoming events (``UNSCHEDULABLE_TIMEOUT``,
 ``FORCE_ACTIVATE``) move every pod regardless of registrations.
 
-Pure functions and frozen values; imports only ``api`` and ``api.resources``.
+Pure functions and frozen values; imports only ``api`` and ``scheduler.framework``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.resources import pod_requests
+from kubeprio.scheduler.framework import PodInfo
 
 
 class EventResource(enum.Enum):
@@ -70,21 +72,22 @@ class ClusterEvent:
     @property
     def label(self) -> str:
         """The event's name in logs and metrics (upstream ``ClusterEvent.Label``)."""
-        if self.custom_label:
-            return self.custom_label
-        return f"{self.resource.value}{_action_label(self.action)}"
+        return self.custom_label or _label(self.resource, self.action)
 
     def is_wildcard(self) -> bool:
         """Upstream ``ClusterEventIsWildCard``: resource ``*`` and every action."""
         return self.resource is EventResource.WILDCARD and self.action == ActionType.ALL
 
 
-def _action_label(action: ActionType) -> str:
+@functools.cache
+def _label(resource: EventResource, action: ActionType) -> str:
     if action == ActionType.ALL:
-        return "All"
-    if action == ActionType.UPDATE:
-        return "Update"
-    return "".join(_FLAG_LABELS[bit] for bit in _FLAG_LABELS if action & bit)
+        name = "All"
+    elif action == ActionType.UPDATE:
+        name = "Update"
+    else:
+        name = "".join(_FLAG_LABELS[bit] for bit in _FLAG_LABELS if action & bit)
+    return f"{resource.value}{name}"
 
 
 _FLAG_LABELS: Final = {
@@ -233,8 +236,11 @@ class QueueingHint(enum.Enum):
     QUEUE = 1
 
 
-QueueingHintFn = Callable[[Pod, object | None, object | None], QueueingHint]
-"""``(rejected pod, old object, new object) -> hint``; objects are Pods or Nodes, ``None`` on add/delete."""
+QueueingHintFn = Callable[[PodInfo, object | None, object | None], QueueingHint]
+"""``(rejected pod, old object, new object) -> hint``; objects are Pods or Nodes, ``None`` on add/delete.
+
+Upstream passes the bare pod; a ``PodInfo`` carries it plus its precomputed requests.
+"""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

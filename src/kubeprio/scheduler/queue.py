@@ -71,6 +71,11 @@ DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION: Final = 300.0
 UNSCHEDULABLE_FLUSH_INTERVAL: Final = 30.0
 """Period of upstream's ``flushUnschedulablePodsLeftover`` loop."""
 
+_POD_ADD: Final = ev.UNSCHEDULED_POD_ADD.label
+_POD_UPDATE: Final = ev.UNSCHEDULED_POD_UPDATE.label
+_NOMINATING_EVENTS: Final = frozenset((_POD_ADD, _POD_UPDATE))
+"""Entering activeQ through these registers the pod's own nomination (upstream moveToActiveQ)."""
+
 ACTIVE_Q: Final = "Active"
 BACKOFF_Q: Final = "Backoff"
 UNSCHEDULABLE_Q: Final = "Unschedulable"
@@ -216,7 +221,7 @@ class SchedulingQueue:
         self._unschedulable.delete(key)
         self._delete_from_backoff(key)
         self._active.add_or_update(key, qpi)
-        if event in (ev.UNSCHEDULED_POD_ADD.label, ev.UNSCHEDULED_POD_UPDATE.label):
+        if event in _NOMINATING_EVENTS:
             self._nominator.add_nominated_pod(qpi.pod_info)
         return True
 
@@ -247,9 +252,7 @@ class SchedulingQueue:
 
     def add(self, pod: Pod) -> None:
         """A new unscheduled pod (upstream ``Add``): to activeQ unless PreEnqueue gates it."""
-        self._move_to_active(
-            self._new_queued(pod), ev.UNSCHEDULED_POD_ADD.label, from_backoff=False
-        )
+        self._move_to_active(self._new_queued(pod), _POD_ADD, from_backoff=False)
 
     def update(self, old: Pod | None, new: Pod) -> None:
         """An unscheduled pod changed (upstream ``Update``).
@@ -279,9 +282,7 @@ class SchedulingQueue:
                 if self._requeue(qpi, strategy, event.label) in (ACTIVE_Q, BACKOFF_Q):
                     break
             return
-        self._move_to_active(
-            self._new_queued(new), ev.UNSCHEDULED_POD_UPDATE.label, from_backoff=False
-        )
+        self._move_to_active(self._new_queued(new), _POD_UPDATE, from_backoff=False)
 
     def delete(self, pod: Pod) -> None:
         """An unscheduled pod was deleted (upstream ``Delete``); an in-flight one stays until ``done``."""
@@ -360,6 +361,7 @@ class SchedulingQueue:
         """Upstream ``movePodsToActiveOrBackoffQueue``."""
         if not self._is_event_of_interest(event):
             return
+        label = event.label
         for qpi in candidates:
             if qpi.gating_plugin and not ev.match_any_cluster_event(
                 event, self._plugin_events.get(qpi.gating_plugin, ())
@@ -369,7 +371,7 @@ class SchedulingQueue:
             if strategy is Strategy.SKIP:
                 continue
             self._unschedulable.delete(qpi.pod_info.key)
-            self._requeue(qpi, strategy, event.label)
+            self._requeue(qpi, strategy, label)
         self._in_flight.record(event, old, new)
 
     # --- queueing hints --------------------------------------------------------------------
@@ -405,7 +407,10 @@ class SchedulingQueue:
         for plugin, entry in self._hints_for(event):
             if plugin not in rejectors:
                 continue
-            if entry.hint is not None and entry.hint(qpi.pod, old, new) is QueueingHint.QUEUE_SKIP:
+            if (
+                entry.hint is not None
+                and entry.hint(qpi.pod_info, old, new) is QueueingHint.QUEUE_SKIP
+            ):
                 continue
             if plugin in pending:
                 return Strategy.IMMEDIATELY

@@ -40,6 +40,7 @@ from kubeprio.scheduler.events import (
     EventResource,
     QueueingHint,
 )
+from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.plugins import names
 
 QUEUE: Final = QueueingHint.QUEUE
@@ -67,8 +68,9 @@ def _requests(pod: Pod) -> dict[str, int]:
 # --- NodeResourcesFit ---------------------------------------------------------------------
 
 
-def fit_after_pod_event(pod: Pod, old: object | None, new: object | None) -> QueueingHint:
+def fit_after_pod_event(info: PodInfo, old: object | None, new: object | None) -> QueueingHint:
     """Upstream ``Fit.isSchedulableAfterPodEvent`` (in-place scaling enabled)."""
+    pod = info.pod
     original, modified = _as_pod(old), _as_pod(new)
     if modified is None:
         if original is None:
@@ -82,7 +84,7 @@ def fit_after_pod_event(pod: Pod, old: object | None, new: object | None) -> Que
     if not (modified.spec and modified.spec.node_name) or original is None:
         return SKIP
     before, after = _requests(original), _requests(modified)
-    for name, value in _requests(pod).items():
+    for name, value in info.requests.items():
         if value and before.get(name, 0) > after.get(name, 0):
             return QUEUE
     return SKIP
@@ -94,12 +96,12 @@ def _fits_empty(requests: Mapping[str, int], allocatable: Mapping[str, int]) -> 
     return all(not value or value <= allocatable.get(name, 0) for name, value in requests.items())
 
 
-def fit_after_node_change(pod: Pod, old: object | None, new: object | None) -> QueueingHint:
+def fit_after_node_change(info: PodInfo, old: object | None, new: object | None) -> QueueingHint:
     """Upstream ``Fit.isSchedulableAfterNodeChange``."""
     modified = _as_node(new)
     if modified is None:
         return QUEUE
-    requests = _requests(pod)
+    requests = info.requests
     after = _allocatable(modified)
     if not _fits_empty(requests, after):
         return SKIP  # the pod would not fit even the empty node
@@ -143,19 +145,19 @@ def _untolerated(pod: Pod, node: Node) -> bool:
 
 
 def taint_toleration_after_node_change(
-    pod: Pod, old: object | None, new: object | None
+    info: PodInfo, old: object | None, new: object | None
 ) -> QueueingHint:
     """Upstream ``TaintToleration.isSchedulableAfterNodeChange``: untolerated before, tolerated now."""
     modified = _as_node(new)
     if modified is None:
         return QUEUE
     original = _as_node(old)
-    was_untolerated = original is None or _untolerated(pod, original)
-    return QUEUE if was_untolerated and not _untolerated(pod, modified) else SKIP
+    was_untolerated = original is None or _untolerated(info.pod, original)
+    return QUEUE if was_untolerated and not _untolerated(info.pod, modified) else SKIP
 
 
 def node_unschedulable_after_node_change(
-    pod: Pod, old: object | None, new: object | None
+    info: PodInfo, old: object | None, new: object | None
 ) -> QueueingHint:
     """Upstream ``NodeUnschedulable.isSchedulableAfterNodeChange``.
 
@@ -176,19 +178,22 @@ def node_unschedulable_after_node_change(
 # --- NodeName, SchedulingGates --------------------------------------------------------------
 
 
-def node_name_after_node_add(pod: Pod, old: object | None, new: object | None) -> QueueingHint:
+def node_name_after_node_add(info: PodInfo, old: object | None, new: object | None) -> QueueingHint:
     """Upstream ``NodeName.isSchedulableAfterNodeAdd``."""
     node = _as_node(new)
-    wanted = pod.spec.node_name if pod.spec else None
+    spec = info.pod.spec
+    wanted = spec.node_name if spec else None
     if node is None or not wanted or wanted == node.metadata.name:
         return QUEUE
     return SKIP
 
 
-def scheduling_gates_after_update(pod: Pod, old: object | None, new: object | None) -> QueueingHint:
+def scheduling_gates_after_update(
+    info: PodInfo, old: object | None, new: object | None
+) -> QueueingHint:
     """Upstream ``SchedulingGates.isSchedulableAfterUpdatePodSchedulingGatesEliminated``."""
     modified = _as_pod(new)
-    if modified is None or modified.metadata.uid != pod.metadata.uid:
+    if modified is None or modified.metadata.uid != info.uid:
         return SKIP
     return QUEUE
 
