@@ -10,28 +10,33 @@ scheduling loop calls ``pop``, then ``add_unschedulable_if_not_present`` (or
 at ``next_wakeup``). Everything is non-blocking: ``pop`` returns ``None`` when there is
 nothing to do. Time comes from the injected ``Clock``; no threads, no sleeps, no I/O.
 
-Where a pod can be (each pod is in exactly one place at a time)::
+Where a pod can be: in exactly one of the four boxes at any time::
 
-                  add / update of an unqueued pod
-                              |
-                              v  PreEnqueue ok          PreEnqueue gates it
-     +------------------> [activeQ] <--------------+------------------------+
-     |                        |                    |                        |
-     |                      pop()            backoff done                   |
-     |                        v           (flush_backoff_completed,          v
-     |                   [in flight]        or pop() when activeQ      [unschedulable
-     |                        |              is empty)                   pool]
-     |     failure (add_unschedulable_if_not_present):  ^                 ^   |
-     |      error, or a relevant event while in flight, |                 |   |
-     |      still backing off --------------------------+-> [backoffQ] ---+   |
-     |      relevant event, backoff over ----> activeQ                        |
-     |      no relevant event --------------------------------------------> +|
-     |                                                                        |
-     +------ cluster event a rejector plugin's hint accepts, backoff over ----+
-             (still backing off -> backoffQ); 5 min in the pool
-             (flush_unschedulable_leftover); activate(); the pod's own update
+       add(pod), update(unknown pod)                          PreEnqueue gates it
+    ---------------------+-------------------------------------------------+
+                         v                                                 v
+   +-----------+  pop()  +-----------+  rejected; nothing relevant  +---------------+
+   |  activeQ  | ------> | in flight | ---------------------------> | unschedulable |
+   +-----------+         +-----------+  seen while in flight        |     pool      |
+     ^  ^  ^              |   |   |                                 +---------------+
+     |  |  |    done():   |   |   | error; or rejected after a         |       |
+     |  |  |    gone <----+   |   | relevant event, backing off        |       |
+     |  |  |                  |   v                                    |       |
+     |  |  +------------------+  +-----------+ <---------- (b) --------+       |
+     |  |  rejected after a      | backoffQ  |                                 |
+     |  |  relevant event,       +-----------+ ---- gated on the way in -->  pool
+     |  |  backoff over                |                                     |
+     |  +------------ (c) -------------+                                     |
+     +-------------------------------------- (a) ----------------------------+
 
-    success: in flight --done()--> gone     delete(pod): removed from wherever it is
+    (a) a cluster event a rejector plugin's hint accepts, the pod's own update, more than
+        5 min in the pool, activate() -- with the backoff over (a Pending plugin's hint
+        skips backoff);
+    (b) the same while the pod is still backing off;
+    (c) flush_backoff_completed once the backoff is over, activate(), or pop() straight
+        from backoffQ when activeQ is empty (SchedulerPopFromBackoffQ; never the error
+        heap).
+    delete(pod) removes a waiting pod; an in-flight pod stays in flight until done().
 
 Deviations, all deliberate: ties in every heap break by insertion order (upstream: heap
 layout), events move pods in pool order (upstream: Go map order), and cluster events only
