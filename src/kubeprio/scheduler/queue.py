@@ -46,7 +46,6 @@ scan, without its cost).
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final, Protocol, runtime_checkable
@@ -56,7 +55,7 @@ from kubeprio.client.informer import Lister
 from kubeprio.clock import Clock
 from kubeprio.scheduler import events as ev
 from kubeprio.scheduler.backoff import BackoffPolicy
-from kubeprio.scheduler.events import ClusterEvent, ClusterEventWithHint, QueueingHint
+from kubeprio.scheduler.events import ClusterEvent, ClusterEventWithHint
 from kubeprio.scheduler.framework import (
     Code,
     PodInfo,
@@ -68,6 +67,7 @@ from kubeprio.scheduler.heap import KeyedHeap, LessKey, SortKey
 from kubeprio.scheduler.in_flight import InFlightPods, LoggedEvent
 from kubeprio.scheduler.nominator import NominatingInfo, Nominator
 from kubeprio.scheduler.queueing_hints import DEFAULT_PLUGINS, queueing_hint_map
+from kubeprio.scheduler.requeue import HintEvaluator, Strategy
 from kubeprio.scheduler.unschedulable_pods import NamespaceLabels, UnschedulablePods
 
 DEFAULT_POD_INITIAL_BACKOFF: Final = 1.0
@@ -84,14 +84,6 @@ _NOMINATING_EVENTS: Final = frozenset((_POD_ADD, _POD_UPDATE))
 ACTIVE_Q: Final = "Active"
 BACKOFF_Q: Final = "Backoff"
 UNSCHEDULABLE_Q: Final = "Unschedulable"
-
-
-class Strategy(enum.IntEnum):
-    """How a pod leaving the unschedulable pool is requeued (upstream ``queueingStrategy``)."""
-
-    SKIP = 0
-    AFTER_BACKOFF = 1
-    IMMEDIATELY = 2
 
 
 @runtime_checkable
@@ -134,13 +126,7 @@ class SchedulingQueue:
         self._pre_enqueue = tuple(pre_enqueue)
         self._namespace_labels = namespace_labels
         hints = queueing_hints if queueing_hints is not None else queueing_hint_map(DEFAULT_PLUGINS)
-        self._plugin_events: dict[str, tuple[ClusterEvent, ...]] = {
-            plugin: tuple(entry.event for entry in entries) for plugin, entries in hints.items()
-        }
-        self._hint_entries: tuple[tuple[str, ClusterEventWithHint], ...] = tuple(
-            (plugin, entry) for plugin, entries in hints.items() for entry in entries
-        )
-        self._hints_by_event: dict[ClusterEvent, tuple[tuple[str, ClusterEventWithHint], ...]] = {}
+        self._hints = HintEvaluator(hints)
 
         if isinstance(sort, SortKeyed):
             active_key: Callable[[QueuedPodInfo], SortKey] = sort.sort_key
@@ -283,7 +269,7 @@ class SchedulingQueue:
             self._unschedulable.add_or_update(qpi)
             self._nominator.update_nominated_pod(old if old is not None else new, qpi.pod_info)
             for event in events:
-                strategy = self._worth_requeuing(qpi, event, old, new)
+                strategy = self._hints.worth_requeuing(qpi, event, old, new)
                 if self._requeue(qpi, strategy, event.label) in (ACTIVE_Q, BACKOFF_Q):
                     break
             return
@@ -327,7 +313,7 @@ class SchedulingQueue:
 
         Costs O(pods rejected by plugins registered for the event), at most O(pool).
         """
-        if not self._is_event_of_interest(event):
+        if not self._hints.is_event_of_interest(event):
             return
         if event.is_wildcard():
             if isinstance(new, Pod):
@@ -336,7 +322,7 @@ class SchedulingQueue:
             else:
                 candidates = list(self._unschedulable)
         else:
-            plugins = {plugin for plugin, _ in self._hints_for(event)}
+            plugins = self._hints.interested_plugins(event)
             candidates = self._unschedulable.rejected_by(plugins)
         if pre_check is not None:
             candidates = [qpi for qpi in candidates if pre_check(qpi.pod)]
@@ -364,65 +350,18 @@ class SchedulingQueue:
         new: object | None,
     ) -> None:
         """Upstream ``movePodsToActiveOrBackoffQueue``."""
-        if not self._is_event_of_interest(event):
+        if not self._hints.is_event_of_interest(event):
             return
         label = event.label
         for qpi in candidates:
-            if qpi.gating_plugin and not ev.match_any_cluster_event(
-                event, self._plugin_events.get(qpi.gating_plugin, ())
-            ):
+            if self._hints.gate_ignores(qpi, event):
                 continue  # the gate does not care about this event
-            strategy = self._worth_requeuing(qpi, event, old, new)
+            strategy = self._hints.worth_requeuing(qpi, event, old, new)
             if strategy is Strategy.SKIP:
                 continue
             self._unschedulable.delete(qpi.pod_info.key)
             self._requeue(qpi, strategy, label)
         self._in_flight.record(event, old, new)
-
-    # --- queueing hints --------------------------------------------------------------------
-
-    def _hints_for(self, event: ClusterEvent) -> tuple[tuple[str, ClusterEventWithHint], ...]:
-        cached = self._hints_by_event.get(event)
-        if cached is None:
-            cached = tuple(
-                (plugin, entry)
-                for plugin, entry in self._hint_entries
-                if ev.match_cluster_events(entry.event, event)
-            )
-            self._hints_by_event[event] = cached
-        return cached
-
-    def _is_event_of_interest(self, event: ClusterEvent) -> bool:
-        """Upstream ``isEventOfInterest``: wildcard, or some plugin registered a matching event."""
-        return event.is_wildcard() or bool(self._hints_for(event))
-
-    def _worth_requeuing(
-        self, qpi: QueuedPodInfo, event: ClusterEvent, old: object | None, new: object | None
-    ) -> Strategy:
-        """Upstream ``isPodWorthRequeuing``: ask the rejector plugins' hints about ``event``."""
-        pending = qpi.pending_plugins
-        rejectors = qpi.unschedulable_plugins | pending
-        if not rejectors:
-            return Strategy.AFTER_BACKOFF
-        if event.is_wildcard():
-            if new is not None and not (isinstance(new, Pod) and _uid(new) == qpi.pod_info.uid):
-                return Strategy.SKIP  # a wildcard aimed at another pod
-            return Strategy.AFTER_BACKOFF
-        strategy = Strategy.SKIP
-        for plugin, entry in self._hints_for(event):
-            if plugin not in rejectors:
-                continue
-            if (
-                entry.hint is not None
-                and entry.hint(qpi.pod_info, old, new) is QueueingHint.QUEUE_SKIP
-            ):
-                continue
-            if plugin in pending:
-                return Strategy.IMMEDIATELY
-            if not pending:
-                return Strategy.AFTER_BACKOFF
-            strategy = Strategy.AFTER_BACKOFF
-        return strategy
 
     # --- the scheduling loop's side --------------------------------------------------------
 
@@ -468,7 +407,7 @@ class SchedulingQueue:
             return Strategy.AFTER_BACKOFF  # not popped: upstream logs a bug and retries
         strategy = Strategy.SKIP
         for logged in logged_events:
-            verdict = self._worth_requeuing(qpi, logged.event, logged.old, logged.new)
+            verdict = self._hints.worth_requeuing(qpi, logged.event, logged.old, logged.new)
             if verdict is Strategy.IMMEDIATELY:
                 return verdict
             if verdict is Strategy.AFTER_BACKOFF:
