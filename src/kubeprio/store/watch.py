@@ -12,7 +12,7 @@ server wake the request that streams them. No threads, no clock.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from kubeprio.store.errors import RevisionCompactedError
 from kubeprio.store.interface import KeyPrefix, StoreEvent
@@ -92,12 +92,26 @@ class WatchHub:
             if watcher.prefix.contains(event.key):
                 watcher.deliver(event)
 
-    def subscribe(self, prefix: KeyPrefix, since_revision: int) -> QueueWatch:
-        """Start a watcher; replay retained events above ``since_revision`` first."""
-        if since_revision < self._compacted_through:
+    def subscribe(
+        self,
+        prefix: KeyPrefix,
+        since_revision: int,
+        *,
+        backlog: Iterable[StoreEvent] | None = None,
+    ) -> QueueWatch:
+        """Start a watcher; replay retained events above ``since_revision`` first.
+
+        A back-end that keeps older history elsewhere (``SqliteStore``'s log table) passes
+        it as ``backlog``: the events under ``prefix`` from ``since_revision`` up to
+        ``compacted_through``, oldest first; they are replayed before the retained ones.
+        """
+        if backlog is None and since_revision < self._compacted_through:
             oldest = self._history[0].revision if self._history else self._compacted_through + 1
             raise RevisionCompactedError(since_revision, oldest)
         watcher = QueueWatch(self, prefix, since_revision)
+        for event in backlog or ():
+            if event.revision <= self._compacted_through and prefix.contains(event.key):
+                watcher.deliver(event)
         for event in self._history:
             if event.revision > since_revision and prefix.contains(event.key):
                 watcher.deliver(event)
