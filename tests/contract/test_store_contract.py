@@ -387,18 +387,29 @@ def test_watch_from_a_future_revision_skips_events_up_to_it(store: Store) -> Non
     assert drain(watch) == [(EventType.ADDED, "pods/default/d", 4)]
 
 
-def test_watch_from_before_a_compaction_raises_revision_compacted(store: Store) -> None:
-    for name in "abcde":
-        create_pod(store, name)
-    store.compact(3)
+@pytest.mark.parametrize("compact_at", [1, 2, 3, 4, 5, 6, 7], ids=lambda r: f"at-{r}")
+def test_compaction_keeps_every_event_above_it_and_refuses_older_watches(
+    store: Store, compact_at: int
+) -> None:
+    """etcd compaction: history at or below the revision goes, everything above stays."""
+    a = create_pod(store, "a", v="1")  # 1
+    create_pod(store, "b")  # 2
+    store.update(pod_key("a"), labelled(a, v="2"), expected_revision=1)  # 3
+    store.delete(pod_key("b"))  # 4
+    create_pod(store, "b")  # 5
+    store.delete(pod_key("a"))  # 6
+    create_pod(store, "c")  # 7
+    history = store.watch(KeyPrefix("pods"), 0).poll()
+    store.compact(compact_at)
     with pytest.raises(RevisionCompactedError) as caught:
-        store.watch(KeyPrefix("pods"), 2)
-    assert (caught.value.requested, caught.value.oldest) == (2, 4)
-    assert "too old resource version: 2 (4)" in str(caught.value)
-    assert [rev for _, _, rev in drain(store.watch(KeyPrefix("pods"), 3))] == [4, 5]
+        store.watch(KeyPrefix("pods"), compact_at - 1)
+    assert (caught.value.requested, caught.value.oldest) == (compact_at - 1, compact_at + 1)
+    assert f"too old resource version: {compact_at - 1} ({compact_at + 1})" in str(caught.value)
+    for since in range(compact_at, 8):
+        assert store.watch(KeyPrefix("pods"), since).poll() == history[since:]
     # Current objects survive compaction, and writes go on at the next revision.
-    assert len(store.list(KeyPrefix("pods"))[0]) == 5
-    assert object_revision(create_pod(store, "f")) == 6
+    assert [o.metadata.name for o in store.list(KeyPrefix("pods"))[0]] == ["b", "c"]
+    assert object_revision(create_pod(store, "d")) == 8
 
 
 def test_compaction_beyond_the_current_revision_stops_at_it(store: Store) -> None:
