@@ -59,7 +59,8 @@ def _measure(store: Store, count: int) -> dict[str, tuple[float, float]]:
     def bind() -> None:
         for key in keys:
             current = store.get(key)
-            assert isinstance(current, Pod) and current.spec is not None
+            assert isinstance(current, Pod)
+            assert current.spec is not None
             bound = dataclasses.replace(
                 current, spec=dataclasses.replace(current.spec, node_name="node-1")
             )
