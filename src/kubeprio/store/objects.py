@@ -24,9 +24,6 @@ class ObjectIndex:
     def __init__(self) -> None:
         self._buckets: dict[str, dict[tuple[str, str], ApiObject]] = {}
 
-    def __len__(self) -> int:
-        return sum(len(bucket) for bucket in self._buckets.values())
-
     def __contains__(self, key: ObjectKey) -> bool:
         bucket = self._buckets.get(key.resource)
         return bucket is not None and (key.namespace, key.name) in bucket
