@@ -448,6 +448,11 @@ def test_history_beyond_the_limit_is_compacted(make_store: Factory) -> None:
     assert len(store.list(KeyPrefix("pods"))[0]) == 10
 
 
+def test_history_limit_must_be_positive(make_store: Factory) -> None:
+    with pytest.raises(ValueError, match="positive"):
+        make_store(history_limit=0)
+
+
 def test_a_closed_watch_gets_no_more_events_but_keeps_pending_ones(store: Store) -> None:
     watch = store.watch(KeyPrefix("pods"), 0)
     calls: list[int] = []
@@ -584,9 +589,11 @@ class StoreMachine(RuleBasedStateMachine):
         else:
             self.model[key] = stored
 
-    @initialize()
-    def start(self) -> None:
+    @initialize(keys=st.lists(st.sampled_from(KEYS), unique=True, max_size=len(KEYS)))
+    def start(self, keys: list[ObjectKey]) -> None:
         assert self.store.current_revision() == 0
+        for key in keys:  # start from a populated store, so most writes can succeed
+            self.create(key, 0)
 
     @rule(key=st.sampled_from(KEYS), value=st.integers(0, 99))
     def create(self, key: ObjectKey, value: int) -> None:
@@ -599,12 +606,19 @@ class StoreMachine(RuleBasedStateMachine):
         self._record(EventType.ADDED, key, obj)
         assert result == self.model[key]
 
+    def _pick(self, data: st.DataObject) -> ObjectKey:
+        """Mostly a stored key (so writes mostly succeed), sometimes any key."""
+        if self.model and data.draw(st.integers(0, 4), label="stored") > 0:
+            return data.draw(st.sampled_from(sorted(self.model)), label="key")
+        return data.draw(st.sampled_from(KEYS), label="key")
+
     @rule(
-        key=st.sampled_from(KEYS),
+        data=st.data(),
         value=st.integers(0, 99),
         expect=st.sampled_from(["none", "current", "stale"]),
     )
-    def update(self, key: ObjectKey, value: int, expect: str) -> None:
+    def update(self, data: st.DataObject, value: int, expect: str) -> None:
+        key = self._pick(data)
         obj = _object(key, value)
         current = self.model.get(key)
         expected = self._expected(current, expect)
@@ -620,8 +634,9 @@ class StoreMachine(RuleBasedStateMachine):
             self._record(EventType.MODIFIED, key, obj)
             assert result == self.model[key]
 
-    @rule(key=st.sampled_from(KEYS), expect=st.sampled_from(["none", "current", "stale"]))
-    def delete(self, key: ObjectKey, expect: str) -> None:
+    @rule(data=st.data(), expect=st.sampled_from(["none", "current", "stale"]))
+    def delete(self, data: st.DataObject, expect: str) -> None:
+        key = self._pick(data)
         current = self.model.get(key)
         expected = self._expected(current, expect)
         if current is None:
@@ -642,8 +657,9 @@ class StoreMachine(RuleBasedStateMachine):
         revision = object_revision(current) if current is not None else 1
         return revision if expect == "current" else revision + 1
 
-    @rule(key=st.sampled_from(KEYS))
-    def get(self, key: ObjectKey) -> None:
+    @rule(data=st.data())
+    def get(self, data: st.DataObject) -> None:
+        key = self._pick(data)
         if key in self.model:
             assert self.store.get(key) == self.model[key]
         else:
@@ -655,6 +671,12 @@ class StoreMachine(RuleBasedStateMachine):
         revision = data.draw(st.integers(0, self.revision + 2), label="revision")
         self.store.compact(revision)
         self.explicitly_compacted = max(self.explicitly_compacted, min(revision, self.revision))
+        for prefix in PREFIXES:  # everything above the compacted revision is still there
+            watch = self.store.watch(prefix, self.compacted)
+            assert watch.poll() == [
+                e for e in self.events if e.revision > self.compacted and prefix.contains(e.key)
+            ]
+            watch.close()
 
     @rule(prefix=st.sampled_from(PREFIXES), data=st.data())
     def watch_from_the_past(self, prefix: KeyPrefix, data: st.DataObject) -> None:

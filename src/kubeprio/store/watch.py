@@ -69,6 +69,8 @@ class WatchHub:
     """Bounded event history plus the live watchers, indexed by resource."""
 
     def __init__(self, history_limit: int = DEFAULT_HISTORY_LIMIT) -> None:
+        if history_limit < 1:
+            raise ValueError("history_limit must be positive")
         self._history: deque[StoreEvent] = deque(maxlen=history_limit)
         self._watchers: dict[str, list[QueueWatch]] = {}
         self._compacted_through = 0
