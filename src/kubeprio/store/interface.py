@@ -123,7 +123,7 @@ class Store(Protocol):
         ...
 
     def compact(self, revision: int) -> None:
-        """Forget history up to and including ``revision``."""
+        """Forget history up to and including ``revision`` (capped at the current revision)."""
         ...
 
     def close(self) -> None:

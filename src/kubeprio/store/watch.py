@@ -12,7 +12,7 @@ server wake the request that streams them. No threads, no clock.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from kubeprio.store.errors import RevisionCompactedError
 from kubeprio.store.interface import KeyPrefix, StoreEvent
@@ -69,6 +69,8 @@ class WatchHub:
     """Bounded event history plus the live watchers, indexed by resource."""
 
     def __init__(self, history_limit: int = DEFAULT_HISTORY_LIMIT) -> None:
+        if history_limit < 1:
+            raise ValueError("history_limit must be positive")
         self._history: deque[StoreEvent] = deque(maxlen=history_limit)
         self._watchers: dict[str, list[QueueWatch]] = {}
         self._compacted_through = 0
@@ -92,12 +94,26 @@ class WatchHub:
             if watcher.prefix.contains(event.key):
                 watcher.deliver(event)
 
-    def subscribe(self, prefix: KeyPrefix, since_revision: int) -> QueueWatch:
-        """Start a watcher; replay retained events above ``since_revision`` first."""
-        if since_revision < self._compacted_through:
+    def subscribe(
+        self,
+        prefix: KeyPrefix,
+        since_revision: int,
+        *,
+        backlog: Iterable[StoreEvent] | None = None,
+    ) -> QueueWatch:
+        """Start a watcher; replay retained events above ``since_revision`` first.
+
+        A back-end that keeps older history elsewhere (``SqliteStore``'s log table) passes
+        it as ``backlog``: the events under ``prefix`` from ``since_revision`` up to
+        ``compacted_through``, oldest first; they are replayed before the retained ones.
+        """
+        if backlog is None and since_revision < self._compacted_through:
             oldest = self._history[0].revision if self._history else self._compacted_through + 1
             raise RevisionCompactedError(since_revision, oldest)
         watcher = QueueWatch(self, prefix, since_revision)
+        for event in backlog or ():
+            if event.revision <= self._compacted_through and prefix.contains(event.key):
+                watcher.deliver(event)
         for event in self._history:
             if event.revision > since_revision and prefix.contains(event.key):
                 watcher.deliver(event)
