@@ -69,6 +69,16 @@ class PodBuilder:
         self._meta = dataclasses.replace(self._meta, labels=labels)
         return self
 
+    def annotate(self, key: str, value: str) -> PodBuilder:
+        merged = dict(self._meta.annotations or {})
+        merged[key] = value
+        self._meta = dataclasses.replace(self._meta, annotations=merged)
+        return self
+
+    def grace(self, seconds: int) -> PodBuilder:
+        self._spec = dataclasses.replace(self._spec, termination_grace_period_seconds=seconds)
+        return self
+
     def spec(self, **changes: Any) -> PodBuilder:
         self._spec = dataclasses.replace(self._spec, **changes)
         return self
