@@ -75,6 +75,10 @@ class PodBuilder:
         self._meta = dataclasses.replace(self._meta, annotations=merged)
         return self
 
+    def finalizers(self, *names: str) -> PodBuilder:
+        self._meta = dataclasses.replace(self._meta, finalizers=names)
+        return self
+
     def grace(self, seconds: int) -> PodBuilder:
         self._spec = dataclasses.replace(self._spec, termination_grace_period_seconds=seconds)
         return self
