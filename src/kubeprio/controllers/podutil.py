@@ -70,7 +70,9 @@ def is_pod_available(pod: Pod, min_ready_seconds: int, now: float) -> bool:
         return True
     if not since:
         return False
-    return parse_rfc3339(since) + min_ready_seconds < now
+    # Upstream: ready time + minReadySeconds strictly before now. Controllers requeue for
+    # exactly that instant; real time has moved on by then, virtual time has not.
+    return parse_rfc3339(since) + min_ready_seconds <= now
 
 
 def controller_ref(obj: ApiObject) -> OwnerReference | None:
