@@ -98,3 +98,45 @@ class World:
 @pytest.fixture
 def world(api: ApiService, clock: ManualClock) -> World:
     return World(api, clock)
+
+
+class BindEverything:
+    """A scheduler stand-in: binds every pending, unbound, undeleted pod to one node."""
+
+    def __init__(self, world: World, node: str = "n1") -> None:
+        self.world = world
+        self.node = node
+
+    def _pending(self) -> list[Pod]:
+        return [
+            p
+            for p in self.world.pods.list()
+            if not (p.spec and p.spec.node_name)
+            and not p.metadata.deletion_timestamp
+            and (p.status is None or p.status.phase == "Pending")
+        ]
+
+    def next_wakeup(self) -> float | None:
+        return self.world.clock.now() if self._pending() else None
+
+    def run_once(self) -> None:
+        for pending in self._pending():
+            try:
+                self.world.bind(pending, self.node)
+            except Exception:  # already bound or gone: the informer will catch up
+                continue
+
+
+def add_kubelet(world: World, node_name: str = "n1", **config: Any) -> Any:
+    """A real kubelet fed by the shared pod informer, and a binder in front of it."""
+    from kubeprio.kubelet.kubelet import Kubelet, KubeletConfig
+    from tests.builders import node
+
+    world.api.create(node(node_name).allocatable(cpu="64", memory="256Gi", pods="500").build())
+    kubelet = Kubelet(
+        world.api, node_name, clock=world.clock, rng=world.rng, config=KubeletConfig(**config)
+    )
+    kubelet.start()
+    world.pods.add_handler(kubelet)
+    world.add(BindEverything(world, node_name), kubelet)
+    return kubelet
