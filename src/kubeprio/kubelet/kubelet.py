@@ -35,7 +35,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import heapq
-import math
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -47,27 +46,20 @@ from kubeprio.api.core import (
     PHASE_RUNNING,
     TERMINAL_PHASES,
     Node,
-    NodeStatus,
     Pod,
     PodCondition,
     PodStatus,
 )
 from kubeprio.api.meta import Preconditions
-from kubeprio.api.resources import EPHEMERAL_STORAGE, MEMORY, PODS, ResourceAmounts, pod_requests
+from kubeprio.api.resources import PODS, ResourceAmounts, pod_requests
 from kubeprio.client import record
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client, DeleteRequest
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.kubelet import admission, node, runtime, status
 from kubeprio.kubelet.eviction import PodStats
-from kubeprio.kubelet.evictionmanager import (
-    POD_CLEANUP_TIMEOUT,
-    EvictionConfig,
-    EvictionManager,
-    NodeUsage,
-    PassResult,
-    observe,
-)
+from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT, EvictionConfig
+from kubeprio.kubelet.pressure import PressureMonitor
 
 COMPONENT: Final = "kubelet"
 _MAX_STATUS_ATTEMPTS: Final = 5
@@ -169,7 +161,6 @@ class Kubelet:
             client, clock=clock, component=COMPONENT, host=node_name
         )
         self.node: Node | None = None
-        self.eviction = EvictionManager(self.config.eviction)
         self._records: dict[str, Record] = {}
         self._changed: dict[str, tuple[Pod, bool]] = {}
         self._finished: dict[str, int] = {}
@@ -180,10 +171,15 @@ class Kubelet:
         self._ip_pool: list[str] = []
         self._ip_next = 0
         self._ips_in_use: set[str] = set()
-        self._origin = clock.now()
-        self._eviction_due: float | None = None
-        self._pods_memory = 0
-        self._pods_disk = 0
+        self.pressure = PressureMonitor(
+            client,
+            node_name,
+            self._recorder,
+            config=self.config.eviction,
+            origin=clock.now(),
+            system_memory_usage=self.config.system_memory_usage,
+            system_disk_usage=self.config.system_disk_usage,
+        )
 
     # --- wiring ----------------------------------------------------------------------------
 
@@ -203,7 +199,7 @@ class Kubelet:
             if ready is not None:
                 current = self._client.update_status(ready)
         self.on_node(current)
-        self._usage_changed(self._clock.now(), force=True)
+        self.pressure.usage_changed(self._clock.now(), force=True)
         return current
 
     def informer(self) -> Informer[Pod]:
@@ -251,7 +247,7 @@ class Kubelet:
         if self._changed:
             return self._clock.now()
         self._drop_stale_timers()
-        candidates = [t for t in (self._eviction_due,) if t is not None]
+        candidates = [t for t in (self.pressure.due,) if t is not None]
         if self._timers:
             candidates.append(self._timers[0][0])
         return min(candidates) if candidates else None
@@ -265,8 +261,7 @@ class Kubelet:
         changed, self._changed = self._changed, {}
         for pod, deleted in sorted(changed.values(), key=lambda item: _sort_key(item[0])):
             self._sync(pod, deleted, now)
-        if self._eviction_due is not None and self._eviction_due <= now:
-            self._eviction_due = None
+        if self.pressure.due is not None and self.pressure.due <= now:
             self._eviction_pass(now)
 
     # --- introspection ------------------------------------------------------------------------
@@ -336,7 +331,7 @@ class Kubelet:
         return DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
 
     def _admit(self, pod: Pod, now: float) -> None:
-        result = admission.admit_under_pressure(pod, self.eviction.node_conditions)
+        result = admission.admit_under_pressure(pod, self.pressure.node_conditions)
         requests = pod_requests(pod.spec) if pod.spec else {}
         if result.admit:
             result = admission.fit_resources(
@@ -396,7 +391,7 @@ class Kubelet:
         self._records[rec.uid] = rec
         admission.add_amounts(self._used, requests)
         self._used_pods += 1
-        self._hold_usage(rec, 1, now)
+        self.pressure.hold(rec.script.stats, 1, now)
         host_ip = node.host_ip(self.node) if self.node is not None else None
         stored = self._write_status(
             pod,
@@ -446,7 +441,7 @@ class Kubelet:
         assert rec.exit is not None
         rec.state = State.TERMINATED
         self._uncount(rec)
-        self._hold_usage(rec, -1, now)
+        self.pressure.hold(rec.script.stats, -1, now)
         if rec.pod_ip:
             self._ips_in_use.discard(rec.pod_ip)
         if rec.gone:
@@ -588,31 +583,6 @@ class Kubelet:
 
     # --- node-pressure eviction -------------------------------------------------------------------
 
-    def _hold_usage(self, rec: Record, sign: int, now: float) -> None:
-        stats = rec.script.stats
-        if stats.memory or stats.ephemeral_storage:
-            self._pods_memory += sign * stats.memory
-            self._pods_disk += sign * stats.ephemeral_storage
-            self._usage_changed(now)
-
-    def _usage_changed(self, now: float, *, force: bool = False) -> None:
-        """Usage moved: run an eviction pass at the next monitoring tick."""
-        if not self.config.eviction.thresholds:
-            return
-        if force or self._pods_memory or self._pods_disk or not self.eviction.quiet:
-            self._eviction_at(self._next_tick(now))
-
-    def _next_tick(self, now: float) -> float:
-        interval = self.config.eviction.monitoring_interval
-        if interval <= 0:
-            return now
-        ticks = math.ceil((now - self._origin) / interval - 1e-9)
-        return self._origin + max(ticks, 0) * interval
-
-    def _eviction_at(self, when: float) -> None:
-        if self._eviction_due is None or when < self._eviction_due:
-            self._eviction_due = when
-
     def _eviction_candidates(self) -> list[Pod]:
         """``GetActivePods``: running pods whose status is not yet terminal, by name."""
         active = [
@@ -626,44 +596,16 @@ class Kubelet:
         rec = self._records.get(pod.metadata.uid or "")
         return rec.script.stats if rec is not None else None
 
-    def node_usage(self) -> NodeUsage:
-        """What the pods running here use, against the node's capacity."""
-        pods_memory, pods_disk = self._pods_memory, self._pods_disk
-        capacity = admission.node_capacity(self.node)
-        allocatable = admission.node_allocatable(self.node)
-        memory_capacity = capacity.get(MEMORY, allocatable.get(MEMORY, 0))
-        return NodeUsage(
-            memory_capacity=memory_capacity,
-            memory_allocatable=allocatable.get(MEMORY, memory_capacity),
-            memory_working_set=pods_memory + self.config.system_memory_usage,
-            pods_memory_working_set=pods_memory,
-            fs_capacity=capacity.get(EPHEMERAL_STORAGE) or allocatable.get(EPHEMERAL_STORAGE),
-            fs_used=pods_disk + self.config.system_disk_usage,
-        )
-
     def _eviction_pass(self, now: float) -> None:
-        before = self.eviction.node_conditions
-        result = self.eviction.synchronize(
-            now, observe(self.node_usage()), self._eviction_candidates, self._stats
+        result, self.node = self.pressure.run(
+            now, self.node, self._eviction_candidates, self._stats
         )
-        self._report_conditions(before, result, now)
-        if result.reclaiming is not None and self.node is not None:
-            self._recorder.event(
-                self.node,
-                record.EVENT_TYPE_WARNING,
-                "EvictionThresholdMet",
-                f"Attempting to reclaim {result.reclaiming}",
-            )
         decision = result.eviction
         if decision is not None:
             rec = self._records[decision.pod.metadata.uid or ""]
             self._evict(rec, decision.message, decision.grace_period, now)
             assert rec.exit is not None
-            self._eviction_at(min(rec.exit.at, now + POD_CLEANUP_TIMEOUT))
-            return
-        for due in (self.eviction.soft_threshold_due(), self.eviction.pressure_ends_at()):
-            if due is not None:
-                self._eviction_at(self._next_tick(due))
+            self.pressure.schedule(min(rec.exit.at, now + POD_CLEANUP_TIMEOUT))
 
     def _evict(self, rec: Record, message: str, grace: int, now: float) -> None:
         """``evictPod``: Warning event, status Failed/Evicted with DisruptionTarget, kill."""
@@ -686,33 +628,3 @@ class Kubelet:
         if stored is not None:
             rec.pod = stored
         self._terminate(rec, now, grace)
-
-    def _report_conditions(self, before: tuple[str, ...], result: PassResult, now: float) -> None:
-        if self.node is None or before == result.node_conditions:
-            return
-        try:
-            current = self._client.get(Node, self.node_name)
-        except errors.NotFoundError:
-            return
-        conditions = current.status.conditions if current.status else None
-        flips: list[tuple[str, bool]] = []
-        for type_ in node.NODE_STATUS_EVENTS:
-            if type_ == node.NODE_READY:
-                continue
-            value = type_ in result.node_conditions
-            conditions, flipped = node.set_condition(conditions, type_, value, now=rfc3339(now))
-            if flipped:
-                flips.append((type_, value))
-        node_status = dataclasses.replace(current.status or NodeStatus(), conditions=conditions)
-        try:
-            self.node = self._client.update_status(dataclasses.replace(current, status=node_status))
-        except errors.StatusError:
-            return
-        for type_, value in flips:
-            reason = node.NODE_STATUS_EVENTS[type_][value]
-            self._recorder.event(
-                self.node,
-                record.EVENT_TYPE_NORMAL,
-                reason,
-                f"Node {self.node_name} status is now: {reason}",
-            )

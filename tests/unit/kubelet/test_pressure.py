@@ -113,7 +113,7 @@ def test_only_critical_pods_left_means_pressure_without_eviction(cluster: Cluste
     cluster.run(hog("system", priority=2_000_001_000, usage="1000Mi"))
     assert cluster.pod("system").status.phase == PHASE_RUNNING  # type: ignore[union-attr]
     assert condition(cluster, "MemoryPressure") == "True"
-    assert kubelet.eviction.node_conditions == ("MemoryPressure",)
+    assert kubelet.pressure.node_conditions == ("MemoryPressure",)
 
 
 def test_pressure_condition_clears_after_the_transition_period(cluster: Cluster) -> None:
