@@ -61,18 +61,6 @@ def _created(rs: ReplicaSet) -> tuple[float, str]:
     return (parse_rfc3339(stamp) if stamp else 0.0, rs.metadata.name or "")
 
 
-def _by_size_newer(rs: ReplicaSet) -> tuple[int, float, str]:
-    """``ReplicaSetsBySizeNewer``: larger first, then newer."""
-    created, name = _created(rs)
-    return (-du.replicas(rs), -created, "".join(chr(0x10FFFF - ord(c)) for c in name))
-
-
-def _by_size_older(rs: ReplicaSet) -> tuple[int, float, str]:
-    """``ReplicaSetsBySizeOlder``: larger first, then older."""
-    created, name = _created(rs)
-    return (-du.replicas(rs), created, name)
-
-
 class DeploymentController(Controller):
     """``DeploymentController``."""
 
@@ -419,30 +407,14 @@ class DeploymentController(Controller):
             if target is not None and du.replicas(target) != desired:
                 self._scale(target, desired, deployment)
             return
-        if (
-            new is not None
-            and du.replicas(new) == desired
-            and ((new.status and new.status.available_replicas) or 0) == desired
-        ):
+        if du.is_saturated(deployment, new):
             for rs in old:
                 if du.replicas(rs) > 0:
                     self._scale(rs, 0, deployment)
             return
-        allowed = desired + du.max_surge(deployment) if desired > 0 else 0
-        to_add = allowed - du.total_spec_replicas(active)
-        operation = "up" if to_add > 0 else "down"
-        active.sort(key=_by_size_newer if to_add > 0 else _by_size_older)
-        sizes: dict[str, int] = {}
-        added = 0
-        for rs in active:
-            share = du.proportion(rs, deployment, to_add, added) if to_add else 0
-            sizes[rs.metadata.name or ""] = du.replicas(rs) + share
-            added += share
-        for index, rs in enumerate(active):
-            name = rs.metadata.name or ""
-            if index == 0 and to_add:
-                sizes[name] = max(sizes[name] + to_add - added, 0)
-            self._scale(rs, sizes[name], deployment, operation)
+        sizes, operation = du.proportional_sizes(deployment, active)
+        for rs, size in sizes:
+            self._scale(rs, size, deployment, operation)
 
     # --- rollouts --------------------------------------------------------------------------------
 

@@ -255,6 +255,56 @@ def proportion(rs: ReplicaSet, deployment: Deployment, to_add: int, added: int) 
     return min(fraction, allowed) if to_add > 0 else max(fraction, allowed)
 
 
+def _created(rs: ReplicaSet) -> float:
+    stamp = rs.metadata.creation_timestamp
+    return parse_rfc3339(stamp) if stamp else 0.0
+
+
+def is_saturated(deployment: Deployment, rs: ReplicaSet | None) -> bool:
+    """``IsSaturated``: the set has every replica, says so, and all are available."""
+    if rs is None:
+        return False
+    desired = replicas(deployment)
+    available = (rs.status.available_replicas if rs.status else None) or 0
+    return (
+        replicas(rs) == desired
+        and annotation_int(rs, DESIRED_REPLICAS_ANNOTATION) == desired
+        and available == desired
+    )
+
+
+def proportional_sizes(
+    deployment: Deployment, active: Sequence[ReplicaSet]
+) -> tuple[list[tuple[ReplicaSet, int]], str]:
+    """``scale`` for several active sets: new sizes in scaling order, and "up"/"down".
+
+    The sets share ``replicas + maxSurge`` in proportion to their size
+    (``GetProportion``); the leftover goes to the first set, which is the largest
+    (``ReplicaSetsBySizeNewer`` when growing, ``ReplicaSetsBySizeOlder`` when shrinking).
+    """
+    desired = replicas(deployment)
+    allowed = desired + max_surge(deployment) if desired > 0 else 0
+    to_add = allowed - total_spec_replicas(active)
+    if to_add > 0:
+        # Larger first; among equals the newer first, then the name in reverse.
+        ordered = sorted(active, key=lambda rs: rs.metadata.name or "", reverse=True)
+        ordered.sort(key=lambda rs: (-replicas(rs), -_created(rs)))
+    else:
+        ordered = sorted(
+            active, key=lambda rs: (-replicas(rs), _created(rs), rs.metadata.name or "")
+        )
+    sizes: list[tuple[ReplicaSet, int]] = []
+    added = 0
+    for rs in ordered:
+        share = proportion(rs, deployment, to_add, added) if to_add else 0
+        sizes.append((rs, replicas(rs) + share))
+        added += share
+    if sizes and to_add:
+        first, size = sizes[0]
+        sizes[0] = (first, max(size + to_add - added, 0))
+    return sizes, "up" if to_add > 0 else "down"
+
+
 def has_progress_deadline(deployment: Deployment) -> bool:
     """``HasProgressDeadline`` (unset means the v1 default, 600 s)."""
     seconds = deployment.spec.progress_deadline_seconds if deployment.spec else None

@@ -238,3 +238,41 @@ def test_resolve_fenceposts(
     surge: object, unavailable: object, desired: int, expected: tuple[int, int]
 ) -> None:
     assert du.resolve_fenceposts(surge, unavailable, desired) == expected  # type: ignore[arg-type]
+
+
+PROPORTIONAL = [
+    # (old deployment size, new size, new RS, old RS, expected new RS, expected old RS) - sync_test.go TestScale
+    (5, 10, 2, 3, 4, 6),
+    (5, 3, 2, 3, 1, 2),
+    (10, 20, 5, 5, 10, 10),
+]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "new_size", "old_size", "new_expected", "old_expected"),
+    PROPORTIONAL,
+    ids=["5-to-10", "5-to-3", "10-to-20"],
+)
+def test_proportional_scaling_TestScale(
+    before: int, after: int, new_size: int, old_size: int, new_expected: int, old_expected: int
+) -> None:
+    strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}
+    d = deployment(after, strategy=strategy)
+
+    def rs(name: str, size: int, created: str) -> ReplicaSet:
+        return ReplicaSet(
+            metadata=ObjectMeta(
+                name=name,
+                creation_timestamp=created,
+                annotations={du.MAX_REPLICAS_ANNOTATION: str(before)},
+            ),
+            spec=ReplicaSetSpec(replicas=size),
+        )
+
+    new = rs("foo-v2", new_size, "2026-01-01T01:00:00Z")
+    old = rs("foo-v1", old_size, "2026-01-01T00:00:00Z")
+    sizes, _ = du.proportional_sizes(d, [new, old])
+    assert {rs.metadata.name: size for rs, size in sizes} == {
+        "foo-v2": new_expected,
+        "foo-v1": old_expected,
+    }
