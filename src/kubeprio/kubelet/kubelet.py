@@ -169,6 +169,9 @@ class Kubelet:
         self._used: dict[str, int] = {}
         self._used_pods = 0
         self._ip_pool: list[str] = []
+        self._host_ip: str | None = None
+        self._stamp_at = float("nan")
+        self._stamp_text = ""
         self._ip_next = 0
         self._ips_in_use: set[str] = set()
         self.pressure = PressureMonitor(
@@ -211,6 +214,7 @@ class Kubelet:
     def on_node(self, current: Node) -> None:
         """The Node object changed (or was read): refresh allocatable and the IP pool."""
         self.node = current
+        self._host_ip = node.host_ip(current)
         cidr = (current.spec.pod_cidr if current.spec else None) or node.default_pod_cidr(
             self.node_name
         )
@@ -345,17 +349,17 @@ class Kubelet:
             stored = self._write_status(
                 pod,
                 lambda p: status.rejected_status(
-                    p, now=rfc3339(now), reason=result.reason, message=result.message
+                    p, now=self._stamp(now), reason=result.reason, message=result.message
                 ),
             )
             if stored is not None:
                 self._finished[pod.metadata.uid or ""] = _revision(stored)
             return
-        self._run(pod, now, requests, started_at=now, start_time=rfc3339(now))
+        self._run(pod, now, requests, started_at=now, start_time=self._stamp(now))
 
     def _adopt(self, pod: Pod, now: float) -> None:
         """A pod that is already running here (a snapshot of a live cluster): keep it."""
-        start_text = (pod.status.start_time if pod.status else None) or rfc3339(now)
+        start_text = (pod.status.start_time if pod.status else None) or self._stamp(now)
         try:
             started_at = parse_rfc3339(start_text)
         except ValueError:
@@ -392,11 +396,11 @@ class Kubelet:
         admission.add_amounts(self._used, requests)
         self._used_pods += 1
         self.pressure.hold(rec.script.stats, 1, now)
-        host_ip = node.host_ip(self.node) if self.node is not None else None
+        host_ip = self._host_ip
         stored = self._write_status(
             pod,
             lambda p: status.running_status(
-                p, now=rfc3339(now), start_time=start_time, host_ip=host_ip, pod_ip=rec.pod_ip
+                p, now=self._stamp(now), start_time=start_time, host_ip=host_ip, pod_ip=rec.pod_ip
             ),
         )
         if stored is not None:
@@ -458,7 +462,7 @@ class Kubelet:
             rec.pod,
             lambda p: status.terminal_status(
                 p,
-                now=rfc3339(now),
+                now=self._stamp(now),
                 start_time=rec.start_time,
                 exit_code=exit_code,
                 reason=reason,
@@ -479,8 +483,8 @@ class Kubelet:
             pod,
             lambda p: status.terminal_status(
                 p,
-                now=rfc3339(now),
-                start_time=rfc3339(now),
+                now=self._stamp(now),
+                start_time=self._stamp(now),
                 exit_code=runtime.EXIT_CODE_SIGKILL,
             ),
         )
@@ -506,6 +510,12 @@ class Kubelet:
 
     def _forget(self, rec: Record) -> None:
         self._records.pop(rec.uid, None)
+
+    def _stamp(self, now: float) -> str:
+        """``rfc3339(now)``, memoised: many pods change state at the same instant."""
+        if now != self._stamp_at:
+            self._stamp_at, self._stamp_text = now, rfc3339(now)
+        return self._stamp_text
 
     # --- accounting -----------------------------------------------------------------------------
 
@@ -622,7 +632,7 @@ class Kubelet:
         stored = self._write_status(
             rec.pod,
             lambda p: status.evicted_status(
-                p, now=rfc3339(now), message=message, disruption=disruption
+                p, now=self._stamp(now), message=message, disruption=disruption
             ),
         )
         if stored is not None:

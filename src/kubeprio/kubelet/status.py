@@ -56,6 +56,22 @@ def _condition(type_: str, status: bool, reason: str | None = None) -> PodCondit
     return PodCondition(type=type_, status="True" if status else "False", reason=reason)
 
 
+def _stamped(condition: PodCondition, stamp: str) -> PodCondition:
+    """``condition`` with ``lastTransitionTime`` (built directly: this runs per pod start)."""
+    if condition.last_transition_time == stamp:
+        return condition
+    return PodCondition(
+        type=condition.type,
+        status=condition.status,
+        observed_generation=condition.observed_generation,
+        last_probe_time=condition.last_probe_time,
+        last_transition_time=stamp,
+        reason=condition.reason,
+        message=condition.message,
+        extra=condition.extra,
+    )
+
+
 def merge_conditions(
     old: Sequence[PodCondition] | None,
     kubelet: Sequence[PodCondition],
@@ -67,9 +83,7 @@ def merge_conditions(
     previous = {c.type: c for c in old or ()}
     result: list[PodCondition] = [c for c in old or () if c.type not in KUBELET_CONDITIONS]
     for condition in shared:
-        stamped = dataclasses.replace(
-            condition, last_transition_time=condition.last_transition_time or now
-        )
+        stamped = _stamped(condition, condition.last_transition_time or now)
         for index, existing in enumerate(result):
             if existing.type == condition.type:
                 result[index] = stamped
@@ -82,7 +96,7 @@ def merge_conditions(
             stamp = before.last_transition_time
         else:
             stamp = now
-        result.append(dataclasses.replace(condition, last_transition_time=stamp))
+        result.append(_stamped(condition, stamp))
     return tuple(result)
 
 
