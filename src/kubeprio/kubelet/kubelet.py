@@ -139,6 +139,36 @@ def _revision(pod: Pod) -> int:
     return int(pod.metadata.resource_version or 0)
 
 
+def register_node(
+    client: Client,
+    name: str,
+    *,
+    clock: Clock,
+    capacity: Mapping[str, str],
+    allocatable: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    pod_cidr: str | None = None,
+    internal_ip: str | None = None,
+) -> Node:
+    """Create the Node a kubelet would register (``registerWithAPIServer``), or return
+    the existing one unchanged (an already registered node keeps its declared capacity)."""
+    try:
+        return client.get(Node, name)
+    except errors.NotFoundError:
+        pass
+    return client.create(
+        node.node_object(
+            name,
+            capacity=capacity,
+            allocatable=allocatable,
+            labels=labels,
+            pod_cidr=pod_cidr,
+            internal_ip=internal_ip,
+            now=rfc3339(clock.now()),
+        )
+    )
+
+
 class Kubelet:
     """The agent of one node (``pkg/kubelet``), reduced to what scheduling sees."""
 

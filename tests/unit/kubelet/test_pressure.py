@@ -160,3 +160,28 @@ def test_no_usage_annotation_means_no_pressure_and_no_wakeups(cluster: Cluster) 
         cluster.run(pod(f"p{i}").build())
     assert kubelet.next_wakeup() is None
     assert condition(cluster, "MemoryPressure") == "False"
+
+
+def test_soft_threshold_waits_for_its_grace_period(cluster: Cluster) -> None:
+    """A soft threshold acts once met for its grace period, with ``evictionMaxPodGracePeriod``."""
+    from kubeprio.kubelet.eviction import parse_thresholds
+    from kubeprio.kubelet.evictionmanager import EvictionConfig
+
+    config = EvictionConfig(
+        thresholds=parse_thresholds(
+            {}, soft={"memory.available": "300Mi"}, soft_grace_periods={"memory.available": 60}
+        ),
+        max_pod_grace_period=10,
+    )
+    cluster.kubelet("n1", node=MEMORY_NODE.build(), eviction=config)
+    cluster.run(hog("big", usage="800Mi"))
+    assert cluster.pod("big").status.phase == PHASE_RUNNING  # type: ignore[union-attr]
+    assert condition(cluster, "MemoryPressure") == "True"
+    cluster.advance(59)
+    assert cluster.pod("big").status.phase == PHASE_RUNNING  # type: ignore[union-attr]
+    cluster.advance(1)
+    assert cluster.pod("big").status.reason == "Evicted"  # type: ignore[union-attr]
+    cluster.advance(9.99)
+    assert [p.metadata.name for p in cluster.kubelets["n1"].running()] == ["big"]
+    cluster.advance(0.01)
+    assert cluster.kubelets["n1"].running() == []
