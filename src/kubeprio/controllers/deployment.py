@@ -297,6 +297,18 @@ class DeploymentController(Controller):
         try:
             created = self.client.create(candidate)
         except errors.AlreadyExistsError:
+            existing = self.client.get(
+                ReplicaSet, candidate.metadata.name or "", candidate.metadata.namespace
+            )
+            ref = existing.metadata.controller_ref()
+            if (
+                ref is not None
+                and ref.uid == deployment.metadata.uid
+                and du.equal_ignore_hash(
+                    existing.spec.template if existing.spec else None, spec.template
+                )
+            ):
+                return deployment, existing  # ours, not yet in the cache
             # A hash collision with a set this deployment does not own: bump collisionCount.
             status = dataclasses.replace(
                 deployment.status or DeploymentStatus(), collision_count=(collision or 0) + 1

@@ -276,3 +276,24 @@ def test_proportional_scaling_TestScale(
         "foo-v2": new_expected,
         "foo-v1": old_expected,
     }
+
+
+def test_a_stale_cache_does_not_create_a_second_replica_set(world: World) -> None:
+    """``getNewReplicaSet``: AlreadyExists for a set we own is the set, not a collision."""
+    controller = DeploymentController(
+        world.api,
+        clock=world.clock,
+        rng=world.rng,
+        deployments=world.deployments,
+        replicasets=world.replicasets,
+        pods=world.pods,
+    )
+    world.api.create(deployment(2))
+    world.deployments.pump()
+    world.replicasets.pump()
+    controller.reconcile("default/web")  # creates the ReplicaSet
+    world.deployments.pump()  # the ReplicaSet informer has not caught up
+    assert world.replicasets.list() == []
+    controller.reconcile("default/web")
+    assert len(world.api.list(ReplicaSet, "default").items) == 1
+    assert (world.api.get(Deployment, "web", "default").status.collision_count or 0) == 0  # type: ignore[union-attr]
