@@ -287,6 +287,20 @@ class PodBuilder:
         self._status = dataclasses.replace(self._status or PodStatus(), phase=phase)
         return self
 
+    def annotate(self, key: str, value: str) -> PodBuilder:
+        merged = dict(self._meta.annotations or {})
+        merged[key] = value
+        self._meta = dataclasses.replace(self._meta, annotations=merged)
+        return self
+
+    def finalizers(self, *names: str) -> PodBuilder:
+        self._meta = dataclasses.replace(self._meta, finalizers=names)
+        return self
+
+    def grace(self, seconds: int) -> PodBuilder:
+        self._spec = dataclasses.replace(self._spec, termination_grace_period_seconds=seconds)
+        return self
+
     def build(self) -> Pod:
         return Pod(metadata=self._meta, spec=self._spec, status=self._status)
 

@@ -1,0 +1,145 @@
+"""``EventRecorder``: write core/v1 Events about objects, as client-go's ``tools/record``.
+
+The kubelet and the controllers report what they did (``Evicted``, ``SuccessfulCreate``,
+``Preempted``...) as Events, the way ``kubectl describe`` shows them. Like client-go's
+recorder (``k8s.io/client-go/tools/record/event.go`` and ``events_cache.go``):
+
+* an Event is named ``<object name>.<timestamp in nanoseconds, hex>`` and lives in the
+  object's namespace (``default`` for cluster-scoped objects such as Nodes);
+* a repeat of an identical event (same object, type, reason, message and source) is
+  folded into the first one: its ``count`` goes up and ``lastTimestamp`` moves, through
+  a PATCH; the cache of recent events is an LRU of 4096 entries, as upstream.
+
+Differences, on purpose: writes are synchronous (client-go sends them from a goroutine)
+and there is no spam filter (client-go drops bursts above 25 events per object); in a
+simulation every event the components emit is kept. Time comes from the injected
+``Clock``; no randomness is used. Failures to record are swallowed, as upstream: an
+event is best effort and never fails the caller.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import Final
+
+from kubeprio.api import errors, kinds
+from kubeprio.api.core import Event, EventSource, ObjectReference
+from kubeprio.api.meta import ApiObject, ObjectMeta
+from kubeprio.client.protocol import Client
+from kubeprio.clock import Clock, rfc3339
+
+EVENT_TYPE_NORMAL: Final = "Normal"
+EVENT_TYPE_WARNING: Final = "Warning"
+MAX_LRU_CACHE_ENTRIES: Final = 4096
+_MAX_NAME_ATTEMPTS: Final = 8
+
+_CacheKey = tuple[str, str, str, str, str, str, str, str, str]
+
+
+def object_reference(obj: ApiObject, field_path: str | None = None) -> ObjectReference:
+    """The ``ObjectReference`` of ``obj`` (upstream ``reference.GetReference``)."""
+    info = kinds.for_object(obj)
+    meta = obj.metadata
+    return ObjectReference(
+        kind=info.kind,
+        namespace=meta.namespace or None,
+        name=meta.name,
+        uid=meta.uid,
+        api_version=info.api_version,
+        resource_version=meta.resource_version,
+        field_path=field_path,
+    )
+
+
+class EventRecorder:
+    """Records Events for one component (``source.component``) on one host."""
+
+    def __init__(
+        self, client: Client, *, clock: Clock, component: str, host: str | None = None
+    ) -> None:
+        self._client = client
+        self._clock = clock
+        self.component = component
+        self.host = host
+        self._cache: collections.OrderedDict[_CacheKey, Event] = collections.OrderedDict()
+
+    def event(self, obj: ApiObject, event_type: str, reason: str, message: str) -> Event | None:
+        """Record an event about ``obj``; return the stored Event, or None if it failed."""
+        return self.event_for(object_reference(obj), event_type, reason, message)
+
+    def event_for(
+        self, ref: ObjectReference, event_type: str, reason: str, message: str
+    ) -> Event | None:
+        """Record an event about the object ``ref`` points to."""
+        key: _CacheKey = (
+            self.component,
+            self.host or "",
+            ref.kind or "",
+            ref.namespace or "",
+            ref.name or "",
+            ref.uid or "",
+            event_type,
+            reason,
+            message,
+        )
+        now = self._clock.now()
+        previous = self._cache.get(key)
+        if previous is not None:
+            stored = self._bump(previous, now)
+            if stored is not None:
+                self._remember(key, stored)
+                return stored
+        stored = self._create(ref, event_type, reason, message, now)
+        if stored is not None:
+            self._remember(key, stored)
+        return stored
+
+    def _remember(self, key: _CacheKey, event: Event) -> None:
+        self._cache[key] = event
+        self._cache.move_to_end(key)
+        while len(self._cache) > MAX_LRU_CACHE_ENTRIES:
+            self._cache.popitem(last=False)
+
+    def _bump(self, previous: Event, now: float) -> Event | None:
+        """Fold a repeat into ``previous`` (upstream ``EventCorrelator`` + PATCH)."""
+        patch = {"count": (previous.count or 1) + 1, "lastTimestamp": rfc3339(now)}
+        try:
+            return self._client.patch(
+                Event, previous.metadata.name or "", patch, namespace=previous.metadata.namespace
+            )
+        except errors.StatusError:
+            return None
+
+    def _create(
+        self, ref: ObjectReference, event_type: str, reason: str, message: str, now: float
+    ) -> Event | None:
+        timestamp = rfc3339(now)
+        nanos = round(now * 1e9)
+        event = Event(
+            metadata=ObjectMeta(namespace=ref.namespace or "default"),
+            involved_object=ref,
+            reason=reason,
+            message=message,
+            source=EventSource(component=self.component, host=self.host),
+            first_timestamp=timestamp,
+            last_timestamp=timestamp,
+            count=1,
+            type=event_type,
+            reporting_component=self.component,
+            reporting_instance=self.host or "",
+        )
+        for attempt in range(_MAX_NAME_ATTEMPTS):
+            # Two events about one object at the same (virtual) nanosecond would share a
+            # name; the next nanosecond keeps names unique and deterministic.
+            name = f"{ref.name}.{nanos + attempt:x}"
+            named = dataclasses.replace(
+                event, metadata=dataclasses.replace(event.metadata, name=name)
+            )
+            try:
+                return self._client.create(named)
+            except errors.AlreadyExistsError:
+                continue
+            except errors.StatusError:
+                return None
+        return None

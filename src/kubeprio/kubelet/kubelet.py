@@ -1,0 +1,670 @@
+"""The simulated kubelet: one per Node; admits, runs and stops the pods bound to it.
+
+It sees the cluster only through ``client.protocol.Client`` and the pod events it is
+handed (it is an ``EventHandler[Pod]``: register it on an informer of the node's pods,
+``informer()`` builds one with ``spec.nodeName=<node>``, or route a shared informer's
+events to it with ``kubelet.router.PodRouter``). A driver calls ``run_once()`` whenever
+``next_wakeup()`` is due; handlers only record what changed, all writes happen in
+``run_once``. Time comes from the injected ``Clock``; nothing sleeps, no threads.
+
+A pod's life on the node (``Record.state``)::
+
+    bound, Pending --admit--> RUNNING --kubeprio.io/duration--> (exit 0) Succeeded
+         |                     |
+         +--reject--> Failed   +--deletionTimestamp / evicted--> TERMINATING
+           (OutOfcpu, ...)                                         |  holds its resources
+                                                                   v
+                          exit: termination-seconds, or SIGKILL when the grace period ends
+                          -> status Failed (or Succeeded if the run ended first), then
+                          DELETE grace 0 with a uid precondition (if it was deleted)
+
+* Admission (``kubelet.admission``) counts the requests of pods admitted and not
+  terminal, including pods being deleted, as upstream's ``GetActivePods``; an evicted
+  pod stops counting as soon as its status says Failed.
+* Graceful termination (``kubelet.runtime``): the grace period is the pod's
+  ``deletionGracePeriodSeconds`` (else ``terminationGracePeriodSeconds``), may only
+  shrink, and is at least 2 s at the container runtime.
+* Node-pressure eviction (``kubelet.evictionmanager``) runs on 10 s ticks when usage
+  changed, and right after an evicted pod is gone; it evicts one pod per pass.
+
+Must not import ``apiserver``, ``store`` or ``admission`` (import-linter enforces it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import heapq
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from kubeprio.api import errors
+from kubeprio.api.core import (
+    DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
+    PHASE_RUNNING,
+    TERMINAL_PHASES,
+    Node,
+    Pod,
+    PodCondition,
+    PodStatus,
+)
+from kubeprio.api.meta import Preconditions
+from kubeprio.api.resources import PODS, ResourceAmounts, pod_requests
+from kubeprio.client import record
+from kubeprio.client.informer import Informer
+from kubeprio.client.protocol import Client, DeleteRequest
+from kubeprio.clock import Clock, parse_rfc3339, rfc3339
+from kubeprio.kubelet import admission, node, runtime, status
+from kubeprio.kubelet.eviction import PodStats
+from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT, EvictionConfig
+from kubeprio.kubelet.pressure import PressureMonitor
+
+COMPONENT: Final = "kubelet"
+_MAX_STATUS_ATTEMPTS: Final = 5
+DEFAULT_CAPACITY: Final[Mapping[str, str]] = {
+    "cpu": "4",
+    "memory": "8Gi",
+    "ephemeral-storage": "100Gi",
+    "pods": "110",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class KubeletConfig:
+    """How a simulated kubelet behaves."""
+
+    eviction: EvictionConfig = field(default_factory=EvictionConfig)
+    register_node: bool = True
+    """Create the Node object on ``start()`` if it does not exist."""
+    capacity: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_CAPACITY))
+    """Capacity of a node this kubelet registers (ignored for an existing Node)."""
+    system_memory_usage: int = 0
+    """Bytes of memory the node uses outside pods (lowers ``memory.available``)."""
+    system_disk_usage: int = 0
+    """Bytes of the node filesystem used outside pods (images, logs)."""
+    container_events: bool = False
+    """Record ``Pulled``/``Created``/``Started``/``Killing`` events (costly at scale)."""
+
+
+class State:
+    """Where a pod is in its life on this node (see the module docstring)."""
+
+    RUNNING: Final = "Running"
+    TERMINATING: Final = "Terminating"
+    TERMINATED: Final = "Terminated"
+
+
+@dataclass(slots=True)
+class Record:
+    """What the kubelet knows about one pod it started."""
+
+    pod: Pod
+    state: str
+    script: runtime.Script
+    requests: ResourceAmounts
+    started_at: float
+    start_time: str
+    finishes_at: float | None
+    pod_ip: str | None
+    counted: bool = True
+    """Counts against allocatable for admission (admitted, API-visible, not terminal)."""
+    evicted: bool = False
+    gone: bool = False
+    """Removed from the API while its containers still run."""
+    sigterm_at: float | None = None
+    kill_at: float | None = None
+    exit: runtime.Exit | None = None
+    evicted_message: str | None = None
+
+    @property
+    def uid(self) -> str:
+        """The pod's UID."""
+        return self.pod.metadata.uid or ""
+
+    def wake_at(self) -> float | None:
+        """When this pod next needs the kubelet: its exit, or its run ending."""
+        if self.exit is not None:
+            return self.exit.at
+        return self.finishes_at
+
+
+def _sort_key(pod: Pod) -> tuple[str, str, str]:
+    meta = pod.metadata
+    return (meta.creation_timestamp or "", meta.namespace or "", meta.name or "")
+
+
+def _revision(pod: Pod) -> int:
+    return int(pod.metadata.resource_version or 0)
+
+
+def register_node(
+    client: Client,
+    name: str,
+    *,
+    clock: Clock,
+    capacity: Mapping[str, str],
+    allocatable: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    pod_cidr: str | None = None,
+    internal_ip: str | None = None,
+) -> Node:
+    """Create the Node a kubelet would register (``registerWithAPIServer``), or return
+    the existing one unchanged (an already registered node keeps its declared capacity)."""
+    try:
+        return client.get(Node, name)
+    except errors.NotFoundError:
+        pass
+    return client.create(
+        node.node_object(
+            name,
+            capacity=capacity,
+            allocatable=allocatable,
+            labels=labels,
+            pod_cidr=pod_cidr,
+            internal_ip=internal_ip,
+            now=rfc3339(clock.now()),
+        )
+    )
+
+
+class Kubelet:
+    """The agent of one node (``pkg/kubelet``), reduced to what scheduling sees."""
+
+    def __init__(
+        self,
+        client: Client,
+        node_name: str,
+        *,
+        clock: Clock,
+        rng: random.Random,
+        config: KubeletConfig | None = None,
+        recorder: record.EventRecorder | None = None,
+    ) -> None:
+        self._client = client
+        self.node_name = node_name
+        self._clock = clock
+        self._rng = rng  # reserved: the simulated runtime is deterministic without it
+        self.config = config or KubeletConfig()
+        self._recorder = recorder or record.EventRecorder(
+            client, clock=clock, component=COMPONENT, host=node_name
+        )
+        self.node: Node | None = None
+        self._records: dict[str, Record] = {}
+        self._changed: dict[str, tuple[Pod, bool]] = {}
+        self._finished: dict[str, int] = {}
+        self._timers: list[tuple[float, int, str]] = []
+        self._timer_seq = 0
+        self._used: dict[str, int] = {}
+        self._used_pods = 0
+        self._ip_pool: list[str] = []
+        self._host_ip: str | None = None
+        self._stamp_at = float("nan")
+        self._stamp_text = ""
+        self._ip_next = 0
+        self._ips_in_use: set[str] = set()
+        self.pressure = PressureMonitor(
+            client,
+            node_name,
+            self._recorder,
+            config=self.config.eviction,
+            origin=clock.now(),
+            system_memory_usage=self.config.system_memory_usage,
+            system_disk_usage=self.config.system_disk_usage,
+        )
+
+    # --- wiring ----------------------------------------------------------------------------
+
+    def start(self) -> Node:
+        """Find (or register) this kubelet's Node; report Ready if it reports nothing."""
+        now = rfc3339(self._clock.now())
+        try:
+            current = self._client.get(Node, self.node_name)
+        except errors.NotFoundError:
+            if not self.config.register_node:
+                raise
+            current = self._client.create(
+                node.node_object(self.node_name, capacity=self.config.capacity, now=now)
+            )
+        else:
+            ready = node.with_ready_conditions(current, now=now)
+            if ready is not None:
+                current = self._client.update_status(ready)
+        self.on_node(current)
+        self.pressure.usage_changed(self._clock.now(), force=True)
+        return current
+
+    def informer(self) -> Informer[Pod]:
+        """An informer of this node's pods with this kubelet registered on it (not started)."""
+        informer = Informer(self._client, Pod, field_selector=f"spec.nodeName={self.node_name}")
+        informer.add_handler(self)
+        return informer
+
+    def on_node(self, current: Node) -> None:
+        """The Node object changed (or was read): refresh allocatable and the IP pool."""
+        self.node = current
+        self._host_ip = node.host_ip(current)
+        cidr = (current.spec.pod_cidr if current.spec else None) or node.default_pod_cidr(
+            self.node_name
+        )
+        if not self._ip_pool or cidr != getattr(self, "_cidr", None):
+            self._cidr = cidr
+            self._ip_pool = node.pod_ip_pool(cidr)
+
+    # --- EventHandler[Pod] -----------------------------------------------------------------
+
+    def _mine(self, pod: Pod) -> bool:
+        return pod.spec is not None and pod.spec.node_name == self.node_name
+
+    def on_add(self, obj: Pod) -> None:
+        """A pod appeared: remember to look at it in the next ``run_once``."""
+        if self._mine(obj):
+            self._changed[obj.metadata.uid or ""] = (obj, False)
+
+    def on_update(self, old: Pod, new: Pod) -> None:
+        """A pod changed."""
+        if self._mine(new):
+            self._changed[new.metadata.uid or ""] = (new, False)
+        elif self._mine(old):
+            self._changed[old.metadata.uid or ""] = (old, True)
+
+    def on_delete(self, obj: Pod) -> None:
+        """A pod was removed from the API."""
+        if self._mine(obj):
+            self._changed[obj.metadata.uid or ""] = (obj, True)
+
+    # --- driving ------------------------------------------------------------------------------
+
+    def next_wakeup(self) -> float | None:
+        """When ``run_once`` next has work: now if events are pending, else the next timer."""
+        if self._changed:
+            return self._clock.now()
+        self._drop_stale_timers()
+        candidates = [t for t in (self.pressure.due,) if t is not None]
+        if self._timers:
+            candidates.append(self._timers[0][0])
+        return min(candidates) if candidates else None
+
+    def run_once(self) -> None:
+        """Do everything due now: exits and completions, new observations, an eviction pass."""
+        now = self._clock.now()
+        while self._timers and self._timers[0][0] <= now:
+            _, _, uid = heapq.heappop(self._timers)
+            self._on_timer(uid, now)
+        changed, self._changed = self._changed, {}
+        for pod, deleted in sorted(changed.values(), key=lambda item: _sort_key(item[0])):
+            self._sync(pod, deleted, now)
+        if self.pressure.due is not None and self.pressure.due <= now:
+            self._eviction_pass(now)
+
+    # --- introspection ------------------------------------------------------------------------
+
+    def running(self) -> list[Pod]:
+        """Pods whose containers run here (including terminating ones), sorted."""
+        return sorted(
+            (r.pod for r in self._records.values() if r.state != State.TERMINATED), key=_sort_key
+        )
+
+    def allocated(self) -> dict[str, int]:
+        """Requests of the pods counted by admission, plus their number under ``pods``."""
+        return {**self._used, PODS: self._used_pods}
+
+    def record(self, uid: str) -> Record | None:
+        """The kubelet's record of a pod it runs."""
+        return self._records.get(uid)
+
+    # --- syncing one pod ----------------------------------------------------------------------
+
+    def _sync(self, pod: Pod, deleted: bool, now: float) -> None:
+        uid = pod.metadata.uid or ""
+        if uid in self._finished:
+            if deleted or _revision(pod) >= self._finished[uid]:
+                del self._finished[uid]
+            return
+        existing = self._records.get(uid)
+        if existing is not None:
+            self._sync_running(existing, pod, deleted, now)
+            return
+        if deleted:
+            return
+        phase = pod.status.phase if pod.status else None
+        if phase in TERMINAL_PHASES:
+            self._clean_up_terminal(pod)
+            return
+        if pod.metadata.deletion_timestamp:
+            self._finish_unstarted(pod, now)
+            return
+        if phase == PHASE_RUNNING:
+            self._adopt(pod, now)
+            return
+        self._admit(pod, now)
+
+    def _sync_running(self, rec: Record, pod: Pod, deleted: bool, now: float) -> None:
+        if _revision(pod) >= _revision(rec.pod):
+            rec.pod = pod
+        if deleted:
+            rec.gone = True
+            self._uncount(rec)
+            if rec.state == State.RUNNING:
+                grace = pod.metadata.deletion_grace_period_seconds or 0
+                self._terminate(rec, now, grace)
+            elif rec.state == State.TERMINATED:
+                self._forget(rec)
+            return
+        if pod.metadata.deletion_timestamp and rec.state != State.TERMINATED:
+            self._terminate(rec, now, self._grace_period(pod))
+
+    def _grace_period(self, pod: Pod) -> int:
+        """``calculateEffectiveGracePeriod``: the API's deletion grace, else the pod's own."""
+        if pod.metadata.deletion_grace_period_seconds is not None:
+            return pod.metadata.deletion_grace_period_seconds
+        spec = pod.spec
+        if spec is not None and spec.termination_grace_period_seconds is not None:
+            return spec.termination_grace_period_seconds
+        return DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
+
+    def _admit(self, pod: Pod, now: float) -> None:
+        result = admission.admit_under_pressure(pod, self.pressure.node_conditions)
+        requests = pod_requests(pod.spec) if pod.spec else {}
+        if result.admit:
+            result = admission.fit_resources(
+                requests,
+                allocatable=admission.node_allocatable(self.node),
+                used=self._used,
+                used_pods=self._used_pods,
+            )
+        if not result.admit:
+            self._recorder.event(pod, record.EVENT_TYPE_WARNING, result.reason, result.message)
+            stored = self._write_status(
+                pod,
+                lambda p: status.rejected_status(
+                    p, now=self._stamp(now), reason=result.reason, message=result.message
+                ),
+            )
+            if stored is not None:
+                self._finished[pod.metadata.uid or ""] = _revision(stored)
+            return
+        self._run(pod, now, requests, started_at=now, start_time=self._stamp(now))
+
+    def _adopt(self, pod: Pod, now: float) -> None:
+        """A pod that is already running here (a snapshot of a live cluster): keep it."""
+        start_text = (pod.status.start_time if pod.status else None) or self._stamp(now)
+        try:
+            started_at = parse_rfc3339(start_text)
+        except ValueError:
+            started_at = now
+        requests = pod_requests(pod.spec) if pod.spec else {}
+        self._run(pod, now, requests, started_at=started_at, start_time=start_text)
+
+    def _run(
+        self,
+        pod: Pod,
+        now: float,
+        requests: ResourceAmounts,
+        *,
+        started_at: float,
+        start_time: str,
+    ) -> None:
+        script = runtime.read_script(pod)
+        for problem in script.errors:
+            self._recorder.event(pod, record.EVENT_TYPE_WARNING, "InvalidAnnotation", problem)
+        existing_ip = pod.status.pod_ip if pod.status else None
+        rec = Record(
+            pod=pod,
+            state=State.RUNNING,
+            script=script,
+            requests=requests,
+            started_at=started_at,
+            start_time=start_time,
+            finishes_at=None if script.duration is None else started_at + script.duration,
+            pod_ip=existing_ip or self._allocate_ip(),
+        )
+        if existing_ip:
+            self._ips_in_use.add(existing_ip)
+        self._records[rec.uid] = rec
+        admission.add_amounts(self._used, requests)
+        self._used_pods += 1
+        self.pressure.hold(rec.script.stats, 1, now)
+        host_ip = self._host_ip
+        stored = self._write_status(
+            pod,
+            lambda p: status.running_status(
+                p, now=self._stamp(now), start_time=start_time, host_ip=host_ip, pod_ip=rec.pod_ip
+            ),
+        )
+        if stored is not None:
+            rec.pod = stored
+        if self.config.container_events:
+            self._container_events(pod, started=True)
+        self._schedule(rec)
+
+    def _terminate(self, rec: Record, now: float, grace: float) -> None:
+        """SIGTERM now (or again, with a shorter grace period): recompute the exit."""
+        if rec.state == State.TERMINATED:
+            return
+        kill_at = now + runtime.kill_window(max(grace, 1))
+        if rec.sigterm_at is None:
+            rec.sigterm_at = now
+            if self.config.container_events and not rec.gone:
+                self._container_events(rec.pod, started=False)
+        if rec.kill_at is not None and rec.kill_at <= kill_at:
+            return
+        rec.kill_at = kill_at
+        rec.state = State.TERMINATING
+        rec.exit = runtime.exit_after_sigterm(
+            rec.script, sigterm_at=rec.sigterm_at, kill_at=kill_at, finishes_at=rec.finishes_at
+        )
+        self._schedule(rec)
+
+    def _on_timer(self, uid: str, now: float) -> None:
+        rec = self._records.get(uid)
+        if rec is None or rec.state == State.TERMINATED:
+            return
+        due = rec.wake_at()
+        if due is None or due > now:
+            return  # a stale entry: the record's time moved
+        if rec.exit is None:
+            # The run ended by itself: exit 0.
+            rec.exit = runtime.Exit(due, runtime.EXIT_CODE_SUCCESS)
+            rec.sigterm_at = due
+        self._exited(rec, now)
+
+    def _exited(self, rec: Record, now: float) -> None:
+        """The containers are gone: report the final status, release, delete if deleted."""
+        assert rec.exit is not None
+        rec.state = State.TERMINATED
+        self._uncount(rec)
+        self.pressure.hold(rec.script.stats, -1, now)
+        if rec.pod_ip:
+            self._ips_in_use.discard(rec.pod_ip)
+        if rec.gone:
+            self._forget(rec)
+            return
+        exit_code = rec.exit.exit_code
+        disruption: PodCondition | None = None
+        reason = message = None
+        if rec.evicted:
+            # The eviction's status function forces Failed whatever the containers did.
+            exit_code = exit_code or runtime.EXIT_CODE_SIGKILL
+            reason, message = "Evicted", rec.evicted_message
+        stored = self._write_status(
+            rec.pod,
+            lambda p: status.terminal_status(
+                p,
+                now=self._stamp(now),
+                start_time=rec.start_time,
+                exit_code=exit_code,
+                reason=reason,
+                message=message,
+                disruption=disruption,
+            ),
+        )
+        pod = stored or rec.pod
+        if stored is not None:
+            self._finished[rec.uid] = _revision(stored)
+        if pod.metadata.deletion_timestamp:
+            self._delete(pod)
+        self._forget(rec)
+
+    def _finish_unstarted(self, pod: Pod, now: float) -> None:
+        """A pod deleted before it started: report it Failed and let it go."""
+        stored = self._write_status(
+            pod,
+            lambda p: status.terminal_status(
+                p,
+                now=self._stamp(now),
+                start_time=self._stamp(now),
+                exit_code=runtime.EXIT_CODE_SIGKILL,
+            ),
+        )
+        if stored is not None:
+            self._finished[pod.metadata.uid or ""] = _revision(stored)
+        self._delete(stored or pod)
+
+    def _clean_up_terminal(self, pod: Pod) -> None:
+        """``HandlePodCleanups``: a terminal pod waiting out a grace period is deleted now."""
+        if pod.metadata.deletion_timestamp and pod.metadata.deletion_grace_period_seconds:
+            self._delete(pod)
+
+    def _delete(self, pod: Pod) -> None:
+        """The status manager's final delete: grace 0, preconditioned on the pod's UID."""
+        options = DeleteRequest(
+            grace_period_seconds=0, preconditions=Preconditions(uid=pod.metadata.uid)
+        )
+        # NotFound: already gone; Conflict: a new pod took the name.
+        with contextlib.suppress(errors.NotFoundError, errors.ConflictError):
+            self._client.delete(
+                Pod, pod.metadata.name or "", pod.metadata.namespace, options=options
+            )
+
+    def _forget(self, rec: Record) -> None:
+        self._records.pop(rec.uid, None)
+
+    def _stamp(self, now: float) -> str:
+        """``rfc3339(now)``, memoised: many pods change state at the same instant."""
+        if now != self._stamp_at:
+            self._stamp_at, self._stamp_text = now, rfc3339(now)
+        return self._stamp_text
+
+    # --- accounting -----------------------------------------------------------------------------
+
+    def _uncount(self, rec: Record) -> None:
+        if rec.counted:
+            rec.counted = False
+            admission.add_amounts(self._used, rec.requests, -1)
+            self._used_pods -= 1
+
+    def _allocate_ip(self) -> str | None:
+        if not self._ip_pool:
+            return None
+        for _ in range(len(self._ip_pool)):
+            ip = self._ip_pool[self._ip_next % len(self._ip_pool)]
+            self._ip_next += 1
+            if ip not in self._ips_in_use:
+                self._ips_in_use.add(ip)
+                return ip
+        return None
+
+    def _schedule(self, rec: Record) -> None:
+        due = rec.wake_at()
+        if due is not None:
+            self._timer_seq += 1
+            heapq.heappush(self._timers, (due, self._timer_seq, rec.uid))
+
+    def _drop_stale_timers(self) -> None:
+        while self._timers:
+            due, _, uid = self._timers[0]
+            rec = self._records.get(uid)
+            if rec is not None and rec.state != State.TERMINATED and rec.wake_at() == due:
+                return
+            heapq.heappop(self._timers)
+
+    # --- status writes --------------------------------------------------------------------------
+
+    def _write_status(self, pod: Pod, build: Callable[[Pod], PodStatus]) -> Pod | None:
+        """Read the pod, apply ``build`` to its status, write it (retrying conflicts)."""
+        name, namespace, uid = pod.metadata.name or "", pod.metadata.namespace, pod.metadata.uid
+        for _ in range(_MAX_STATUS_ATTEMPTS):
+            try:
+                current = self._client.get(Pod, name, namespace)
+            except errors.NotFoundError:
+                return None
+            if current.metadata.uid != uid:
+                return None
+            try:
+                return self._client.update_status(
+                    dataclasses.replace(current, status=build(current))
+                )
+            except errors.ConflictError:
+                continue
+            except errors.NotFoundError:
+                return None
+        return None
+
+    def _container_events(self, pod: Pod, *, started: bool) -> None:
+        for container in (pod.spec.containers if pod.spec else None) or ():
+            name = container.name or ""
+            ref = dataclasses.replace(
+                record.object_reference(pod), field_path=f"spec.containers{{{name}}}"
+            )
+            normal = record.EVENT_TYPE_NORMAL
+            if started:
+                self._recorder.event_for(
+                    ref,
+                    normal,
+                    "Pulled",
+                    f'Container image "{container.image or ""}" already present on machine',
+                )
+                self._recorder.event_for(ref, normal, "Created", f"Created container: {name}")
+                self._recorder.event_for(ref, normal, "Started", f"Started container {name}")
+            else:
+                self._recorder.event_for(ref, normal, "Killing", f"Stopping container {name}")
+
+    # --- node-pressure eviction -------------------------------------------------------------------
+
+    def _eviction_candidates(self) -> list[Pod]:
+        """``GetActivePods``: running pods whose status is not yet terminal, by name."""
+        active = [
+            r.pod
+            for r in self._records.values()
+            if r.state != State.TERMINATED and not r.evicted and not r.gone
+        ]
+        return sorted(active, key=lambda p: (p.metadata.namespace or "", p.metadata.name or ""))
+
+    def _stats(self, pod: Pod) -> PodStats | None:
+        rec = self._records.get(pod.metadata.uid or "")
+        return rec.script.stats if rec is not None else None
+
+    def _eviction_pass(self, now: float) -> None:
+        result, self.node = self.pressure.run(
+            now, self.node, self._eviction_candidates, self._stats
+        )
+        decision = result.eviction
+        if decision is not None:
+            rec = self._records[decision.pod.metadata.uid or ""]
+            self._evict(rec, decision.message, decision.grace_period, now)
+            assert rec.exit is not None
+            self.pressure.schedule(min(rec.exit.at, now + POD_CLEANUP_TIMEOUT))
+
+    def _evict(self, rec: Record, message: str, grace: int, now: float) -> None:
+        """``evictPod``: Warning event, status Failed/Evicted with DisruptionTarget, kill."""
+        rec.evicted = True
+        rec.evicted_message = message
+        self._uncount(rec)
+        self._recorder.event(rec.pod, record.EVENT_TYPE_WARNING, "Evicted", message)
+        disruption = PodCondition(
+            type=status.DISRUPTION_TARGET,
+            status="True",
+            reason=status.REASON_TERMINATION_BY_KUBELET,
+            message=message,
+        )
+        stored = self._write_status(
+            rec.pod,
+            lambda p: status.evicted_status(
+                p, now=self._stamp(now), message=message, disruption=disruption
+            ),
+        )
+        if stored is not None:
+            rec.pod = stored
+        self._terminate(rec, now, grace)

@@ -1,0 +1,209 @@
+"""The Node object a kubelet registers and the conditions it reports on it.
+
+``node_object`` builds what ``kubelet_node_status.go`` ``initialNode`` plus the status
+setters (``pkg/kubelet/nodestatus/setters.go``) would post for a simulated machine:
+capacity and allocatable, the well-known labels (``kubernetes.io/hostname``,
+``kubernetes.io/os``, ``kubernetes.io/arch``), an ``InternalIP`` and ``Hostname``
+address, ``nodeInfo`` and the four conditions (``MemoryPressure``, ``DiskPressure``,
+``PIDPressure`` false, ``Ready`` true) with upstream's reasons and messages.
+
+``pressure_condition`` gives the ``MemoryPressure``/``DiskPressure`` condition for the
+eviction manager's verdict, and ``NODE_STATUS_EVENTS`` the event reason recorded when it
+flips (``Node <name> status is now: NodeHasInsufficientMemory``). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from kubeprio.api.core import (
+    Node,
+    NodeAddress,
+    NodeCondition,
+    NodeSpec,
+    NodeStatus,
+    NodeSystemInfo,
+    Taint,
+)
+from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.quantity import Quantity, parse_quantity
+from kubeprio.kubelet import eviction
+
+KUBELET_VERSION: Final = "v1.35.0"
+DEFAULT_PODS: Final = "110"
+NODE_READY: Final = "Ready"
+NODE_PID_PRESSURE: Final = "PIDPressure"
+
+# (status, reason, message) per condition type and truth value.
+_CONDITION_TEXTS: Final[Mapping[str, Mapping[bool, tuple[str, str]]]] = {
+    eviction.NODE_MEMORY_PRESSURE: {
+        True: ("KubeletHasInsufficientMemory", "kubelet has insufficient memory available"),
+        False: ("KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+    },
+    eviction.NODE_DISK_PRESSURE: {
+        True: ("KubeletHasDiskPressure", "kubelet has disk pressure"),
+        False: ("KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+    },
+    NODE_PID_PRESSURE: {
+        True: ("KubeletHasInsufficientPID", "kubelet has insufficient PID available"),
+        False: ("KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+    },
+    NODE_READY: {
+        True: ("KubeletReady", "kubelet is posting ready status"),
+        False: ("KubeletNotReady", "kubelet is not ready"),
+    },
+}
+
+NODE_STATUS_EVENTS: Final[Mapping[str, Mapping[bool, str]]] = {
+    eviction.NODE_MEMORY_PRESSURE: {
+        True: "NodeHasInsufficientMemory",
+        False: "NodeHasSufficientMemory",
+    },
+    eviction.NODE_DISK_PRESSURE: {True: "NodeHasDiskPressure", False: "NodeHasNoDiskPressure"},
+    NODE_READY: {True: "NodeReady", False: "NodeNotReady"},
+}
+"""``recordNodeStatusEvent`` reasons when a condition flips."""
+
+
+def node_condition(type_: str, value: bool, *, now: str) -> NodeCondition:
+    """A node condition with upstream's reason and message."""
+    reason, message = _CONDITION_TEXTS[type_][value]
+    return NodeCondition(
+        type=type_,
+        status="True" if value else "False",
+        last_heartbeat_time=now,
+        last_transition_time=now,
+        reason=reason,
+        message=message,
+    )
+
+
+def set_condition(
+    conditions: Sequence[NodeCondition] | None, type_: str, value: bool, *, now: str
+) -> tuple[tuple[NodeCondition, ...], bool]:
+    """Set condition ``type_`` to ``value``; return the conditions and whether it flipped."""
+    wanted = "True" if value else "False"
+    result = list(conditions or ())
+    for index, existing in enumerate(result):
+        if existing.type != type_:
+            continue
+        if existing.status == wanted:
+            return tuple(result), False
+        result[index] = node_condition(type_, value, now=now)
+        return tuple(result), True
+    result.append(node_condition(type_, value, now=now))
+    return tuple(result), True
+
+
+def default_pod_cidr(node_name: str) -> str:
+    """A stable ``/24`` inside ``10.0.0.0/8`` for a node that declares no ``podCIDR``."""
+    digest = zlib.crc32(node_name.encode())
+    return f"10.{(digest >> 8) & 0xFF}.{digest & 0xFF}.0/24"
+
+
+def pod_ip_pool(pod_cidr: str) -> list[str]:
+    """Host addresses of ``pod_cidr`` in order, skipping the first (the bridge's)."""
+    network = ipaddress.ip_network(pod_cidr, strict=False)
+    hosts = [str(host) for host in network.hosts()]
+    return hosts[1:] if len(hosts) > 1 else hosts
+
+
+def _quantities(values: Mapping[str, str | Quantity]) -> dict[str, Quantity]:
+    return {
+        name: value if isinstance(value, Quantity) else parse_quantity(value)
+        for name, value in values.items()
+    }
+
+
+def node_object(
+    name: str,
+    *,
+    capacity: Mapping[str, str | Quantity],
+    allocatable: Mapping[str, str | Quantity] | None = None,
+    labels: Mapping[str, str] | None = None,
+    taints: Sequence[Taint] = (),
+    internal_ip: str | None = None,
+    pod_cidr: str | None = None,
+    now: str,
+) -> Node:
+    """The Node a kubelet registers (``initialNode`` plus the status setters).
+
+    ``capacity`` gets ``pods: 110`` unless given; ``allocatable`` defaults to capacity.
+    """
+    capacity_q = _quantities(capacity)
+    capacity_q.setdefault("pods", parse_quantity(DEFAULT_PODS))
+    allocatable_q = dict(capacity_q)
+    if allocatable is not None:
+        allocatable_q.update(_quantities(allocatable))
+    all_labels = {
+        "kubernetes.io/arch": "amd64",
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "beta.kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/os": "linux",
+    }
+    all_labels.update(labels or {})
+    cidr = pod_cidr or default_pod_cidr(name)
+    address = internal_ip or str(ipaddress.ip_network(cidr, strict=False).network_address + 1)
+    conditions = tuple(
+        node_condition(type_, type_ == NODE_READY, now=now)
+        for type_ in (
+            eviction.NODE_MEMORY_PRESSURE,
+            eviction.NODE_DISK_PRESSURE,
+            NODE_PID_PRESSURE,
+            NODE_READY,
+        )
+    )
+    return Node(
+        metadata=ObjectMeta(name=name, labels=all_labels),
+        spec=NodeSpec(pod_cidr=cidr, taints=tuple(taints) or None),
+        status=NodeStatus(
+            capacity=capacity_q,
+            allocatable=allocatable_q,
+            conditions=conditions,
+            addresses=(
+                NodeAddress(type="InternalIP", address=address),
+                NodeAddress(type="Hostname", address=name),
+            ),
+            node_info=NodeSystemInfo(
+                kernel_version="6.1.0-kubeprio",
+                os_image="kubeprio simulated node",
+                container_runtime_version="containerd://2.0.0",
+                kubelet_version=KUBELET_VERSION,
+                extra={"architecture": "amd64", "operatingSystem": "linux"},
+            ),
+        ),
+    )
+
+
+def host_ip(node: Node) -> str:
+    """The node's ``InternalIP``; for a node reporting none, the first address of its CIDR."""
+    for address in (node.status.addresses if node.status else None) or ():
+        if address.type == "InternalIP" and address.address:
+            return address.address
+    cidr = (node.spec.pod_cidr if node.spec else None) or default_pod_cidr(node.metadata.name or "")
+    return str(ipaddress.ip_network(cidr, strict=False).network_address + 1)
+
+
+def with_ready_conditions(node: Node, *, now: str) -> Node | None:
+    """The node with upstream's four conditions added if it reports no ``Ready``; else None."""
+    status = node.status or NodeStatus()
+    if any(c.type == NODE_READY for c in status.conditions or ()):
+        return None
+    conditions = list(status.conditions or ())
+    present = {c.type for c in conditions}
+    for type_ in (
+        eviction.NODE_MEMORY_PRESSURE,
+        eviction.NODE_DISK_PRESSURE,
+        NODE_PID_PRESSURE,
+        NODE_READY,
+    ):
+        if type_ not in present:
+            conditions.append(node_condition(type_, type_ == NODE_READY, now=now))
+    return dataclasses.replace(
+        node, status=dataclasses.replace(status, conditions=tuple(conditions))
+    )

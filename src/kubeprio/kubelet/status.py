@@ -1,0 +1,252 @@
+"""Pod statuses the simulated kubelet reports, shaped as the real kubelet's.
+
+Mirrors ``generateAPIPodStatus`` (``pkg/kubelet/kubelet_pods.go``) and the status
+manager's ``mergePodStatus`` (``pkg/kubelet/status/status_manager.go``):
+
+* the kubelet owns the conditions ``PodReadyToStartContainers``, ``Initialized``,
+  ``Ready``, ``ContainersReady`` and ``PodScheduled`` and writes them in that order
+  after the conditions it does not own (``DisruptionTarget`` from the scheduler stays);
+  ``DisruptionTarget`` is shared: a kubelet-set one replaces the existing one;
+* a condition keeps its ``lastTransitionTime`` while its status does not change;
+* ``startTime`` never changes once set;
+* container statuses carry ``containerID``, ``image``, ``imageID`` and a ``running`` or
+  ``terminated`` state (exit code, reason ``Completed`` or ``Error``).
+
+Pure: times are passed in (RFC 3339 strings); no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Final
+
+from kubeprio.api.core import (
+    PHASE_FAILED,
+    PHASE_RUNNING,
+    PHASE_SUCCEEDED,
+    ContainerStatus,
+    Pod,
+    PodCondition,
+    PodSpec,
+    PodStatus,
+)
+from kubeprio.api.resources import qos_class
+from kubeprio.kubelet.runtime import EXIT_CODE_SUCCESS, container_id
+
+POD_READY_TO_START_CONTAINERS: Final = "PodReadyToStartContainers"
+POD_INITIALIZED: Final = "Initialized"
+POD_READY: Final = "Ready"
+CONTAINERS_READY: Final = "ContainersReady"
+POD_SCHEDULED: Final = "PodScheduled"
+DISRUPTION_TARGET: Final = "DisruptionTarget"
+KUBELET_CONDITIONS: Final = (
+    POD_READY_TO_START_CONTAINERS,
+    POD_INITIALIZED,
+    POD_READY,
+    CONTAINERS_READY,
+    POD_SCHEDULED,
+)
+"""``PodConditionsByKubelet``, in the order ``generateAPIPodStatus`` appends them."""
+REASON_POD_COMPLETED: Final = "PodCompleted"
+REASON_TERMINATION_BY_KUBELET: Final = "TerminationByKubelet"
+
+
+def _condition(type_: str, status: bool, reason: str | None = None) -> PodCondition:
+    return PodCondition(type=type_, status="True" if status else "False", reason=reason)
+
+
+def _stamped(condition: PodCondition, stamp: str) -> PodCondition:
+    """``condition`` with ``lastTransitionTime`` (built directly: this runs per pod start)."""
+    if condition.last_transition_time == stamp:
+        return condition
+    return PodCondition(
+        type=condition.type,
+        status=condition.status,
+        observed_generation=condition.observed_generation,
+        last_probe_time=condition.last_probe_time,
+        last_transition_time=stamp,
+        reason=condition.reason,
+        message=condition.message,
+        extra=condition.extra,
+    )
+
+
+def merge_conditions(
+    old: Sequence[PodCondition] | None,
+    kubelet: Sequence[PodCondition],
+    shared: Sequence[PodCondition] = (),
+    *,
+    now: str,
+) -> tuple[PodCondition, ...]:
+    """``mergePodStatus`` for conditions, stamping transition times as the status manager."""
+    previous = {c.type: c for c in old or ()}
+    result: list[PodCondition] = [c for c in old or () if c.type not in KUBELET_CONDITIONS]
+    for condition in shared:
+        stamped = _stamped(condition, condition.last_transition_time or now)
+        for index, existing in enumerate(result):
+            if existing.type == condition.type:
+                result[index] = stamped
+                break
+        else:
+            result.append(stamped)
+    for condition in kubelet:
+        before = previous.get(condition.type)
+        if before is not None and before.status == condition.status and before.last_transition_time:
+            stamp = before.last_transition_time
+        else:
+            stamp = now
+        result.append(_stamped(condition, stamp))
+    return tuple(result)
+
+
+def _image(spec: PodSpec, name: str) -> str:
+    for container in spec.containers or ():
+        if container.name == name:
+            return container.image or ""
+    return ""
+
+
+def _container_statuses(
+    pod: Pod, *, started_at: str, finished_at: str | None, exit_code: int | None
+) -> tuple[ContainerStatus, ...]:
+    spec = pod.spec or PodSpec()
+    statuses: list[ContainerStatus] = []
+    for container in spec.containers or ():
+        name = container.name or ""
+        cid = container_id(pod.metadata.uid or "", name)
+        if finished_at is None or exit_code is None:
+            state: dict[str, object] = {"running": {"startedAt": started_at}}
+            ready = True
+        else:
+            state = {
+                "terminated": {
+                    "containerID": cid,
+                    "exitCode": exit_code,
+                    "finishedAt": finished_at,
+                    "reason": "Completed" if exit_code == EXIT_CODE_SUCCESS else "Error",
+                    "startedAt": started_at,
+                }
+            }
+            ready = False
+        image = _image(spec, name)
+        statuses.append(
+            ContainerStatus(
+                name=name,
+                ready=ready,
+                restart_count=0,
+                started=ready,
+                extra={
+                    "containerID": cid,
+                    "image": image,
+                    "imageID": image,
+                    "lastState": {},
+                    "state": state,
+                },
+            )
+        )
+    return tuple(statuses)
+
+
+def _addresses(status: PodStatus, *, host_ip: str | None, pod_ip: str | None) -> PodStatus:
+    extra = dict(status.extra)
+    if host_ip:
+        extra["hostIPs"] = [{"ip": host_ip}]
+    if pod_ip:
+        extra["podIPs"] = [{"ip": pod_ip}]
+    return dataclasses.replace(status, host_ip=host_ip, pod_ip=pod_ip, extra=extra)
+
+
+def running_status(
+    pod: Pod, *, now: str, start_time: str, host_ip: str | None, pod_ip: str | None
+) -> PodStatus:
+    """The status of a started pod: Running, every container ready."""
+    old = pod.status or PodStatus()
+    kubelet = [
+        _condition(POD_READY_TO_START_CONTAINERS, True),
+        _condition(POD_INITIALIZED, True),
+        _condition(POD_READY, True),
+        _condition(CONTAINERS_READY, True),
+        _condition(POD_SCHEDULED, True),
+    ]
+    status = dataclasses.replace(
+        old,
+        phase=PHASE_RUNNING,
+        conditions=merge_conditions(old.conditions, kubelet, now=now),
+        reason=None,
+        message=None,
+        start_time=old.start_time or start_time,
+        container_statuses=_container_statuses(
+            pod, started_at=start_time, finished_at=None, exit_code=None
+        ),
+        qos_class=old.qos_class or qos_class(pod.spec or PodSpec()),
+    )
+    return _addresses(status, host_ip=host_ip, pod_ip=pod_ip)
+
+
+def terminal_status(
+    pod: Pod,
+    *,
+    now: str,
+    start_time: str,
+    exit_code: int,
+    reason: str | None = None,
+    message: str | None = None,
+    disruption: PodCondition | None = None,
+) -> PodStatus:
+    """The status once every container exited: Succeeded if all exited 0, else Failed."""
+    old = pod.status or PodStatus()
+    kubelet = [
+        _condition(POD_READY_TO_START_CONTAINERS, False),
+        _condition(POD_INITIALIZED, True, REASON_POD_COMPLETED),
+        _condition(POD_READY, False, REASON_POD_COMPLETED),
+        _condition(CONTAINERS_READY, False, REASON_POD_COMPLETED),
+        _condition(POD_SCHEDULED, True),
+    ]
+    shared = [disruption] if disruption is not None else []
+    return dataclasses.replace(
+        old,
+        phase=PHASE_SUCCEEDED if exit_code == EXIT_CODE_SUCCESS else PHASE_FAILED,
+        conditions=merge_conditions(old.conditions, kubelet, shared, now=now),
+        reason=reason if reason is not None else old.reason,
+        message=message if message is not None else old.message,
+        start_time=old.start_time or start_time,
+        container_statuses=_container_statuses(
+            pod, started_at=start_time, finished_at=now, exit_code=exit_code
+        ),
+    )
+
+
+def evicted_status(pod: Pod, *, now: str, message: str, disruption: PodCondition) -> PodStatus:
+    """The status the eviction manager writes as the kill starts: Failed, reason Evicted.
+
+    ``killPodNow``'s status function sets phase, reason and message and adds the
+    ``DisruptionTarget`` condition before the containers are stopped.
+    """
+    old = pod.status or PodStatus()
+    return dataclasses.replace(
+        old,
+        phase=PHASE_FAILED,
+        reason="Evicted",
+        message=message,
+        conditions=merge_conditions(
+            old.conditions,
+            [c for c in old.conditions or () if c.type in KUBELET_CONDITIONS],
+            [disruption],
+            now=now,
+        ),
+    )
+
+
+def rejected_status(pod: Pod, *, now: str, reason: str, message: str) -> PodStatus:
+    """``rejectPod``: phase Failed, the admission reason, ``Pod was rejected: <message>``."""
+    old = pod.status or PodStatus()
+    return PodStatus(
+        phase=PHASE_FAILED,
+        reason=reason,
+        message="Pod was rejected: " + message,
+        conditions=merge_conditions(old.conditions, [], now=now) or None,
+        start_time=old.start_time or now,
+        qos_class=old.qos_class or qos_class(pod.spec or PodSpec()),
+        nominated_node_name=old.nominated_node_name,
+    )

@@ -1,0 +1,42 @@
+"""``EventRecorder``: client-go's naming and aggregation of repeated events."""
+
+from __future__ import annotations
+
+from kubeprio.api.core import Event
+from kubeprio.apiserver.service import ApiService
+from kubeprio.client.record import EventRecorder
+from tests.builders import pod
+from tests.conftest import ManualClock
+
+
+def test_events_are_named_after_the_object_and_repeats_are_counted(
+    api: ApiService, clock: ManualClock
+) -> None:
+    target = api.create(pod("web").build())
+    recorder = EventRecorder(api, clock=clock, component="kubelet", host="n1")
+    first = recorder.event(target, "Warning", "OutOfcpu", "Node didn't have enough resource")
+    assert first is not None
+    assert first.metadata.name == f"web.{int(clock.now() * 1e9):x}"
+    assert first.metadata.namespace == "default"
+    clock.advance(5)
+    again = recorder.event(target, "Warning", "OutOfcpu", "Node didn't have enough resource")
+    assert again is not None
+    assert again.metadata.name == first.metadata.name
+    assert again.count == 2
+    assert again.last_timestamp == "2026-01-01T00:00:05Z"
+    assert again.first_timestamp == "2026-01-01T00:00:00Z"
+    (stored,) = api.list(Event).items
+    assert (stored.involved_object.kind, stored.involved_object.uid) == ("Pod", target.metadata.uid)  # type: ignore[union-attr]
+    assert (stored.source.component, stored.source.host) == ("kubelet", "n1")  # type: ignore[union-attr]
+
+
+def test_two_events_in_the_same_instant_get_distinct_names(
+    api: ApiService, clock: ManualClock
+) -> None:
+    target = api.create(pod("web").build())
+    recorder = EventRecorder(api, clock=clock, component="kubelet")
+    one = recorder.event(target, "Normal", "Pulled", "a")
+    two = recorder.event(target, "Normal", "Created", "b")
+    assert one is not None
+    assert two is not None
+    assert one.metadata.name != two.metadata.name
