@@ -64,12 +64,39 @@ class EventRecorder:
         self.host = host
         self._cache: collections.OrderedDict[_CacheKey, Event] = collections.OrderedDict()
 
-    def event(self, obj: ApiObject, event_type: str, reason: str, message: str) -> Event | None:
-        """Record an event about ``obj``; return the stored Event, or None if it failed."""
-        return self.event_for(object_reference(obj), event_type, reason, message)
+    def event(
+        self,
+        obj: ApiObject,
+        event_type: str,
+        reason: str,
+        message: str,
+        *,
+        action: str | None = None,
+        related: ApiObject | None = None,
+    ) -> Event | None:
+        """Record an event about ``obj``; return the stored Event, or None if it failed.
+
+        ``action`` and ``related`` are the events.k8s.io fields upstream's scheduler fills
+        (``Preempting`` with the preemptor as the related object).
+        """
+        return self.event_for(
+            object_reference(obj),
+            event_type,
+            reason,
+            message,
+            action=action,
+            related=object_reference(related) if related is not None else None,
+        )
 
     def event_for(
-        self, ref: ObjectReference, event_type: str, reason: str, message: str
+        self,
+        ref: ObjectReference,
+        event_type: str,
+        reason: str,
+        message: str,
+        *,
+        action: str | None = None,
+        related: ObjectReference | None = None,
     ) -> Event | None:
         """Record an event about the object ``ref`` points to."""
         key: _CacheKey = (
@@ -90,7 +117,7 @@ class EventRecorder:
             if stored is not None:
                 self._remember(key, stored)
                 return stored
-        stored = self._create(ref, event_type, reason, message, now)
+        stored = self._create(ref, event_type, reason, message, now, action, related)
         if stored is not None:
             self._remember(key, stored)
         return stored
@@ -112,7 +139,14 @@ class EventRecorder:
             return None
 
     def _create(
-        self, ref: ObjectReference, event_type: str, reason: str, message: str, now: float
+        self,
+        ref: ObjectReference,
+        event_type: str,
+        reason: str,
+        message: str,
+        now: float,
+        action: str | None = None,
+        related: ObjectReference | None = None,
     ) -> Event | None:
         timestamp = rfc3339(now)
         nanos = round(now * 1e9)
@@ -128,6 +162,8 @@ class EventRecorder:
             type=event_type,
             reporting_component=self.component,
             reporting_instance=self.host or "",
+            action=action,
+            related=related,
         )
         for attempt in range(_MAX_NAME_ATTEMPTS):
             # Two events about one object at the same (virtual) nanosecond would share a

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from kubeprio.api import errors
-from kubeprio.api.core import Event, EventSource, ObjectReference, Pod
-from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.core import Pod
 from kubeprio.client.protocol import Client, PatchType
+from kubeprio.client.record import EVENT_TYPE_NORMAL, EventRecorder
 from kubeprio.clock import Clock, rfc3339
 from kubeprio.scheduler.framework import PodInfo, Status, error
 from kubeprio.scheduler.preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER, Candidate
@@ -23,59 +23,16 @@ from kubeprio.scheduler.preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHED
 NominatedLookup = Callable[[str], Sequence[PodInfo]]
 
 
-def pod_reference(pod: Pod) -> ObjectReference:
-    """An ``involvedObject`` reference to ``pod`` (kubectl describe matches on uid)."""
-    return ObjectReference(
-        kind="Pod",
-        namespace=pod.metadata.namespace,
-        name=pod.metadata.name,
-        uid=pod.metadata.uid,
-        api_version="v1",
-        resource_version=pod.metadata.resource_version,
-    )
-
-
-def pod_event(
-    pod: Pod,
-    *,
-    event_type: str,
-    reason: str,
-    action: str,
-    message: str,
-    now: float,
-    component: str,
-    related: Pod | None = None,
-) -> Event:
-    """A core/v1 Event about ``pod`` as the scheduler records them."""
-    timestamp = rfc3339(now)
-    return Event(
-        metadata=ObjectMeta(
-            generate_name=f"{pod.metadata.name}.", namespace=pod.metadata.namespace
-        ),
-        involved_object=pod_reference(pod),
-        reason=reason,
-        message=message,
-        type=event_type,
-        action=action,
-        source=EventSource(component=component),
-        reporting_component=component,
-        first_timestamp=timestamp,
-        last_timestamp=timestamp,
-        count=1,
-        related=pod_reference(related) if related is not None else None,
-    )
-
-
 class ClientExecutor:
     """Evicts victims through a ``Client``."""
 
     def __init__(
-        self, client: Client, clock: Clock, nominated: NominatedLookup, component: str
+        self, client: Client, clock: Clock, nominated: NominatedLookup, recorder: EventRecorder
     ) -> None:
         self._client = client
         self._clock = clock
         self._nominated = nominated
-        self._component = component
+        self._recorder = recorder
 
     def prepare_candidate(self, candidate: Candidate, preemptor: PodInfo) -> Status | None:
         """Upstream ``prepareCandidate`` (synchronous mode)."""
@@ -127,17 +84,13 @@ class ClientExecutor:
             self._client.delete(Pod, name, namespace)
         except errors.NotFoundError:
             return
-        self._client.create(
-            pod_event(
-                victim,
-                event_type="Normal",
-                reason="Preempted",
-                action="Preempting",
-                message=f"Preempted by pod {preemptor.metadata.uid} on node {node_name}",
-                now=self._clock.now(),
-                component=self._component,
-                related=preemptor,
-            )
+        self._recorder.event(
+            victim,
+            EVENT_TYPE_NORMAL,
+            "Preempted",
+            f"Preempted by pod {preemptor.metadata.uid} on node {node_name}",
+            action="Preempting",
+            related=preemptor,
         )
 
     def _clear_nomination(self, pod: Pod) -> None:

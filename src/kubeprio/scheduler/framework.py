@@ -527,3 +527,42 @@ class BindPlugin(Plugin, Protocol):
     def bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         """Bind; SKIP passes to the next binder."""
         ...
+
+
+class Handle(Protocol):
+    """What plugins (DefaultPreemption above all) may use of the running scheduler.
+
+    Upstream ``framework.Handle``, trimmed to what kubeprio's plugins need. The node
+    infos are the cycle's snapshot; filters run through the profile's runtime so that
+    preemption's dry runs use exactly the filters scheduling uses.
+    """
+
+    def node_infos(self) -> Sequence[NodeInfo]:
+        """Every node of the snapshot, in node order."""
+        ...
+
+    def node_info(self, name: str) -> NodeInfo | None:
+        """One node of the snapshot."""
+        ...
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[PodInfo]:
+        """Pods nominated to ``node_name``."""
+        ...
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: PodInfo, node: NodeInfo
+    ) -> Status | None:
+        """The profile's filters, with nominated pods (semantics §5)."""
+        ...
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: PodInfo, pod_to_add: PodInfo, node: NodeInfo
+    ) -> Status | None:
+        """PreFilter extensions: a pod joined ``node``."""
+        ...
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: PodInfo, pod_to_remove: PodInfo, node: NodeInfo
+    ) -> Status | None:
+        """PreFilter extensions: a pod left ``node``."""
+        ...

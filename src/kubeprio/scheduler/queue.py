@@ -491,18 +491,21 @@ class SchedulingQueue:
         if stale:
             self._move_pods(stale, ev.UNSCHEDULABLE_TIMEOUT, None, None)
 
-    def next_wakeup(self) -> float | None:
+    def next_wakeup(self, *, include_leftover_flush: bool = True) -> float | None:
         """When a flush could next move a pod, or ``None`` if only an event can.
 
         Backoff completes at the first whole second after the expiry (the flush runs on
-        whole seconds); the leftover flush is taken to tick on multiples of 30 s.
+        whole seconds); the leftover flush is taken to tick on multiples of 30 s. Without
+        ``include_leftover_flush`` only backoff completions count: a simulation that has
+        delivered every cluster event can stop instead of retrying unschedulable pods on
+        the 5-minute timer forever.
         """
         times: list[float] = []
         for heap in (self._backoff, self._error_backoff):
             head = heap.peek()
             if head is not None:
                 times.append(self._backoff_policy.completion_time(head))
-        oldest = self._unschedulable.earliest_timestamp()
+        oldest = self._unschedulable.earliest_timestamp() if include_leftover_flush else None
         if oldest is not None:
             due = oldest + self._max_in_unschedulable
             times.append(

@@ -30,11 +30,16 @@ def _api() -> ApiService:
 def test_refused_generate_name_pod_is_named_by_its_prefix() -> None:
     api = _api()
     template = pod("ignored").priority_class("nosuch").build()
-    template = dataclasses.replace(template, metadata=ObjectMeta(generate_name="web-", namespace="default"))
+    template = dataclasses.replace(
+        template, metadata=ObjectMeta(generate_name="web-", namespace="default")
+    )
     revision = api.store.current_revision()
     with pytest.raises(errors.ForbiddenError) as caught:
         api.create(template)
-    assert caught.value.message == 'pods "web-" is forbidden: no PriorityClass with name nosuch was found'
+    assert (
+        caught.value.message
+        == 'pods "web-" is forbidden: no PriorityClass with name nosuch was found'
+    )
     assert api.store.current_revision() == revision
 
 

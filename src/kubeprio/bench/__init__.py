@@ -1,0 +1,1 @@
+"""Benchmarks in the shapes of upstream scheduler_perf workloads (a composition root, layer 1)."""

@@ -1,0 +1,308 @@
+"""scheduler_perf-shaped workloads run in-process against the real API write path.
+
+Every pod is created through ``ApiService`` (defaulting, Priority admission,
+validation, store) and scheduled by the real scheduler, whose binds, status patches,
+victim deletions and events are API writes too — as in upstream scheduler_perf, where
+the figures include the API server. Shapes follow
+``test/integration/scheduler_perf`` templates (reference/performance-anchors.md §1.2):
+
+* nodes: 4 CPU, 32Gi, 110 pods;
+* default pod: 100m / 500Mi; low-priority pod: 900m / 500Mi, grace period 0;
+* high-priority pod: 3 CPU / 500Mi, priority 10; large-cpu pod: 9 CPU, priority 10.
+
+Time inside the cluster is virtual (backoff and grace periods jump ahead); throughput and
+latency are measured on the wall clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import random
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+from kubeprio.admission.defaults import default_chain
+from kubeprio.api.core import (
+    Container,
+    Node,
+    NodeCondition,
+    NodeSpec,
+    NodeStatus,
+    Pod,
+    PodSpec,
+    ResourceRequirements,
+)
+from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.quantity import parse_quantity
+from kubeprio.api.scheduling import PriorityClass
+from kubeprio.apiserver.service import ApiService
+from kubeprio.bench.measure import ThroughputSampler, latency_summary, peak_rss_bytes
+from kubeprio.scheduler.scheduler import Scheduler
+from kubeprio.scheduler.setup import new_scheduler
+from kubeprio.sim.engine import SimClock
+from kubeprio.store.memory import MemoryStore
+
+WORKLOADS: Final = (
+    "scheduling-basic",
+    "preemption-basic",
+    "unschedulable",
+    "preemption-async",
+    "scale-150k",
+)
+HIGH_PRIORITY_CLASS: Final = "bench-high"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Shape:
+    """Sizes of a run."""
+
+    nodes: int
+    init_pods: int
+    pods: int
+    seed: int = 0
+
+
+DEFAULT_SHAPES: Final = {
+    "scheduling-basic": Shape(5000, 1000, 10000),
+    "preemption-basic": Shape(5000, 20000, 5000),
+    "unschedulable": Shape(5000, 20000, 200),
+    "preemption-async": Shape(5000, 20000, 5000),
+    "scale-150k": Shape(5000, 0, 150000),
+}
+
+
+def _resources(cpu: str, memory: str) -> ResourceRequirements:
+    amounts = {"cpu": parse_quantity(cpu), "memory": parse_quantity(memory)}
+    return ResourceRequirements(requests=amounts, limits=amounts)
+
+
+def node_template(name: str) -> Node:
+    """scheduler_perf ``node-default.yaml``: 4 CPU, 32Gi, 110 pods, Ready."""
+    capacity = {
+        "cpu": parse_quantity("4"),
+        "memory": parse_quantity("32Gi"),
+        "pods": parse_quantity("110"),
+    }
+    return Node(
+        metadata=ObjectMeta(name=name, labels={"kubernetes.io/hostname": name}),
+        spec=NodeSpec(),
+        status=NodeStatus(
+            capacity=capacity,
+            allocatable=capacity,
+            conditions=(NodeCondition(type="Ready", status="True"),),
+        ),
+    )
+
+
+def pod_template(
+    prefix: str,
+    cpu: str,
+    memory: str = "500Mi",
+    *,
+    priority_class: str | None = None,
+    grace: int | None = None,
+) -> Pod:
+    """A pod with one container requesting (and limited to) ``cpu``/``memory``."""
+    return Pod(
+        metadata=ObjectMeta(generate_name=prefix, namespace="default"),
+        spec=PodSpec(
+            containers=(
+                Container(
+                    name="pause",
+                    image="registry.k8s.io/pause:3.10",
+                    resources=_resources(cpu, memory),
+                ),
+            ),
+            priority_class_name=priority_class,
+            termination_grace_period_seconds=grace,
+        ),
+    )
+
+
+class Cluster:
+    """An in-process control plane: store, API service, scheduler; virtual time."""
+
+    def __init__(self, seed: int, *, fast_path: bool = True) -> None:
+        self.clock = SimClock()
+        self.rng = random.Random(seed)
+        self.store = MemoryStore()
+        self.api = ApiService(self.store, clock=self.clock, rng=self.rng, admission=None)
+        self.api.admission = default_chain(self.api.listers)
+        self.api.create(PriorityClass(metadata=ObjectMeta(name=HIGH_PRIORITY_CLASS), value=10))
+        self.scheduler: Scheduler = new_scheduler(
+            self.api,
+            clock=self.clock,
+            rng=random.Random(seed + 1),
+            fast_path=fast_path,
+            retry_unschedulable_on_timer=False,
+        )
+
+    def add_nodes(self, count: int) -> None:
+        """Create ``count`` nodes."""
+        for i in range(count):
+            self.api.create(node_template(f"node-{i:05d}"))
+
+    def create_pods(self, template: Pod, count: int) -> None:
+        """Create ``count`` pods from ``template``."""
+        for _ in range(count):
+            self.api.create(template)
+
+    def start(self) -> None:
+        """Start the scheduler's informers."""
+        self.scheduler.start()
+
+    def step(self) -> bool:
+        """Deliver events and run one scheduling attempt; jump virtual time if idle."""
+        self.scheduler.pump()
+        if self.scheduler.run_once():
+            return True
+        wakeup = self.scheduler.next_wakeup()
+        if wakeup is None:
+            return False
+        self.clock.time = max(self.clock.time, wakeup)
+        self.scheduler.pump()
+        return self.scheduler.run_once()
+
+    def settle(self) -> None:
+        """Schedule until nothing is left to try."""
+        while self.step():
+            pass
+
+
+def _bound(cluster: Cluster) -> int:
+    return cluster.scheduler.scheduled
+
+
+def run_scheduling_basic(shape: Shape) -> dict[str, Any]:
+    """SchedulingBasic: plain 100m pods onto mostly empty nodes."""
+    cluster = Cluster(shape.seed)
+    cluster.add_nodes(shape.nodes)
+    cluster.start()
+    cluster.create_pods(pod_template("init-", "100m"), shape.init_pods)
+    cluster.settle()
+    cluster.create_pods(pod_template("measured-", "100m"), shape.pods)
+    cluster.scheduler.pump()
+    return _measure(cluster, shape, "scheduling-basic", target=shape.pods)
+
+
+def run_preemption_basic(shape: Shape) -> dict[str, Any]:
+    """PreemptionBasic: 4 x 900m low-priority pods per node, 3-CPU priority-10 preemptors."""
+    cluster = Cluster(shape.seed)
+    cluster.add_nodes(shape.nodes)
+    cluster.start()
+    cluster.create_pods(pod_template("low-", "900m", grace=0), shape.init_pods)
+    cluster.settle()
+    cluster.create_pods(pod_template("high-", "3", priority_class=HIGH_PRIORITY_CLASS), shape.pods)
+    cluster.scheduler.pump()
+    return _measure(cluster, shape, "preemption-basic", target=shape.pods)
+
+
+def run_unschedulable(shape: Shape) -> dict[str, Any]:
+    """Unschedulable: 9-CPU priority-10 pods that no node can ever hold (failed preemption)."""
+    cluster = Cluster(shape.seed)
+    cluster.add_nodes(shape.nodes)
+    cluster.start()
+    cluster.create_pods(pod_template("init-", "100m"), shape.init_pods)
+    cluster.settle()
+    cluster.create_pods(pod_template("large-", "9", priority_class=HIGH_PRIORITY_CLASS), shape.pods)
+    cluster.scheduler.pump()
+    latencies: list[float] = []
+    gc.collect()
+    start = time.perf_counter()
+    attempts = 0
+    while attempts < shape.pods:
+        t0 = time.perf_counter()
+        if not cluster.scheduler.run_once():
+            break
+        latencies.append(time.perf_counter() - t0)
+        attempts += 1
+        cluster.scheduler.pump()
+    elapsed = time.perf_counter() - start
+    return {
+        "workload": "unschedulable",
+        "nodes": shape.nodes,
+        "pods": shape.pods,
+        "running_pods": shape.init_pods,
+        "attempts": attempts,
+        "attempts_per_s": round(attempts / elapsed, 1) if elapsed else 0.0,
+        **latency_summary(latencies, "decision"),
+        "scheduled": _bound(cluster),
+        "preempted": cluster.scheduler.preemptions,
+        "unschedulable": attempts,
+        "peak_rss_bytes": peak_rss_bytes(),
+    }
+
+
+def run_preemption_async(shape: Shape) -> dict[str, Any]:
+    """PreemptionAsync: regular 100m pods scheduled while 3-CPU preemptors keep arriving."""
+    cluster = Cluster(shape.seed)
+    cluster.add_nodes(shape.nodes)
+    cluster.start()
+    cluster.create_pods(pod_template("low-", "900m", grace=0), shape.init_pods)
+    cluster.settle()
+    # Upstream creates a preemptor every 200 ms while ~570 regular pods/s schedule:
+    # about one preemptor per 110 regular pods.
+    for i in range(shape.pods):
+        cluster.api.create(pod_template("measured-", "100m"))
+        if i % 110 == 109:
+            cluster.api.create(pod_template("high-", "3", priority_class=HIGH_PRIORITY_CLASS))
+    cluster.scheduler.pump()
+    return _measure(cluster, shape, "preemption-async", target=shape.pods + shape.pods // 110)
+
+
+def run_scale(shape: Shape) -> dict[str, Any]:
+    """150,000 pods on 5,000 nodes: memory held and end-to-end scheduling rate."""
+    cluster = Cluster(shape.seed)
+    cluster.add_nodes(shape.nodes)
+    cluster.start()
+    cluster.create_pods(pod_template("pod-", "100m", "100Mi"), shape.pods)
+    cluster.scheduler.pump()
+    return _measure(cluster, shape, "scale-150k", target=shape.pods)
+
+
+def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[str, Any]:
+    scheduler = cluster.scheduler
+    sampler = ThroughputSampler()
+    latencies: list[float] = []
+    preemption_latencies: list[float] = []
+    before = scheduler.scheduled
+    gc.collect()
+    while scheduler.scheduled - before < target:
+        preempted = scheduler.preemptions
+        t0 = time.perf_counter()
+        worked = cluster.step()
+        elapsed = time.perf_counter() - t0
+        if not worked:
+            break
+        latencies.append(elapsed)
+        if scheduler.preemptions != preempted:
+            preemption_latencies.append(elapsed)
+        done = scheduler.scheduled - before
+        if done > sampler.total:
+            sampler.count(done - sampler.total)
+    result: dict[str, Any] = {"workload": name, "nodes": shape.nodes, "pods": target}
+    result.update(sampler.finish())
+    result.update(latency_summary(latencies, "decision"))
+    if preemption_latencies:
+        result.update(latency_summary(preemption_latencies, "preemption_decision"))
+        result["preemptions_per_s"] = round(len(preemption_latencies) / sum(latencies), 1)
+    result.update(
+        {
+            "scheduled": scheduler.scheduled - before,
+            "preempted": scheduler.preemptions,
+            "unschedulable": scheduler.failed_attempts,
+            "peak_rss_bytes": peak_rss_bytes(),
+        }
+    )
+    return result
+
+
+RUNNERS: Final[dict[str, Callable[[Shape], dict[str, Any]]]] = {
+    "scheduling-basic": run_scheduling_basic,
+    "preemption-basic": run_preemption_basic,
+    "unschedulable": run_unschedulable,
+    "preemption-async": run_preemption_async,
+    "scale-150k": run_scale,
+}

@@ -1,0 +1,582 @@
+"""The scheduler: informers feed a cache and a priority queue; ``schedule_one`` runs a cycle.
+
+Mirrors upstream ``pkg/scheduler/schedule_one.go`` and ``eventhandlers.go``. Driven, not
+threaded: the driver (simulation engine or serve loop) calls ``pump()`` to deliver
+informer events, ``run_once()`` to schedule at most one pod, and ``next_wakeup()`` to
+learn when queue timers (backoff completion, the unschedulable flush) next matter.
+
+A cycle::
+
+    pop -> PreFilter -> [nominated node first] -> Filter (with nominated pods, from a
+    rotating start, until enough feasible nodes) -> PreScore/Score -> select host
+    (seeded tie-break) -> assume -> Reserve -> Permit -> PreBind -> Bind -> "Scheduled"
+       \\-- no node fits --> PostFilter (DefaultPreemption) -> FailedScheduling event,
+                            PodScheduled=False condition, nominatedNodeName, requeue
+
+Binding runs inline after the scheduling cycle (upstream runs it in a goroutine; in a
+single-threaded driver the observable order is the same: assume first, bind next).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from kubeprio.api import errors
+from kubeprio.api.core import TERMINAL_PHASES, Node, Pod
+from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.client.informer import FuncHandler, Informer
+from kubeprio.client.protocol import Client, PatchType
+from kubeprio.client.record import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING, EventRecorder
+from kubeprio.clock import Clock, rfc3339
+from kubeprio.scheduler import events as cluster_events
+from kubeprio.scheduler import queue as scheduling_queue
+from kubeprio.scheduler.cache import Cache
+from kubeprio.scheduler.fastpath import FastPath, is_plain_pod
+from kubeprio.scheduler.framework import (
+    Code,
+    CycleState,
+    NodeToStatus,
+    PodInfo,
+    QueuedPodInfo,
+    Status,
+    pod_priority,
+    unresolvable,
+)
+from kubeprio.scheduler.nominator import NominatingInfo
+from kubeprio.scheduler.preemption import fit_error_message
+from kubeprio.scheduler.runtime import Framework
+from kubeprio.scheduler.snapshot import NodeInfo
+
+MIN_FEASIBLE_NODES_TO_FIND: Final = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: Final = 5
+NO_NODES_AVAILABLE: Final = "no nodes available to schedule pods"
+POD_SCHEDULED: Final = "PodScheduled"
+REASON_UNSCHEDULABLE: Final = "Unschedulable"
+REASON_SCHEDULER_ERROR: Final = "SchedulerError"
+NON_TERMINAL_SELECTOR: Final = "status.phase!=Succeeded,status.phase!=Failed"
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """Upstream ``numFeasibleNodesToFind`` (adaptive percentage when unset or 0)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage or 0
+    if pct == 0:
+        pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    num = num_all_nodes * pct // 100
+    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclasses.dataclass(slots=True)
+class ScheduleFailure:
+    """Why a cycle did not place the pod."""
+
+    status: Status
+    message: str
+    nominated_node: str | None = None
+    diagnosis: NodeToStatus | None = None
+
+
+def is_assigned(pod: Pod) -> bool:
+    """Whether the pod is bound to a node."""
+    return bool(pod.spec and pod.spec.node_name)
+
+
+def nominated_node(pod: Pod) -> str:
+    """The pod's ``status.nominatedNodeName`` ("" when unset)."""
+    return (pod.status.nominated_node_name if pod.status else None) or ""
+
+
+def lower_or_equal(pod: Pod) -> Callable[[Pod], bool]:
+    """Upstream ``getLEPriorityPreCheck``: only pods of priority <= ``pod``'s."""
+    priority = pod_priority(pod)
+    return lambda other: pod_priority(other) <= priority
+
+
+def is_terminal(pod: Pod) -> bool:
+    """Succeeded or Failed."""
+    return bool(pod.status and pod.status.phase in TERMINAL_PHASES)
+
+
+class Scheduler:
+    """One scheduler (one profile) against one cluster, through a ``Client``."""
+
+    def __init__(
+        self,
+        client: Client,
+        framework: Framework,
+        *,
+        clock: Clock,
+        rng: random.Random,
+        queue: scheduling_queue.SchedulingQueue | None,
+        cache: Cache | None = None,
+        extra_informers: Sequence[Informer[Any]] = (),
+        scheduler_name: str = "default-scheduler",
+        fast_path: bool = False,
+        retry_unschedulable_on_timer: bool = True,
+    ) -> None:
+        self.client = client
+        self.framework = framework
+        self.clock = clock
+        self.rng = rng
+        # The queue may be attached after construction (``setup`` builds it from the
+        # scheduler's pod informer); a scheduler is not usable until it is.
+        self.queue: scheduling_queue.SchedulingQueue = queue  # type: ignore[assignment]
+        self.scheduler_name = scheduler_name
+        self.retry_unschedulable_on_timer = retry_unschedulable_on_timer
+        self.cache = cache if cache is not None else Cache()
+        self.recorder = EventRecorder(client, clock=clock, component=scheduler_name)
+        self.fast = FastPath(self.cache.table) if fast_path else None
+        self.next_start_node_index = 0
+        self.nodes: Informer[Node] = Informer(client, Node)
+        self.pods: Informer[Pod] = Informer(client, Pod, field_selector=NON_TERMINAL_SELECTOR)
+        self.pdbs: Informer[PodDisruptionBudget] = Informer(client, PodDisruptionBudget)
+        self.extra_informers = list(extra_informers)
+        self.nodes.add_handler(
+            FuncHandler(self._on_node_add, self._on_node_update, self._on_node_delete)
+        )
+        self.pods.add_handler(
+            FuncHandler(self._on_pod_add, self._on_pod_update, self._on_pod_delete)
+        )
+        framework.nominated_pods = self.nominated_pods_for_node
+        self.scheduled = 0
+        self.failed_attempts = 0
+        self.preemptions = 0
+
+    # --- driving ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """List the cluster and start watching."""
+        for informer in self.extra_informers:
+            informer.start()
+        self.nodes.start()
+        self.pdbs.start()
+        self.pods.start()
+
+    def pump(self) -> int:
+        """Deliver pending informer events; returns how many were handled."""
+        handled = sum(informer.pump() for informer in self.extra_informers)
+        return handled + self.nodes.pump() + self.pdbs.pump() + self.pods.pump()
+
+    def run_once(self) -> bool:
+        """Flush due queue timers, then schedule at most one pod; False if nothing was ready."""
+        self.queue.flush_backoff_completed()
+        self.queue.flush_unschedulable_leftover()
+        queued = self.queue.pop()
+        if queued is None:
+            return False
+        self.schedule_one(queued)
+        return True
+
+    def next_wakeup(self) -> float | None:
+        """When the queue next has timed work (backoff expiry, and the leftover flush
+        unless ``retry_unschedulable_on_timer`` is off, as in simulation)."""
+        return self.queue.next_wakeup(include_leftover_flush=self.retry_unschedulable_on_timer)
+
+    # --- Handle -----------------------------------------------------------------------------------
+
+    def node_infos(self) -> Sequence[NodeInfo]:
+        """The snapshot's nodes in order."""
+        return self.cache.node_infos()
+
+    def node_info(self, name: str) -> NodeInfo | None:
+        """One node of the snapshot."""
+        info = self.cache.node_info(name)
+        return info if info is not None and info.node is not None else None
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[PodInfo]:
+        """Pods nominated to ``node_name``."""
+        return self.queue.nominator.nominated_pods_for_node(node_name)
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: PodInfo, node: NodeInfo
+    ) -> Status | None:
+        """The profile's filters with nominated pods."""
+        return self.framework.run_filter_plugins_with_nominated_pods(state, pod, node)
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: PodInfo, pod_to_add: PodInfo, node: NodeInfo
+    ) -> Status | None:
+        """PreFilter extensions: add."""
+        return self.framework.run_pre_filter_extension_add_pod(state, pod, pod_to_add, node)
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: PodInfo, pod_to_remove: PodInfo, node: NodeInfo
+    ) -> Status | None:
+        """PreFilter extensions: remove."""
+        return self.framework.run_pre_filter_extension_remove_pod(state, pod, pod_to_remove, node)
+
+    def pdb_list(self) -> list[PodDisruptionBudget]:
+        """All PodDisruptionBudgets (listed once per preemption)."""
+        return self.pdbs.list()
+
+    def current_pod(self, pod: Pod) -> Pod | None:
+        """The informer's latest version of ``pod``."""
+        return self.pods.get(pod.metadata.name or "", pod.metadata.namespace)
+
+    # --- event handlers (upstream eventhandlers.go) ----------------------------------------------
+
+    def _responsible(self, pod: Pod) -> bool:
+        spec = pod.spec
+        return (spec.scheduler_name if spec else None) in (None, self.scheduler_name)
+
+    def _on_node_add(self, node: Node) -> None:
+        self.cache.add_node(node)
+        self.queue.move_all_to_active_or_backoff(cluster_events.NODE_ADD, None, node)
+
+    def _on_node_update(self, old: Node, new: Node) -> None:
+        self.cache.update_node(new)
+        for event in cluster_events.node_scheduling_properties_change(new, old):
+            self.queue.move_all_to_active_or_backoff(event, old, new)
+
+    def _on_node_delete(self, node: Node) -> None:
+        self.cache.remove_node(node.metadata.name or "")
+
+    def _on_pod_add(self, pod: Pod) -> None:
+        if is_assigned(pod):
+            self.cache.add_pod(pod)
+            self.queue.assigned_pod_added(pod)
+        elif self._responsible(pod) and not pod.metadata.deletion_timestamp:
+            self.queue.add(pod)
+
+    def _on_pod_update(self, old: Pod, new: Pod) -> None:
+        if is_assigned(new):
+            if not is_assigned(old):
+                # The binding arrived: the pod leaves the queue and is confirmed in the cache.
+                self.queue.delete(old)
+                self.cache.add_pod(new)
+                self.queue.assigned_pod_added(new)
+                return
+            self.cache.update_pod(new)
+            for event in cluster_events.pod_scheduling_properties_change(new, old):
+                self.queue.move_all_to_active_or_backoff(event, old, new)
+            return
+        if not self._responsible(new):
+            return
+        if new.metadata.deletion_timestamp:
+            self._unscheduled_pod_gone(new)
+            return
+        self.queue.update(old, new)
+        old_nominated = nominated_node(old)
+        if old_nominated and old_nominated != nominated_node(new):
+            # Room reserved by the old nomination is free again for pods of <= priority.
+            self.queue.move_all_to_active_or_backoff(
+                cluster_events.ASSIGNED_POD_DELETE, old, None, pre_check=lower_or_equal(old)
+            )
+
+    def _on_pod_delete(self, pod: Pod) -> None:
+        if is_assigned(pod):
+            self.cache.remove_pod(pod)
+            self.queue.move_all_to_active_or_backoff(cluster_events.ASSIGNED_POD_DELETE, pod, None)
+        else:
+            self._unscheduled_pod_gone(pod)
+
+    def _unscheduled_pod_gone(self, pod: Pod) -> None:
+        self.queue.delete(pod)
+        if nominated_node(pod):
+            self.queue.move_all_to_active_or_backoff(
+                cluster_events.ASSIGNED_POD_DELETE, pod, None, pre_check=lower_or_equal(pod)
+            )
+
+    # --- the cycle -------------------------------------------------------------------------------
+
+    def schedule_one(self, queued: QueuedPodInfo) -> None:
+        """Upstream ``ScheduleOne``: one scheduling cycle and, on success, the binding."""
+        pod_info = queued.pod_info
+        pod = pod_info.pod
+        latest = self.current_pod(pod)
+        if latest is None or latest.metadata.deletion_timestamp or is_assigned(latest):
+            # skipPodSchedule: deleted meanwhile, or already assumed/bound.
+            self.queue.done(pod_info.uid)
+            return
+        state = CycleState()
+        node_name, failure = self._schedule_pod(state, pod_info)
+        if failure is not None:
+            self._handle_failure(queued, failure)
+            return
+        assert node_name is not None
+        self._assume_and_bind(queued, state, node_name)
+
+    def _schedule_pod(
+        self, state: CycleState, pod: PodInfo
+    ) -> tuple[str | None, ScheduleFailure | None]:
+        nodes = self.cache.node_infos()
+        if not nodes:
+            return None, ScheduleFailure(
+                Status(Code.UNSCHEDULABLE, (NO_NODES_AVAILABLE,)), NO_NODES_AVAILABLE
+            )
+        feasible, diagnosis, pre_filter_message = self._find_nodes_that_fit(state, pod, nodes)
+        if not feasible:
+            return None, self._fit_failure(state, pod, len(nodes), diagnosis, pre_filter_message)
+        if len(feasible) == 1:
+            return feasible[0].name, None
+        if self._use_fast_path(pod):
+            assert self.fast is not None
+            rows = np.fromiter(
+                (self.cache.table.index[n.name] for n in feasible), np.int64, len(feasible)
+            )
+            return self._select_host(feasible, self.fast.score(pod, rows).tolist()), None
+        status = self.framework.run_pre_score_plugins(state, pod, feasible)
+        if status is not None:
+            return None, ScheduleFailure(status, status.message)
+        totals, status = self.framework.run_score_plugins(state, pod, feasible)
+        if status is not None:
+            return None, ScheduleFailure(status, status.message)
+        return self._select_host(feasible, totals), None
+
+    def _find_nodes_that_fit(
+        self, state: CycleState, pod: PodInfo, all_nodes: Sequence[NodeInfo]
+    ) -> tuple[list[NodeInfo], NodeToStatus, str]:
+        """Upstream ``findNodesThatFitPod``."""
+        result, status, narrowing = self.framework.run_pre_filter_plugins(state, pod, all_nodes)
+        if status is not None:
+            if not status.is_rejected():
+                return [], NodeToStatus({}, status), status.message
+            return [], NodeToStatus({}, status), status.message
+        nominated = (pod.pod.status.nominated_node_name if pod.pod.status else None) or ""
+        diagnosis: dict[str, Status] = {}
+        if nominated:
+            node = self.node_info(nominated)
+            if node is not None:
+                node_status = self.framework.run_filter_plugins_with_nominated_pods(
+                    state, pod, node
+                )
+                if node_status is None:
+                    return [node], NodeToStatus({}), ""
+        nodes: Sequence[NodeInfo] = all_nodes
+        absent = unresolvable()
+        if result is not None and result.node_names is not None:
+            nodes = [n for n in all_nodes if n.name in result.node_names]
+            absent = unresolvable(
+                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowing))}]"
+            )
+        if nodes is all_nodes and self._use_fast_path(pod):
+            feasible, processed = self._find_nodes_fast(state, pod, all_nodes, diagnosis)
+        else:
+            feasible, processed = self._find_nodes_that_pass_filters(state, pod, nodes, diagnosis)
+        if all_nodes:
+            self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        return feasible, NodeToStatus(diagnosis, absent), ""
+
+    def _find_nodes_that_pass_filters(
+        self,
+        state: CycleState,
+        pod: PodInfo,
+        nodes: Sequence[NodeInfo],
+        diagnosis: dict[str, Status],
+    ) -> tuple[list[NodeInfo], int]:
+        """Upstream ``findNodesThatPassFilters``, sequentially from ``next_start_node_index``.
+
+        Returns the feasible nodes and how many nodes were processed (the rotation step).
+        """
+        count = len(nodes)
+        if count == 0:
+            return [], 0
+        wanted = num_feasible_nodes_to_find(self.framework.percentage_of_nodes_to_score, count)
+        start = self.next_start_node_index
+        feasible: list[NodeInfo] = []
+        run_filters = self.framework.run_filter_plugins_with_nominated_pods
+        for i in range(count):
+            node = nodes[(start + i) % count]
+            status = run_filters(state, pod, node)
+            if status is None:
+                feasible.append(node)
+                if len(feasible) >= wanted:
+                    break
+            else:
+                diagnosis[node.name] = status
+        return feasible, len(feasible) + len(diagnosis)
+
+    def _use_fast_path(self, pod: PodInfo) -> bool:
+        return self.fast is not None and self.cache.pods_with_affinity == 0 and is_plain_pod(pod)
+
+    def _find_nodes_fast(
+        self,
+        state: CycleState,
+        pod: PodInfo,
+        nodes: Sequence[NodeInfo],
+        diagnosis: dict[str, Status],
+    ) -> tuple[list[NodeInfo], int]:
+        """``_find_nodes_that_pass_filters`` for plain pods, vectorised (``fastpath``).
+
+        Rejected nodes are diagnosed only when none is feasible (only then are they read).
+        """
+        assert self.fast is not None
+        table = self.cache.table
+        nominated_rows = [
+            table.index[name] for name in self.queue.nominator.nodes() if name in table.index
+        ]
+        wanted = num_feasible_nodes_to_find(self.framework.percentage_of_nodes_to_score, len(nodes))
+        result = self.fast.find(
+            pod,
+            start=self.next_start_node_index,
+            wanted=wanted,
+            nominated_rows=nominated_rows,
+            filter_node=lambda row: self.framework.run_filter_plugins_with_nominated_pods(
+                state, pod, nodes[row]
+            ),
+        )
+        for row, status in result.rejected.items():
+            diagnosis[nodes[row].name] = status
+        return [nodes[row] for row in result.feasible.tolist()], result.processed
+
+    def _select_host(self, nodes: Sequence[NodeInfo], totals: Sequence[int]) -> str:
+        """Upstream ``selectHost``: the highest total; a seeded uniform choice among ties.
+
+        Upstream samples the tied nodes with a reservoir, which picks each of them with
+        the same probability; one draw does the same with less randomness consumed.
+        """
+        best = max(totals)
+        tied = [node for node, total in zip(nodes, totals, strict=True) if total == best]
+        return tied[0].name if len(tied) == 1 else tied[self.rng.randrange(len(tied))].name
+
+    def _fit_failure(
+        self,
+        state: CycleState,
+        pod: PodInfo,
+        num_nodes: int,
+        diagnosis: NodeToStatus,
+        pre_filter_message: str,
+    ) -> ScheduleFailure:
+        """Build the FitError, then run PostFilter (preemption) as upstream's schedulingCycle does."""
+        if any(s.code is Code.ERROR for s in diagnosis.statuses.values()):
+            first = next(s for s in diagnosis.statuses.values() if s.code is Code.ERROR)
+            return ScheduleFailure(first, first.message)
+        if pre_filter_message and not diagnosis.absent.is_rejected():
+            return ScheduleFailure(diagnosis.absent, pre_filter_message)
+        nominated: str | None = None
+        post_message = ""
+        if self.framework.post_filter_plugins:
+            result, status = self.framework.run_post_filter_plugins(state, pod, diagnosis)
+            if status is not None:
+                post_message = status.message
+            if result is not None:
+                nominated = result.nominated_node_name
+                if nominated:
+                    self.preemptions += 1
+        message = fit_error_message(num_nodes, diagnosis, pre_filter_message, post_message)
+        return ScheduleFailure(
+            Status(Code.UNSCHEDULABLE, (message,)), message, nominated, diagnosis
+        )
+
+    def _assume_and_bind(self, queued: QueuedPodInfo, state: CycleState, node_name: str) -> None:
+        pod_info = queued.pod_info
+        pod = pod_info.pod
+        spec = dataclasses.replace(pod.spec, node_name=node_name) if pod.spec else None
+        assumed = dataclasses.replace(pod_info, pod=dataclasses.replace(pod, spec=spec))
+        self.cache.assume_pod(assumed, node_name)
+        status = self.framework.run_reserve_plugins_reserve(state, assumed, node_name)
+        if status is None:
+            status = self.framework.run_permit_plugins(state, assumed, node_name)
+        if status is None:
+            status = self.framework.run_pre_bind_plugins(state, assumed, node_name)
+        if status is None:
+            status = self.framework.run_bind_plugins(state, assumed, node_name)
+        if status is not None:
+            self.framework.run_reserve_plugins_unreserve(state, assumed, node_name)
+            self.cache.forget_pod(assumed)
+            self._handle_failure(
+                queued, ScheduleFailure(status, f"binding rejected: {status.message}")
+            )
+            return
+        self.queue.done(pod_info.uid)
+        self.queue.delete_nominated_pod_if_exists(pod)
+        self.scheduled += 1
+        self._record(
+            pod,
+            event_type=EVENT_TYPE_NORMAL,
+            reason="Scheduled",
+            action="Binding",
+            message=f"Successfully assigned {pod.metadata.namespace}/{pod.metadata.name} to {node_name}",
+        )
+
+    # --- failures -------------------------------------------------------------------------------
+
+    def _handle_failure(self, queued: QueuedPodInfo, failure: ScheduleFailure) -> None:
+        """Upstream ``handleSchedulingFailure``: event, condition, nomination, requeue."""
+        self.failed_attempts += 1
+        pod = queued.pod
+        status = failure.status
+        reason = REASON_UNSCHEDULABLE if status.is_rejected() else REASON_SCHEDULER_ERROR
+        rejectors = set()
+        if failure.diagnosis is not None:
+            rejectors = {s.plugin for s in failure.diagnosis.statuses.values() if s.plugin}
+            if failure.diagnosis.absent.plugin:
+                rejectors.add(failure.diagnosis.absent.plugin)
+        latest = self.current_pod(pod) or pod
+        if failure.nominated_node is not None:
+            self.queue.add_nominated_pod(PodInfo.of(latest), NominatingInfo(failure.nominated_node))
+        self.queue.requeue_failed(
+            queued,
+            status.code,
+            unschedulable_plugins=sorted(p for p in rejectors if p),
+            pod=latest,
+        )
+        self._record(
+            latest,
+            event_type=EVENT_TYPE_WARNING,
+            reason="FailedScheduling",
+            action="Scheduling",
+            message=failure.message,
+        )
+        self._update_pod_status(latest, reason, failure.message, failure.nominated_node)
+
+    def _update_pod_status(
+        self, pod: Pod, reason: str, message: str, nominated: str | None
+    ) -> None:
+        """Upstream ``updatePod``: PodScheduled=False and the nomination, skipped if unchanged."""
+        status = pod.status
+        current_nominated = (status.nominated_node_name if status else None) or ""
+        existing = next(
+            (c for c in (status.conditions if status else None) or () if c.type == POD_SCHEDULED),
+            None,
+        )
+        condition_same = (
+            existing is not None
+            and existing.status == "False"
+            and existing.reason == reason
+            and existing.message == message
+        )
+        nomination_same = nominated is None or nominated == current_nominated
+        if condition_same and nomination_same:
+            return
+        patch: dict[str, Any] = {}
+        if not condition_same:
+            transition = (
+                existing.last_transition_time
+                if existing is not None
+                and existing.status == "False"
+                and existing.last_transition_time
+                else rfc3339(self.clock.now())
+            )
+            patch["conditions"] = [
+                {
+                    "type": POD_SCHEDULED,
+                    "status": "False",
+                    "reason": reason,
+                    "message": message,
+                    "lastProbeTime": None,
+                    "lastTransitionTime": transition,
+                }
+            ]
+        if not nomination_same:
+            patch["nominatedNodeName"] = nominated or None
+        try:
+            self.client.patch(
+                Pod,
+                pod.metadata.name or "",
+                {"status": patch},
+                namespace=pod.metadata.namespace,
+                patch_type=PatchType.STRATEGIC_MERGE_PATCH,
+                subresource="status",
+            )
+        except errors.NotFoundError:
+            return
+
+    def _record(self, pod: Pod, *, event_type: str, reason: str, action: str, message: str) -> None:
+        self.recorder.event(pod, event_type, reason, message, action=action)

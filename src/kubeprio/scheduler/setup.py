@@ -1,0 +1,192 @@
+"""Composing a scheduler: informers, cache, plugins from a profile, queue, preemption.
+
+The one place that turns a ``KubeSchedulerConfiguration`` (``scheduler.profile``) into a
+running ``Scheduler``. Order matters because of who needs whom: the cache and informers
+come first (plugins read the cache as their snapshot lister and the informers for
+namespace labels and controller selectors), then the plugins and the runtime, then the
+queue, then the scheduler, and last DefaultPreemption, whose evaluator uses the
+scheduler itself as its ``Handle``. The vectorised fast path is enabled only for the
+default profile, the one it reproduces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping
+from typing import Final
+
+from kubeprio.api.apps import ReplicaSet
+from kubeprio.api.core import Namespace
+from kubeprio.api.meta import LabelSelector
+from kubeprio.api.model import JsonDict
+from kubeprio.client.informer import Informer
+from kubeprio.client.protocol import Client
+from kubeprio.clock import Clock
+from kubeprio.scheduler import framework, plugin_args
+from kubeprio.scheduler.cache import Cache
+from kubeprio.scheduler.executor import ClientExecutor
+from kubeprio.scheduler.plugins import podtopologyspread, registry
+from kubeprio.scheduler.plugins.defaultpreemption import DefaultPreemption
+from kubeprio.scheduler.plugins.queuesort import PrioritySort
+from kubeprio.scheduler.plugins.schedulinggates import SchedulingGates
+from kubeprio.scheduler.preemption import Evaluator, PreemptionArgs
+from kubeprio.scheduler.profile import DEFAULT_PLUGINS, Profile, SchedulerConfig, parse_config
+from kubeprio.scheduler.queue import SchedulingQueue
+from kubeprio.scheduler.queueing_hints import queueing_hint_map
+from kubeprio.scheduler.runtime import Framework
+from kubeprio.scheduler.scheduler import Scheduler
+
+IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
+    "SchedulingGates": frozenset({"preEnqueue"}),
+    "PrioritySort": frozenset({"queueSort"}),
+    "NodeUnschedulable": frozenset({"filter"}),
+    "NodeName": frozenset({"filter"}),
+    "TaintToleration": frozenset({"filter", "preScore", "score"}),
+    "NodeAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
+    "NodePorts": frozenset({"preFilter", "filter"}),
+    "NodeResourcesFit": frozenset({"preFilter", "filter", "preScore", "score"}),
+    "PodTopologySpread": frozenset({"preFilter", "filter", "preScore", "score"}),
+    "InterPodAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
+    "DefaultPreemption": frozenset({"postFilter"}),
+    "NodeResourcesBalancedAllocation": frozenset({"preScore", "score"}),
+    "DefaultBinder": frozenset({"bind"}),
+}
+"""Plugin name -> the extension points it implements (checked against the classes in tests)."""
+
+
+def default_config() -> SchedulerConfig:
+    """The configuration with every upstream default."""
+    return parse_config(None, IMPLEMENTS)
+
+
+def load_config(data: JsonDict | None) -> SchedulerConfig:
+    """Parse a ``KubeSchedulerConfiguration`` document against the plugins kubeprio has."""
+    return parse_config(data, IMPLEMENTS)
+
+
+def is_default_profile(profile: Profile) -> bool:
+    """Whether ``profile`` is upstream's default (the fast path reproduces exactly that)."""
+    reference = default_config().profiles[0]
+    return (
+        dict(profile.enabled) == dict(reference.enabled)
+        and not profile.plugin_args
+        and profile.percentage_of_nodes_to_score in (None, 0)
+    )
+
+
+def _owner_selector(
+    replicasets: Informer[ReplicaSet],
+) -> podtopologyspread.OwnerSelectorLookup:
+    def lookup(api_version: str, kind: str, namespace: str, name: str) -> LabelSelector | None:
+        if kind != "ReplicaSet":
+            return None
+        owner = replicasets.get(name, namespace)
+        return owner.spec.selector if owner is not None and owner.spec is not None else None
+
+    return lookup
+
+
+def new_scheduler(
+    client: Client,
+    *,
+    clock: Clock,
+    rng: random.Random,
+    config: SchedulerConfig | None = None,
+    fast_path: bool = True,
+    retry_unschedulable_on_timer: bool = True,
+) -> Scheduler:
+    """Build the scheduler of the first profile of ``config`` (defaults when None)."""
+    config = config or default_config()
+    profile = config.profiles[0]
+    cache = Cache()
+    namespaces: Informer[Namespace] = Informer(client, Namespace)
+    replicasets: Informer[ReplicaSet] = Informer(client, ReplicaSet)
+
+    def namespace_labels(name: str) -> Mapping[str, str] | None:
+        namespace = namespaces.get(name)
+        return None if namespace is None else (namespace.metadata.labels or {})
+
+    context = registry.PluginContext(
+        client=client,
+        clock=clock,
+        rng=rng,
+        lister=cache,
+        namespace_labels=namespace_labels,
+        owner_selector=_owner_selector(replicasets),
+    )
+    instances: dict[str, framework.Plugin] = {}
+    for name in profile.plugin_names():
+        if name in registry.REGISTRY:
+            args = plugin_args.parse_args(
+                name, profile.plugin_args.get(name), f"pluginConfig[{name}].args"
+            )
+            instances[name] = registry.new_plugin(name, dataclasses.replace(context, args=args))
+    instances["PrioritySort"] = PrioritySort()
+    instances["SchedulingGates"] = SchedulingGates()
+
+    def at(point: str) -> list[framework.Plugin]:
+        return [
+            instances[ref.name] for ref in profile.enabled.get(point, ()) if ref.name in instances
+        ]
+
+    runtime = Framework(
+        profile_name=profile.scheduler_name,
+        queue_sort=PrioritySort(),
+        pre_enqueue=at("preEnqueue"),  # type: ignore[arg-type]
+        pre_filter=at("preFilter"),  # type: ignore[arg-type]
+        filter=at("filter"),  # type: ignore[arg-type]
+        pre_score=at("preScore"),  # type: ignore[arg-type]
+        score=[
+            (instances[ref.name], profile.weight(ref.name))  # type: ignore[misc]
+            for ref in profile.enabled.get("score", ())
+            if ref.name in instances
+        ],
+        reserve=at("reserve"),  # type: ignore[arg-type]
+        permit=at("permit"),  # type: ignore[arg-type]
+        pre_bind=at("preBind"),  # type: ignore[arg-type]
+        bind=at("bind"),  # type: ignore[arg-type]
+        percentage_of_nodes_to_score=profile.percentage_of_nodes_to_score,
+    )
+    enabled_names = [name for name, _weight in DEFAULT_PLUGINS if name in profile.plugin_names()]
+    scheduler = Scheduler(
+        client,
+        runtime,
+        clock=clock,
+        rng=rng,
+        queue=None,
+        cache=cache,
+        extra_informers=(namespaces, replicasets),
+        scheduler_name=profile.scheduler_name,
+        fast_path=fast_path and is_default_profile(profile),
+        retry_unschedulable_on_timer=retry_unschedulable_on_timer,
+    )
+    scheduler.queue = SchedulingQueue(
+        clock,
+        sort=PrioritySort(),
+        pre_enqueue=runtime.pre_enqueue_plugins,
+        queueing_hints=queueing_hint_map(enabled_names),
+        pod_initial_backoff=config.pod_initial_backoff_seconds,
+        pod_max_backoff=config.pod_max_backoff_seconds,
+        pod_lister=scheduler.pods,
+        namespace_labels=namespace_labels,
+    )
+    if profile.is_enabled("postFilter", "DefaultPreemption"):
+        args = plugin_args.parse_args(
+            "DefaultPreemption",
+            profile.plugin_args.get("DefaultPreemption"),
+            "pluginConfig[DefaultPreemption].args",
+        )
+        evaluator = Evaluator(
+            scheduler,
+            executor=ClientExecutor(
+                client, clock, scheduler.nominated_pods_for_node, scheduler.recorder
+            ),
+            pdbs=scheduler.pdb_list,
+            current_pod=scheduler.current_pod,
+            clock=clock,
+            rng=rng,
+            args=args if isinstance(args, PreemptionArgs) else None,
+        )
+        runtime.post_filter_plugins.append(DefaultPreemption(evaluator))
+    return scheduler
