@@ -11,6 +11,7 @@ Standard library only (layer 6).
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import UTC, datetime
 from typing import Protocol
@@ -32,9 +33,18 @@ class RealClock:
         return time.time()
 
 
+@functools.lru_cache(maxsize=64)
+def _rfc3339_second(second: int) -> str:
+    return datetime.fromtimestamp(second, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def rfc3339(seconds: float) -> str:
-    """Format ``seconds`` as a Kubernetes ``metav1.Time`` string (``2024-01-02T03:04:05Z``)."""
-    return datetime.fromtimestamp(int(seconds), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """Format ``seconds`` as a Kubernetes ``metav1.Time`` string (``2024-01-02T03:04:05Z``).
+
+    Timestamps have second precision and writes come in bursts within one second, so the
+    last few formatted seconds are memoised (a pure cache).
+    """
+    return _rfc3339_second(int(seconds))
 
 
 def rfc3339_micro(seconds: float) -> str:

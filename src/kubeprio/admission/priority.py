@@ -27,6 +27,7 @@ from typing import Any, Final
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers, Operation
 from kubeprio.api import errors
 from kubeprio.api.core import PREEMPT_LOWER_PRIORITY, Pod, PodSpec
+from kubeprio.api.model import evolve
 from kubeprio.api.scheduling import DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS, PriorityClass
 
 PLUGIN_NAME: Final = "Priority"
@@ -120,7 +121,7 @@ def admit_pod_spec(spec: PodSpec, listers: Listers, *, pod_name: str) -> PodSpec
         and spec.preemption_policy == policy
     ):
         return spec
-    return dataclasses.replace(
+    return evolve(
         spec,
         priority_class_name=class_name,
         priority=resolution.priority,
@@ -135,7 +136,7 @@ def backfill_pod_spec(new: PodSpec, old: PodSpec) -> PodSpec:
         changes["priority"] = old.priority
     if new.preemption_policy is None and old.preemption_policy is not None:
         changes["preemption_policy"] = old.preemption_policy
-    return dataclasses.replace(new, **changes) if changes else new
+    return evolve(new, **changes) if changes else new
 
 
 class PriorityPlugin:
@@ -161,7 +162,7 @@ class PriorityPlugin:
             new_spec = backfill_pod_spec(spec, request.old_obj.spec or PodSpec())
         else:
             return obj
-        return obj if new_spec is obj.spec else dataclasses.replace(obj, spec=new_spec)
+        return obj if new_spec is obj.spec else evolve(obj, spec=new_spec)
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
         """Refuse a second ``globalDefault`` PriorityClass."""

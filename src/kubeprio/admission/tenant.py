@@ -29,7 +29,6 @@ DELETE are ignored. The plugin reads through ``Listers`` only and never writes.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Final
 
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers, Operation
@@ -39,6 +38,7 @@ from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
 from kubeprio.api.core import Event, EventSource, ObjectReference, Pod, PodSpec
 from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.api.tenant import AUDIT, Tenant, TenantPriorityClasses
 from kubeprio.api.validation import tenant as tenant_rules
 
@@ -175,7 +175,7 @@ class TenantPriorityClassPlugin:
                 changes["priority"] = pc.value or 0
             if spec.preemption_policy is None and pc.preemption_policy is not None:
                 changes["preemption_policy"] = pc.preemption_policy
-        return dataclasses.replace(obj, spec=dataclasses.replace(spec, **changes))
+        return evolve(obj, spec=evolve(spec, **changes))
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
         """Refuse (or, in Audit mode, report) pods and workloads outside the allowlist."""

@@ -13,7 +13,9 @@ manifest from a real cluster round-trips untouched (managedFields, env, volumes,
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, TypeVar
+
+_T = TypeVar("_T")
 
 JsonDict = dict[str, Any]
 """A decoded JSON object: the only place ``Any`` is allowed (I/O boundaries)."""
@@ -36,3 +38,34 @@ def json_name(name: str, default: Any = None) -> Any:
 def extra_field() -> Any:
     """The ``extra`` field: unmodelled JSON keys, kept verbatim for round-tripping."""
     return dataclasses.field(default_factory=dict, compare=True, repr=False)
+
+
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+"""Per-class field names for ``evolve`` (a pure memo: same class, same names)."""
+
+
+def evolve(obj: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` for frozen slotted models, several times faster.
+
+    ``dataclasses.replace`` re-runs ``__init__`` through keyword plumbing (about 10 µs
+    for a pod spec); copying the slots directly costs a fraction of that, and the write
+    path copies models dozens of times per pod. Unknown field names raise ``TypeError``
+    as ``replace`` does. Classes without ``__slots__`` fall back to ``replace``.
+    """
+    cls = type(obj)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        if not hasattr(cls, "__slots__"):
+            return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+        names = tuple(field.name for field in dataclasses.fields(cls))  # type: ignore[arg-type]
+        _FIELD_NAMES[cls] = names
+    for name in changes:
+        if name not in names:
+            raise TypeError(
+                f"{cls.__name__}.__init__() got an unexpected keyword argument {name!r}"
+            )
+    new = object.__new__(cls)
+    setter = object.__setattr__
+    for name in names:
+        setter(new, name, changes[name] if name in changes else getattr(obj, name))
+    return new

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from kubeprio import __version__
-from kubeprio.cli import check
+from kubeprio.cli import bench, check
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kubeprio {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     check.register(subparsers)
+    bench.register(subparsers)
     return parser
 
 

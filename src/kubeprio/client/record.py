@@ -20,12 +20,12 @@ event is best effort and never fails the caller.
 from __future__ import annotations
 
 import collections
-import dataclasses
 from typing import Final
 
 from kubeprio.api import errors, kinds
 from kubeprio.api.core import Event, EventSource, ObjectReference
 from kubeprio.api.meta import ApiObject, ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, rfc3339
 
@@ -169,9 +169,7 @@ class EventRecorder:
             # Two events about one object at the same (virtual) nanosecond would share a
             # name; the next nanosecond keeps names unique and deterministic.
             name = f"{ref.name}.{nanos + attempt:x}"
-            named = dataclasses.replace(
-                event, metadata=dataclasses.replace(event.metadata, name=name)
-            )
+            named = evolve(event, metadata=evolve(event.metadata, name=name))
             try:
                 return self._client.create(named)
             except errors.AlreadyExistsError:

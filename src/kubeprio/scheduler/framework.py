@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from kubeprio.api import selectors
 from kubeprio.api.core import Pod, PodAffinityTerm, PodSpec, WeightedPodAffinityTerm
+from kubeprio.api.model import evolve
 from kubeprio.api.resources import CPU, MEMORY, ResourceAmounts, pod_requests
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class Status:
 
     def with_plugin(self, plugin: str) -> Status:
         """This status attributed to ``plugin``."""
-        return self if self.plugin == plugin else dataclasses.replace(self, plugin=plugin)
+        return self if self.plugin == plugin else evolve(self, plugin=plugin)
 
 
 def unschedulable(*reasons: str) -> Status:
@@ -231,7 +232,7 @@ def pod_affinity_terms(pod: Pod) -> PodAffinityTerms | None:
             errors,
         ),
     )
-    return dataclasses.replace(terms, errors=tuple(errors)) if errors else terms
+    return evolve(terms, errors=tuple(errors)) if errors else terms
 
 
 def _requests_cpu_and_memory(spec: PodSpec) -> bool:

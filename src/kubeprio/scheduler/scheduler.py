@@ -25,9 +25,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from kubeprio.api import errors
 from kubeprio.api.core import TERMINAL_PHASES, Node, Pod
+from kubeprio.api.model import evolve
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client, PatchType
@@ -133,6 +135,7 @@ class Scheduler:
         self.recorder = EventRecorder(client, clock=clock, component=scheduler_name)
         self.fast = FastPath(self.cache.table) if fast_path else None
         self.next_start_node_index = 0
+        self._fast_rows: npt.NDArray[np.int64] | None = None
         self.nodes: Informer[Node] = Informer(client, Node)
         self.pods: Informer[Pod] = Informer(client, Pod, field_selector=NON_TERMINAL_SELECTOR)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(client, PodDisruptionBudget)
@@ -305,6 +308,7 @@ class Scheduler:
     def _schedule_pod(
         self, state: CycleState, pod: PodInfo
     ) -> tuple[str | None, ScheduleFailure | None]:
+        self._fast_rows = None
         nodes = self.cache.node_infos()
         if not nodes:
             return None, ScheduleFailure(
@@ -315,12 +319,10 @@ class Scheduler:
             return None, self._fit_failure(state, pod, len(nodes), diagnosis, pre_filter_message)
         if len(feasible) == 1:
             return feasible[0].name, None
-        if self._use_fast_path(pod):
+        if self._fast_rows is not None:
             assert self.fast is not None
-            rows = np.fromiter(
-                (self.cache.table.index[n.name] for n in feasible), np.int64, len(feasible)
-            )
-            return self._select_host(feasible, self.fast.score(pod, rows).tolist()), None
+            totals = self.fast.score(pod, self._fast_rows)
+            return self._select_best_row(totals), None
         status = self.framework.run_pre_score_plugins(state, pod, feasible)
         if status is not None:
             return None, ScheduleFailure(status, status.message)
@@ -423,7 +425,15 @@ class Scheduler:
         )
         for row, status in result.rejected.items():
             diagnosis[nodes[row].name] = status
+        self._fast_rows = result.feasible
         return [nodes[row] for row in result.feasible.tolist()], result.processed
+
+    def _select_best_row(self, totals: npt.NDArray[np.int64]) -> str:
+        """``_select_host`` over the fast path's rows (evaluation order kept)."""
+        assert self._fast_rows is not None
+        tied = np.flatnonzero(totals == totals.max())
+        pick = int(tied[0]) if len(tied) == 1 else int(tied[self.rng.randrange(len(tied))])
+        return self.cache.table.names[int(self._fast_rows[pick])]
 
     def _select_host(self, nodes: Sequence[NodeInfo], totals: Sequence[int]) -> str:
         """Upstream ``selectHost``: the highest total; a seeded uniform choice among ties.
@@ -467,8 +477,8 @@ class Scheduler:
     def _assume_and_bind(self, queued: QueuedPodInfo, state: CycleState, node_name: str) -> None:
         pod_info = queued.pod_info
         pod = pod_info.pod
-        spec = dataclasses.replace(pod.spec, node_name=node_name) if pod.spec else None
-        assumed = dataclasses.replace(pod_info, pod=dataclasses.replace(pod, spec=spec))
+        spec = evolve(pod.spec, node_name=node_name) if pod.spec else None
+        assumed = evolve(pod_info, pod=evolve(pod, spec=spec))
         self.cache.assume_pod(assumed, node_name)
         status = self.framework.run_reserve_plugins_reserve(state, assumed, node_name)
         if status is None:

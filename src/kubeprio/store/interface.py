@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol, TypeVar
 
 from kubeprio.api.meta import ApiObject, ObjectMeta
+from kubeprio.api.model import evolve
 
 _O = TypeVar("_O")
 
@@ -134,9 +135,7 @@ class Store(Protocol):
 def with_revision(obj: _O, revision: int) -> _O:
     """Return ``obj`` with ``metadata.resourceVersion`` set to ``revision``."""
     metadata: ObjectMeta = obj.metadata  # type: ignore[attr-defined]
-    return dataclasses.replace(  # type: ignore[type-var]
-        obj, metadata=dataclasses.replace(metadata, resource_version=str(revision))
-    )
+    return evolve(obj, metadata=evolve(metadata, resource_version=str(revision)))
 
 
 def object_revision(obj: ApiObject) -> int:
