@@ -282,9 +282,20 @@ class ApiService:
     # --- create --------------------------------------------------------------------------------
 
     def create_object(
-        self, obj: Any, *, user: UserInfo | None = None, dry_run: bool = False
+        self,
+        obj: Any,
+        *,
+        user: UserInfo | None = None,
+        dry_run: bool = False,
+        restore: bool = False,
     ) -> WriteResult:
-        """Create ``obj`` through the full write path; return it with admission warnings."""
+        """Create ``obj`` through the full write path; return it with admission warnings.
+
+        ``restore`` is for loading a snapshot of a cluster (``kubeprio simulate`` on a
+        dump): the object keeps its ``uid`` and ``creationTimestamp``, so the owner
+        references and ages recorded in the dump stay true, as after an etcd restore.
+        Every other step of the write path runs as usual.
+        """
         info = kinds.for_object(obj)
         obj = self._normalize_type(obj, info)
         metadata: ObjectMeta = obj.metadata
@@ -313,7 +324,12 @@ class ApiService:
                 obj, metadata=dataclasses.replace(obj.metadata, name=generated)
             )
         name = obj.metadata.name or ""
-        obj = strategy.prepare_for_create(obj, uid=self._new_uid(), now=self._now())
+        restored = obj.metadata if restore else None
+        obj = strategy.prepare_for_create(
+            obj,
+            uid=(restored.uid if restored is not None else None) or self._new_uid(),
+            now=(restored.creation_timestamp if restored is not None else None) or self._now(),
+        )
         found = validation.validate_create(obj, info)
         if found:
             raise errors.invalid_error(info.kind, info.group, name, found)

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from kubeprio import __version__
-from kubeprio.cli import bench, check
+from kubeprio.cli import bench, check, simulate
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     check.register(subparsers)
     bench.register(subparsers)
+    simulate.register(subparsers)
     return parser
 
 

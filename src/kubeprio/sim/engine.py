@@ -2,6 +2,7 @@
 
 SimPy's core idea, kept small: a heap of ``(time, priority, sequence, action)`` — ties
 broken by priority, then by the order events were scheduled, never by hashes or ids.
+All actions due at one instant run before the components settle.
 The engine owns the ``SimClock``. Components (scheduler, kubelets, controllers) are not
 threads: they expose non-blocking entry points, and at every instant the engine *settles*
 them: it pumps their informers and calls ``run_once`` until nobody has work left, then
@@ -150,11 +151,12 @@ class Engine:
                         f"a component asks to run at t={self.clock.elapsed:g}s but has no work (seed {self.seed})"
                     )
                 self.clock.time = max(next_time, self.clock.time)
+                # Every action due at this instant runs before components react to any of
+                # them (objects submitted together are seen together, as in a snapshot).
                 while self._heap and self._heap[0].time <= self.clock.time:
                     item = heapq.heappop(self._heap)
                     self.steps += 1
                     item.action()
-                    self.settle()
                 self.settle()
                 if on_step is not None:
                     on_step(self.clock.elapsed)

@@ -1,0 +1,207 @@
+"""Adapters that let the engine drive informers, controllers and thousands of kubelets.
+
+The engine settles ``Driven`` components (``pump``/``run_once``/``next_wakeup``). The
+kubelet and the controllers expose ``next_wakeup``/``run_once`` (docs/kubelet-and-
+controllers.md); informers expose ``pump``. ``KubeletFleet`` keeps a heap of the
+kubelets' wakeups and a set of kubelets that just received pod events, so a step costs
+O(kubelets with work), not O(nodes).
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from kubeprio.api.core import Node, Pod
+from kubeprio.client.informer import EventHandler, Informer
+from kubeprio.client.protocol import Client
+from kubeprio.clock import Clock
+from kubeprio.kubelet.kubelet import Kubelet, KubeletConfig
+from kubeprio.kubelet.router import PodRouter
+
+
+class Scheduled(Protocol):
+    """A component with timed work (kubelet, controller)."""
+
+    def next_wakeup(self) -> float | None:
+        """When ``run_once`` next has work."""
+        ...
+
+    def run_once(self) -> Any:
+        """Do the work due now."""
+        ...
+
+
+class Informers:
+    """A group of informers pumped together (handlers run in registration order)."""
+
+    def __init__(self, informers: Sequence[Informer[Any]]) -> None:
+        self.informers = list(informers)
+
+    def start(self) -> None:
+        """List and watch."""
+        for informer in self.informers:
+            informer.start()
+
+    def pump(self) -> int:
+        """Deliver pending events."""
+        return sum(informer.pump() for informer in self.informers)
+
+    def run_once(self) -> bool:
+        """Informers have no timed work."""
+        return False
+
+    def next_wakeup(self) -> float | None:
+        """Never."""
+        return None
+
+
+class Due:
+    """Runs a ``Scheduled`` component whenever its wakeup has come."""
+
+    def __init__(self, component: Scheduled, clock: Clock) -> None:
+        self.component = component
+        self._clock = clock
+
+    def pump(self) -> int:
+        """Nothing to pump (its informers are pumped by ``Informers``)."""
+        return 0
+
+    def run_once(self) -> bool:
+        """Run the component if it is due now."""
+        wakeup = self.component.next_wakeup()
+        if wakeup is None or wakeup > self._clock.now():
+            return False
+        self.component.run_once()
+        return True
+
+    def next_wakeup(self) -> float | None:
+        """The component's wakeup."""
+        return self.component.next_wakeup()
+
+
+class _Marking:
+    """Forwards pod events to a kubelet and marks it as having work."""
+
+    def __init__(self, kubelet: Kubelet, mark: Callable[[str], None]) -> None:
+        self._kubelet = kubelet
+        self._mark = mark
+
+    def on_add(self, obj: Pod) -> None:
+        self._kubelet.on_add(obj)
+        self._mark(self._kubelet.node_name)
+
+    def on_update(self, old: Pod, new: Pod) -> None:
+        self._kubelet.on_update(old, new)
+        self._mark(self._kubelet.node_name)
+
+    def on_delete(self, obj: Pod) -> None:
+        self._kubelet.on_delete(obj)
+        self._mark(self._kubelet.node_name)
+
+
+class KubeletFleet:
+    """One kubelet per Node, started as Nodes appear, run only when they have work."""
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        clock: Clock,
+        rng: random.Random,
+        router: PodRouter,
+        config: KubeletConfig | None = None,
+    ) -> None:
+        self._client = client
+        self._clock = clock
+        self._rng = rng
+        self._router = router
+        self._config = config or KubeletConfig(register_node=False)
+        self.kubelets: dict[str, Kubelet] = {}
+        self._to_start: list[str] = []
+        self._dirty: set[str] = set()
+        self._heap: list[tuple[float, int, str]] = []
+        self._planned: dict[str, float] = {}
+        self._sequence = 0
+
+    # --- node events (an EventHandler[Node]) ----------------------------------------------
+
+    def on_add(self, node: Node) -> None:
+        """A Node appeared: start its kubelet at the next step."""
+        name = node.metadata.name or ""
+        if name and name not in self.kubelets and name not in self._to_start:
+            self._to_start.append(name)
+
+    def on_update(self, old: Node, new: Node) -> None:
+        """Nodes change through their kubelets; nothing to do."""
+
+    def on_delete(self, node: Node) -> None:
+        """A Node went away: its kubelet stops receiving pod events."""
+        name = node.metadata.name or ""
+        self._router.unregister(name)
+        self.kubelets.pop(name, None)
+        self._dirty.discard(name)
+
+    # --- Driven ------------------------------------------------------------------------------
+
+    def _mark(self, name: str) -> None:
+        self._dirty.add(name)
+
+    def pump(self) -> int:
+        """Kubelets share the pod informer pumped elsewhere."""
+        return 0
+
+    def run_once(self) -> bool:
+        """Start new kubelets, then run every kubelet with work due now."""
+        worked = False
+        while self._to_start:
+            name = self._to_start.pop(0)
+            kubelet = Kubelet(
+                self._client, name, clock=self._clock, rng=self._rng, config=self._config
+            )
+            kubelet.start()
+            self.kubelets[name] = kubelet
+            handler: EventHandler[Pod] = _Marking(kubelet, self._mark)
+            self._router.register(name, handler)
+            self._dirty.add(name)
+            worked = True
+        now = self._clock.now()
+        due = set(self._dirty)
+        self._dirty.clear()
+        while self._heap and self._heap[0][0] <= now:
+            _, _, name = heapq.heappop(self._heap)
+            if self._planned.get(name, -1.0) <= now:
+                due.add(name)
+        for name in sorted(due):
+            agent = self.kubelets.get(name)
+            if agent is None:
+                continue
+            wakeup = agent.next_wakeup()
+            if wakeup is not None and wakeup <= now:
+                agent.run_once()
+                worked = True
+            self._plan(name, agent.next_wakeup())
+        return worked
+
+    def _plan(self, name: str, wakeup: float | None) -> None:
+        if wakeup is None:
+            self._planned.pop(name, None)
+            return
+        if self._planned.get(name) == wakeup:
+            return
+        self._planned[name] = wakeup
+        self._sequence += 1
+        heapq.heappush(self._heap, (wakeup, self._sequence, name))
+
+    def next_wakeup(self) -> float | None:
+        """Now if kubelets have pending events or are starting; else the earliest timer."""
+        if self._dirty or self._to_start:
+            return self._clock.now()
+        while self._heap:
+            wakeup, _, name = self._heap[0]
+            if self._planned.get(name) == wakeup:
+                return wakeup
+            heapq.heappop(self._heap)
+        return None

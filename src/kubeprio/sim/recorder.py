@@ -1,0 +1,170 @@
+"""What happened during a simulation: every pod that ever existed, preemptions, events.
+
+The recorder watches pods and events through informers, like any other component, and
+notes the virtual time at which it saw each change. It never writes to the cluster.
+Preemptions are read from the scheduler's ``Preempted`` events (the victim is the
+event's object, the preemptor its related object, the node is in the message), so the
+report shows exactly what the scheduler did through the API.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Final
+
+from kubeprio.api.core import Event, Pod
+from kubeprio.sim.engine import SimClock
+
+_ON_NODE: Final = re.compile(r" on node (\S+)$")
+
+
+@dataclasses.dataclass(slots=True)
+class PodRecord:
+    """The life of one pod."""
+
+    namespace: str
+    name: str
+    uid: str
+    priority: int
+    priority_class_name: str | None
+    preemption_policy: str | None
+    phase: str
+    node: str | None
+    nominated_node: str | None
+    created_at: float
+    scheduled_at: float | None = None
+    deleted: bool = False
+    deleted_at: float | None = None
+    preempted_by: str | None = None
+    pending_message: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One event occurrence (a folded repeat counts again)."""
+
+    time: float
+    type: str
+    reason: str
+    object: str
+    message: str
+    related: str | None
+
+
+@dataclasses.dataclass(slots=True)
+class PreemptionRecord:
+    """One preemption: a preemptor evicting victims on a node at a time."""
+
+    time: float
+    preemptor: str
+    node: str
+    victims: list[str]
+
+
+def _key(namespace: str | None, name: str | None) -> str:
+    return f"{namespace or ''}/{name or ''}"
+
+
+class Recorder:
+    """Builds the history the report is made of."""
+
+    def __init__(self, clock: SimClock) -> None:
+        self._clock = clock
+        self.pods: dict[str, PodRecord] = {}
+        self.events: list[EventRecord] = []
+        self.preemptions: list[PreemptionRecord] = []
+        self._preemption_index: dict[tuple[float, str, str], PreemptionRecord] = {}
+        self._by_name: dict[str, str] = {}
+
+    def _now(self) -> float:
+        return self._clock.elapsed
+
+    # --- pods --------------------------------------------------------------------------------
+
+    def on_add(self, obj: Pod | Event) -> None:
+        """A pod or an event appeared."""
+        if isinstance(obj, Event):
+            self._event(obj)
+        else:
+            self._pod(obj, deleted=False)
+
+    def on_update(self, old: Pod | Event, new: Pod | Event) -> None:
+        """A pod changed, or an event was folded (its count went up)."""
+        if isinstance(new, Event):
+            if isinstance(old, Event) and (new.count or 1) > (old.count or 1):
+                self._event(new)
+        else:
+            self._pod(new, deleted=False)
+
+    def on_delete(self, obj: Pod | Event) -> None:
+        """A pod is gone."""
+        if isinstance(obj, Pod):
+            self._pod(obj, deleted=True)
+
+    def _pod(self, pod: Pod, *, deleted: bool) -> None:
+        uid = pod.metadata.uid or _key(pod.metadata.namespace, pod.metadata.name)
+        spec = pod.spec
+        status = pod.status
+        record = self.pods.get(uid)
+        if record is None:
+            record = PodRecord(
+                namespace=pod.metadata.namespace or "",
+                name=pod.metadata.name or "",
+                uid=uid,
+                priority=(spec.priority if spec else None) or 0,
+                priority_class_name=spec.priority_class_name if spec else None,
+                preemption_policy=spec.preemption_policy if spec else None,
+                phase=(status.phase if status else None) or "Pending",
+                node=spec.node_name if spec else None,
+                nominated_node=status.nominated_node_name if status else None,
+                created_at=self._now(),
+            )
+            self.pods[uid] = record
+            self._by_name[_key(record.namespace, record.name)] = uid
+        record.phase = (status.phase if status else None) or record.phase
+        record.node = (spec.node_name if spec else None) or record.node
+        record.nominated_node = status.nominated_node_name if status else None
+        if record.node and record.scheduled_at is None:
+            record.scheduled_at = self._now()
+        if deleted and not record.deleted:
+            record.deleted = True
+            record.deleted_at = self._now()
+
+    # --- events ------------------------------------------------------------------------------
+
+    def _event(self, event: Event) -> None:
+        ref = event.involved_object
+        related = event.related
+        obj = (
+            f"{ref.kind}/{ref.namespace}/{ref.name}"
+            if ref and ref.namespace
+            else (f"{ref.kind}/{ref.name}" if ref else "")
+        )
+        record = EventRecord(
+            time=self._now(),
+            type=event.type or "",
+            reason=event.reason or "",
+            object=obj,
+            message=event.message or "",
+            related=_key(related.namespace, related.name) if related is not None else None,
+        )
+        self.events.append(record)
+        if ref is None or ref.kind != "Pod":
+            return
+        target = self.pods.get(self._by_name.get(_key(ref.namespace, ref.name), ""))
+        if record.reason == "FailedScheduling" and target is not None:
+            target.pending_message = record.message
+        if record.reason == "Preempted" and record.related is not None:
+            victim = _key(ref.namespace, ref.name)
+            if target is not None:
+                target.preempted_by = record.related
+            match = _ON_NODE.search(record.message)
+            node = match.group(1) if match else ""
+            group = (record.time, record.related, node)
+            preemption = self._preemption_index.get(group)
+            if preemption is None:
+                preemption = PreemptionRecord(record.time, record.related, node, [])
+                self._preemption_index[group] = preemption
+                self.preemptions.append(preemption)
+            preemption.victims.append(victim)

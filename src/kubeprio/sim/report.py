@@ -1,0 +1,133 @@
+"""The simulation report: the JSON contract of docs/design.md ("kubeprio simulate").
+
+``pods`` holds every pod that ever existed (deleted ones with ``"deleted": true``), sorted
+by namespace/name; ``preemptions`` and ``events`` are in time order; times are seconds
+of virtual time. Extra keys beyond the contract (``pendingMessage``, ``createdAt``,
+``existing``, ``waiting``) only add information. Serialised with sorted-free, fixed key
+order and no floating noise so that the same inputs and seed give a byte-identical
+report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Final
+
+from kubeprio.sim.recorder import Recorder
+
+REPORT_VERSION: Final = 1
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Rejection:
+    """An object the API refused while the scenario was applied."""
+
+    kind: str
+    namespace: str | None
+    name: str | None
+    code: int
+    reason: str
+    message: str
+    source: str = ""
+
+
+def _time(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def waiting_by_class(recorder: Recorder) -> list[dict[str, Any]]:
+    """Per priority class: pods, how many got scheduled, mean and max wait (s)."""
+    groups: dict[tuple[int, str], list[float | None]] = {}
+    for record in recorder.pods.values():
+        key = (record.priority, record.priority_class_name or "")
+        wait = None if record.scheduled_at is None else record.scheduled_at - record.created_at
+        groups.setdefault(key, []).append(wait)
+    rows = []
+    for (priority, name), waits in sorted(
+        groups.items(), key=lambda item: (-item[0][0], item[0][1])
+    ):
+        done = [w for w in waits if w is not None]
+        rows.append(
+            {
+                "priorityClassName": name or None,
+                "priority": priority,
+                "pods": len(waits),
+                "scheduled": len(done),
+                "meanWait": _time(sum(done) / len(done)) if done else None,
+                "maxWait": _time(max(done)) if done else None,
+            }
+        )
+    return rows
+
+
+def build_report(
+    recorder: Recorder,
+    *,
+    seed: int,
+    end_time: float,
+    rejected: list[Rejection],
+    existing: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The report as a JSON-ready dict."""
+    pods = sorted(recorder.pods.values(), key=lambda r: (r.namespace, r.name, r.created_at, r.uid))
+    return {
+        "version": REPORT_VERSION,
+        "seed": seed,
+        "endTime": _time(end_time),
+        "pods": [
+            {
+                "namespace": r.namespace,
+                "name": r.name,
+                "priority": r.priority,
+                "priorityClassName": r.priority_class_name,
+                "preemptionPolicy": r.preemption_policy,
+                "phase": r.phase,
+                "node": r.node,
+                "nominatedNode": r.nominated_node,
+                "deleted": r.deleted,
+                "preemptedBy": r.preempted_by,
+                "scheduledAt": _time(r.scheduled_at),
+                "createdAt": _time(r.created_at),
+                "pendingMessage": r.pending_message if r.node is None and not r.deleted else None,
+            }
+            for r in pods
+        ],
+        "preemptions": [
+            {
+                "time": _time(p.time),
+                "preemptor": p.preemptor,
+                "node": p.node,
+                "victims": list(p.victims),
+            }
+            for p in recorder.preemptions
+        ],
+        "rejected": [
+            {
+                "kind": r.kind,
+                "namespace": r.namespace,
+                "name": r.name,
+                "code": r.code,
+                "reason": r.reason,
+                "message": r.message,
+            }
+            for r in rejected
+        ],
+        "existing": existing or [],
+        "waiting": waiting_by_class(recorder),
+        "events": [
+            {
+                "time": _time(e.time),
+                "type": e.type,
+                "reason": e.reason,
+                "object": e.object,
+                "message": e.message,
+            }
+            for e in recorder.events
+        ],
+    }
+
+
+def to_json(report: dict[str, Any]) -> str:
+    """The report as stable JSON text (one trailing newline)."""
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,65 @@
+"""Real cluster snapshots simulate as the real clusters behaved (issue 4, "Real clusters").
+
+The k3s set (shared/fixtures/real-clusters, SOURCES.md set A) is a complete scheduling
+snapshot: every bound pod stays where it was (Succeeded pods hold no resources) and the
+two 800m ``cpu-intensive-app`` pods stay Pending with the real scheduler's message.
+"""
+
+from __future__ import annotations
+
+from kubeprio.api import manifest
+from kubeprio.sim.report import to_json
+from kubeprio.sim.simulate import simulate
+from tests.conftest import REAL_CLUSTERS
+
+K3S = [
+    "replicatedhq__troubleshoot__k3s-bundle-nodes.json",
+    "replicatedhq__troubleshoot__k3s-bundle-priorityclasses.json",
+    "replicatedhq__troubleshoot__k3s-bundle-pods-default.json",
+    "replicatedhq__troubleshoot__k3s-bundle-pods-kube-system.json",
+]
+REAL_MESSAGE = (
+    "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+    "1 No preemption victims found for incoming pod."
+)
+
+
+def _documents() -> list[manifest.Document]:
+    documents: list[manifest.Document] = []
+    for name in K3S:
+        documents += manifest.parse_text((REAL_CLUSTERS / name).read_text(), name)
+    return documents
+
+
+def test_k3s_snapshot_keeps_every_bound_pod_and_leaves_the_two_800m_pods_pending() -> None:
+    documents = _documents()
+    given = {
+        d.data["metadata"]["name"]: d.data["spec"].get("nodeName")
+        for d in documents
+        if d.data.get("kind") == "Pod"
+    }
+    report, _cluster = simulate(documents, seed=0)
+    pods = {p["name"]: p for p in report["pods"]}
+    assert set(pods) == set(given)
+    for name, node in given.items():
+        if node:
+            assert pods[name]["node"] == node, name
+    pending = sorted(name for name, p in pods.items() if p["node"] is None)
+    assert pending == ["cpu-intensive-app-7bcfc5d944-hw2vc", "cpu-intensive-app-7bcfc5d944-n79rt"]
+    for name in pending:
+        assert pods[name]["pendingMessage"] == REAL_MESSAGE
+    assert {p["phase"] for p in pods.values() if p["name"].startswith("helm-install")} == {
+        "Succeeded"
+    }
+    assert report["rejected"] == []
+    assert {e["name"] for e in report["existing"]} == {
+        "system-cluster-critical",
+        "system-node-critical",
+    }
+    assert report["preemptions"] == []
+
+
+def test_same_inputs_and_seed_give_a_byte_identical_report() -> None:
+    first, _ = simulate(_documents(), seed=3)
+    second, _ = simulate(_documents(), seed=3)
+    assert to_json(first) == to_json(second)
