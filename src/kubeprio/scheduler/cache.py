@@ -25,6 +25,7 @@ import dataclasses
 from collections.abc import Iterator
 
 from kubeprio.api.core import Node, Pod
+from kubeprio.api.model import evolve
 from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.nodetable import NodeTable
 from kubeprio.scheduler.snapshot import NodeInfo, has_affinity, has_required_anti_affinity
@@ -145,6 +146,16 @@ class Cache:
                 _count(self._anti_affinity_nodes, node.name, -1)
             self.table.refresh_usage(node)
 
+    def _replace_in_node(self, node_name: str, pod_info: PodInfo) -> None:
+        node = self._nodes.get(node_name)
+        if node is None:
+            return
+        for group in (node.pods, node.pods_with_affinity, node.pods_with_required_anti_affinity):
+            for i, other in enumerate(group):
+                if other.uid == pod_info.uid:
+                    group[i] = pod_info
+                    break
+
     # --- SharedLister (the plugins' view of the snapshot) ----------------------------------
 
     def _in_order(self, names: dict[str, int]) -> list[NodeInfo]:
@@ -183,10 +194,18 @@ class Cache:
 
     def add_pod(self, pod: Pod) -> None:
         """A bound pod appeared (or an assumed one was confirmed)."""
-        pod_info = PodInfo.of(pod)
         node_name = (pod.spec.node_name if pod.spec else None) or ""
-        key = pod_info.uid or pod_info.key
+        key = pod.metadata.uid or f"{pod.metadata.namespace or ''}/{pod.metadata.name or ''}"
         state = self._pods.get(key)
+        if state is not None and state.assumed and state.node_name == node_name:
+            # The binding of an assumed pod arrived: its requests are already accounted;
+            # only the object is newer (upstream's cache confirms the assumed pod).
+            state.pod_info = evolve(state.pod_info, pod=pod)
+            state.assumed = False
+            self._replace_in_node(node_name, state.pod_info)
+            self.generation += 1
+            return
+        pod_info = PodInfo.of(pod)
         if state is not None:
             self._remove_from_node(self._nodes.get(state.node_name), state.pod_info)
         self._add_to_node(self._node_for(node_name), pod_info)

@@ -37,6 +37,8 @@ TAINT_REASON: Final = "node(s) had untolerated taint(s)"
 TOO_MANY_PODS: Final = "Too many pods"
 PLAIN_RESOURCES: Final = frozenset({CPU, MEMORY, EPHEMERAL_STORAGE})
 MAX_NODE_SCORE: Final = 100
+CHUNK_ROWS: Final = 512
+"""Rows filtered per numpy step: enough to amortise numpy's per-call cost."""
 
 FilterNode = Callable[[int], Status | None]
 """Run the general filters (with nominated pods) on the node at a row."""
@@ -95,28 +97,37 @@ def _resource_status(table: NodeTable, row: int, cpu: int, mem: int, eph: int) -
     return unresolvable(*reasons) if beyond_capacity else unschedulable(*reasons)
 
 
+def _segments(start: int, n: int, chunk: int) -> list[tuple[int, int]]:
+    """Contiguous row ranges covering ``start..n`` then ``0..start``, at most ``chunk`` long."""
+    ranges: list[tuple[int, int]] = []
+    for lo, hi in ((start, n), (0, start)):
+        for begin in range(lo, hi, chunk):
+            ranges.append((begin, min(begin + chunk, hi)))
+    return ranges
+
+
 class FastPath:
     """Filters and scores a plain pod over all nodes at once."""
 
     def __init__(self, table: NodeTable) -> None:
         self.table = table
 
-    def _masks(self, pod: PodInfo) -> tuple[BoolArray, BoolArray, BoolArray]:
+    def _feasible(self, pod: PodInfo, lo: int, hi: int) -> BoolArray:
+        """Rows ``lo..hi`` that pass NodeUnschedulable, TaintToleration and NodeResourcesFit."""
         table = self.table
-        n = table.size
         cpu = pod.requests.get(CPU, 0)
         mem = pod.requests.get(MEMORY, 0)
         eph = pod.requests.get(EPHEMERAL_STORAGE, 0)
-        unsched = table.unschedulable[:n]
-        taint = table.hard_taint[:n] & ~unsched
-        fits = table.pods[:n] < table.alloc_pods[:n]
+        ok = table.pods[lo:hi] < table.alloc_pods[lo:hi]
         if cpu:
-            fits &= table.req_cpu[:n] + cpu <= table.alloc_cpu[:n]
+            ok &= table.req_cpu[lo:hi] + cpu <= table.alloc_cpu[lo:hi]
         if mem:
-            fits &= table.req_mem[:n] + mem <= table.alloc_mem[:n]
+            ok &= table.req_mem[lo:hi] + mem <= table.alloc_mem[lo:hi]
         if eph:
-            fits &= table.req_eph[:n] + eph <= table.alloc_eph[:n]
-        return unsched, taint, fits
+            ok &= table.req_eph[lo:hi] + eph <= table.alloc_eph[lo:hi]
+        if table.any_blocked:
+            ok &= ~table.blocked[lo:hi]
+        return ok
 
     def status_of(self, pod: PodInfo, row: int) -> Status | None:
         """The general-path status of one row (used for failure diagnostics)."""
@@ -143,33 +154,41 @@ class FastPath:
         nominated_rows: Sequence[int],
         filter_node: FilterNode,
     ) -> FastResult:
-        """Upstream ``findNodesThatPassFilters`` over the table, from row ``start``."""
-        table = self.table
-        n = table.size
-        unsched, taint, fits = self._masks(pod)
-        ok = fits & ~unsched & ~taint
-        overrides: dict[int, Status | None] = {}
-        for row in nominated_rows:
-            status = filter_node(row)
-            overrides[row] = status
-            ok[row] = status is None
-        order = (
-            np.roll(np.arange(n, dtype=np.int64), -start) if start else np.arange(n, dtype=np.int64)
-        )
-        ok_in_order = ok[order]
-        cumulative = np.cumsum(ok_in_order)
-        if n and cumulative[-1] >= wanted:
-            processed = int(np.searchsorted(cumulative, wanted)) + 1
-        else:
-            processed = n
-        window = order[:processed]
-        feasible = window[ok_in_order[:processed]]
+        """Upstream ``findNodesThatPassFilters`` over the table, from row ``start``.
+
+        Rows are examined in order from ``start`` (wrapping), in chunks, and the search
+        stops at the ``wanted``-th feasible row — exactly the rows and the processed
+        count of the general path, without touching the rest of the table.
+        """
+        n = self.table.size
+        overrides = {row: filter_node(row) for row in nominated_rows}
+        chunk = max(2 * wanted, CHUNK_ROWS)
+        found: list[IntArray] = []
+        count = 0
+        processed = 0
+        for lo, hi in _segments(start, n, chunk):
+            ok = self._feasible(pod, lo, hi)
+            for row, status in overrides.items():
+                if lo <= row < hi:
+                    ok[row - lo] = status is None
+            rows = np.flatnonzero(ok)
+            if count + len(rows) >= wanted:
+                need = wanted - count
+                found.append(rows[:need] + lo)
+                processed += int(rows[need - 1]) + 1
+                count = wanted
+                break
+            found.append(rows + lo)
+            count += len(rows)
+            processed += hi - lo
+        feasible = np.concatenate(found) if found else np.zeros(0, np.int64)
         rejected: dict[int, Status] = {}
-        if len(feasible) == 0:
-            for row in window.tolist():
-                status = overrides[row] if row in overrides else self.status_of(pod, row)
-                if status is not None:
-                    rejected[row] = status
+        if count == 0:
+            for lo, hi in _segments(start, n, n or 1):
+                for row in range(lo, hi):
+                    status = overrides[row] if row in overrides else self.status_of(pod, row)
+                    if status is not None:
+                        rejected[row] = status
         return FastResult(feasible, np.zeros(0, np.int64), processed, rejected)
 
     def score(self, pod: PodInfo, rows: IntArray) -> IntArray:
@@ -199,6 +218,10 @@ class FastPath:
 
 
 def _least_score(capacity: IntArray, requested: IntArray) -> IntArray:
+    """Upstream ``leastRequestedScore``: 0 for no capacity or an overfull node."""
+    if capacity.min() > 0 and bool((requested <= capacity).all()):
+        # The common case (every node has room) needs no masking.
+        return (capacity - requested) * MAX_NODE_SCORE // capacity
     safe = np.where(capacity == 0, 1, capacity)
     score = (capacity - requested) * MAX_NODE_SCORE // safe
     return np.where((capacity == 0) | (requested > capacity), 0, score)
@@ -210,6 +233,8 @@ def _least_allocated(
     """Upstream ``leastResourceScorer`` with cpu and memory at weight 1 each."""
     cpu_score = _least_score(alloc_cpu, req_cpu)
     mem_score = _least_score(alloc_mem, req_mem)
+    if alloc_cpu.min() > 0 and alloc_mem.min() > 0:
+        return (cpu_score + mem_score) // 2
     has_cpu = alloc_cpu != 0
     has_mem = alloc_mem != 0
     weight = has_cpu.astype(np.int64) + has_mem.astype(np.int64)
@@ -221,6 +246,10 @@ def _balanced(
     alloc_cpu: IntArray, req_cpu: IntArray, alloc_mem: IntArray, req_mem: IntArray
 ) -> IntArray:
     """Upstream ``balancedResourceScorer`` for cpu and memory (float64, truncated)."""
+    if alloc_cpu.min() > 0 and alloc_mem.min() > 0:
+        cpu_fraction = np.minimum(req_cpu / alloc_cpu, 1.0)
+        mem_fraction = np.minimum(req_mem / alloc_mem, 1.0)
+        return ((1 - np.abs((cpu_fraction - mem_fraction) / 2)) * MAX_NODE_SCORE).astype(np.int64)
     has_cpu = alloc_cpu != 0
     has_mem = alloc_mem != 0
     cpu_fraction = np.minimum(req_cpu / np.where(has_cpu, alloc_cpu, 1), 1.0)

@@ -43,7 +43,7 @@ class NodeTable:
         "nz_mem",
         "prefer_taints",
     )
-    _BOOL_COLUMNS: Final = ("unschedulable", "hard_taint", "extended")
+    _BOOL_COLUMNS: Final = ("unschedulable", "hard_taint", "extended", "blocked")
 
     def __init__(self) -> None:
         self.size = 0
@@ -64,6 +64,9 @@ class NodeTable:
         self.unschedulable: BoolArray = np.zeros(0, np.bool_)
         self.hard_taint: BoolArray = np.zeros(0, np.bool_)
         self.extended: BoolArray = np.zeros(0, np.bool_)
+        self.blocked: BoolArray = np.zeros(0, np.bool_)
+        """Unschedulable or hard-tainted: a plain pod (no tolerations) never fits."""
+        self._blocked_rows = 0
         self._allocate(INITIAL_CAPACITY)
 
     def _allocate(self, capacity: int) -> None:
@@ -79,9 +82,16 @@ class NodeTable:
             setattr(self, name, flags)
         self.capacity = capacity
 
+    @property
+    def any_blocked(self) -> bool:
+        """Whether some row is unschedulable or hard-tainted (else that mask is skipped)."""
+        return self._blocked_rows > 0
+
     def rebuild(self, nodes: Sequence[NodeInfo]) -> None:
         """Recreate every row from ``nodes`` (after a node was removed)."""
         self.size = 0
+        self._blocked_rows = 0
+        self.blocked[:] = False
         self.index.clear()
         self.names.clear()
         if len(nodes) > self.capacity:
@@ -116,6 +126,10 @@ class NodeTable:
         taints = (spec.taints if spec else None) or ()
         self.prefer_taints[row] = sum(1 for taint in taints if taint.effect == "PreferNoSchedule")
         self.hard_taint[row] = any(taint.effect in HARD_EFFECTS for taint in taints)
+        blocked = bool(self.unschedulable[row] or self.hard_taint[row])
+        if blocked != bool(self.blocked[row]):
+            self._blocked_rows += 1 if blocked else -1
+            self.blocked[row] = blocked
         self.refresh_usage(node)
 
     def refresh_usage(self, node: NodeInfo) -> None:
