@@ -25,7 +25,7 @@ import dataclasses
 import json
 import random
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 from kubeprio.admission.chain import (
@@ -35,7 +35,7 @@ from kubeprio.admission.chain import (
     Operation,
     UserInfo,
 )
-from kubeprio.api import errors, fields, kinds, selectors, validation
+from kubeprio.api import errors, fields, kinds, manifest, selectors, validation
 from kubeprio.api import patch as patching
 from kubeprio.api.core import (
     PHASE_FAILED,
@@ -49,11 +49,18 @@ from kubeprio.api.core import (
 )
 from kubeprio.api.defaults import default_object
 from kubeprio.api.kinds import ResourceInfo
-from kubeprio.api.meta import ApiObject, ObjectMeta, StatusCause, StatusDetails
+from kubeprio.api.meta import (
+    ApiObject,
+    Condition,
+    ObjectMeta,
+    Status,
+    StatusCause,
+    StatusDetails,
+)
 from kubeprio.api.policy import Eviction, PodDisruptionBudget, PodDisruptionBudgetStatus
 from kubeprio.api.scheduling import SYSTEM_PRIORITY_CLASSES
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
-from kubeprio.apiserver import strategy
+from kubeprio.apiserver import deletion, strategy
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.client.protocol import (
     DeleteRequest,
@@ -297,6 +304,7 @@ class ApiService:
         if found:
             raise errors.invalid_error(info.kind, info.group, name, found)
         self.admission.validate(dataclasses.replace(request, obj=obj), outcome)
+        outcome.warnings.extend(validation.warnings(obj))
         if dry_run:
             return WriteResult(obj, tuple(outcome.warnings))
         try:
@@ -334,10 +342,12 @@ class ApiService:
             Operation.UPDATE, info, new, current, namespace, name, subresource, user, dry_run
         )
         new = self.admission.mutate(request, outcome)
-        found = validation.validate_update(new, current, info)
+        found = validation.validate_update(new, current, info, subresource=subresource)
         if found:
             raise errors.invalid_error(info.kind, info.group, name, found)
         self.admission.validate(dataclasses.replace(request, obj=new), outcome)
+        if subresource != "status":
+            outcome.warnings.extend(validation.warnings(new))
         new = dataclasses.replace(
             new,
             metadata=dataclasses.replace(
@@ -363,8 +373,10 @@ class ApiService:
         self._record_events(outcome)
         return WriteResult(stored, tuple(outcome.warnings))
 
-    def _waits_for_grace(self, obj: Any) -> bool:
-        return isinstance(obj, Pod) and bool(obj.metadata.deletion_grace_period_seconds)
+    @staticmethod
+    def _waits_for_grace(obj: Any) -> bool:
+        """``ShouldDeleteDuringUpdate`` keeps an object whose grace period is still running."""
+        return bool(obj.metadata.deletion_grace_period_seconds)
 
     # --- patch ---------------------------------------------------------------------------------
 
@@ -395,9 +407,8 @@ class ApiService:
             try:
                 new = from_dict(info.model, patched)
             except DecodeError as exc:
-                raise errors.bad_request(
-                    f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {exc.message}',
-                    [StatusCause(reason="FieldValueInvalid", message=exc.message, field=exc.path)],
+                raise manifest.decode_failure_status(
+                    exc, {"kind": info.kind, "apiVersion": info.api_version}
                 ) from exc
             try:
                 return self.update_object(new, subresource=subresource, user=user, dry_run=dry_run)
@@ -418,79 +429,59 @@ class ApiService:
         options: DeleteRequest | None = None,
         user: UserInfo | None = None,
     ) -> Any:
-        """Delete an object; bound, non-terminal pods are deleted gracefully."""
+        """Delete an object; return its state after the call (see ``apiserver.deletion``).
+
+        Bound, non-terminal pods are deleted gracefully: they get a deletionTimestamp
+        and stay until a delete with grace 0 (the kubelet's, or a force delete). Objects
+        with finalizers are marked and stay until the finalizers are removed.
+        """
         options = options or DeleteRequest()
         info = kinds.for_model(kind)
+        _validate_delete_options(options)
         key = self._key(info, name, namespace)
         current = self._get_key(info, key)
         self._check_preconditions(info, current, options)
-        grace = self._grace_period(current, options)
+        plan = deletion.plan_delete(current, options.grace_period_seconds, self.clock.now())
         if options.dry_run:
-            return current
-        if grace > 0 or current.metadata.finalizers:
-            return self._mark_deleting(info, key, current, grace)
-        return self._remove(info, key, current)
+            return plan.updated if plan.updated is not None else current
+        result = current
+        if plan.updated is not None:
+            try:
+                result = self.store.update(key, plan.updated, expected_revision=_revision(current))
+            except RevisionConflictError:
+                raise errors.conflict(info.plural, info.group, key.name) from None
+        if plan.remove:
+            return self._remove(info, key, result)
+        return result
 
     def _check_preconditions(
         self, info: ResourceInfo, current: Any, options: DeleteRequest
     ) -> None:
+        """``BeforeDelete``'s early precondition check (the conflict names the kind)."""
         pre = options.preconditions
         if pre is None:
             return
         name = current.metadata.name or ""
-        if pre.uid and pre.uid != current.metadata.uid:
+        if pre.uid is not None and pre.uid != current.metadata.uid:
             raise errors.conflict(
-                info.plural,
+                info.kind,
                 info.group,
                 name,
-                f"Precondition failed: UID in precondition: {pre.uid}, UID in object meta: {current.metadata.uid}",
+                f"the UID in the precondition ({pre.uid}) does not match the UID in record "
+                f"({current.metadata.uid or ''}). The object might have been deleted and then recreated",
             )
-        if pre.resource_version and pre.resource_version != current.metadata.resource_version:
+        if (
+            pre.resource_version is not None
+            and pre.resource_version != current.metadata.resource_version
+        ):
             raise errors.conflict(
-                info.plural,
+                info.kind,
                 info.group,
                 name,
-                "Precondition failed: ResourceVersion in precondition: "
-                f"{pre.resource_version}, ResourceVersion in object meta: {current.metadata.resource_version}",
+                f"the ResourceVersion in the precondition ({pre.resource_version}) does not match "
+                f"the ResourceVersion in record ({current.metadata.resource_version or ''}). "
+                "The object might have been modified",
             )
-
-    @staticmethod
-    def _grace_period(current: Any, options: DeleteRequest) -> int:
-        """Upstream ``CheckGracefulDelete`` for pods; other kinds are deleted at once."""
-        if not isinstance(current, Pod):
-            return 0
-        spec = current.spec
-        if options.grace_period_seconds is not None:
-            grace = max(options.grace_period_seconds, 0)
-        elif current.metadata.deletion_grace_period_seconds is not None:
-            grace = current.metadata.deletion_grace_period_seconds
-        else:
-            grace = (spec.termination_grace_period_seconds if spec else None) or 0
-        phase = current.status.phase if current.status else None
-        if not (spec and spec.node_name) or phase in (PHASE_FAILED, PHASE_SUCCEEDED):
-            # An unscheduled or finished pod has nothing to stop: delete it now.
-            return 0
-        return grace
-
-    def _mark_deleting(self, info: ResourceInfo, key: ObjectKey, current: Any, grace: int) -> Any:
-        existing = current.metadata.deletion_grace_period_seconds
-        if current.metadata.deletion_timestamp and existing is not None and existing <= grace:
-            return current
-        if grace == 0 and not current.metadata.finalizers:
-            return self._remove(info, key, current)
-        metadata = dataclasses.replace(
-            current.metadata,
-            deletion_timestamp=rfc3339(self.clock.now() + grace),
-            deletion_grace_period_seconds=grace,
-        )
-        try:
-            return self.store.update(
-                key,
-                dataclasses.replace(current, metadata=metadata),
-                expected_revision=_revision(current),
-            )
-        except RevisionConflictError:
-            raise errors.conflict(info.plural, info.group, key.name) from None
 
     def _remove(self, info: ResourceInfo, key: ObjectKey, current: Any) -> Any:
         try:
@@ -650,36 +641,37 @@ class ApiService:
     # --- subresources ---------------------------------------------------------------------------
 
     def bind(self, binding: Binding) -> None:
-        """``pods/binding``: set ``spec.nodeName`` and the PodScheduled condition."""
+        """``pods/binding``: set ``spec.nodeName`` and the PodScheduled condition.
+
+        Mirrors ``BindingREST.Create``/``setPodNodeAndMetadata``
+        (``pkg/registry/core/pod/storage/storage.go``): the binding's uid and
+        resourceVersion are preconditions; a pod being deleted, already bound, or
+        still gated cannot be bound (409 on ``pods/binding``); the binding's
+        annotations are copied onto the pod.
+        """
         name = binding.metadata.name or ""
         namespace = binding.metadata.namespace or ""
-        target = binding.target
-        if target is None or not target.name:
-            raise errors.invalid_error("Binding", "", name, [errors.required("target.name")])
+        found = validation.core.validate_binding(binding)
+        if found:
+            # Upstream returns the bare aggregate, which the handler turns into a 500.
+            raise errors.StatusError(
+                Status(
+                    status="Failure",
+                    message=errors.aggregate_message(found),
+                    reason="Unknown",
+                    code=500,
+                )
+            )
+        node_name = binding.target.name if binding.target else ""
         info = kinds.for_model(Pod)
         key = self._key(info, name, namespace)
         for _attempt in range(MAX_CONFLICT_RETRIES):
             pod: Pod = self._get_key(info, key)
-            if binding.metadata.uid and binding.metadata.uid != pod.metadata.uid:
-                raise errors.conflict(
-                    "pods/binding", "", name, "the UID in the binding does not match the pod"
-                )
-            if pod.metadata.deletion_timestamp:
-                raise errors.conflict(
-                    "pods/binding",
-                    "",
-                    name,
-                    f"pod {name} is being deleted, cannot be assigned to a host",
-                )
-            spec = pod.spec
-            if spec is not None and spec.node_name:
-                raise errors.conflict(
-                    "pods/binding",
-                    "",
-                    name,
-                    f'pod {name} is already assigned to node "{spec.node_name}"',
-                )
-            bound = _bind_pod(pod, target.name, self._now())
+            self._check_binding_preconditions(binding, pod, key)
+            refusal = _binding_refusal(pod)
+            if refusal:
+                raise errors.conflict("pods/binding", "", name, refusal)
+            bound = _bind_pod(pod, node_name or "", self._now(), binding.metadata.annotations)
             try:
                 self.store.update(key, bound, expected_revision=_revision(pod))
                 return
@@ -687,14 +679,46 @@ class ApiService:
                 continue
         raise errors.conflict("pods/binding", "", name)
 
+    @staticmethod
+    def _check_binding_preconditions(binding: Binding, pod: Pod, key: ObjectKey) -> None:
+        """``storage.Preconditions.Check``: uid and resourceVersion must match the pod."""
+        meta = pod.metadata
+        detail = ""
+        if binding.metadata.uid and binding.metadata.uid != meta.uid:
+            detail = (
+                f"Precondition failed: UID in precondition: {binding.metadata.uid}, "
+                f"UID in object meta: {meta.uid or ''}"
+            )
+        elif (
+            binding.metadata.resource_version
+            and binding.metadata.resource_version != meta.resource_version
+        ):
+            detail = (
+                "Precondition failed: ResourceVersion in precondition: "
+                f"{binding.metadata.resource_version}, ResourceVersion in object meta: "
+                f"{meta.resource_version or ''}"
+            )
+        if detail:
+            storage_error = (
+                f"StorageError: invalid object, Code: 4, Key: /registry/pods/{key.namespace}/"
+                f"{key.name}, ResourceVersion: 0, AdditionalErrorMsg: {detail}"
+            )
+            raise errors.conflict("pods", "", key.name, storage_error)
+
     def evict(self, eviction: Eviction) -> None:
         """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it.
 
-        Mirrors ``pkg/registry/core/pod/storage/eviction.go``: terminal and pending pods
-        ignore budgets; more than one matching budget is an error; a budget with
-        ``disruptionsAllowed == 0`` answers 429 TooManyRequests; otherwise the budget's
-        ``disruptionsAllowed`` is decremented and the pod recorded in ``disruptedPods``
-        before the pod is deleted.
+        Mirrors ``EvictionREST.Create`` (``pkg/registry/core/pod/storage/eviction.go``):
+
+        * pending, terminal and terminating pods ignore budgets and are deleted;
+        * more than one matching budget answers 500 (unsupported);
+        * a pod that is not Ready is deleted without touching its budget when the
+          budget's ``unhealthyPodEvictionPolicy`` is ``AlwaysAllow``, or when the budget
+          is already healthy (``currentHealthy >= desiredHealthy > 0``);
+        * otherwise ``checkAndDecrement``: a budget not yet observed answers 429 with
+          retryAfterSeconds 10; ``disruptionsAllowed == 0`` answers 429; else
+          ``disruptionsAllowed`` is decremented and the pod recorded in
+          ``disruptedPods`` before the pod is deleted (gracefully, per its options).
         """
         name = eviction.metadata.name or ""
         namespace = eviction.metadata.namespace or ""
@@ -711,59 +735,72 @@ class ApiService:
             return
         budgets = self._matching_budgets(pod)
         if len(budgets) > 1:
-            raise errors.internal_error(
-                "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+            raise errors.StatusError(
+                Status(
+                    status="Failure",
+                    message="This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+                    code=500,
+                )
             )
-        if budgets:
-            self._consume_budget(budgets[0], pod)
+        if budgets and not _can_skip_budget(budgets[0], pod):
+            self._consume_budget(budgets[0], pod, dry_run=options.dry_run)
         self.delete_object(Pod, name, namespace, options=options)
 
     def _matching_budgets(self, pod: Pod) -> builtins.list[PodDisruptionBudget]:
+        """``getPodDisruptionBudgets``: budgets in the pod's namespace that select it.
+
+        A nil, empty or invalid selector matches nothing.
+        """
         pdb_info = kinds.for_model(PodDisruptionBudget)
         items, _ = self.store.list(KeyPrefix(pdb_info.plural, pod.metadata.namespace or ""))
         labels = pod.metadata.labels or {}
         matching: builtins.list[PodDisruptionBudget] = []
         for item in items:
             pdb = cast(PodDisruptionBudget, item)
-            selector = pdb.spec.selector if pdb.spec else None
-            if selector is None or not labels:
-                continue
             try:
-                parsed = selectors.label_selector_from_match(
-                    selector.match_labels,
-                    [
-                        (r.key or "", r.operator or "", r.values)
-                        for r in selector.match_expressions or ()
-                    ],
+                parsed = selectors.label_selector_as_selector(
+                    pdb.spec.selector if pdb.spec else None
                 )
             except selectors.SelectorError:
                 continue
-            if parsed.matches(labels) and not parsed.is_empty():
+            if not parsed.is_empty() and parsed.matches(labels):
                 matching.append(pdb)
         return matching
 
-    def _consume_budget(self, pdb: PodDisruptionBudget, pod: Pod) -> None:
+    def _consume_budget(self, pdb: PodDisruptionBudget, pod: Pod, *, dry_run: bool) -> None:
+        """``checkAndDecrement``: take one disruption from the budget or refuse (429)."""
         status = pdb.status or PodDisruptionBudgetStatus()
         pdb_name = pdb.metadata.name or ""
         if (status.observed_generation or 0) < (pdb.metadata.generation or 0):
             raise _budget_error(
-                f"The disruption budget {pdb_name} is still being processed by the server."
+                f"The disruption budget {pdb_name} is still being processed by the server.",
+                retry_after=10,
             )
         allowed = status.disruptions_allowed or 0
         if allowed < 0:
             raise errors.forbidden_error(
-                "pods", "", pod.metadata.name or "", "pdb disruptions allowed is negative"
+                "poddisruptionbudget", "policy", pdb_name, "pdb disruptions allowed is negative"
+            )
+        if len(status.disrupted_pods or {}) > MAX_DISRUPTED_POD_SIZE:
+            raise errors.forbidden_error(
+                "poddisruptionbudget",
+                "policy",
+                pdb_name,
+                "DisruptedPods map too big - too many evictions not confirmed by PDB controller",
             )
         if allowed == 0:
             raise _budget_error(
                 f"The disruption budget {pdb_name} needs {status.desired_healthy or 0} healthy pods "
                 f"and has {status.current_healthy or 0} currently"
             )
+        new_status = dataclasses.replace(status, disruptions_allowed=allowed - 1)
+        if allowed - 1 == 0:
+            new_status = _disruption_allowed_condition(new_status, self._now())
+        if dry_run:
+            return
         disrupted = dict(status.disrupted_pods or {})
         disrupted[pod.metadata.name or ""] = self._now()
-        new_status = dataclasses.replace(
-            status, disruptions_allowed=allowed - 1, disrupted_pods=disrupted
-        )
+        new_status = dataclasses.replace(new_status, disrupted_pods=disrupted)
         pdb_info = kinds.for_model(PodDisruptionBudget)
         key = self._key(pdb_info, pdb_name, pdb.metadata.namespace)
         try:
@@ -772,6 +809,65 @@ class ApiService:
             )
         except RevisionConflictError:
             raise errors.conflict(pdb_info.plural, pdb_info.group, pdb_name) from None
+
+
+MAX_DISRUPTED_POD_SIZE = 2000
+"""``MaxDisruptedPodSize``: evictions the disruption controller has not yet confirmed."""
+
+
+def _pod_is_ready(pod: Pod) -> bool:
+    """``IsPodReady``: the Ready condition is True."""
+    conditions = pod.status.conditions if pod.status else None
+    return any(c.type == "Ready" and c.status == "True" for c in conditions or ())
+
+
+def _can_skip_budget(pdb: PodDisruptionBudget, pod: Pod) -> bool:
+    """An unready pod does not count as healthy, so evicting it may not need the budget."""
+    if _pod_is_ready(pod):
+        return False
+    if pdb.spec and pdb.spec.unhealthy_pod_eviction_policy == "AlwaysAllow":
+        return True
+    status = pdb.status or PodDisruptionBudgetStatus()
+    desired = status.desired_healthy or 0
+    return (status.current_healthy or 0) >= desired and desired > 0
+
+
+def _disruption_allowed_condition(
+    status: PodDisruptionBudgetStatus, now: str
+) -> PodDisruptionBudgetStatus:
+    """``UpdateDisruptionAllowedCondition`` for a budget that has no disruption left."""
+    conditions = list(status.conditions or ())
+    wanted = Condition(
+        type="DisruptionAllowed",
+        status="False",
+        reason="InsufficientPods",
+        message="",
+        observed_generation=status.observed_generation,
+        last_transition_time=now,
+    )
+    for position, condition in enumerate(conditions):
+        if condition.type == "DisruptionAllowed":
+            # SetStatusCondition keeps the transition time unless the status changes.
+            if condition.status == "False":
+                wanted = dataclasses.replace(
+                    wanted, last_transition_time=condition.last_transition_time
+                )
+            conditions[position] = wanted
+            break
+    else:
+        conditions.append(wanted)
+    return dataclasses.replace(status, conditions=tuple(conditions))
+
+
+PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
+
+
+def _validate_delete_options(options: DeleteRequest) -> None:
+    """``ValidateDeleteOptions`` for the options kubeprio supports (propagationPolicy)."""
+    policy = options.propagation_policy
+    if policy is not None and policy not in PROPAGATION_POLICIES:
+        found = [errors.not_supported("propagationPolicy", policy, (*PROPAGATION_POLICIES, "nil"))]
+        raise errors.invalid_error("DeleteOptions", "meta.k8s.io", "", found)
 
 
 def _patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> errors.StatusError:
@@ -785,13 +881,46 @@ def _patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> err
     return errors.bad_request(str(exc))
 
 
-def _bind_pod(pod: Pod, node_name: str, now: str) -> Pod:
+def _binding_refusal(pod: Pod) -> str:
+    """Why ``setPodNodeAndMetadata`` refuses to bind this pod (empty if it may)."""
+    name = pod.metadata.name or ""
+    if pod.metadata.deletion_timestamp:
+        return f"pod {name} is being deleted, cannot be assigned to a host"
+    spec = pod.spec
+    if spec is not None and spec.node_name:
+        return f'pod {name} is already assigned to node "{spec.node_name}"'
+    if spec is not None and spec.extra.get("schedulingGates"):
+        return f"pod {name} has non-empty .spec.schedulingGates"
+    return ""
+
+
+def _bind_pod(pod: Pod, node_name: str, now: str, annotations: Mapping[str, str] | None) -> Pod:
+    """Set the node, copy the binding's annotations, and mark the pod PodScheduled=True."""
     spec = dataclasses.replace(pod.spec, node_name=node_name) if pod.spec else None
     status = pod.status or PodStatus()
-    conditions = [c for c in status.conditions or () if c.type != "PodScheduled"]
-    conditions.append(PodCondition(type="PodScheduled", status="True", last_transition_time=now))
+    conditions = list(status.conditions or ())
+    scheduled = PodCondition(type="PodScheduled", status="True", last_transition_time=now)
+    for position, condition in enumerate(conditions):
+        if condition.type == "PodScheduled":
+            if condition.status == "True":
+                # UpdatePodCondition keeps the transition time when the status is unchanged.
+                scheduled = dataclasses.replace(
+                    scheduled, last_transition_time=condition.last_transition_time
+                )
+            conditions[position] = scheduled
+            break
+    else:
+        conditions.append(scheduled)
+    metadata = pod.metadata
+    if annotations:
+        metadata = dataclasses.replace(
+            metadata, annotations={**(metadata.annotations or {}), **annotations}
+        )
     return dataclasses.replace(
-        pod, spec=spec, status=dataclasses.replace(status, conditions=tuple(conditions))
+        pod,
+        metadata=metadata,
+        spec=spec,
+        status=dataclasses.replace(status, conditions=tuple(conditions)),
     )
 
 
@@ -807,10 +936,14 @@ def _delete_request(eviction: Eviction) -> DeleteRequest:
     )
 
 
-def _budget_error(cause: str) -> errors.TooManyRequestsError:
+def _budget_error(cause: str, *, retry_after: int | None = None) -> errors.TooManyRequestsError:
+    """``NewTooManyRequests`` with a ``DisruptionBudget`` cause, as the eviction REST answers."""
     error = errors.TooManyRequestsError.build(
         "Cannot evict pod as it would violate the pod's disruption budget.",
-        details=StatusDetails(causes=(StatusCause(reason="DisruptionBudget", message=cause),)),
+        details=StatusDetails(
+            causes=(StatusCause(reason="DisruptionBudget", message=cause),),
+            retry_after_seconds=retry_after,
+        ),
     )
     assert isinstance(error, errors.TooManyRequestsError)
     return error
