@@ -100,8 +100,10 @@ ObjectFilter = Callable[[ApiObject], bool]
 class ServiceWatch:
     """A ``client.protocol.Watch`` over a store watch, with selector filtering.
 
-    An object that stops matching the selectors is reported DELETED and one that starts
-    matching is reported ADDED, as upstream's watch cache does.
+    Filtering looks at the object before and after each change, as upstream's watch
+    cache does (``cacheWatcher.convertToWatchEvent``): an object that starts matching
+    is reported ADDED, one that stops matching DELETED (with its new state), one that
+    matches before and after MODIFIED, and a deletion of a matching object DELETED.
     """
 
     def __init__(
@@ -115,39 +117,35 @@ class ServiceWatch:
         self._initial: list[WatchEvent[Any]] = [
             WatchEvent(WatchEventType.ADDED, obj, _revision(obj)) for obj in initial
         ]
-        self._visible: set[ObjectKey] | None = None
-        if matches is not None:
-            self._visible = {_object_key(obj) for obj in initial}
 
     def poll(self) -> list[WatchEvent[Any]]:
         """Drain pending events, filtered and translated."""
         out = self._initial
         self._initial = []
         for event in self._watch.poll():
-            out.extend(self._translate(event.type, event.key, event.object, event.revision))
+            translated = self._translate(event.type, event.object, event.previous, event.revision)
+            if translated is not None:
+                out.append(translated)
         return out
 
     def _translate(
-        self, kind: EventType, key: ObjectKey, obj: ApiObject, revision: int
-    ) -> list[WatchEvent[Any]]:
-        if self._matches is None or self._visible is None:
-            return [WatchEvent(WatchEventType(kind.value), obj, revision)]
-        was_visible = key in self._visible
+        self, kind: EventType, obj: ApiObject, previous: ApiObject | None, revision: int
+    ) -> WatchEvent[Any] | None:
+        matches = self._matches
+        if matches is None:
+            return WatchEvent(WatchEventType(kind.value), obj, revision)
         if kind is EventType.DELETED:
-            if was_visible:
-                self._visible.discard(key)
-                return [WatchEvent(WatchEventType.DELETED, obj, revision)]
-            return []
-        now_visible = self._matches(obj)
-        if now_visible and not was_visible:
-            self._visible.add(key)
-            return [WatchEvent(WatchEventType.ADDED, obj, revision)]
-        if was_visible and not now_visible:
-            self._visible.discard(key)
-            return [WatchEvent(WatchEventType.DELETED, obj, revision)]
-        if now_visible:
-            return [WatchEvent(WatchEventType.MODIFIED, obj, revision)]
-        return []
+            was = matches(previous if previous is not None else obj)
+            return WatchEvent(WatchEventType.DELETED, obj, revision) if was else None
+        now_matches = matches(obj)
+        was = previous is not None and matches(previous)
+        if now_matches and not was:
+            return WatchEvent(WatchEventType.ADDED, obj, revision)
+        if was and not now_matches:
+            return WatchEvent(WatchEventType.DELETED, obj, revision)
+        if now_matches:
+            return WatchEvent(WatchEventType.MODIFIED, obj, revision)
+        return None
 
     def set_listener(self, listener: Callable[[], None] | None) -> None:
         """Wake ``listener`` when events arrive."""
@@ -168,11 +166,6 @@ class ServiceWatch:
 def _revision(obj: ApiObject) -> int:
     version = obj.metadata.resource_version
     return int(version) if version else 0
-
-
-def _object_key(obj: ApiObject) -> ObjectKey:
-    info = kinds.for_object(obj)
-    return ObjectKey(info.plural, obj.metadata.namespace or "", obj.metadata.name or "")
 
 
 class ApiService:

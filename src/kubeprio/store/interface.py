@@ -62,12 +62,17 @@ class EventType(enum.StrEnum):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class StoreEvent:
-    """One change: the object after it (for DELETED, its last state at the deletion revision)."""
+    """One change: the object after it (for DELETED, its last state at the deletion revision).
+
+    ``previous`` is the object before the change (None for ADDED), as etcd's ``prev_kv``:
+    a filtered watch needs it to tell whether the object was visible before.
+    """
 
     type: EventType
     key: ObjectKey
     object: ApiObject
     revision: int
+    previous: ApiObject | None = None
 
 
 class StoreWatch(Protocol):

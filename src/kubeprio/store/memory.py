@@ -68,7 +68,7 @@ class MemoryStore:
         self._revision += 1
         stored: ApiObject = with_revision(obj, self._revision)
         self._objects[key.resource][(key.namespace, key.name)] = stored
-        self._hub.publish(StoreEvent(EventType.MODIFIED, key, stored, self._revision))
+        self._hub.publish(StoreEvent(EventType.MODIFIED, key, stored, self._revision, current))
         return stored
 
     def delete(self, key: ObjectKey, *, expected_revision: int | None = None) -> ApiObject:
@@ -78,7 +78,7 @@ class MemoryStore:
         del self._objects[key.resource][(key.namespace, key.name)]
         self._revision += 1
         last: ApiObject = with_revision(current, self._revision)
-        self._hub.publish(StoreEvent(EventType.DELETED, key, last, self._revision))
+        self._hub.publish(StoreEvent(EventType.DELETED, key, last, self._revision, current))
         return last
 
     def watch(self, prefix: KeyPrefix, since_revision: int) -> QueueWatch:
