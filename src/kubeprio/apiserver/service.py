@@ -234,7 +234,9 @@ class ApiService:
         except KeyNotFoundError:
             raise errors.not_found(info.plural, info.group, key.name) from None
 
-    def _check_namespace(self, info: ResourceInfo, namespace: str, operation: Operation) -> None:
+    def _check_namespace(
+        self, info: ResourceInfo, namespace: str, operation: Operation, name: str = ""
+    ) -> None:
         """``NamespaceLifecycle`` admission: the namespace must exist and not be terminating."""
         if not info.namespaced:
             return
@@ -251,7 +253,7 @@ class ApiService:
             raise errors.forbidden_error(
                 info.plural,
                 info.group,
-                "",
+                name,
                 f"unable to create new content in namespace {namespace} because it is being terminated",
             )
 
@@ -286,7 +288,7 @@ class ApiService:
             )
         obj = default_object(obj)
         name = obj.metadata.name or ""
-        self._check_namespace(info, namespace, Operation.CREATE)
+        self._check_namespace(info, namespace, Operation.CREATE, name)
         outcome = AdmissionOutcome()
         request = AdmissionRequest(
             Operation.CREATE, info, obj, None, namespace, name, user=user, dry_run=dry_run

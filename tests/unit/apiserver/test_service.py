@@ -183,14 +183,14 @@ def test_auto_create_namespaces_creates_the_namespace(
 
 
 def test_create_in_terminating_namespace_is_forbidden(api: ApiService) -> None:
+    """NamespaceLifecycle: ``NewForbidden(resource, name, ...)`` for a terminating namespace."""
     api.create(Namespace(metadata=ObjectMeta(name="old", finalizers=("example.com/hold",))))
     api.delete(Namespace, "old")
     with pytest.raises(errors.ForbiddenError) as caught:
         api.create(pod("web", namespace="old").build())
     assert caught.value.message == (
-        'pods "" is forbidden: unable to create new content in namespace old because it is being terminated'
-    ) or caught.value.message == (
-        "pods is forbidden: unable to create new content in namespace old because it is being terminated"
+        'pods "web" is forbidden: unable to create new content in namespace old because it is '
+        "being terminated"
     )
 
 
