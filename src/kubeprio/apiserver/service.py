@@ -405,6 +405,7 @@ class ApiService:
                 raise manifest.decode_failure_status(
                     exc, {"kind": info.kind, "apiVersion": info.api_version}
                 ) from exc
+            new = _check_name(new, info, name, key.namespace)
             try:
                 return self.update_object(new, subresource=subresource, user=user, dry_run=dry_run)
             except errors.ConflictError:
@@ -852,6 +853,28 @@ def _disruption_allowed_condition(
     else:
         conditions.append(wanted)
     return dataclasses.replace(status, conditions=tuple(conditions))
+
+
+def _check_name(obj: Any, info: ResourceInfo, name: str, namespace: str) -> Any:
+    """``checkName`` + ``EnsureObjectNamespaceMatchesRequestNamespace`` for a patched object.
+
+    The object must keep the name on the URL (400 otherwise); an emptied namespace is
+    filled in from the request, a different one is a 400.
+    """
+    meta: ObjectMeta = obj.metadata
+    if (meta.name or "") != name:
+        raise errors.bad_request(
+            f"the name of the object ({meta.name or ''}) does not match the name on the URL ({name})"
+        )
+    if info.namespaced:
+        if not meta.namespace:
+            return dataclasses.replace(obj, metadata=dataclasses.replace(meta, namespace=namespace))
+        if meta.namespace != namespace:
+            raise errors.bad_request(
+                f"the namespace of the object ({meta.namespace}) does not match the namespace on "
+                f"the request ({namespace})"
+            )
+    return obj
 
 
 PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")

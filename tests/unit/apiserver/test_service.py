@@ -376,6 +376,31 @@ def test_patch_that_does_not_decode_is_a_400_naming_the_field(api: ApiService) -
     assert _snapshot(api) == before
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {"metadata": {"name": "y"}},
+            "the name of the object (y) does not match the name on the URL (x)",
+        ),
+        ({"metadata": None}, "the name of the object () does not match the name on the URL (x)"),
+        (
+            {"metadata": {"namespace": "kube-system"}},
+            "the namespace of the object (kube-system) does not match the namespace on the request (default)",
+        ),
+    ],
+    ids=["renamed", "metadata removed", "other namespace"],
+)
+def test_patch_may_not_move_the_object(api: ApiService, body: object, message: str) -> None:
+    """Regression: ``checkName`` makes these a 400 (they used to look up another object, 404)."""
+    api.create(pod("x").build())
+    before = _snapshot(api)
+    with pytest.raises(errors.BadRequestError) as caught:
+        api.patch(Pod, "x", body, namespace="default")
+    assert caught.value.message == message
+    assert _snapshot(api) == before
+
+
 def test_json_patch_test_failure_changes_nothing(api: ApiService) -> None:
     api.create(pod("x").build())
     before = _snapshot(api)
