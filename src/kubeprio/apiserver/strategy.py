@@ -123,7 +123,9 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
         return dataclasses.replace(old, status=new.status)
     metadata = dataclasses.replace(
         new.metadata,
-        uid=old.metadata.uid,
+        # rest.BeforeUpdate fills a missing uid; a different one fails validation
+        # (metadata.uid is immutable), which guards against updating a recreated object.
+        uid=new.metadata.uid or old.metadata.uid,
         creation_timestamp=old.metadata.creation_timestamp,
         deletion_timestamp=old.metadata.deletion_timestamp,
         deletion_grace_period_seconds=old.metadata.deletion_grace_period_seconds,
