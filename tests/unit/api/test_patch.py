@@ -1028,10 +1028,7 @@ def test_list_fields_merge_by_their_upstream_key_or_replace(kind, path, merge_ke
     key = merge_key or "key"
     original = _nest(path, [{key: "k1", "x": 1}, {key: "k2", "x": 2}])
     smp = _nest(path, [{key: "k2", "y": 3}])
-    if merge_key:
-        expected = _nest(path, [{key: "k1", "x": 1}, {key: "k2", "x": 2, "y": 3}])
-    else:
-        expected = smp
+    expected = _nest(path, [{key: "k1", "x": 1}, {key: "k2", "x": 2, "y": 3}]) if merge_key else smp
     assert _same(apply_strategic_merge_patch(original, smp, kind=kind), expected)
 
 

@@ -32,6 +32,7 @@ from kubeprio.api.core import (
     Taint,
     Toleration,
 )
+from kubeprio.api.quantity import parse_quantity
 from kubeprio.apiserver.service import ApiService
 from tests.manifests import causes, create, node_doc, pod_doc, rejected, with_path
 
@@ -972,3 +973,20 @@ def test_event_names_are_not_checked_by_core_v1(api: ApiService) -> None:
         "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
     }
     create(api, doc)
+
+
+def test_semantically_equal_spec_is_not_a_change(api: ApiService) -> None:
+    """``apiequality.Semantic.DeepEqual``: empty equals unset, quantities compare by value."""
+    pod = _stored_pod(
+        api, containers=[{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1000m"}}}]
+    )
+    assert pod.spec is not None
+    assert pod.spec.containers
+    resources = pod.spec.containers[0].resources
+    assert resources is not None
+    same = dataclasses.replace(
+        pod.spec.containers[0],
+        resources=dataclasses.replace(resources, requests={"cpu": parse_quantity("1")}),
+    )
+    updated = _update(api, pod, node_selector={}, tolerations=(), containers=(same,))
+    assert updated.metadata.resource_version is not None

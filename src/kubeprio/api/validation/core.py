@@ -24,7 +24,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from kubeprio.api import errors, selectors
@@ -40,6 +40,7 @@ from kubeprio.api.core import (
     Toleration,
 )
 from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.quantity import Quantity
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
@@ -191,8 +192,30 @@ def spec_diff(old: PodSpec, new: PodSpec, type_name: str = "core.PodSpec") -> st
     return "\n".join(lines) + "\n"
 
 
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, tuple | list | dict | Mapping) and not value)
+
+
+def semantic_equal(a: Any, b: Any) -> bool:
+    """``apiequality.Semantic.DeepEqual``: quantities by value, nil equal to empty."""
+    if a == b or (_empty(a) and _empty(b)):
+        return True
+    if isinstance(a, Quantity) or isinstance(b, Quantity):
+        return False  # Quantity equality is by value already
+    if dataclasses.is_dataclass(a) and type(a) is type(b):
+        return all(
+            semantic_equal(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+        )
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        keys = set(a) | set(b)
+        return all(semantic_equal(a.get(k), b.get(k)) for k in keys)
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return len(a) == len(b) and all(semantic_equal(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
 def _same_spec(a: PodSpec, b: PodSpec) -> bool:
-    return a == b or _prune(to_dict(a)) == _prune(to_dict(b))
+    return a == b or semantic_equal(a, b)
 
 
 def validate_pod_update(new: Pod, old: Pod) -> list[FieldError]:
