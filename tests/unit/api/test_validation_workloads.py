@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from kubeprio.api import errors
+from kubeprio.api import errors, manifest
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
 from kubeprio.api.meta import LabelSelector
@@ -492,3 +492,16 @@ def test_pdb_spec_is_mutable_in_policy_v1(api: ApiService) -> None:
     )
     assert updated.spec.min_available == "50%"
     assert updated.metadata.generation == 2
+
+
+@pytest.mark.parametrize(
+    "make", [deployment_doc, replica_set_doc, job_doc], ids=["deployment", "replicaset", "job"]
+)
+def test_negative_template_grace_period_is_a_warning(api: ApiService, make: Any) -> None:
+    """``GetWarningsForPodTemplate``: the path runs through the template."""
+    doc = with_path(make(), "spec.template.spec.terminationGracePeriodSeconds", -1)
+    result = api.create_object(manifest.decode_request(doc))
+    assert result.warnings == (
+        "spec.template.spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid "
+        "and will be treated as 1",
+    )

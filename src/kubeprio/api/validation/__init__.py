@@ -56,7 +56,11 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
-WARNINGS: Final[dict[type[Any], KindWarnings]] = {**core.WARNINGS}
+WARNINGS: Final[dict[type[Any], KindWarnings]] = {
+    **core.WARNINGS,
+    **apps.WARNINGS,
+    **batch.WARNINGS,
+}
 """Model class -> the warnings a write returns (upstream ``WarningsOnCreate/Update``)."""
 
 _NO_OBJECT_META: Final = frozenset({Event})

@@ -26,6 +26,7 @@ from kubeprio.api.meta import LabelSelector
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
+    KindWarnings,
     child,
     label_selector_json,
     selector_is_empty,
@@ -33,7 +34,7 @@ from kubeprio.api.validation.meta import (
     validate_label_selector,
     validate_nonnegative,
 )
-from kubeprio.api.validation.podspec import validate_pod_template_spec
+from kubeprio.api.validation.podspec import pod_spec_warnings, validate_pod_template_spec
 
 IntOrString = int | str
 
@@ -367,4 +368,19 @@ UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
 STATUS_UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
     Deployment: validate_deployment_status_update,
     ReplicaSet: validate_replica_set_status_update,
+}
+
+
+def template_warnings(obj: Any) -> list[str]:
+    """``GetWarningsForPodTemplate`` (part) for a workload's ``spec.template``."""
+    spec = getattr(obj, "spec", None)
+    template = spec.template if spec is not None else None
+    if template is None or template.spec is None:
+        return []
+    return pod_spec_warnings(template.spec, "spec.template.spec")
+
+
+WARNINGS: Final[dict[type[Any], KindWarnings]] = {
+    Deployment: template_warnings,
+    ReplicaSet: template_warnings,
 }

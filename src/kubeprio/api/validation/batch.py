@@ -21,10 +21,11 @@ from kubeprio.api import errors, selectors
 from kubeprio.api.batch import Job, JobSpec, PodFailurePolicy
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.serialization import to_dict
-from kubeprio.api.validation.apps import SELECTOR_MISMATCH, template_labels_json
+from kubeprio.api.validation.apps import SELECTOR_MISMATCH, template_labels_json, template_warnings
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
+    KindWarnings,
     child,
     dns1123_label_errors,
     index,
@@ -398,3 +399,4 @@ def validate_job_status_update(new: Job, old: Job) -> list[FieldError]:
 CREATE: Final[dict[type[Any], KindValidator]] = {Job: validate_job}
 UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {Job: validate_job_update}
 STATUS_UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {Job: validate_job_status_update}
+WARNINGS: Final[dict[type[Any], KindWarnings]] = {Job: template_warnings}
