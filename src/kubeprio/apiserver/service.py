@@ -14,7 +14,10 @@ randomness of its own: both are injected (uids and generated names come from ``r
 Also here: graceful deletion (pods that are bound and not terminal get a
 ``deletionTimestamp`` and stay until their grace period is over), ``pods/binding``,
 ``pods/eviction`` with PodDisruptionBudget checks (429 when no disruption is allowed),
-namespace lifecycle, and list/watch with label and field selectors.
+namespace lifecycle, and list/watch with label and field selectors. The rules that
+need no store access live beside it: ``deletion`` (graceful-deletion plan),
+``binding``, ``eviction``, ``strategy`` (prepare for create/update) and ``watch``
+(selector filtering of watch events).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import dataclasses
 import json
 import random
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from kubeprio.admission.chain import (
@@ -44,30 +47,26 @@ from kubeprio.api.core import (
     Binding,
     Namespace,
     Pod,
-    PodCondition,
-    PodStatus,
 )
 from kubeprio.api.defaults import default_object
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import (
     ApiObject,
-    Condition,
     ObjectMeta,
     Status,
-    StatusCause,
     StatusDetails,
 )
-from kubeprio.api.policy import Eviction, PodDisruptionBudget, PodDisruptionBudgetStatus
+from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.scheduling import SYSTEM_PRIORITY_CLASSES
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
-from kubeprio.apiserver import deletion, strategy
+from kubeprio.apiserver import binding as binding_rules
+from kubeprio.apiserver import deletion, strategy, watch
+from kubeprio.apiserver import eviction as eviction_rules
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.client.protocol import (
     DeleteRequest,
     ObjectList,
     PatchType,
-    WatchEvent,
-    WatchEventType,
 )
 from kubeprio.clock import Clock, rfc3339
 from kubeprio.store.errors import (
@@ -76,7 +75,7 @@ from kubeprio.store.errors import (
     RevisionCompactedError,
     RevisionConflictError,
 )
-from kubeprio.store.interface import EventType, KeyPrefix, ObjectKey, Store, StoreWatch
+from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
 
 T = TypeVar("T")
 
@@ -92,75 +91,6 @@ class WriteResult:
 
     obj: Any
     warnings: tuple[str, ...] = ()
-
-
-ObjectFilter = Callable[[ApiObject], bool]
-
-
-class ServiceWatch:
-    """A ``client.protocol.Watch`` over a store watch, with selector filtering.
-
-    Filtering looks at the object before and after each change, as upstream's watch
-    cache does (``cacheWatcher.convertToWatchEvent``): an object that starts matching
-    is reported ADDED, one that stops matching DELETED (with its new state), one that
-    matches before and after MODIFIED, and a deletion of a matching object DELETED.
-    """
-
-    def __init__(
-        self,
-        store_watch: StoreWatch,
-        initial: Sequence[ApiObject],
-        matches: ObjectFilter | None,
-    ) -> None:
-        self._watch = store_watch
-        self._matches = matches
-        self._initial: list[WatchEvent[Any]] = [
-            WatchEvent(WatchEventType.ADDED, obj, _revision(obj)) for obj in initial
-        ]
-
-    def poll(self) -> list[WatchEvent[Any]]:
-        """Drain pending events, filtered and translated."""
-        out = self._initial
-        self._initial = []
-        for event in self._watch.poll():
-            translated = self._translate(event.type, event.object, event.previous, event.revision)
-            if translated is not None:
-                out.append(translated)
-        return out
-
-    def _translate(
-        self, kind: EventType, obj: ApiObject, previous: ApiObject | None, revision: int
-    ) -> WatchEvent[Any] | None:
-        matches = self._matches
-        if matches is None:
-            return WatchEvent(WatchEventType(kind.value), obj, revision)
-        if kind is EventType.DELETED:
-            was = matches(previous if previous is not None else obj)
-            return WatchEvent(WatchEventType.DELETED, obj, revision) if was else None
-        now_matches = matches(obj)
-        was = previous is not None and matches(previous)
-        if now_matches and not was:
-            return WatchEvent(WatchEventType.ADDED, obj, revision)
-        if was and not now_matches:
-            return WatchEvent(WatchEventType.DELETED, obj, revision)
-        if now_matches:
-            return WatchEvent(WatchEventType.MODIFIED, obj, revision)
-        return None
-
-    def set_listener(self, listener: Callable[[], None] | None) -> None:
-        """Wake ``listener`` when events arrive."""
-        self._watch.set_listener(listener)
-        if listener is not None and self._initial:
-            listener()
-
-    def close(self) -> None:
-        """Stop the watch."""
-        self._watch.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether the underlying watch ended."""
-        return self._watch.closed
 
 
 def _revision(obj: ApiObject) -> int:
@@ -491,7 +421,7 @@ class ApiService:
 
     def _filter(
         self, info: ResourceInfo, label_selector: str | None, field_selector: str | None
-    ) -> ObjectFilter | None:
+    ) -> watch.ObjectFilter | None:
         label_match: Callable[[ApiObject], bool] | None = None
         field_match: Callable[[ApiObject], bool] | None = None
         if label_selector:
@@ -566,7 +496,7 @@ class ApiService:
         resource_version: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
-    ) -> ServiceWatch:
+    ) -> watch.ServiceWatch:
         """Watch changes; with no (or ``"0"``) resourceVersion, current objects come first as ADDED."""
         info = kinds.for_model(kind)
         matches = self._filter(info, label_selector, field_selector)
@@ -586,7 +516,7 @@ class ApiService:
             store_watch = self.store.watch(prefix, since)
         except RevisionCompactedError as exc:
             raise errors.gone(str(exc)) from exc
-        return ServiceWatch(store_watch, initial, matches)
+        return watch.ServiceWatch(store_watch, initial, matches)
 
     # --- Client protocol writes -------------------------------------------------------------
 
@@ -663,43 +593,21 @@ class ApiService:
         key = self._key(info, name, namespace)
         for _attempt in range(MAX_CONFLICT_RETRIES):
             pod: Pod = self._get_key(info, key)
-            self._check_binding_preconditions(binding, pod, key)
-            refusal = _binding_refusal(pod)
+            failure = binding_rules.precondition_failure(binding, pod)
+            if failure:
+                raise errors.conflict("pods", "", key.name, failure)
+            refusal = binding_rules.binding_refusal(pod)
             if refusal:
                 raise errors.conflict("pods/binding", "", name, refusal)
-            bound = _bind_pod(pod, node_name or "", self._now(), binding.metadata.annotations)
+            bound = binding_rules.bind_pod(
+                pod, node_name or "", self._now(), binding.metadata.annotations
+            )
             try:
                 self.store.update(key, bound, expected_revision=_revision(pod))
                 return
             except RevisionConflictError:
                 continue
         raise errors.conflict("pods/binding", "", name)
-
-    @staticmethod
-    def _check_binding_preconditions(binding: Binding, pod: Pod, key: ObjectKey) -> None:
-        """``storage.Preconditions.Check``: uid and resourceVersion must match the pod."""
-        meta = pod.metadata
-        detail = ""
-        if binding.metadata.uid and binding.metadata.uid != meta.uid:
-            detail = (
-                f"Precondition failed: UID in precondition: {binding.metadata.uid}, "
-                f"UID in object meta: {meta.uid or ''}"
-            )
-        elif (
-            binding.metadata.resource_version
-            and binding.metadata.resource_version != meta.resource_version
-        ):
-            detail = (
-                "Precondition failed: ResourceVersion in precondition: "
-                f"{binding.metadata.resource_version}, ResourceVersion in object meta: "
-                f"{meta.resource_version or ''}"
-            )
-        if detail:
-            storage_error = (
-                f"StorageError: invalid object, Code: 4, Key: /registry/pods/{key.namespace}/"
-                f"{key.name}, ResourceVersion: 0, AdditionalErrorMsg: {detail}"
-            )
-            raise errors.conflict("pods", "", key.name, storage_error)
 
     def evict(self, eviction: Eviction) -> None:
         """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it.
@@ -720,7 +628,7 @@ class ApiService:
         namespace = eviction.metadata.namespace or ""
         info = kinds.for_model(Pod)
         pod: Pod = self._get_key(info, self._key(info, name, namespace))
-        options = _delete_request(eviction)
+        options = eviction_rules.delete_request(eviction)
         phase = pod.status.phase if pod.status else None
         if pod.metadata.deletion_timestamp or phase in (
             PHASE_SUCCEEDED,
@@ -738,7 +646,7 @@ class ApiService:
                     code=500,
                 )
             )
-        if budgets and not _can_skip_budget(budgets[0], pod):
+        if budgets and not eviction_rules.can_skip_budget(budgets[0], pod):
             self._consume_budget(budgets[0], pod, dry_run=options.dry_run)
         self.delete_object(Pod, name, namespace, options=options)
 
@@ -765,39 +673,13 @@ class ApiService:
 
     def _consume_budget(self, pdb: PodDisruptionBudget, pod: Pod, *, dry_run: bool) -> None:
         """``checkAndDecrement``: take one disruption from the budget or refuse (429)."""
-        status = pdb.status or PodDisruptionBudgetStatus()
-        pdb_name = pdb.metadata.name or ""
-        if (status.observed_generation or 0) < (pdb.metadata.generation or 0):
-            raise _budget_error(
-                f"The disruption budget {pdb_name} is still being processed by the server.",
-                retry_after=10,
-            )
-        allowed = status.disruptions_allowed or 0
-        if allowed < 0:
-            raise errors.forbidden_error(
-                "poddisruptionbudget", "policy", pdb_name, "pdb disruptions allowed is negative"
-            )
-        if len(status.disrupted_pods or {}) > MAX_DISRUPTED_POD_SIZE:
-            raise errors.forbidden_error(
-                "poddisruptionbudget",
-                "policy",
-                pdb_name,
-                "DisruptedPods map too big - too many evictions not confirmed by PDB controller",
-            )
-        if allowed == 0:
-            raise _budget_error(
-                f"The disruption budget {pdb_name} needs {status.desired_healthy or 0} healthy pods "
-                f"and has {status.current_healthy or 0} currently"
-            )
-        new_status = dataclasses.replace(status, disruptions_allowed=allowed - 1)
-        if allowed - 1 == 0:
-            new_status = _disruption_allowed_condition(new_status, self._now())
-        if dry_run:
+        new_status = eviction_rules.check_and_decrement(
+            pdb, pod.metadata.name or "", self._now(), dry_run=dry_run
+        )
+        if new_status is None:
             return
-        disrupted = dict(status.disrupted_pods or {})
-        disrupted[pod.metadata.name or ""] = self._now()
-        new_status = dataclasses.replace(new_status, disrupted_pods=disrupted)
         pdb_info = kinds.for_model(PodDisruptionBudget)
+        pdb_name = pdb.metadata.name or ""
         key = self._key(pdb_info, pdb_name, pdb.metadata.namespace)
         try:
             self.store.update(
@@ -805,54 +687,6 @@ class ApiService:
             )
         except RevisionConflictError:
             raise errors.conflict(pdb_info.plural, pdb_info.group, pdb_name) from None
-
-
-MAX_DISRUPTED_POD_SIZE = 2000
-"""``MaxDisruptedPodSize``: evictions the disruption controller has not yet confirmed."""
-
-
-def _pod_is_ready(pod: Pod) -> bool:
-    """``IsPodReady``: the Ready condition is True."""
-    conditions = pod.status.conditions if pod.status else None
-    return any(c.type == "Ready" and c.status == "True" for c in conditions or ())
-
-
-def _can_skip_budget(pdb: PodDisruptionBudget, pod: Pod) -> bool:
-    """An unready pod does not count as healthy, so evicting it may not need the budget."""
-    if _pod_is_ready(pod):
-        return False
-    if pdb.spec and pdb.spec.unhealthy_pod_eviction_policy == "AlwaysAllow":
-        return True
-    status = pdb.status or PodDisruptionBudgetStatus()
-    desired = status.desired_healthy or 0
-    return (status.current_healthy or 0) >= desired and desired > 0
-
-
-def _disruption_allowed_condition(
-    status: PodDisruptionBudgetStatus, now: str
-) -> PodDisruptionBudgetStatus:
-    """``UpdateDisruptionAllowedCondition`` for a budget that has no disruption left."""
-    conditions = list(status.conditions or ())
-    wanted = Condition(
-        type="DisruptionAllowed",
-        status="False",
-        reason="InsufficientPods",
-        message="",
-        observed_generation=status.observed_generation,
-        last_transition_time=now,
-    )
-    for position, condition in enumerate(conditions):
-        if condition.type == "DisruptionAllowed":
-            # SetStatusCondition keeps the transition time unless the status changes.
-            if condition.status == "False":
-                wanted = dataclasses.replace(
-                    wanted, last_transition_time=condition.last_transition_time
-                )
-            conditions[position] = wanted
-            break
-    else:
-        conditions.append(wanted)
-    return dataclasses.replace(status, conditions=tuple(conditions))
 
 
 def _check_name(obj: Any, info: ResourceInfo, name: str, namespace: str) -> Any:
@@ -897,74 +731,6 @@ def _patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> err
             str(exc), details=StatusDetails(name=name, group=info.group, kind=info.kind)
         )
     return errors.bad_request(str(exc))
-
-
-def _binding_refusal(pod: Pod) -> str:
-    """Why ``setPodNodeAndMetadata`` refuses to bind this pod (empty if it may)."""
-    name = pod.metadata.name or ""
-    if pod.metadata.deletion_timestamp:
-        return f"pod {name} is being deleted, cannot be assigned to a host"
-    spec = pod.spec
-    if spec is not None and spec.node_name:
-        return f'pod {name} is already assigned to node "{spec.node_name}"'
-    if spec is not None and spec.extra.get("schedulingGates"):
-        return f"pod {name} has non-empty .spec.schedulingGates"
-    return ""
-
-
-def _bind_pod(pod: Pod, node_name: str, now: str, annotations: Mapping[str, str] | None) -> Pod:
-    """Set the node, copy the binding's annotations, and mark the pod PodScheduled=True."""
-    spec = dataclasses.replace(pod.spec, node_name=node_name) if pod.spec else None
-    status = pod.status or PodStatus()
-    conditions = list(status.conditions or ())
-    scheduled = PodCondition(type="PodScheduled", status="True", last_transition_time=now)
-    for position, condition in enumerate(conditions):
-        if condition.type == "PodScheduled":
-            if condition.status == "True":
-                # UpdatePodCondition keeps the transition time when the status is unchanged.
-                scheduled = dataclasses.replace(
-                    scheduled, last_transition_time=condition.last_transition_time
-                )
-            conditions[position] = scheduled
-            break
-    else:
-        conditions.append(scheduled)
-    metadata = pod.metadata
-    if annotations:
-        metadata = dataclasses.replace(
-            metadata, annotations={**(metadata.annotations or {}), **annotations}
-        )
-    return dataclasses.replace(
-        pod,
-        metadata=metadata,
-        spec=spec,
-        status=dataclasses.replace(status, conditions=tuple(conditions)),
-    )
-
-
-def _delete_request(eviction: Eviction) -> DeleteRequest:
-    options = eviction.delete_options
-    if options is None:
-        return DeleteRequest()
-    return DeleteRequest(
-        grace_period_seconds=options.grace_period_seconds,
-        preconditions=options.preconditions,
-        propagation_policy=options.propagation_policy,
-        dry_run=bool(options.dry_run),
-    )
-
-
-def _budget_error(cause: str, *, retry_after: int | None = None) -> errors.TooManyRequestsError:
-    """``NewTooManyRequests`` with a ``DisruptionBudget`` cause, as the eviction REST answers."""
-    error = errors.TooManyRequestsError.build(
-        "Cannot evict pod as it would violate the pod's disruption budget.",
-        details=StatusDetails(
-            causes=(StatusCause(reason="DisruptionBudget", message=cause),),
-            retry_after_seconds=retry_after,
-        ),
-    )
-    assert isinstance(error, errors.TooManyRequestsError)
-    return error
 
 
 def _encode_continue(last: tuple[str, str], revision: int) -> str:

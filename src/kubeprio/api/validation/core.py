@@ -42,6 +42,7 @@ from kubeprio.api.core import (
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.serialization import to_dict
+from kubeprio.api.validation.affinity import validate_taint_effect, validate_tolerations
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -54,14 +55,8 @@ from kubeprio.api.validation.meta import (
     validate_immutable,
     validate_label_name,
 )
-from kubeprio.api.validation.podspec import (
-    MAX_INT32,
-    pod_spec_warnings,
-    validate_pod_spec,
-    validate_resource_quantity,
-    validate_taint_effect,
-    validate_tolerations,
-)
+from kubeprio.api.validation.podspec import MAX_INT32, pod_spec_warnings, validate_pod_spec
+from kubeprio.api.validation.resources import validate_resource_quantity
 
 UPDATABLE_POD_SPEC_FIELDS: Final = (
     "`spec.containers[*].image`",
