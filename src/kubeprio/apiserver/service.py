@@ -16,19 +16,16 @@ Also here: graceful deletion (pods that are bound and not terminal get a
 ``pods/eviction`` with PodDisruptionBudget checks (429 when no disruption is allowed),
 namespace lifecycle, and list/watch with label and field selectors. The rules that
 need no store access live beside it: ``deletion`` (graceful-deletion plan),
-``binding``, ``eviction``, ``strategy`` (prepare for create/update) and ``watch``
-(selector filtering of watch events).
+``binding``, ``eviction``, ``strategy`` (prepare for create/update), ``listing``
+(selectors, continue tokens) and ``watch`` (selector filtering of watch events).
 """
 
 from __future__ import annotations
 
-import base64
 import builtins
 import dataclasses
-import json
 import random
 import uuid
-from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from kubeprio.admission.chain import (
@@ -38,7 +35,7 @@ from kubeprio.admission.chain import (
     Operation,
     UserInfo,
 )
-from kubeprio.api import errors, fields, kinds, manifest, selectors, validation
+from kubeprio.api import errors, kinds, manifest, selectors, validation
 from kubeprio.api import patch as patching
 from kubeprio.api.core import (
     PHASE_FAILED,
@@ -60,7 +57,7 @@ from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.scheduling import SYSTEM_PRIORITY_CLASSES
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 from kubeprio.apiserver import binding as binding_rules
-from kubeprio.apiserver import deletion, strategy, watch
+from kubeprio.apiserver import deletion, listing, strategy, watch
 from kubeprio.apiserver import eviction as eviction_rules
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.client.protocol import (
@@ -419,33 +416,6 @@ class ApiService:
 
     # --- read ----------------------------------------------------------------------------------
 
-    def _filter(
-        self, info: ResourceInfo, label_selector: str | None, field_selector: str | None
-    ) -> watch.ObjectFilter | None:
-        label_match: Callable[[ApiObject], bool] | None = None
-        field_match: Callable[[ApiObject], bool] | None = None
-        if label_selector:
-            try:
-                parsed = selectors.parse_label_selector(label_selector)
-            except selectors.SelectorError as exc:
-                raise errors.bad_request(str(exc)) from exc
-            if not parsed.is_empty():
-                label_match = lambda obj: parsed.matches(obj.metadata.labels or {})  # noqa: E731
-        if field_selector:
-            try:
-                parsed_fields = selectors.parse_field_selector(field_selector)
-            except selectors.SelectorError as exc:
-                raise errors.bad_request(str(exc)) from exc
-            supported = fields.supported_fields(info.model)
-            for requirement in parsed_fields.requirements:
-                if requirement.field not in supported:
-                    raise errors.bad_request(f"field label not supported: {requirement.field}")
-            if parsed_fields.requirements:
-                field_match = lambda obj: parsed_fields.matches(fields.object_fields(obj))  # noqa: E731
-        if label_match and field_match:
-            return lambda obj: label_match(obj) and field_match(obj)
-        return label_match or field_match
-
     def get(self, kind: type[T], name: str, namespace: str | None = None) -> T:
         """Return one object."""
         info = kinds.for_model(kind)
@@ -463,7 +433,7 @@ class ApiService:
     ) -> ObjectList[T]:
         """List objects, filtered, optionally a page at a time (``limit``/``continue``)."""
         info = kinds.for_model(kind)
-        matches = self._filter(info, label_selector, field_selector)
+        matches = listing.object_filter(info, label_selector, field_selector)
         items, revision = self.store.list(
             KeyPrefix(info.plural, namespace if info.namespaced else None)
         )
@@ -471,7 +441,7 @@ class ApiService:
             items = [obj for obj in items if matches(obj)]
         start_after: tuple[str, str] | None = None
         if continue_token:
-            start_after, revision = _decode_continue(continue_token)
+            start_after, revision = listing.decode_continue(continue_token)
             items = [
                 obj
                 for obj in items
@@ -481,7 +451,7 @@ class ApiService:
         remaining: int | None = None
         if limit and limit > 0 and len(items) > limit:
             last = items[limit - 1]
-            next_token = _encode_continue(
+            next_token = listing.encode_continue(
                 (last.metadata.namespace or "", last.metadata.name or ""), revision
             )
             remaining = len(items) - limit
@@ -499,7 +469,7 @@ class ApiService:
     ) -> watch.ServiceWatch:
         """Watch changes; with no (or ``"0"``) resourceVersion, current objects come first as ADDED."""
         info = kinds.for_model(kind)
-        matches = self._filter(info, label_selector, field_selector)
+        matches = listing.object_filter(info, label_selector, field_selector)
         prefix = KeyPrefix(info.plural, namespace if info.namespaced else None)
         initial: list[ApiObject] = []
         if resource_version in (None, "", "0"):
@@ -731,19 +701,3 @@ def _patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> err
             str(exc), details=StatusDetails(name=name, group=info.group, kind=info.kind)
         )
     return errors.bad_request(str(exc))
-
-
-def _encode_continue(last: tuple[str, str], revision: int) -> str:
-    raw = json.dumps({"v": 1, "rv": revision, "start": list(last)}).encode()
-    return base64.urlsafe_b64encode(raw).decode()
-
-
-def _decode_continue(token: str) -> tuple[tuple[str, str], int]:
-    try:
-        data = json.loads(base64.urlsafe_b64decode(token.encode()))
-        start = data["start"]
-        return (str(start[0]), str(start[1])), int(data["rv"])
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise errors.bad_request(
-            "continue key is not valid: incorrect encoded start resourceVersion"
-        ) from None
