@@ -120,12 +120,29 @@ def _spec_of(obj: Any) -> Any:
     return getattr(obj, "spec", None)
 
 
+def _backfill_qos_class(status: PodStatus | None, old: PodStatus | None) -> PodStatus | None:
+    """A pod status write that omits ``qosClass`` keeps the stored one.
+
+    ``podStatusStrategy.PrepareForUpdate`` (``pkg/registry/core/pod/strategy.go``): the
+    class is set at creation and immutable, and writers that drop it (old kubelets on a
+    rejected pod, or a status built from scratch) get it backfilled instead of failing
+    validation. A different, non-empty class still fails (``field is immutable``).
+    """
+    stored = old.qos_class if old is not None else None
+    if not stored or (status is not None and status.qos_class):
+        return status
+    return dataclasses.replace(status or PodStatus(), qos_class=stored)
+
+
 def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
     """Carry system fields over from ``old`` and keep each side of the spec/status split."""
     if subresource == "status":
         # A status write changes the status only (and nothing in metadata but labels and
         # annotations, which upstream status strategies also reset; we keep old metadata).
-        return dataclasses.replace(old, status=new.status)
+        status = new.status
+        if isinstance(new, Pod):
+            status = _backfill_qos_class(new.status, old.status)
+        return dataclasses.replace(old, status=status)
     metadata = dataclasses.replace(
         new.metadata,
         # rest.BeforeUpdate fills a missing uid; a different one fails validation

@@ -29,6 +29,7 @@ from kubeprio.api.core import (
     NodeSpec,
     Pod,
     PodCondition,
+    PodStatus,
     Taint,
     Toleration,
 )
@@ -798,6 +799,26 @@ def test_pod_status_update_rules(
         assert causes(caught.value) == expected
     else:
         api.update_status(new)
+
+
+@pytest.mark.parametrize(
+    "status",
+    [PodStatus(phase="Running"), None],
+    ids=["status without qosClass", "no status at all"],
+)
+def test_pod_status_update_without_qos_class_keeps_the_stored_one(
+    api: ApiService, status: PodStatus | None
+) -> None:
+    """``podStatusStrategy.PrepareForUpdate`` (pkg/registry/core/pod/strategy.go) backfills
+    an empty ``status.qosClass`` from the stored pod, so writers that build a status from
+    scratch are not refused as changing an immutable field."""
+    pod = _stored_pod(api)
+    assert pod.status is not None
+    assert pod.status.qos_class == "BestEffort"
+    written = api.update_status(dataclasses.replace(pod, status=status))
+    assert written.status is not None
+    assert written.status.qos_class == "BestEffort"
+    assert written.status.phase == (status.phase if status is not None else None)
 
 
 def test_custom_pod_condition_type_is_reported_under_metadata(api: ApiService) -> None:
