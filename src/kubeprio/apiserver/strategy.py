@@ -6,8 +6,9 @@
   them with status). A Job without ``manualSelector`` gets its generated selector and
   template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
 * ``prepare_for_update``: a main-resource update cannot change ``status`` and a
-  ``status`` update cannot change anything else; system metadata is carried over;
-  ``metadata.generation`` moves when the spec changes.
+  ``status`` update cannot change anything else (a pod status that omits ``qosClass``
+  keeps the stored one); system metadata is carried over; ``metadata.generation`` moves
+  when the spec changes.
 * ``check_delete``: objects the registry refuses to delete (the system PriorityClasses).
 
 Mirrors ``PrepareForCreate``/``PrepareForUpdate`` in ``pkg/registry/*/strategy.go`` and
