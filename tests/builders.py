@@ -25,6 +25,7 @@ from kubeprio.api.core import (
     PodAffinityTerm,
     PodSpec,
     PodStatus,
+    PodTemplateSpec,
     PreferredSchedulingTerm,
     ResourceRequirements,
     Taint,
@@ -355,6 +356,18 @@ def pod(name: str, namespace: str = "default") -> PodBuilder:
 
 def node(name: str) -> NodeBuilder:
     return NodeBuilder(name)
+
+
+def pod_template(labels: dict[str, str], *, restart_policy: str | None = None) -> PodTemplateSpec:
+    """A valid workload pod template, as a user writes one: labels (which the workload's
+    selector must match) and one container with an image. Jobs need ``restart_policy``
+    ``"Never"`` or ``"OnFailure"`` (ValidateJobSpec)."""
+    spec = pod("t").build().spec
+    assert spec is not None
+    return PodTemplateSpec(
+        metadata=ObjectMeta(labels=dict(labels)),
+        spec=dataclasses.replace(spec, restart_policy=restart_policy),
+    )
 
 
 def priority_class(

@@ -1,43 +1,401 @@
 """Defaulting: the values the API server fills in before admission, per kind.
 
-Mirrors upstream ``pkg/apis/*/v1/defaults.go`` for the fields kubeprio models (for
-example a pod's ``schedulerName`` and ``terminationGracePeriodSeconds``, a
-PriorityClass's ``preemptionPolicy``). ``default_object`` dispatches on the model
-class; kinds without rules come back unchanged. Pure: no I/O.
+Mirrors upstream ``pkg/apis/core/v1/defaults.go`` (with the generated
+``zz_generated.defaults.go`` that decides which function runs where),
+``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go`` and
+``pkg/apis/scheduling/v1/defaults.go``; policy/v1 has no defaults. Defaults that fall on
+fields kubeprio does not model (``dnsPolicy``, ``enableServiceLinks``, a container's
+``imagePullPolicy`` and ``terminationMessagePath``/``Policy``, the pod
+``securityContext``, a Deployment's ``strategy``, a Job's ``podReplacementPolicy``) are
+written into the ``extra`` of the nearest model, because a real API server returns them
+and ``kubectl get -o yaml`` shows them.
+
+Where each rule applies, as upstream wires it:
+
+* ``SetDefaults_PodSpec`` (scheduler name, grace period, restart and DNS policy,
+  security context) runs on pods *and* pod templates; ``SetDefaults_Pod`` (requests
+  default to limits, ``enableServiceLinks``, host-network host ports) runs on pods only.
+* Container defaults (pull policy, termination message, port protocol ``TCP``) and the
+  rounding of resource quantities up to milli precision run on every container.
+
+``default_object`` dispatches on the model class; kinds without rules come back
+unchanged. Defaulting is idempotent. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
+from kubeprio.api.batch import Job, JobSpec, PodFailurePolicy
 from kubeprio.api.core import (
     DEFAULT_SCHEDULER_NAME,
     DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
     PREEMPT_LOWER_PRIORITY,
+    Container,
+    ContainerPort,
+    Namespace,
+    Node,
+    NodeStatus,
     Pod,
     PodSpec,
+    PodTemplateSpec,
+    ResourceList,
 )
+from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.model import JsonDict
+from kubeprio.api.quantity import Quantity
 from kubeprio.api.scheduling import PriorityClass
 
+RESTART_POLICY_ALWAYS: Final = "Always"
+DNS_CLUSTER_FIRST: Final = "ClusterFirst"
+PROTOCOL_TCP: Final = "TCP"
+PULL_ALWAYS: Final = "Always"
+PULL_IF_NOT_PRESENT: Final = "IfNotPresent"
+TERMINATION_MESSAGE_PATH_DEFAULT: Final = "/dev/termination-log"
+TERMINATION_MESSAGE_READ_FILE: Final = "File"
+LABEL_METADATA_NAME: Final = "kubernetes.io/metadata.name"
+DEFAULT_IMAGE_TAG: Final = "latest"
+MAX_INT32: Final = 2**31 - 1
+_MILLI_IN_NANOS: Final = 1_000_000
 
-def default_pod_spec(spec: PodSpec) -> PodSpec:
-    """``SetDefaults_PodSpec`` for the modelled fields."""
+
+# --- image references (pkg/util/parsers.ParseImageName) ---------------------------------------
+
+_PATH_COMPONENT: Final = re.compile(r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*")
+_DOMAIN: Final = re.compile(
+    r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*"
+    r"|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?"
+)
+_TAG: Final = re.compile(r"[\w][\w.-]{0,127}")
+_DIGEST: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}")
+
+
+def image_tag(image: str) -> str | None:
+    """The tag ``ParseImageName`` finds in ``image``; ``latest`` if it has neither tag nor digest.
+
+    ``None`` when the reference does not parse (upstream then ignores the error and
+    treats the image as having no ``latest`` tag).
+    """
+    name, _, digest = image.partition("@")
+    if digest and not _DIGEST.fullmatch(digest):
+        return None
+    tag = ""
+    slash = name.rfind("/")
+    colon = name.rfind(":")
+    if colon > slash:
+        name, tag = name[:colon], name[colon + 1 :]
+        if not _TAG.fullmatch(tag):
+            return None
+    components = name.split("/")
+    first = components[0]
+    has_domain = len(components) > 1 and (
+        any(ch in first for ch in ".:") or first == "localhost" or first.lower() != first
+    )
+    if has_domain:
+        if not _DOMAIN.fullmatch(first):
+            return None
+        components = components[1:]
+    if not components or not all(_PATH_COMPONENT.fullmatch(c) for c in components):
+        return None
+    if not tag and not digest:
+        return DEFAULT_IMAGE_TAG
+    return tag
+
+
+def default_pull_policy(image: str | None) -> str:
+    """``Always`` for a ``:latest`` (or untagged) image, ``IfNotPresent`` otherwise."""
+    return PULL_ALWAYS if image_tag(image or "") == DEFAULT_IMAGE_TAG else PULL_IF_NOT_PRESENT
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _unset(extra: Mapping[str, Any], json_key: str) -> bool:
+    """An unmodelled key is unset when missing, null or empty (Go's zero value)."""
+    value = extra.get(json_key)
+    return value is None or value == ""
+
+
+def _with_extra(extra: JsonDict, defaults: Mapping[str, Any]) -> JsonDict | None:
+    """``extra`` with each default filled in where unset; None if nothing changed."""
+    missing = {k: v for k, v in defaults.items() if _unset(extra, k)}
+    if not missing:
+        return None
+    return {**extra, **missing}
+
+
+def round_up_milli(quantity: Quantity) -> Quantity:
+    """``RoundUp(-3)``: drop precision below a milli-unit, rounding away from zero."""
+    nanos = quantity.nanos
+    if nanos % _MILLI_IN_NANOS == 0:
+        return quantity
+    millis = -(-abs(nanos) // _MILLI_IN_NANOS)  # ceiling of the magnitude
+    return Quantity(millis * _MILLI_IN_NANOS * (1 if nanos > 0 else -1), quantity.format)
+
+
+def default_resource_list(resources: ResourceList | None) -> ResourceList | None:
+    """``SetDefaults_ResourceList``: every quantity rounded up to milli precision."""
+    if not resources:
+        return resources
+    rounded = {name: round_up_milli(q) for name, q in resources.items()}
+    if all(rounded[name] is resources[name] for name in rounded):
+        return resources
+    return rounded
+
+
+# --- containers -------------------------------------------------------------------------------
+
+
+def default_container(container: Container, *, host_network: bool = False) -> Container:
+    """``SetDefaults_Container`` plus the per-port and per-resource-list defaults."""
     changes: dict[str, Any] = {}
-    if spec.scheduler_name is None:
+    extra = _with_extra(
+        container.extra,
+        {
+            "imagePullPolicy": default_pull_policy(container.image),
+            "terminationMessagePath": TERMINATION_MESSAGE_PATH_DEFAULT,
+            "terminationMessagePolicy": TERMINATION_MESSAGE_READ_FILE,
+        },
+    )
+    if extra is not None:
+        changes["extra"] = extra
+    if container.ports:
+        ports = tuple(_default_port(port, host_network=host_network) for port in container.ports)
+        if any(new is not old for new, old in zip(ports, container.ports, strict=True)):
+            changes["ports"] = ports
+    if container.resources is not None:
+        resources = container.resources
+        limits = default_resource_list(resources.limits)
+        requests = default_resource_list(resources.requests)
+        if limits is not resources.limits or requests is not resources.requests:
+            changes["resources"] = dataclasses.replace(resources, limits=limits, requests=requests)
+    return dataclasses.replace(container, **changes) if changes else container
+
+
+def _default_port(port: ContainerPort, *, host_network: bool) -> ContainerPort:
+    changes: dict[str, Any] = {}
+    if not port.protocol:
+        changes["protocol"] = PROTOCOL_TCP
+    if host_network and not port.host_port and port.container_port:
+        # defaultHostNetworkPorts (pods only): with host networking the host port is the port.
+        changes["host_port"] = port.container_port
+    return dataclasses.replace(port, **changes) if changes else port
+
+
+def _requests_from_limits(container: Container) -> Container:
+    """``SetDefaults_Pod``: a resource with a limit but no request is requested at its limit."""
+    resources = container.resources
+    if resources is None or resources.limits is None:
+        return container
+    requests = dict(resources.requests or {})
+    added = False
+    for name, value in resources.limits.items():
+        if name not in requests:
+            requests[name] = value
+            added = True
+    if not added and resources.requests is not None:
+        return container
+    return dataclasses.replace(
+        container, resources=dataclasses.replace(resources, requests=requests)
+    )
+
+
+# --- pod spec ---------------------------------------------------------------------------------
+
+
+def default_pod_spec(spec: PodSpec, *, is_pod: bool = False) -> PodSpec:
+    """``SetDefaults_PodSpec`` and the container defaults; ``is_pod`` adds ``SetDefaults_Pod``."""
+    changes: dict[str, Any] = {}
+    if not spec.scheduler_name:
         changes["scheduler_name"] = DEFAULT_SCHEDULER_NAME
     if spec.termination_grace_period_seconds is None:
         changes["termination_grace_period_seconds"] = DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
-    if spec.restart_policy is None:
-        changes["restart_policy"] = "Always"
+    if not spec.restart_policy:
+        changes["restart_policy"] = RESTART_POLICY_ALWAYS
+    extra_defaults: dict[str, Any] = {"dnsPolicy": DNS_CLUSTER_FIRST, "securityContext": {}}
+    if is_pod:
+        extra_defaults["enableServiceLinks"] = True
+    extra = _with_extra(spec.extra, extra_defaults)
+    if extra is not None:
+        changes["extra"] = extra
+    host_network = bool(is_pod and spec.host_network)
+    for attr in ("containers", "init_containers"):
+        containers: tuple[Container, ...] | None = getattr(spec, attr)
+        if not containers:
+            continue
+        defaulted = []
+        for container in containers:
+            if is_pod:
+                container = _requests_from_limits(container)
+            defaulted.append(default_container(container, host_network=host_network))
+        if any(new is not old for new, old in zip(defaulted, containers, strict=True)):
+            changes[attr] = tuple(defaulted)
+    overhead = default_resource_list(spec.overhead)
+    if overhead is not spec.overhead:
+        changes["overhead"] = overhead
     return dataclasses.replace(spec, **changes) if changes else spec
 
 
 def default_pod(pod: Pod) -> Pod:
-    """``SetDefaults_Pod`` + ``SetDefaults_PodSpec``."""
-    spec = default_pod_spec(pod.spec or PodSpec())
+    """``SetObjectDefaults_Pod``: ``SetDefaults_Pod`` + ``SetDefaults_PodSpec`` + containers."""
+    spec = default_pod_spec(pod.spec or PodSpec(), is_pod=True)
     return pod if spec is pod.spec else dataclasses.replace(pod, spec=spec)
+
+
+def default_pod_template(template: PodTemplateSpec | None) -> PodTemplateSpec:
+    """The defaults a workload's pod template gets (``SetDefaults_PodSpec``, not ``_Pod``)."""
+    template = template or PodTemplateSpec()
+    spec = default_pod_spec(template.spec or PodSpec())
+    return template if spec is template.spec else dataclasses.replace(template, spec=spec)
+
+
+# --- workloads --------------------------------------------------------------------------------
+
+
+def _default_strategy(extra: JsonDict) -> JsonDict | None:
+    """``SetDefaults_Deployment``'s strategy part: RollingUpdate with 25%/25%."""
+    strategy = extra.get("strategy")
+    if not isinstance(strategy, dict):
+        strategy = {}
+    new = dict(strategy)
+    if not new.get("type"):
+        new["type"] = "RollingUpdate"
+    if new["type"] == "RollingUpdate":
+        rolling = new.get("rollingUpdate")
+        rolling = dict(rolling) if isinstance(rolling, dict) else {}
+        if rolling.get("maxUnavailable") is None:
+            rolling["maxUnavailable"] = "25%"
+        if rolling.get("maxSurge") is None:
+            rolling["maxSurge"] = "25%"
+        new["rollingUpdate"] = rolling
+    if new == strategy and "strategy" in extra:
+        return None
+    return {**extra, "strategy": new}
+
+
+def default_deployment(deployment: Deployment) -> Deployment:
+    """``SetDefaults_Deployment``: replicas 1, RollingUpdate 25%/25%, history 10, deadline 600s."""
+    spec = deployment.spec or DeploymentSpec()
+    changes: dict[str, Any] = {}
+    if spec.replicas is None:
+        changes["replicas"] = 1
+    if spec.revision_history_limit is None:
+        changes["revision_history_limit"] = 10
+    if spec.progress_deadline_seconds is None:
+        changes["progress_deadline_seconds"] = 600
+    extra = _default_strategy(spec.extra)
+    if extra is not None:
+        changes["extra"] = extra
+    template = default_pod_template(spec.template)
+    if template is not spec.template:
+        changes["template"] = template
+    if not changes and deployment.spec is not None:
+        return deployment
+    return dataclasses.replace(deployment, spec=dataclasses.replace(spec, **changes))
+
+
+def default_replica_set(replica_set: ReplicaSet) -> ReplicaSet:
+    """``SetDefaults_ReplicaSet``: replicas 1; the template gets pod-spec defaults."""
+    spec = replica_set.spec or ReplicaSetSpec()
+    changes: dict[str, Any] = {}
+    if spec.replicas is None:
+        changes["replicas"] = 1
+    template = default_pod_template(spec.template)
+    if template is not spec.template:
+        changes["template"] = template
+    if not changes and replica_set.spec is not None:
+        return replica_set
+    return dataclasses.replace(replica_set, spec=dataclasses.replace(spec, **changes))
+
+
+def copy_template_labels(job: Job) -> Job:
+    """``SetDefaults_Job``'s label rule: a Job without labels takes its template's labels."""
+    template = job.spec.template if job.spec else None
+    labels = template.metadata.labels if template and template.metadata else None
+    if labels is None or job.metadata.labels:
+        return job
+    return dataclasses.replace(job, metadata=dataclasses.replace(job.metadata, labels=dict(labels)))
+
+
+def _default_pod_failure_policy(policy: PodFailurePolicy | None) -> PodFailurePolicy | None:
+    """Each ``onPodConditions`` pattern without a status matches ``True``."""
+    if policy is None or not policy.rules:
+        return policy
+    rules = []
+    changed = False
+    for rule in policy.rules:
+        patterns = rule.on_pod_conditions
+        if patterns and any(not p.status for p in patterns):
+            patterns = tuple(
+                p if p.status else dataclasses.replace(p, status="True") for p in patterns
+            )
+            rule = dataclasses.replace(rule, on_pod_conditions=patterns)
+            changed = True
+        rules.append(rule)
+    return dataclasses.replace(policy, rules=tuple(rules)) if changed else policy
+
+
+def default_job(job: Job) -> Job:
+    """``SetDefaults_Job``: completions/parallelism 1, backoffLimit 6, NonIndexed, not suspended."""
+    spec = job.spec or JobSpec()
+    changes: dict[str, Any] = {}
+    if spec.completions is None and spec.parallelism is None:
+        # A non-parallel job: both default to 1. Otherwise completions stays unset.
+        changes["completions"] = 1
+    if spec.parallelism is None:
+        changes["parallelism"] = 1
+    if spec.backoff_limit is None:
+        per_index = spec.extra.get("backoffLimitPerIndex") is not None
+        changes["backoff_limit"] = MAX_INT32 if per_index else 6
+    if spec.completion_mode is None:
+        changes["completion_mode"] = "NonIndexed"
+    if spec.suspend is None:
+        changes["suspend"] = False
+    policy = _default_pod_failure_policy(spec.pod_failure_policy)
+    if policy is not spec.pod_failure_policy:
+        changes["pod_failure_policy"] = policy
+    replacement = "Failed" if spec.pod_failure_policy is not None else "TerminatingOrFailed"
+    extra = _with_extra(spec.extra, {"podReplacementPolicy": replacement})
+    if extra is not None:
+        changes["extra"] = extra
+    template = default_pod_template(spec.template)
+    if template is not spec.template:
+        changes["template"] = template
+    if changes or job.spec is None:
+        job = dataclasses.replace(job, spec=dataclasses.replace(spec, **changes))
+    return copy_template_labels(job)
+
+
+# --- other kinds ------------------------------------------------------------------------------
+
+
+def default_namespace(namespace: Namespace) -> Namespace:
+    """``SetDefaults_Namespace``: label ``kubernetes.io/metadata.name`` with the name."""
+    name = namespace.metadata.name
+    if not name or namespace.metadata.label(LABEL_METADATA_NAME) == name:
+        return namespace
+    labels = {**(namespace.metadata.labels or {}), LABEL_METADATA_NAME: name}
+    metadata: ObjectMeta = dataclasses.replace(namespace.metadata, labels=labels)
+    return dataclasses.replace(namespace, metadata=metadata)
+
+
+def default_node(node: Node) -> Node:
+    """``SetDefaults_NodeStatus``: allocatable defaults to capacity; quantities rounded up."""
+    status = node.status
+    if status is None:
+        return node
+    capacity = default_resource_list(status.capacity)
+    allocatable = default_resource_list(status.allocatable)
+    if allocatable is None and capacity is not None:
+        allocatable = capacity
+    if capacity is status.capacity and allocatable is status.allocatable:
+        return node
+    new_status: NodeStatus = dataclasses.replace(status, capacity=capacity, allocatable=allocatable)
+    return dataclasses.replace(node, status=new_status)
 
 
 def default_priority_class(pc: PriorityClass) -> PriorityClass:
@@ -57,6 +415,11 @@ def default_priority_class(pc: PriorityClass) -> PriorityClass:
 
 _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Pod: default_pod,
+    Deployment: default_deployment,
+    ReplicaSet: default_replica_set,
+    Job: default_job,
+    Namespace: default_namespace,
+    Node: default_node,
     PriorityClass: default_priority_class,
 }
 
@@ -65,3 +428,21 @@ def default_object(obj: object) -> object:
     """Apply the defaults of ``obj``'s kind."""
     defaulter = _DEFAULTERS.get(type(obj))
     return obj if defaulter is None else defaulter(obj)
+
+
+__all__ = [
+    "copy_template_labels",
+    "default_container",
+    "default_deployment",
+    "default_job",
+    "default_namespace",
+    "default_node",
+    "default_object",
+    "default_pod",
+    "default_pod_spec",
+    "default_pod_template",
+    "default_priority_class",
+    "default_pull_policy",
+    "default_replica_set",
+    "image_tag",
+]

@@ -20,7 +20,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
@@ -91,22 +92,98 @@ class FieldError:
         return f"{self.field}: {self.body()}"
 
 
+class GoValue:
+    """A bad value already rendered as upstream prints it (for values we cannot rebuild exactly)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"GoValue({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GoValue) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
 def format_value(value: object) -> str:
-    """Print a bad value as Go's ``%v``/``%q`` would in a field error."""
+    """Print a bad value as upstream ``field.Error.ErrorBody`` does.
+
+    Strings are ``%q``-quoted, numbers and booleans printed plainly, and anything else
+    (maps, lists, structs given as their JSON form) is ``json.Marshal``-ed, as the
+    current ``ErrorBody`` does; ``None`` is ``null`` (a nil pointer).
+    """
     if value is None:
         return "null"
+    if isinstance(value, GoValue):
+        return value.text
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return go_quote(value)
+    if isinstance(value, Mapping | list | tuple):
+        return go_json(value)
     return str(value)
 
 
+def go_json(value: object, *, sort_keys: bool = True) -> str:
+    """Render a JSON value as Go's ``json.Marshal`` does: compact, HTML-safe.
+
+    Go sorts map keys; a struct keeps its declaration order, so pass an ordered dict
+    with ``sort_keys=False`` to render one.
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+    for raw, escaped in _GO_JSON_ESCAPES:
+        text = text.replace(raw, escaped)
+    return text
+
+
+_GO_JSON_ESCAPES: Final = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
+
+_GO_SHORT_ESCAPES: Final = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    '"': '\\"',
+    "\\": "\\\\",
+}
+
+
 def go_quote(text: str) -> str:
-    """Quote a string as Go's ``%q`` does for printable text."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
-    return f'"{escaped}"'
+    """Quote a string as Go's ``%q`` (``strconv.Quote``) does."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    out = ['"']
+    for ch in text:
+        escaped = _GO_SHORT_ESCAPES.get(ch)
+        if escaped is not None:
+            out.append(escaped)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            if code < 0x20 or code == 0x7F:
+                out.append(f"\\x{code:02x}")
+            elif code < 0x10000:
+                out.append(f"\\u{code:04x}")
+            else:
+                out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
 
 
 def required(field: str, detail: str = "") -> FieldError:

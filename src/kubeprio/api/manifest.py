@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from kubeprio.api import kinds
+from kubeprio.api import errors, kinds
 from kubeprio.api.model import JsonDict
 from kubeprio.api.serialization import DecodeError, from_dict
 from kubeprio.errors import KubeprioError
@@ -141,3 +141,54 @@ def decode_document(document: Document) -> object:
             index=document.index,
             path=exc.path,
         ) from exc
+
+
+def decode_failure_status(
+    exc: DecodeError | kinds.UnknownKindError, data: object, *, expected_kind: str | None = None
+) -> errors.BadRequestError:
+    """The 400 BadRequest an API server answers when a request body does not decode.
+
+    Mirrors ``transformDecodeError`` (``apiserver/pkg/endpoints/handlers/rest.go``): with
+    the body's kind known the message is ``<Kind> in version "<version>" cannot be
+    handled as a <Kind>: <decoder error>``, where the decoder error names the Go struct
+    field (``json: cannot unmarshal number 3000000000 into Go struct field
+    PriorityClass.value of type int32``); otherwise it is the decoder error alone
+    (``Object 'Kind' is missing in '...'``). ``expected_kind`` is the kind the endpoint
+    serves, when it differs from the body's.
+    """
+    detail = exc.message if isinstance(exc, DecodeError) else str(exc.args[0] if exc.args else exc)
+    kind = data.get("kind") if isinstance(data, dict) else None
+    api_version = data.get("apiVersion") if isinstance(data, dict) else None
+    if isinstance(kind, str) and kind and isinstance(api_version, str):
+        version = api_version.rsplit("/", 1)[-1]
+        detail = f'{kind} in version "{version}" cannot be handled as a {expected_kind or kind}: {detail}'
+    return errors.bad_request(detail)
+
+
+def decode_request(data: object, *, expected_kind: str | None = None) -> object:
+    """Decode one JSON object as the API server's body decoder does; failures raise 400.
+
+    Unknown kinds and versions, missing ``kind``/``apiVersion``, type mismatches and
+    int32 overflows all become a ``BadRequestError`` (see ``decode_failure_status``);
+    nothing is stored because nothing got past decoding.
+    """
+    if not isinstance(data, dict):
+        raise errors.bad_request(
+            f"json: cannot unmarshal {_json_type_name(data)} into Go value of type map[string]interface {{}}"
+        )
+    try:
+        return decode_object(data)
+    except (DecodeError, kinds.UnknownKindError) as exc:
+        raise decode_failure_status(exc, data, expected_kind=expected_kind) from exc
+
+
+def _json_type_name(value: object) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return "null" if value is None else type(value).__name__

@@ -14,18 +14,18 @@ randomness of its own: both are injected (uids and generated names come from ``r
 Also here: graceful deletion (pods that are bound and not terminal get a
 ``deletionTimestamp`` and stay until their grace period is over), ``pods/binding``,
 ``pods/eviction`` with PodDisruptionBudget checks (429 when no disruption is allowed),
-namespace lifecycle, and list/watch with label and field selectors.
+namespace lifecycle, and list/watch with label and field selectors. The rules that
+need no store access live beside it: ``deletion`` (graceful-deletion plan),
+``binding``, ``eviction``, ``strategy`` (prepare for create/update), ``listing``
+(selectors, continue tokens) and ``watch`` (selector filtering of watch events).
 """
 
 from __future__ import annotations
 
-import base64
 import builtins
 import dataclasses
-import json
 import random
 import uuid
-from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 from kubeprio.admission.chain import (
@@ -35,7 +35,7 @@ from kubeprio.admission.chain import (
     Operation,
     UserInfo,
 )
-from kubeprio.api import errors, fields, kinds, selectors, validation
+from kubeprio.api import errors, kinds, manifest, selectors, validation
 from kubeprio.api import patch as patching
 from kubeprio.api.core import (
     PHASE_FAILED,
@@ -44,23 +44,26 @@ from kubeprio.api.core import (
     Binding,
     Namespace,
     Pod,
-    PodCondition,
-    PodStatus,
 )
 from kubeprio.api.defaults import default_object
 from kubeprio.api.kinds import ResourceInfo
-from kubeprio.api.meta import ApiObject, ObjectMeta, StatusCause, StatusDetails
-from kubeprio.api.policy import Eviction, PodDisruptionBudget, PodDisruptionBudgetStatus
+from kubeprio.api.meta import (
+    ApiObject,
+    ObjectMeta,
+    Status,
+    StatusDetails,
+)
+from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.scheduling import SYSTEM_PRIORITY_CLASSES
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
-from kubeprio.apiserver import strategy
+from kubeprio.apiserver import binding as binding_rules
+from kubeprio.apiserver import deletion, listing, strategy, watch
+from kubeprio.apiserver import eviction as eviction_rules
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.client.protocol import (
     DeleteRequest,
     ObjectList,
     PatchType,
-    WatchEvent,
-    WatchEventType,
 )
 from kubeprio.clock import Clock, rfc3339
 from kubeprio.store.errors import (
@@ -69,7 +72,7 @@ from kubeprio.store.errors import (
     RevisionCompactedError,
     RevisionConflictError,
 )
-from kubeprio.store.interface import EventType, KeyPrefix, ObjectKey, Store, StoreWatch
+from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
 
 T = TypeVar("T")
 
@@ -87,85 +90,9 @@ class WriteResult:
     warnings: tuple[str, ...] = ()
 
 
-ObjectFilter = Callable[[ApiObject], bool]
-
-
-class ServiceWatch:
-    """A ``client.protocol.Watch`` over a store watch, with selector filtering.
-
-    An object that stops matching the selectors is reported DELETED and one that starts
-    matching is reported ADDED, as upstream's watch cache does.
-    """
-
-    def __init__(
-        self,
-        store_watch: StoreWatch,
-        initial: Sequence[ApiObject],
-        matches: ObjectFilter | None,
-    ) -> None:
-        self._watch = store_watch
-        self._matches = matches
-        self._initial: list[WatchEvent[Any]] = [
-            WatchEvent(WatchEventType.ADDED, obj, _revision(obj)) for obj in initial
-        ]
-        self._visible: set[ObjectKey] | None = None
-        if matches is not None:
-            self._visible = {_object_key(obj) for obj in initial}
-
-    def poll(self) -> list[WatchEvent[Any]]:
-        """Drain pending events, filtered and translated."""
-        out = self._initial
-        self._initial = []
-        for event in self._watch.poll():
-            out.extend(self._translate(event.type, event.key, event.object, event.revision))
-        return out
-
-    def _translate(
-        self, kind: EventType, key: ObjectKey, obj: ApiObject, revision: int
-    ) -> list[WatchEvent[Any]]:
-        if self._matches is None or self._visible is None:
-            return [WatchEvent(WatchEventType(kind.value), obj, revision)]
-        was_visible = key in self._visible
-        if kind is EventType.DELETED:
-            if was_visible:
-                self._visible.discard(key)
-                return [WatchEvent(WatchEventType.DELETED, obj, revision)]
-            return []
-        now_visible = self._matches(obj)
-        if now_visible and not was_visible:
-            self._visible.add(key)
-            return [WatchEvent(WatchEventType.ADDED, obj, revision)]
-        if was_visible and not now_visible:
-            self._visible.discard(key)
-            return [WatchEvent(WatchEventType.DELETED, obj, revision)]
-        if now_visible:
-            return [WatchEvent(WatchEventType.MODIFIED, obj, revision)]
-        return []
-
-    def set_listener(self, listener: Callable[[], None] | None) -> None:
-        """Wake ``listener`` when events arrive."""
-        self._watch.set_listener(listener)
-        if listener is not None and self._initial:
-            listener()
-
-    def close(self) -> None:
-        """Stop the watch."""
-        self._watch.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether the underlying watch ended."""
-        return self._watch.closed
-
-
 def _revision(obj: ApiObject) -> int:
     version = obj.metadata.resource_version
     return int(version) if version else 0
-
-
-def _object_key(obj: ApiObject) -> ObjectKey:
-    info = kinds.for_object(obj)
-    return ObjectKey(info.plural, obj.metadata.namespace or "", obj.metadata.name or "")
 
 
 class ApiService:
@@ -234,7 +161,9 @@ class ApiService:
         except KeyNotFoundError:
             raise errors.not_found(info.plural, info.group, key.name) from None
 
-    def _check_namespace(self, info: ResourceInfo, namespace: str, operation: Operation) -> bool:
+    def _check_namespace(
+        self, info: ResourceInfo, namespace: str, operation: Operation, name: str = ""
+    ) -> bool:
         """``NamespaceLifecycle`` admission: the namespace must exist and not be terminating.
 
         Returns True when the namespace is missing and will be auto-created, which happens
@@ -254,7 +183,7 @@ class ApiService:
             raise errors.forbidden_error(
                 info.plural,
                 info.group,
-                "",
+                name,
                 f"unable to create new content in namespace {namespace} because it is being terminated",
             )
         return False
@@ -303,7 +232,9 @@ class ApiService:
         if info.namespaced and not namespace:
             raise errors.bad_request("the namespace of the object must be set")
         obj = default_object(obj)
-        create_namespace = self._check_namespace(info, namespace, Operation.CREATE)
+        create_namespace = self._check_namespace(
+            info, namespace, Operation.CREATE, metadata.name or metadata.generate_name or ""
+        )
         outcome = AdmissionOutcome()
         # Admission sees the object before its name is generated, as upstream: errors
         # about a generateName pod name its prefix (``pods "web-" is forbidden``).
@@ -334,6 +265,7 @@ class ApiService:
         if found:
             raise errors.invalid_error(info.kind, info.group, name, found)
         self.admission.validate(dataclasses.replace(request, obj=obj, name=name), outcome)
+        outcome.warnings.extend(validation.warnings(obj))
         if dry_run:
             return WriteResult(obj, tuple(outcome.warnings))
         if create_namespace:
@@ -373,10 +305,12 @@ class ApiService:
             Operation.UPDATE, info, new, current, namespace, name, subresource, user, dry_run
         )
         new = self.admission.mutate(request, outcome)
-        found = validation.validate_update(new, current, info)
+        found = validation.validate_update(new, current, info, subresource=subresource)
         if found:
             raise errors.invalid_error(info.kind, info.group, name, found)
         self.admission.validate(dataclasses.replace(request, obj=new), outcome)
+        if subresource != "status":
+            outcome.warnings.extend(validation.warnings(new))
         new = dataclasses.replace(
             new,
             metadata=dataclasses.replace(
@@ -402,8 +336,10 @@ class ApiService:
         self._record_events(outcome)
         return WriteResult(stored, tuple(outcome.warnings))
 
-    def _waits_for_grace(self, obj: Any) -> bool:
-        return isinstance(obj, Pod) and bool(obj.metadata.deletion_grace_period_seconds)
+    @staticmethod
+    def _waits_for_grace(obj: Any) -> bool:
+        """``ShouldDeleteDuringUpdate`` keeps an object whose grace period is still running."""
+        return bool(obj.metadata.deletion_grace_period_seconds)
 
     # --- patch ---------------------------------------------------------------------------------
 
@@ -434,10 +370,10 @@ class ApiService:
             try:
                 new = from_dict(info.model, patched)
             except DecodeError as exc:
-                raise errors.bad_request(
-                    f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {exc.message}',
-                    [StatusCause(reason="FieldValueInvalid", message=exc.message, field=exc.path)],
+                raise manifest.decode_failure_status(
+                    exc, {"kind": info.kind, "apiVersion": info.api_version}
                 ) from exc
+            new = _check_name(new, info, name, key.namespace)
             try:
                 return self.update_object(new, subresource=subresource, user=user, dry_run=dry_run)
             except errors.ConflictError:
@@ -457,80 +393,60 @@ class ApiService:
         options: DeleteRequest | None = None,
         user: UserInfo | None = None,
     ) -> Any:
-        """Delete an object; bound, non-terminal pods are deleted gracefully."""
+        """Delete an object; return its state after the call (see ``apiserver.deletion``).
+
+        Bound, non-terminal pods are deleted gracefully: they get a deletionTimestamp
+        and stay until a delete with grace 0 (the kubelet's, or a force delete). Objects
+        with finalizers are marked and stay until the finalizers are removed.
+        """
         options = options or DeleteRequest()
         info = kinds.for_model(kind)
         strategy.check_delete(info, name)
+        _validate_delete_options(options)
         key = self._key(info, name, namespace)
         current = self._get_key(info, key)
         self._check_preconditions(info, current, options)
-        grace = self._grace_period(current, options)
+        plan = deletion.plan_delete(current, options.grace_period_seconds, self.clock.now())
         if options.dry_run:
-            return current
-        if grace > 0 or current.metadata.finalizers:
-            return self._mark_deleting(info, key, current, grace)
-        return self._remove(info, key, current)
+            return plan.updated if plan.updated is not None else current
+        result = current
+        if plan.updated is not None:
+            try:
+                result = self.store.update(key, plan.updated, expected_revision=_revision(current))
+            except RevisionConflictError:
+                raise errors.conflict(info.plural, info.group, key.name) from None
+        if plan.remove:
+            return self._remove(info, key, result)
+        return result
 
     def _check_preconditions(
         self, info: ResourceInfo, current: Any, options: DeleteRequest
     ) -> None:
+        """``BeforeDelete``'s early precondition check (the conflict names the kind)."""
         pre = options.preconditions
         if pre is None:
             return
         name = current.metadata.name or ""
-        if pre.uid and pre.uid != current.metadata.uid:
+        if pre.uid is not None and pre.uid != current.metadata.uid:
             raise errors.conflict(
-                info.plural,
+                info.kind,
                 info.group,
                 name,
-                f"Precondition failed: UID in precondition: {pre.uid}, UID in object meta: {current.metadata.uid}",
+                f"the UID in the precondition ({pre.uid}) does not match the UID in record "
+                f"({current.metadata.uid or ''}). The object might have been deleted and then recreated",
             )
-        if pre.resource_version and pre.resource_version != current.metadata.resource_version:
+        if (
+            pre.resource_version is not None
+            and pre.resource_version != current.metadata.resource_version
+        ):
             raise errors.conflict(
-                info.plural,
+                info.kind,
                 info.group,
                 name,
-                "Precondition failed: ResourceVersion in precondition: "
-                f"{pre.resource_version}, ResourceVersion in object meta: {current.metadata.resource_version}",
+                f"the ResourceVersion in the precondition ({pre.resource_version}) does not match "
+                f"the ResourceVersion in record ({current.metadata.resource_version or ''}). "
+                "The object might have been modified",
             )
-
-    @staticmethod
-    def _grace_period(current: Any, options: DeleteRequest) -> int:
-        """Upstream ``CheckGracefulDelete`` for pods; other kinds are deleted at once."""
-        if not isinstance(current, Pod):
-            return 0
-        spec = current.spec
-        if options.grace_period_seconds is not None:
-            grace = max(options.grace_period_seconds, 0)
-        elif current.metadata.deletion_grace_period_seconds is not None:
-            grace = current.metadata.deletion_grace_period_seconds
-        else:
-            grace = (spec.termination_grace_period_seconds if spec else None) or 0
-        phase = current.status.phase if current.status else None
-        if not (spec and spec.node_name) or phase in (PHASE_FAILED, PHASE_SUCCEEDED):
-            # An unscheduled or finished pod has nothing to stop: delete it now.
-            return 0
-        return grace
-
-    def _mark_deleting(self, info: ResourceInfo, key: ObjectKey, current: Any, grace: int) -> Any:
-        existing = current.metadata.deletion_grace_period_seconds
-        if current.metadata.deletion_timestamp and existing is not None and existing <= grace:
-            return current
-        if grace == 0 and not current.metadata.finalizers:
-            return self._remove(info, key, current)
-        metadata = dataclasses.replace(
-            current.metadata,
-            deletion_timestamp=rfc3339(self.clock.now() + grace),
-            deletion_grace_period_seconds=grace,
-        )
-        try:
-            return self.store.update(
-                key,
-                dataclasses.replace(current, metadata=metadata),
-                expected_revision=_revision(current),
-            )
-        except RevisionConflictError:
-            raise errors.conflict(info.plural, info.group, key.name) from None
 
     def _remove(self, info: ResourceInfo, key: ObjectKey, current: Any) -> Any:
         try:
@@ -541,33 +457,6 @@ class ApiService:
             raise errors.conflict(info.plural, info.group, key.name) from None
 
     # --- read ----------------------------------------------------------------------------------
-
-    def _filter(
-        self, info: ResourceInfo, label_selector: str | None, field_selector: str | None
-    ) -> ObjectFilter | None:
-        label_match: Callable[[ApiObject], bool] | None = None
-        field_match: Callable[[ApiObject], bool] | None = None
-        if label_selector:
-            try:
-                parsed = selectors.parse_label_selector(label_selector)
-            except selectors.SelectorError as exc:
-                raise errors.bad_request(str(exc)) from exc
-            if not parsed.is_empty():
-                label_match = lambda obj: parsed.matches(obj.metadata.labels or {})  # noqa: E731
-        if field_selector:
-            try:
-                parsed_fields = selectors.parse_field_selector(field_selector)
-            except selectors.SelectorError as exc:
-                raise errors.bad_request(str(exc)) from exc
-            supported = fields.supported_fields(info.model)
-            for requirement in parsed_fields.requirements:
-                if requirement.field not in supported:
-                    raise errors.bad_request(f"field label not supported: {requirement.field}")
-            if parsed_fields.requirements:
-                field_match = lambda obj: parsed_fields.matches(fields.object_fields(obj))  # noqa: E731
-        if label_match and field_match:
-            return lambda obj: label_match(obj) and field_match(obj)
-        return label_match or field_match
 
     def get(self, kind: type[T], name: str, namespace: str | None = None) -> T:
         """Return one object."""
@@ -586,7 +475,7 @@ class ApiService:
     ) -> ObjectList[T]:
         """List objects, filtered, optionally a page at a time (``limit``/``continue``)."""
         info = kinds.for_model(kind)
-        matches = self._filter(info, label_selector, field_selector)
+        matches = listing.object_filter(info, label_selector, field_selector)
         items, revision = self.store.list(
             KeyPrefix(info.plural, namespace if info.namespaced else None)
         )
@@ -594,7 +483,7 @@ class ApiService:
             items = [obj for obj in items if matches(obj)]
         start_after: tuple[str, str] | None = None
         if continue_token:
-            start_after, revision = _decode_continue(continue_token)
+            start_after, revision = listing.decode_continue(continue_token)
             items = [
                 obj
                 for obj in items
@@ -604,7 +493,7 @@ class ApiService:
         remaining: int | None = None
         if limit and limit > 0 and len(items) > limit:
             last = items[limit - 1]
-            next_token = _encode_continue(
+            next_token = listing.encode_continue(
                 (last.metadata.namespace or "", last.metadata.name or ""), revision
             )
             remaining = len(items) - limit
@@ -619,10 +508,10 @@ class ApiService:
         resource_version: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
-    ) -> ServiceWatch:
+    ) -> watch.ServiceWatch:
         """Watch changes; with no (or ``"0"``) resourceVersion, current objects come first as ADDED."""
         info = kinds.for_model(kind)
-        matches = self._filter(info, label_selector, field_selector)
+        matches = listing.object_filter(info, label_selector, field_selector)
         prefix = KeyPrefix(info.plural, namespace if info.namespaced else None)
         initial: list[ApiObject] = []
         if resource_version in (None, "", "0"):
@@ -639,7 +528,7 @@ class ApiService:
             store_watch = self.store.watch(prefix, since)
         except RevisionCompactedError as exc:
             raise errors.gone(str(exc)) from exc
-        return ServiceWatch(store_watch, initial, matches)
+        return watch.ServiceWatch(store_watch, initial, matches)
 
     # --- Client protocol writes -------------------------------------------------------------
 
@@ -690,36 +579,41 @@ class ApiService:
     # --- subresources ---------------------------------------------------------------------------
 
     def bind(self, binding: Binding) -> None:
-        """``pods/binding``: set ``spec.nodeName`` and the PodScheduled condition."""
+        """``pods/binding``: set ``spec.nodeName`` and the PodScheduled condition.
+
+        Mirrors ``BindingREST.Create``/``setPodNodeAndMetadata``
+        (``pkg/registry/core/pod/storage/storage.go``): the binding's uid and
+        resourceVersion are preconditions; a pod being deleted, already bound, or
+        still gated cannot be bound (409 on ``pods/binding``); the binding's
+        annotations are copied onto the pod.
+        """
         name = binding.metadata.name or ""
         namespace = binding.metadata.namespace or ""
-        target = binding.target
-        if target is None or not target.name:
-            raise errors.invalid_error("Binding", "", name, [errors.required("target.name")])
+        found = validation.core.validate_binding(binding)
+        if found:
+            # Upstream returns the bare aggregate, which the handler turns into a 500.
+            raise errors.StatusError(
+                Status(
+                    status="Failure",
+                    message=errors.aggregate_message(found),
+                    reason="Unknown",
+                    code=500,
+                )
+            )
+        node_name = binding.target.name if binding.target else ""
         info = kinds.for_model(Pod)
         key = self._key(info, name, namespace)
         for _attempt in range(MAX_CONFLICT_RETRIES):
             pod: Pod = self._get_key(info, key)
-            if binding.metadata.uid and binding.metadata.uid != pod.metadata.uid:
-                raise errors.conflict(
-                    "pods/binding", "", name, "the UID in the binding does not match the pod"
-                )
-            if pod.metadata.deletion_timestamp:
-                raise errors.conflict(
-                    "pods/binding",
-                    "",
-                    name,
-                    f"pod {name} is being deleted, cannot be assigned to a host",
-                )
-            spec = pod.spec
-            if spec is not None and spec.node_name:
-                raise errors.conflict(
-                    "pods/binding",
-                    "",
-                    name,
-                    f'pod {name} is already assigned to node "{spec.node_name}"',
-                )
-            bound = _bind_pod(pod, target.name, self._now())
+            failure = binding_rules.precondition_failure(binding, pod)
+            if failure:
+                raise errors.conflict("pods", "", key.name, failure)
+            refusal = binding_rules.binding_refusal(pod)
+            if refusal:
+                raise errors.conflict("pods/binding", "", name, refusal)
+            bound = binding_rules.bind_pod(
+                pod, node_name or "", self._now(), binding.metadata.annotations
+            )
             try:
                 self.store.update(key, bound, expected_revision=_revision(pod))
                 return
@@ -730,17 +624,23 @@ class ApiService:
     def evict(self, eviction: Eviction) -> None:
         """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it.
 
-        Mirrors ``pkg/registry/core/pod/storage/eviction.go``: terminal and pending pods
-        ignore budgets; more than one matching budget is an error; a budget with
-        ``disruptionsAllowed == 0`` answers 429 TooManyRequests; otherwise the budget's
-        ``disruptionsAllowed`` is decremented and the pod recorded in ``disruptedPods``
-        before the pod is deleted.
+        Mirrors ``EvictionREST.Create`` (``pkg/registry/core/pod/storage/eviction.go``):
+
+        * pending, terminal and terminating pods ignore budgets and are deleted;
+        * more than one matching budget answers 500 (unsupported);
+        * a pod that is not Ready is deleted without touching its budget when the
+          budget's ``unhealthyPodEvictionPolicy`` is ``AlwaysAllow``, or when the budget
+          is already healthy (``currentHealthy >= desiredHealthy > 0``);
+        * otherwise ``checkAndDecrement``: a budget not yet observed answers 429 with
+          retryAfterSeconds 10; ``disruptionsAllowed == 0`` answers 429; else
+          ``disruptionsAllowed`` is decremented and the pod recorded in
+          ``disruptedPods`` before the pod is deleted (gracefully, per its options).
         """
         name = eviction.metadata.name or ""
         namespace = eviction.metadata.namespace or ""
         info = kinds.for_model(Pod)
         pod: Pod = self._get_key(info, self._key(info, name, namespace))
-        options = _delete_request(eviction)
+        options = eviction_rules.delete_request(eviction)
         phase = pod.status.phase if pod.status else None
         if pod.metadata.deletion_timestamp or phase in (
             PHASE_SUCCEEDED,
@@ -751,60 +651,47 @@ class ApiService:
             return
         budgets = self._matching_budgets(pod)
         if len(budgets) > 1:
-            raise errors.internal_error(
-                "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+            raise errors.StatusError(
+                Status(
+                    status="Failure",
+                    message="This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+                    code=500,
+                )
             )
-        if budgets:
-            self._consume_budget(budgets[0], pod)
+        if budgets and not eviction_rules.can_skip_budget(budgets[0], pod):
+            self._consume_budget(budgets[0], pod, dry_run=options.dry_run)
         self.delete_object(Pod, name, namespace, options=options)
 
     def _matching_budgets(self, pod: Pod) -> builtins.list[PodDisruptionBudget]:
+        """``getPodDisruptionBudgets``: budgets in the pod's namespace that select it.
+
+        A nil, empty or invalid selector matches nothing.
+        """
         pdb_info = kinds.for_model(PodDisruptionBudget)
         items, _ = self.store.list(KeyPrefix(pdb_info.plural, pod.metadata.namespace or ""))
         labels = pod.metadata.labels or {}
         matching: builtins.list[PodDisruptionBudget] = []
         for item in items:
             pdb = cast(PodDisruptionBudget, item)
-            selector = pdb.spec.selector if pdb.spec else None
-            if selector is None or not labels:
-                continue
             try:
-                parsed = selectors.label_selector_from_match(
-                    selector.match_labels,
-                    [
-                        (r.key or "", r.operator or "", r.values)
-                        for r in selector.match_expressions or ()
-                    ],
+                parsed = selectors.label_selector_as_selector(
+                    pdb.spec.selector if pdb.spec else None
                 )
             except selectors.SelectorError:
                 continue
-            if parsed.matches(labels) and not parsed.is_empty():
+            if not parsed.is_empty() and parsed.matches(labels):
                 matching.append(pdb)
         return matching
 
-    def _consume_budget(self, pdb: PodDisruptionBudget, pod: Pod) -> None:
-        status = pdb.status or PodDisruptionBudgetStatus()
-        pdb_name = pdb.metadata.name or ""
-        if (status.observed_generation or 0) < (pdb.metadata.generation or 0):
-            raise _budget_error(
-                f"The disruption budget {pdb_name} is still being processed by the server."
-            )
-        allowed = status.disruptions_allowed or 0
-        if allowed < 0:
-            raise errors.forbidden_error(
-                "pods", "", pod.metadata.name or "", "pdb disruptions allowed is negative"
-            )
-        if allowed == 0:
-            raise _budget_error(
-                f"The disruption budget {pdb_name} needs {status.desired_healthy or 0} healthy pods "
-                f"and has {status.current_healthy or 0} currently"
-            )
-        disrupted = dict(status.disrupted_pods or {})
-        disrupted[pod.metadata.name or ""] = self._now()
-        new_status = dataclasses.replace(
-            status, disruptions_allowed=allowed - 1, disrupted_pods=disrupted
+    def _consume_budget(self, pdb: PodDisruptionBudget, pod: Pod, *, dry_run: bool) -> None:
+        """``checkAndDecrement``: take one disruption from the budget or refuse (429)."""
+        new_status = eviction_rules.check_and_decrement(
+            pdb, pod.metadata.name or "", self._now(), dry_run=dry_run
         )
+        if new_status is None:
+            return
         pdb_info = kinds.for_model(PodDisruptionBudget)
+        pdb_name = pdb.metadata.name or ""
         key = self._key(pdb_info, pdb_name, pdb.metadata.namespace)
         try:
             self.store.update(
@@ -812,6 +699,39 @@ class ApiService:
             )
         except RevisionConflictError:
             raise errors.conflict(pdb_info.plural, pdb_info.group, pdb_name) from None
+
+
+def _check_name(obj: Any, info: ResourceInfo, name: str, namespace: str) -> Any:
+    """``checkName`` + ``EnsureObjectNamespaceMatchesRequestNamespace`` for a patched object.
+
+    The object must keep the name on the URL (400 otherwise); an emptied namespace is
+    filled in from the request, a different one is a 400.
+    """
+    meta: ObjectMeta = obj.metadata
+    if (meta.name or "") != name:
+        raise errors.bad_request(
+            f"the name of the object ({meta.name or ''}) does not match the name on the URL ({name})"
+        )
+    if info.namespaced:
+        if not meta.namespace:
+            return dataclasses.replace(obj, metadata=dataclasses.replace(meta, namespace=namespace))
+        if meta.namespace != namespace:
+            raise errors.bad_request(
+                f"the namespace of the object ({meta.namespace}) does not match the namespace on "
+                f"the request ({namespace})"
+            )
+    return obj
+
+
+PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
+
+
+def _validate_delete_options(options: DeleteRequest) -> None:
+    """``ValidateDeleteOptions`` for the options kubeprio supports (propagationPolicy)."""
+    policy = options.propagation_policy
+    if policy is not None and policy not in PROPAGATION_POLICIES:
+        found = [errors.not_supported("propagationPolicy", policy, (*PROPAGATION_POLICIES, "nil"))]
+        raise errors.invalid_error("DeleteOptions", "meta.k8s.io", "", found)
 
 
 def _patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> errors.StatusError:
@@ -823,50 +743,3 @@ def _patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> err
             str(exc), details=StatusDetails(name=name, group=info.group, kind=info.kind)
         )
     return errors.bad_request(str(exc))
-
-
-def _bind_pod(pod: Pod, node_name: str, now: str) -> Pod:
-    spec = dataclasses.replace(pod.spec, node_name=node_name) if pod.spec else None
-    status = pod.status or PodStatus()
-    conditions = [c for c in status.conditions or () if c.type != "PodScheduled"]
-    conditions.append(PodCondition(type="PodScheduled", status="True", last_transition_time=now))
-    return dataclasses.replace(
-        pod, spec=spec, status=dataclasses.replace(status, conditions=tuple(conditions))
-    )
-
-
-def _delete_request(eviction: Eviction) -> DeleteRequest:
-    options = eviction.delete_options
-    if options is None:
-        return DeleteRequest()
-    return DeleteRequest(
-        grace_period_seconds=options.grace_period_seconds,
-        preconditions=options.preconditions,
-        propagation_policy=options.propagation_policy,
-        dry_run=bool(options.dry_run),
-    )
-
-
-def _budget_error(cause: str) -> errors.TooManyRequestsError:
-    error = errors.TooManyRequestsError.build(
-        "Cannot evict pod as it would violate the pod's disruption budget.",
-        details=StatusDetails(causes=(StatusCause(reason="DisruptionBudget", message=cause),)),
-    )
-    assert isinstance(error, errors.TooManyRequestsError)
-    return error
-
-
-def _encode_continue(last: tuple[str, str], revision: int) -> str:
-    raw = json.dumps({"v": 1, "rv": revision, "start": list(last)}).encode()
-    return base64.urlsafe_b64encode(raw).decode()
-
-
-def _decode_continue(token: str) -> tuple[tuple[str, str], int]:
-    try:
-        data = json.loads(base64.urlsafe_b64decode(token.encode()))
-        start = data["start"]
-        return (str(start[0]), str(start[1])), int(data["rv"])
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise errors.bad_request(
-            "continue key is not valid: incorrect encoded start resourceVersion"
-        ) from None

@@ -3,10 +3,12 @@
 * ``prepare_for_create``: system fields (uid, creationTimestamp, generation) and the
   status a new object starts with (pods start ``Pending`` with their QoS class,
   workloads and PDBs start with an empty status; nodes keep theirs, as kubelets create
-  them with status).
+  them with status). A Job without ``manualSelector`` gets its generated selector and
+  template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
 * ``prepare_for_update``: a main-resource update cannot change ``status`` and a
-  ``status`` update cannot change anything else; system metadata is carried over;
-  ``metadata.generation`` moves when the spec changes.
+  ``status`` update cannot change anything else (a pod status that omits ``qosClass``
+  keeps the stored one); system metadata is carried over; ``metadata.generation`` moves
+  when the spec changes.
 * ``check_delete``: objects the registry refuses to delete (the system PriorityClasses).
 
 Mirrors ``PrepareForCreate``/``PrepareForUpdate`` in ``pkg/registry/*/strategy.go`` and
@@ -20,7 +22,7 @@ from typing import Any, Final
 
 from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import Job
+from kubeprio.api.batch import Job, JobSpec
 from kubeprio.api.core import (
     PHASE_PENDING,
     Namespace,
@@ -29,9 +31,11 @@ from kubeprio.api.core import (
     Pod,
     PodSpec,
     PodStatus,
+    PodTemplateSpec,
 )
+from kubeprio.api.defaults import copy_template_labels
 from kubeprio.api.kinds import ResourceInfo
-from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
@@ -68,11 +72,67 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         changes["status"] = NamespaceStatus(phase="Active")
     elif isinstance(obj, GENERATION_KINDS):
         changes["status"] = None
-    return dataclasses.replace(obj, **changes)
+    obj = dataclasses.replace(obj, **changes)
+    if isinstance(obj, Job):
+        obj = generate_job_selector(obj)
+    return obj
+
+
+JOB_NAME_LABELS: Final = ("job-name", "batch.kubernetes.io/job-name")
+CONTROLLER_UID_LABELS: Final = ("controller-uid", "batch.kubernetes.io/controller-uid")
+
+
+def generate_job_selector(job: Job) -> Job:
+    """``generateSelectorIfNeeded``: select the Job's pods by its uid, unless manual.
+
+    The template gets ``job-name``/``controller-uid`` labels (legacy and
+    ``batch.kubernetes.io/`` forms) where the user did not set them, and the selector
+    gets ``batch.kubernetes.io/controller-uid``; conflicting user values are left for
+    validation to reject. ``manualSelector`` is stored as ``false``. The Job then takes
+    the template labels if it has none, as upstream's defaulting does when the stored
+    object is read back.
+    """
+    spec = job.spec or JobSpec()
+    if spec.manual_selector:
+        return job
+    template = spec.template or PodTemplateSpec()
+    template_meta = template.metadata or ObjectMeta()
+    labels = dict(template_meta.labels or {})
+    for label in JOB_NAME_LABELS:
+        labels.setdefault(label, job.metadata.name or "")
+    for label in CONTROLLER_UID_LABELS:
+        labels.setdefault(label, job.metadata.uid or "")
+    selector = spec.selector or LabelSelector()
+    match_labels = dict(selector.match_labels or {})
+    match_labels.setdefault("batch.kubernetes.io/controller-uid", job.metadata.uid or "")
+    template = dataclasses.replace(
+        template, metadata=dataclasses.replace(template_meta, labels=labels)
+    )
+    spec = dataclasses.replace(
+        spec,
+        manual_selector=False,
+        selector=dataclasses.replace(selector, match_labels=match_labels),
+        template=template,
+    )
+    return copy_template_labels(dataclasses.replace(job, spec=spec))
 
 
 def _spec_of(obj: Any) -> Any:
     return getattr(obj, "spec", None)
+
+
+def _backfill_qos_class(status: PodStatus | None, old: PodStatus | None) -> PodStatus | None:
+    """A pod status write that omits ``qosClass`` keeps the stored one.
+
+    ``podStatusStrategy.PrepareForUpdate`` (``pkg/registry/core/pod/strategy.go``): the
+    class is set at creation and immutable, and writers that drop it (old kubelets on a
+    rejected pod, or a status built from scratch) get it backfilled instead of failing
+    validation. A different, non-empty class still fails (``field is immutable``).
+    """
+    stored = old.qos_class if old is not None else None
+    if not stored or (status is not None and status.qos_class):
+        return status
+    return dataclasses.replace(status or PodStatus(), qos_class=stored)
 
 
 def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
@@ -80,10 +140,15 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
     if subresource == "status":
         # A status write changes the status only (and nothing in metadata but labels and
         # annotations, which upstream status strategies also reset; we keep old metadata).
-        return dataclasses.replace(old, status=new.status)
+        status = new.status
+        if isinstance(new, Pod):
+            status = _backfill_qos_class(new.status, old.status)
+        return dataclasses.replace(old, status=status)
     metadata = dataclasses.replace(
         new.metadata,
-        uid=old.metadata.uid,
+        # rest.BeforeUpdate fills a missing uid; a different one fails validation
+        # (metadata.uid is immutable), which guards against updating a recreated object.
+        uid=new.metadata.uid or old.metadata.uid,
         creation_timestamp=old.metadata.creation_timestamp,
         deletion_timestamp=old.metadata.deletion_timestamp,
         deletion_grace_period_seconds=old.metadata.deletion_grace_period_seconds,

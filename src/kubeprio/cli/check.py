@@ -6,8 +6,11 @@ admission chain, namespaces created on first use) — the same code ``serve`` an
 ``simulate`` use, so the answer is what kubeprio (and, where it mirrors upstream,
 Kubernetes) would answer. An object that already exists (declared earlier in the
 input, or one of the two system PriorityClasses and default namespaces the server
-bootstraps) is applied as an update, like ``kubectl apply``: server-set
-``resourceVersion`` is dropped, so update rules, not conflicts, are what get checked.
+bootstraps) is applied as an update, like ``kubectl apply``: the fields the source
+cluster's server set, ``resourceVersion`` and ``uid``, are dropped, so update rules, not
+conflicts, are what get checked. (A real API server would refuse both: a stale
+``resourceVersion`` as a 409 Conflict, a foreign ``uid`` because ``metadata.uid`` is
+immutable, ValidateObjectMetaUpdate; a dump taken from one cluster always carries them.)
 
 Per object the report says what admission did: the resolved priority, class and
 preemption policy for pods (for Deployments, ReplicaSets and Jobs, what a pod from the
@@ -234,9 +237,10 @@ def apply_document(api: ApiService, document: Document) -> CheckResult:
     try:
         current = _current(api, info.model, metadata.name, namespace)
         if current is not None:
-            # Applied over the existing object: drop the server-set version precondition.
+            # Applied over the existing object: drop what the source cluster's server set
+            # (the version precondition and its uid), as tools that re-apply dumps do.
             obj = dataclasses.replace(
-                obj, metadata=dataclasses.replace(metadata, resource_version=None)
+                obj, metadata=dataclasses.replace(metadata, resource_version=None, uid=None)
             )
             written = api.update_object(obj)
             unchanged = written.obj.metadata.resource_version == current.metadata.resource_version

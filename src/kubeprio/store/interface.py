@@ -63,12 +63,19 @@ class EventType(enum.StrEnum):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class StoreEvent:
-    """One change: the object after it (for DELETED, its last state at the deletion revision)."""
+    """One change: the object after it (for DELETED, its last state at the deletion revision).
+
+    ``previous`` is the object before the change (None for ADDED), as etcd's ``prev_kv``:
+    a filtered watch needs it to tell whether the object was visible before. Live events
+    carry it; events replayed from a back-end's log may not (None), so it is not part of
+    an event's identity.
+    """
 
     type: EventType
     key: ObjectKey
     object: ApiObject
     revision: int
+    previous: ApiObject | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 class StoreWatch(Protocol):

@@ -40,18 +40,19 @@ class MemoryStore:
         """Store a new object at the next revision."""
         if key in self._objects:
             raise KeyExistsError(str(key))
-        return self._write(EventType.ADDED, key, obj)
+        return self._write(EventType.ADDED, key, obj, None)
 
     def update(self, key: ObjectKey, obj: ApiObject, *, expected_revision: int | None) -> ApiObject:
         """Replace the object, optionally only if it is still at ``expected_revision``."""
-        check_revision(key, self._objects.get(key), expected_revision)
-        return self._write(EventType.MODIFIED, key, obj)
+        current = self._objects.get(key)
+        check_revision(key, current, expected_revision)
+        return self._write(EventType.MODIFIED, key, obj, current)
 
     def delete(self, key: ObjectKey, *, expected_revision: int | None = None) -> ApiObject:
         """Remove the object; return its last state at the deletion revision."""
         current = self._objects.get(key)
         check_revision(key, current, expected_revision)
-        return self._write(EventType.DELETED, key, current)
+        return self._write(EventType.DELETED, key, current, current)
 
     def watch(self, prefix: KeyPrefix, since_revision: int) -> QueueWatch:
         """Follow changes under ``prefix`` above ``since_revision``."""
@@ -65,12 +66,14 @@ class MemoryStore:
         """Close every watch."""
         self._hub.close_all()
 
-    def _write(self, event_type: EventType, key: ObjectKey, obj: ApiObject) -> ApiObject:
+    def _write(
+        self, event_type: EventType, key: ObjectKey, obj: ApiObject, previous: ApiObject | None
+    ) -> ApiObject:
         self._revision += 1
         stored: ApiObject = with_revision(obj, self._revision)
         if event_type is EventType.DELETED:
             self._objects.remove(key)
         else:
             self._objects.put(key, stored)
-        self._hub.publish(StoreEvent(event_type, key, stored, self._revision))
+        self._hub.publish(StoreEvent(event_type, key, stored, self._revision, previous))
         return stored

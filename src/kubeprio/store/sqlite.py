@@ -424,6 +424,7 @@ class SqliteStore:
             if compact_to:
                 self._compact_log(compact_to)
 
+        previous = self._objects.get(key) if key in self._objects else None
         self._transaction(statements)
         # Committed: from here on the write is acknowledged.
         self._revision = revision
@@ -433,7 +434,7 @@ class SqliteStore:
             self._objects.remove(key)
         else:
             self._objects.put(key, stored)
-        self._hub.publish(StoreEvent(event_type, key, stored, revision))
+        self._hub.publish(StoreEvent(event_type, key, stored, revision, previous))
         return stored
 
     def _compact_log(self, revision: int) -> None:

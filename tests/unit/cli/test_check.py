@@ -277,6 +277,32 @@ def test_later_documents_are_applied_as_updates(
     assert results == ["created", "unchanged", "updated", "rejected"]
 
 
+def test_existing_objects_from_another_cluster_are_applied_without_its_uid(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A dump carries the source cluster's uid and resourceVersion for objects that exist here.
+
+    Upstream refuses a different uid on update (``metadata.uid`` is immutable,
+    ValidateObjectMetaUpdate in apimachinery/pkg/api/validation/objectmeta.go), so, like the
+    stale resourceVersion, check drops it and checks the update rules instead.
+    """
+    path = write(
+        tmp_path,
+        "dump.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: default\n"
+        "  uid: 6b0c2f9e-61c4-4d0e-9d52-2f3e0f2b7d11\n  resourceVersion: '42'\n---\n"
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n"
+        "  name: system-node-critical\n  uid: f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9\n"
+        "value: 2000001000\n",
+    )
+    code, entries = run_json(capsys, path)
+    assert code == 0, entries
+    assert [(e["kind"], e["name"], e["allowed"]) for e in entries] == [
+        ("Namespace", "default", True),
+        ("PriorityClass", "system-node-critical", True),
+    ]
+
+
 def test_duplicate_global_default_and_lists(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -329,9 +355,9 @@ def test_pods_without_namespace_go_to_default_and_namespaces_are_created(
     path = write(
         tmp_path,
         "pods.yaml",
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c}]}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, image: busybox}]}\n---\n"
         "apiVersion: v1\nkind: Pod\nmetadata: {name: b, namespace: undeclared}\n"
-        "spec: {containers: [{name: c}]}\n",
+        "spec: {containers: [{name: c, image: busybox}]}\n",
     )
     code, entries = run_json(capsys, path)
     assert code == 0
@@ -348,7 +374,7 @@ def test_refused_pod_does_not_leave_its_namespace_behind(
         tmp_path,
         "pod.yaml",
         "apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: fresh}\n"
-        "spec: {priorityClassName: missing, containers: [{name: c}]}\n---\n"
+        "spec: {priorityClassName: missing, containers: [{name: c, image: busybox}]}\n---\n"
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: fresh}\n",
     )
     code, entries = run_json(capsys, path)
@@ -368,7 +394,7 @@ def test_workload_template_with_an_unknown_class_warns(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
         "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
         "    metadata: {labels: {app: web}}\n"
-        "    spec: {priorityClassName: missing, containers: [{name: c}]}\n",
+        "    spec: {priorityClassName: missing, containers: [{name: c, image: busybox}]}\n",
     )
     code, entries = run_json(capsys, path)
     assert code == 0

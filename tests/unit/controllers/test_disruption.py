@@ -21,7 +21,7 @@ from kubeprio.api.policy import (
     PodDisruptionBudgetSpec,
 )
 from kubeprio.controllers.disruption import DisruptionController, go_label_selector, scaled_value
-from tests.builders import pod
+from tests.builders import pod, pod_template
 from tests.unit.controllers.conftest import World
 
 LABELS = {"app": "web"}
@@ -58,7 +58,11 @@ def replicaset(world: World, replicas: int) -> ReplicaSet:
     return world.api.create(
         ReplicaSet(
             metadata=ObjectMeta(name="web-rs", namespace="default"),
-            spec=ReplicaSetSpec(replicas=replicas, selector=LabelSelector(match_labels=LABELS)),
+            spec=ReplicaSetSpec(
+                replicas=replicas,
+                selector=LabelSelector(match_labels=LABELS),
+                template=pod_template(LABELS),
+            ),
         )
     )
 
@@ -198,7 +202,10 @@ def test_job_pods_with_a_percentage_fail_safe(world: World) -> None:
     """A Job has no scale subresource: ``getScaleController`` errors, ``failSafe`` runs."""
     controller(world)
     job = world.api.create(
-        Job(metadata=ObjectMeta(name="batch", namespace="default"), spec=JobSpec())
+        Job(
+            metadata=ObjectMeta(name="batch", namespace="default"),
+            spec=JobSpec(template=pod_template(LABELS, restart_policy="Never")),
+        )
     )
     owned_pod(world, "batch-a", job)
     world.api.create(pdb(max_unavailable="10%"))

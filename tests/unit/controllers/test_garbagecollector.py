@@ -15,7 +15,7 @@ from kubeprio.api.meta import LabelSelector, ObjectMeta, OwnerReference
 from kubeprio.controllers.deployment import DeploymentController
 from kubeprio.controllers.garbagecollector import GarbageCollector
 from kubeprio.controllers.replicaset import ReplicaSetController
-from tests.builders import pod
+from tests.builders import pod, pod_template
 from tests.unit.controllers.conftest import World
 
 LABELS = {"app": "web"}
@@ -48,7 +48,9 @@ def owned_by(owner: object, name: str = "p", **refs: object) -> Pod:
 def rs(name: str = "web", finalizers: tuple[str, ...] | None = None) -> ReplicaSet:
     return ReplicaSet(
         metadata=ObjectMeta(name=name, namespace="default", finalizers=finalizers),
-        spec=ReplicaSetSpec(replicas=0, selector=LabelSelector(match_labels=LABELS)),
+        spec=ReplicaSetSpec(
+            replicas=0, selector=LabelSelector(match_labels=LABELS), template=pod_template(LABELS)
+        ),
     )
 
 

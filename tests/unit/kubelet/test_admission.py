@@ -78,7 +78,12 @@ REJECTIONS = [
     ),
     (
         [],
-        pod("x").requests(hugepages_2Mi="2Mi").build(),
+        # Hugepages cannot be overcommitted (limit required, equal to the request) and
+        # need cpu or memory beside them (ValidateResourceRequirements).
+        pod("x")
+        .requests(memory="64Mi", hugepages_2Mi="2Mi")
+        .limits(memory="64Mi", hugepages_2Mi="2Mi")
+        .build(),
         "OutOfhugepages-2Mi",
         "Node didn't have enough resource: hugepages-2Mi, requested: 2097152, used: 0, capacity: 0",
     ),
@@ -118,7 +123,8 @@ def test_rejected_pod_holds_nothing(cluster: Cluster) -> None:
 def test_unknown_extended_resource_is_ignored_as_upstream_does(cluster: Cluster) -> None:
     """``removeMissingExtendedResources``: resources the node does not know may be cluster-level."""
     cluster.kubelet("n1", node=small_node())
-    started = cluster.run(pod("x").requests(**{"example.com/widget": "1"}).build())
+    widget = {"example.com/widget": "1"}  # extended resources need limit == request
+    started = cluster.run(pod("x").requests(**widget).limits(**widget).build())
     assert started.status.phase == PHASE_RUNNING  # type: ignore[union-attr]
 
 

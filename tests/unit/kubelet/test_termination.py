@@ -167,13 +167,25 @@ def test_sigterm_exit_code_when_the_pod_shuts_down_itself(cluster: Cluster) -> N
     assert status.container_statuses[0].extra["state"]["terminated"]["exitCode"] == 143  # type: ignore[index, union-attr]
 
 
-def test_second_delete_with_shorter_grace_shortens_the_shutdown(cluster: Cluster) -> None:
+@pytest.mark.parametrize(
+    ("second_grace", "exits_after"),
+    [(10, 10.0), (3, 2.0)],
+    ids=["shorter grace", "shorter than the time already waited: 1 s, runtime minimum 2 s"],
+)
+def test_second_delete_with_shorter_grace_shortens_the_shutdown(
+    cluster: Cluster, second_grace: int, exits_after: float
+) -> None:
+    """A shorter delete 5 s into a 30 s grace period restarts the shutdown with the API's
+    new ``deletionGracePeriodSeconds`` (``calculateEffectiveGracePeriod`` in
+    pkg/kubelet/pod_workers.go). ``rest.BeforeDelete`` never moves the deadline into the
+    past: a grace of 3 s, already used up, becomes 1 s from now, which the runtime raises to
+    its 2 s minimum (``minimumGracePeriodInSeconds``, kuberuntime_container.go)."""
     cluster.kubelet("n1", node=NODE.build())
     cluster.run(pod("p").grace(30).build())
     delete(cluster, "p")
     cluster.advance(5)
-    delete(cluster, "p", 3)
-    cluster.advance(2.99)
+    delete(cluster, "p", second_grace)
+    cluster.advance(exits_after - 0.01)
     assert cluster.pod("p") is not None
     cluster.advance(0.01)
     assert cluster.pod("p") is None

@@ -3,55 +3,118 @@
 ``validate_create`` and ``validate_update`` return a list of ``FieldError``; the API
 service raises one ``InvalidError`` (422) with all of them as causes. Object metadata
 rules live in ``validation.meta``; each kind's rules live in a module named after its
-API group (``validation.core``, ``validation.scheduling``, ...) and are listed in the
-tables below, the one place that maps a model class to its validators. Pure: no I/O.
+API group (``validation.core``, ``validation.apps``, ``validation.batch``,
+``validation.policy``, ``validation.scheduling``, ...) and are listed in the tables
+below, the one place that maps a model class to its validators. The pod-spec rules
+shared by pods and workload templates live in ``validation.podspec``.
+
+Upstream runs ``ValidateObjectMeta`` on create and ``ValidateObjectMetaUpdate`` on
+update; a pod update also re-runs ``ValidateObjectMeta`` (inside
+``validatePodMetadataAndSpec``), and core/v1 Events skip the object-metadata rules
+altogether (``legacyValidateEvent``). Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
+from kubeprio.api.core import Event, Pod
 from kubeprio.api.errors import FieldError
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.tenant import Tenant
-from kubeprio.api.validation import scheduling, tenant
-from kubeprio.api.validation.meta import validate_object_meta, validate_object_meta_update
+from kubeprio.api.validation.meta import (
+    KindUpdateValidator,
+    KindValidator,
+    KindWarnings,
+    validate_object_meta,
+    validate_object_meta_update,
+)
 
-KindValidator = Callable[[Any], list[FieldError]]
-KindUpdateValidator = Callable[[Any, Any], list[FieldError]]
+# The per-group modules import validation.meta, so they come after it.
+from kubeprio.api.validation import apps, batch, core, policy, scheduling, tenant  # isort: skip
 
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
+    **core.CREATE,
+    **apps.CREATE,
+    **batch.CREATE,
+    **policy.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
 """Model class -> validation of a new object (beyond metadata)."""
 
 UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **core.UPDATE,
+    **apps.UPDATE,
+    **batch.UPDATE,
+    **policy.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
 
+STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **core.STATUS_UPDATE,
+    **apps.STATUS_UPDATE,
+    **batch.STATUS_UPDATE,
+    **policy.STATUS_UPDATE,
+}
+"""Model class -> validation of a ``status`` subresource update (beyond metadata)."""
+
+WARNINGS: Final[dict[type[Any], KindWarnings]] = {
+    **core.WARNINGS,
+    **apps.WARNINGS,
+    **batch.WARNINGS,
+}
+"""Model class -> the warnings a write returns (upstream ``WarningsOnCreate/Update``)."""
+
+_NO_OBJECT_META: Final = frozenset({Event})
+"""Kinds whose (core/v1) validation does not run the object-metadata rules."""
+
+_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod})
+"""Kinds whose update validation re-runs the create-time metadata rules."""
+
 
 def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
     """All field errors of a new object."""
-    found = validate_object_meta(obj.metadata, info)  # type: ignore[attr-defined]
+    found: list[FieldError] = []
+    if type(obj) not in _NO_OBJECT_META:
+        found.extend(validate_object_meta(obj.metadata, info))  # type: ignore[attr-defined]
     validator = CREATE_VALIDATORS.get(type(obj))
     if validator is not None:
         found.extend(validator(obj))
     return found
 
 
-def validate_update(new: object, old: object, info: ResourceInfo) -> list[FieldError]:
-    """All field errors of an update (object rules plus immutability rules)."""
-    found = validate_object_meta(new.metadata, info)  # type: ignore[attr-defined]
-    found.extend(validate_object_meta_update(new.metadata, old.metadata))  # type: ignore[attr-defined]
-    update_validator = UPDATE_VALIDATORS.get(type(new))
+def validate_update(
+    new: object, old: object, info: ResourceInfo, *, subresource: str = ""
+) -> list[FieldError]:
+    """All field errors of an update (object rules plus immutability rules).
+
+    ``subresource="status"`` runs the kind's status-update rules instead of its spec rules.
+    """
+    kind = type(new)
+    found: list[FieldError] = []
+    if kind not in _NO_OBJECT_META:
+        found.extend(validate_object_meta_update(new.metadata, old.metadata))  # type: ignore[attr-defined]
+        if kind in _REVALIDATE_META_ON_UPDATE and subresource != "status":
+            found.extend(validate_object_meta(new.metadata, info))  # type: ignore[attr-defined]
+    if subresource == "status":
+        status_validator = STATUS_VALIDATORS.get(kind)
+        if status_validator is not None:
+            found.extend(status_validator(new, old))
+        return found
+    update_validator = UPDATE_VALIDATORS.get(kind)
     if update_validator is not None:
         found.extend(update_validator(new, old))
     else:
-        validator = CREATE_VALIDATORS.get(type(new))
+        validator = CREATE_VALIDATORS.get(kind)
         if validator is not None:
             found.extend(validator(new))
     return found
+
+
+def warnings(obj: object) -> list[str]:
+    """The warnings a create or update of ``obj`` returns (``Warning:`` headers)."""
+    producer = WARNINGS.get(type(obj))
+    return [] if producer is None else producer(obj)

@@ -1,19 +1,34 @@
-"""Object-metadata validation and the name rules every kind shares.
+"""Object-metadata validation and the name, label and selector rules every kind shares.
 
 Mirrors upstream ``ValidateObjectMeta``/``ValidateObjectMetaUpdate``
-(``staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go``) and the DNS-1123
-name checks of ``pkg/util/validation``. Pure: no I/O.
+(``staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go``), the label and
+selector checks of ``apimachinery/pkg/apis/meta/v1/validation`` (``ValidateLabels``,
+``ValidateLabelName``, ``ValidateLabelSelector``) and the DNS-1123 name checks of
+``pkg/util/validation``. Label keys and values are checked by ``api.selectors``
+(``validate_label_key``/``validate_label_value``), the one implementation of
+``IsQualifiedName``/``IsValidLabelValue``.
+
+Go iterates maps in random order; we report map entries sorted by key so that the
+same input always gives the same error list. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
-from kubeprio.api import errors
+from kubeprio.api import errors, selectors
 from kubeprio.api.errors import FieldError
 from kubeprio.api.kinds import ResourceInfo
-from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.meta import LabelSelector, ObjectMeta
+
+KindValidator = Callable[[Any], list[FieldError]]
+"""Validates a new object of one kind (beyond metadata)."""
+KindUpdateValidator = Callable[[Any, Any], list[FieldError]]
+"""Validates an update ``(new, old)`` of one kind (beyond metadata)."""
+KindWarnings = Callable[[Any], list[str]]
+"""The warnings a write of one kind returns."""
 
 DNS1123_SUBDOMAIN_MAX_LENGTH: Final = 253
 DNS1123_LABEL_MAX_LENGTH: Final = 63
@@ -32,6 +47,15 @@ DNS1123_LABEL_ERROR: Final = (
     "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
 )
+IS_NEGATIVE_ERROR: Final = "must be greater than or equal to 0"
+"""``apimachineryvalidation.IsNegativeErrorMsg``."""
+FIELD_IMMUTABLE: Final = "field is immutable"
+"""``apimachineryvalidation.FieldImmutableErrorMsg``."""
+TOTAL_ANNOTATION_SIZE_LIMIT: Final = 256 * (1 << 10)
+"""``TotalAnnotationSizeLimitB``: keys plus values, in bytes."""
+IN_NOT_IN_VALUES: Final = "must be specified when `operator` is 'In' or 'NotIn'"
+EXISTS_NO_VALUES: Final = "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+NOT_A_VALID_OPERATOR: Final = "not a valid selector operator"
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:
@@ -45,29 +69,196 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
 
 
 def dns1123_label_errors(value: str) -> list[str]:
-    """``IsDNS1123Label``: messages for an invalid label name."""
+    """``IsDNS1123Label``: messages for an invalid label name.
+
+    A value that is a valid subdomain but not a label (it has dots) gets upstream's
+    shorter ``must not contain dots``.
+    """
     messages: list[str] = []
     if len(value) > DNS1123_LABEL_MAX_LENGTH:
         messages.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} characters")
     if not _DNS1123_LABEL.fullmatch(value):
-        messages.append(DNS1123_LABEL_ERROR)
+        if _DNS1123_SUBDOMAIN.fullmatch(value):
+            messages.append("must not contain dots")
+        else:
+            messages.append(DNS1123_LABEL_ERROR)
     return messages
 
 
-def validate_object_meta(metadata: ObjectMeta, info: ResourceInfo) -> list[FieldError]:
-    """``ValidateObjectMeta`` for the modelled fields: name, namespace scope."""
+def name_is_dns_subdomain(value: str, prefix: bool = False) -> list[str]:
+    """``NameIsDNSSubdomain``: a generateName prefix may end in ``-``."""
+    if prefix:
+        value = _mask_trailing_dash(value)
+    return dns1123_subdomain_errors(value)
+
+
+def name_is_dns_label(value: str, prefix: bool = False) -> list[str]:
+    """``NameIsDNSLabel``: a generateName prefix may end in ``-``."""
+    if prefix:
+        value = _mask_trailing_dash(value)
+    return dns1123_label_errors(value)
+
+
+def _mask_trailing_dash(name: str) -> str:
+    """``maskTrailingDash``: treat ``a-`` as ``aa`` so a generateName prefix passes."""
+    if len(name) > 1 and name.endswith("-"):
+        return name[:-2] + "a"
+    return name
+
+
+# --- field helpers ---------------------------------------------------------------------------
+
+
+def child(path: str, name: str) -> str:
+    """``Path.Child``: ``spec`` + ``containers`` -> ``spec.containers``."""
+    return f"{path}.{name}" if path else name
+
+
+def index(path: str, position: int) -> str:
+    """``Path.Index``: ``spec.containers[0]``."""
+    return f"{path}[{position}]"
+
+
+def key(path: str, name: str) -> str:
+    """``Path.Key``: ``resources.limits[cpu]``."""
+    return f"{path}[{name}]"
+
+
+def validate_nonnegative(value: int, path: str) -> list[FieldError]:
+    """``ValidateNonnegativeField``: ``Invalid value: -1: must be greater than or equal to 0``."""
+    return [errors.invalid(path, value, IS_NEGATIVE_ERROR)] if value < 0 else []
+
+
+def validate_immutable(
+    new: object, old: object, path: str, shown: object = None
+) -> list[FieldError]:
+    """``ValidateImmutableField``: ``Invalid value: <new>: field is immutable`` when they differ.
+
+    ``shown`` is the bad value as upstream prints it (the JSON form of a struct), when
+    the Python value would print differently; it defaults to ``new``.
+    """
+    if new == old:
+        return []
+    return [errors.invalid(path, new if shown is None else shown, FIELD_IMMUTABLE)]
+
+
+def qualified_name_errors(value: str, path: str) -> list[FieldError]:
+    """``ValidateQualifiedName``: one Invalid per message of ``IsQualifiedName``."""
+    return [errors.invalid(path, value, message) for message in selectors.validate_label_key(value)]
+
+
+# --- labels, annotations, selectors ----------------------------------------------------------
+
+
+def validate_label_name(name: str, path: str) -> list[FieldError]:
+    """``ValidateLabelName``: the key must be a qualified name."""
+    return qualified_name_errors(name, path)
+
+
+def validate_labels(labels: Mapping[str, str] | None, path: str) -> list[FieldError]:
+    """``ValidateLabels``: every key a qualified name, every value a valid label value.
+
+    Both kinds of error carry the map's own path (``metadata.labels``), as upstream's do.
+    """
     found: list[FieldError] = []
+    for label_key in sorted(labels or {}):
+        value = (labels or {})[label_key]
+        found.extend(validate_label_name(label_key, path))
+        found.extend(
+            errors.invalid(path, value, message)
+            for message in selectors.validate_label_value(value)
+        )
+    return found
+
+
+def validate_annotations(annotations: Mapping[str, str] | None, path: str) -> list[FieldError]:
+    """``ValidateAnnotations``: keys are qualified names (case-insensitively); 256 KiB in total."""
+    found: list[FieldError] = []
+    total = 0
+    for annotation_key in sorted(annotations or {}):
+        found.extend(
+            errors.invalid(path, annotation_key, message)
+            for message in selectors.validate_label_key(annotation_key.lower())
+        )
+        value = (annotations or {})[annotation_key]
+        total += len(annotation_key.encode()) + len(value.encode())
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT:
+        found.append(errors.too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT))
+    return found
+
+
+def label_selector_json(selector: LabelSelector) -> dict[str, Any]:
+    """A ``metav1.LabelSelector`` as ``json.Marshal`` prints it (for bad values)."""
+    out: dict[str, Any] = {}
+    if selector.match_labels:
+        out["matchLabels"] = dict(selector.match_labels)
+    if selector.match_expressions:
+        expressions: list[dict[str, Any]] = []
+        for requirement in selector.match_expressions:
+            entry: dict[str, Any] = {
+                "key": requirement.key or "",
+                "operator": requirement.operator or "",
+            }
+            if requirement.values:
+                entry["values"] = list(requirement.values)
+            expressions.append(entry)
+        out["matchExpressions"] = expressions
+    return out
+
+
+def validate_label_selector(
+    selector: LabelSelector | None, path: str, *, allow_invalid_label_value: bool = False
+) -> list[FieldError]:
+    """``ValidateLabelSelector``: matchLabels as labels, each matchExpression's operator/values."""
+    if selector is None:
+        return []
+    found = validate_labels(selector.match_labels, child(path, "matchLabels"))
+    for position, requirement in enumerate(selector.match_expressions or ()):
+        req_path = index(child(path, "matchExpressions"), position)
+        values = requirement.values or ()
+        operator = requirement.operator or ""
+        if operator in ("In", "NotIn"):
+            if not values:
+                found.append(errors.required(child(req_path, "values"), IN_NOT_IN_VALUES))
+        elif operator in ("Exists", "DoesNotExist"):
+            if values:
+                found.append(errors.forbidden(child(req_path, "values"), EXISTS_NO_VALUES))
+        else:
+            found.append(
+                errors.invalid(child(req_path, "operator"), operator, NOT_A_VALID_OPERATOR)
+            )
+        found.extend(validate_label_name(requirement.key or "", child(req_path, "key")))
+        if not allow_invalid_label_value:
+            for value_index, value in enumerate(values):
+                found.extend(
+                    errors.invalid(index(child(req_path, "values"), value_index), value, message)
+                    for message in selectors.validate_label_value(value)
+                )
+    return found
+
+
+def selector_is_empty(selector: LabelSelector | None) -> bool:
+    """Whether a selector has neither matchLabels nor matchExpressions."""
+    return selector is None or not (selector.match_labels or selector.match_expressions)
+
+
+# --- object metadata -----------------------------------------------------------------------------
+
+
+def validate_object_meta(metadata: ObjectMeta, info: ResourceInfo) -> list[FieldError]:
+    """``ValidateObjectMeta`` for the modelled fields: names, namespace scope, labels, annotations."""
+    name_fn = name_is_dns_label if info.plural == "namespaces" else name_is_dns_subdomain
+    found: list[FieldError] = []
+    if metadata.generate_name:
+        found.extend(
+            errors.invalid("metadata.generateName", metadata.generate_name, message)
+            for message in name_fn(metadata.generate_name, True)
+        )
     name = metadata.name or ""
     if not name:
-        if not metadata.generate_name:
-            found.append(errors.required("metadata.name", "name or generateName is required"))
+        found.append(errors.required("metadata.name", "name or generateName is required"))
     else:
-        name_errors = (
-            dns1123_label_errors(name)
-            if info.plural == "namespaces"
-            else dns1123_subdomain_errors(name)
-        )
-        found.extend(errors.invalid("metadata.name", name, message) for message in name_errors)
+        found.extend(errors.invalid("metadata.name", name, message) for message in name_fn(name))
     if info.namespaced:
         if not metadata.namespace:
             found.append(errors.required("metadata.namespace", ""))
@@ -78,15 +269,38 @@ def validate_object_meta(metadata: ObjectMeta, info: ResourceInfo) -> list[Field
             )
     elif metadata.namespace:
         found.append(errors.forbidden("metadata.namespace", "not allowed on this type"))
+    found.extend(validate_nonnegative(metadata.generation or 0, "metadata.generation"))
+    found.extend(validate_labels(metadata.labels, "metadata.labels"))
+    found.extend(validate_annotations(metadata.annotations, "metadata.annotations"))
     return found
 
 
 def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta) -> list[FieldError]:
-    """``ValidateObjectMetaUpdate``: name, namespace and uid are immutable."""
+    """``ValidateObjectMetaUpdate``: immutable identity fields, labels and annotations.
+
+    The resourceVersion check (``must be specified for an update``) is left out: the
+    API service fills in the stored version for unconditional updates before
+    validating, as upstream's store does for kinds that allow them.
+    """
     found: list[FieldError] = []
+    if old.deletion_timestamp:
+        added = sorted(set(new.finalizers or ()) - set(old.finalizers or ()))
+        if added:
+            shown = "[]string{" + ", ".join(errors.go_quote(f) for f in added) + "}"
+            found.append(
+                errors.forbidden(
+                    "metadata.finalizers",
+                    f"no new finalizers can be added if the object is being deleted, found new finalizers {shown}",
+                )
+            )
+    if (new.generation or 0) < (old.generation or 0):
+        found.append(
+            errors.invalid("metadata.generation", new.generation or 0, "must not be decremented")
+        )
     for attr, path in (("name", "metadata.name"), ("namespace", "metadata.namespace")):
-        if getattr(new, attr) != getattr(old, attr):
-            found.append(errors.invalid(path, getattr(new, attr), "field is immutable"))
-    if new.uid and old.uid and new.uid != old.uid:
-        found.append(errors.invalid("metadata.uid", new.uid, "field is immutable"))
+        found.extend(validate_immutable(getattr(new, attr) or "", getattr(old, attr) or "", path))
+    if new.uid and old.uid:
+        found.extend(validate_immutable(new.uid, old.uid, "metadata.uid"))
+    found.extend(validate_labels(new.labels, "metadata.labels"))
+    found.extend(validate_annotations(new.annotations, "metadata.annotations"))
     return found

@@ -1,0 +1,386 @@
+"""Validation of apps/v1 Deployment and ReplicaSet, and the int-or-percent helpers.
+
+Mirrors ``pkg/apis/apps/validation/validation.go`` (``ValidateDeploymentSpec``,
+``ValidateReplicaSetSpec``, ``ValidatePodTemplateSpecForReplicaSet``,
+``ValidateDeploymentStrategy``, ``ValidatePositiveIntOrPercent``,
+``IsNotMoreThan100Percent``, the status validators) and the selector immutability
+that ``pkg/registry/apps/*/strategy.go`` adds for apps/v1 updates.
+
+Upstream quirks kept: a missing selector gives both *Required* and "`selector` does
+not match template `labels`" (a nil selector matches nothing); a ReplicaSet's empty
+selector is reported as "empty selector is invalid for deployment"; a Deployment
+template with ``activeDeadlineSeconds`` is "not Supported" *in ReplicaSet*.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from kubeprio.api import errors, selectors
+from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
+from kubeprio.api.core import PodTemplateSpec
+from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.meta import LabelSelector
+from kubeprio.api.validation.meta import (
+    KindUpdateValidator,
+    KindValidator,
+    KindWarnings,
+    child,
+    label_selector_json,
+    selector_is_empty,
+    validate_immutable,
+    validate_label_selector,
+    validate_nonnegative,
+)
+from kubeprio.api.validation.podspec import pod_spec_warnings, validate_pod_template_spec
+
+IntOrString = int | str
+
+PERCENT_ERROR: Final = (
+    "a valid percent string must be a numeric string followed by an ending '%' "
+    "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+)
+"""``IsValidPercent``'s message (``RegexError`` with its doubled space before ``or``)."""
+_PERCENT: Final = re.compile(r"[0-9]+%")
+SELECTOR_MISMATCH: Final = "`selector` does not match template `labels`"
+
+
+# --- int or percent (also used by PodDisruptionBudgets) ------------------------------------
+
+
+def validate_positive_int_or_percent(value: IntOrString, path: str) -> list[FieldError]:
+    """``ValidatePositiveIntOrPercent``: a percent string, or an int >= 0."""
+    if isinstance(value, str):
+        if _PERCENT.fullmatch(value) is None:
+            return [errors.invalid(path, value, PERCENT_ERROR)]
+        return []
+    return validate_nonnegative(value, path)
+
+
+def percent_value(value: IntOrString) -> int | None:
+    """``getPercentValue``: the number of a valid percent string, else None."""
+    if isinstance(value, str) and _PERCENT.fullmatch(value):
+        return int(value[:-1])
+    return None
+
+
+def int_or_percent_value(value: IntOrString) -> int:
+    """``getIntOrPercentValue``: the percent number, the int, or 0 for a bad string."""
+    percent = percent_value(value)
+    if percent is not None:
+        return percent
+    return value if isinstance(value, int) else 0
+
+
+def is_not_more_than_100_percent(value: IntOrString, path: str) -> list[FieldError]:
+    """``IsNotMoreThan100Percent``."""
+    percent = percent_value(value)
+    if percent is None or percent <= 100:
+        return []
+    return [errors.invalid(path, value, "must not be greater than 100%")]
+
+
+# --- templates and selectors ---------------------------------------------------------------
+
+
+def selector_errors(selector: LabelSelector | None, path: str, kind: str) -> list[FieldError]:
+    """The selector part of the Deployment/ReplicaSet spec checks: required, valid, non-empty."""
+    if selector is None:
+        return [errors.required(path, "")]
+    found = validate_label_selector(selector, path)
+    if selector_is_empty(selector):
+        found.append(
+            errors.invalid(
+                path, label_selector_json(selector), f"empty selector is invalid for {kind}"
+            )
+        )
+    return found
+
+
+def template_labels_json(template: PodTemplateSpec | None) -> Any:
+    """The template's labels as upstream prints the bad value (a JSON map, or null)."""
+    labels = template.metadata.labels if template and template.metadata else None
+    return None if labels is None else dict(labels)
+
+
+def parse_selector(
+    selector: LabelSelector | None, path: str
+) -> tuple[selectors.Selector | None, list[FieldError]]:
+    """``metav1.LabelSelectorAsSelector``; an unconvertible selector is "invalid label selector"."""
+    try:
+        return selectors.label_selector_as_selector(selector), []
+    except selectors.SelectorError:
+        shown = label_selector_json(selector) if selector else None
+        return None, [errors.invalid(path, shown, "invalid label selector")]
+
+
+def validate_template_for_replica_set(
+    template: PodTemplateSpec | None, parsed: selectors.Selector, path: str
+) -> list[FieldError]:
+    """``ValidatePodTemplateSpecForReplicaSet`` (also used for Deployments)."""
+    found: list[FieldError] = []
+    labels = template.metadata.labels if template and template.metadata else None
+    if not parsed.is_empty() and not parsed.matches(labels or {}):
+        found.append(
+            errors.invalid(
+                child(path, "metadata.labels"), template_labels_json(template), SELECTOR_MISMATCH
+            )
+        )
+    found.extend(validate_pod_template_spec(template, path))
+    spec = template.spec if template else None
+    restart = (spec.restart_policy if spec else None) or ""
+    if restart != "Always":
+        found.append(errors.not_supported(child(path, "spec.restartPolicy"), restart, ("Always",)))
+    if spec is not None and spec.active_deadline_seconds is not None:
+        found.append(
+            errors.forbidden(
+                child(path, "spec.activeDeadlineSeconds"),
+                "activeDeadlineSeconds in ReplicaSet is not Supported",
+            )
+        )
+    return found
+
+
+# --- deployments -------------------------------------------------------------------------------
+
+
+def _strategy_json(strategy: dict[str, Any]) -> GoValue:
+    """The internal ``apps.DeploymentStrategy`` as ``json.Marshal`` prints it."""
+    rolling = strategy.get("rollingUpdate")
+    shown: dict[str, Any] = {"Type": strategy.get("type") or "", "RollingUpdate": None}
+    if isinstance(rolling, dict):
+        shown["RollingUpdate"] = {
+            "MaxUnavailable": rolling.get("maxUnavailable", 0),
+            "MaxSurge": rolling.get("maxSurge", 0),
+        }
+    return GoValue(errors.go_json(shown, sort_keys=False))
+
+
+def validate_deployment_strategy(spec: DeploymentSpec, path: str) -> list[FieldError]:
+    """``ValidateDeploymentStrategy`` on the (unmodelled) ``strategy`` kept in ``extra``."""
+    strategy = spec.extra.get("strategy")
+    strategy = strategy if isinstance(strategy, dict) else {}
+    kind = strategy.get("type") or ""
+    rolling = strategy.get("rollingUpdate")
+    if kind == "Recreate":
+        if rolling is not None:
+            return [
+                errors.forbidden(
+                    child(path, "rollingUpdate"),
+                    "may not be specified when strategy `type` is 'Recreate'",
+                )
+            ]
+        return []
+    if kind == "RollingUpdate":
+        if not isinstance(rolling, dict):
+            return [
+                errors.required(
+                    child(path, "rollingUpdate"), "this should be defaulted and never be nil"
+                )
+            ]
+        return _validate_rolling_update(rolling, child(path, "rollingUpdate"))
+    return [errors.not_supported(path, _strategy_json(strategy), ("Recreate", "RollingUpdate"))]
+
+
+def _validate_rolling_update(rolling: dict[str, Any], path: str) -> list[FieldError]:
+    """``ValidateRollingUpdateDeployment``."""
+    found: list[FieldError] = []
+    max_unavailable = rolling.get("maxUnavailable", 0)
+    max_surge = rolling.get("maxSurge", 0)
+    for name, value in (("maxUnavailable", max_unavailable), ("maxSurge", max_surge)):
+        if isinstance(value, int | str) and not isinstance(value, bool):
+            found.extend(validate_positive_int_or_percent(value, child(path, name)))
+    if int_or_percent_value(max_unavailable) == 0 and int_or_percent_value(max_surge) == 0:
+        found.append(
+            errors.invalid(
+                child(path, "maxUnavailable"), max_unavailable, "may not be 0 when `maxSurge` is 0"
+            )
+        )
+    if isinstance(max_unavailable, int | str):
+        found.extend(is_not_more_than_100_percent(max_unavailable, child(path, "maxUnavailable")))
+    return found
+
+
+def validate_deployment_spec(spec: DeploymentSpec, path: str) -> list[FieldError]:
+    """``ValidateDeploymentSpec``."""
+    found = validate_nonnegative(spec.replicas or 0, child(path, "replicas"))
+    found.extend(selector_errors(spec.selector, child(path, "selector"), "deployment"))
+    parsed, errs = parse_selector(spec.selector, child(path, "selector"))
+    found.extend(errs)
+    if parsed is not None:
+        found.extend(
+            validate_template_for_replica_set(spec.template, parsed, child(path, "template"))
+        )
+    found.extend(validate_deployment_strategy(spec, child(path, "strategy")))
+    min_ready = spec.min_ready_seconds or 0
+    found.extend(validate_nonnegative(min_ready, child(path, "minReadySeconds")))
+    if spec.revision_history_limit is not None:
+        found.extend(
+            validate_nonnegative(spec.revision_history_limit, child(path, "revisionHistoryLimit"))
+        )
+    deadline = spec.progress_deadline_seconds
+    if deadline is not None:
+        found.extend(validate_nonnegative(deadline, child(path, "progressDeadlineSeconds")))
+        if deadline <= min_ready:
+            found.append(
+                errors.invalid(
+                    child(path, "progressDeadlineSeconds"),
+                    deadline,
+                    "must be greater than minReadySeconds",
+                )
+            )
+    return found
+
+
+def validate_deployment(deployment: Deployment) -> list[FieldError]:
+    """``ValidateDeployment`` (metadata is checked by the caller)."""
+    return validate_deployment_spec(deployment.spec or DeploymentSpec(), "spec")
+
+
+def _selector_immutable(new: LabelSelector | None, old: LabelSelector | None) -> list[FieldError]:
+    shown = None if new is None else label_selector_json(new)
+    return validate_immutable(new, old, "spec.selector", shown)
+
+
+def validate_deployment_update(new: Deployment, old: Deployment) -> list[FieldError]:
+    """``ValidateDeploymentUpdate`` plus apps/v1's immutable ``spec.selector``."""
+    found = validate_deployment(new)
+    found.extend(
+        _selector_immutable(
+            new.spec.selector if new.spec else None, old.spec.selector if old.spec else None
+        )
+    )
+    return found
+
+
+def _status_counts(status: Any, fields: tuple[str, ...], path: str) -> list[FieldError]:
+    found: list[FieldError] = []
+    for attr in fields:
+        value = getattr(status, attr, None)
+        if value is not None:
+            json_key = attr.split("_")[0] + "".join(p.title() for p in attr.split("_")[1:])
+            found.extend(validate_nonnegative(value, child(path, json_key)))
+    replicas = getattr(status, "replicas", None) or 0
+    ready = getattr(status, "ready_replicas", None) or 0
+    available = getattr(status, "available_replicas", None) or 0
+    for attr, json_key in (
+        ("updated_replicas", "updatedReplicas"),
+        ("fully_labeled_replicas", "fullyLabeledReplicas"),
+        ("ready_replicas", "readyReplicas"),
+        ("available_replicas", "availableReplicas"),
+    ):
+        value = getattr(status, attr, None) or 0
+        if value > replicas:
+            found.append(
+                errors.invalid(
+                    child(path, json_key), value, "cannot be greater than status.replicas"
+                )
+            )
+    if available > ready:
+        found.append(
+            errors.invalid(
+                child(path, "availableReplicas"), available, "cannot be greater than readyReplicas"
+            )
+        )
+    return found
+
+
+def validate_deployment_status_update(new: Deployment, old: Deployment) -> list[FieldError]:
+    """``ValidateDeploymentStatusUpdate``: counts non-negative and consistent."""
+    if new.status is None:
+        return []
+    return _status_counts(
+        new.status,
+        (
+            "observed_generation",
+            "replicas",
+            "updated_replicas",
+            "ready_replicas",
+            "available_replicas",
+            "unavailable_replicas",
+            "collision_count",
+        ),
+        "status",
+    )
+
+
+# --- replica sets --------------------------------------------------------------------------------
+
+
+def validate_replica_set_spec(spec: ReplicaSetSpec, path: str) -> list[FieldError]:
+    """``ValidateReplicaSetSpec``."""
+    found = validate_nonnegative(spec.replicas or 0, child(path, "replicas"))
+    found.extend(validate_nonnegative(spec.min_ready_seconds or 0, child(path, "minReadySeconds")))
+    # Upstream's ReplicaSet text says "deployment" too.
+    found.extend(selector_errors(spec.selector, child(path, "selector"), "deployment"))
+    parsed, errs = parse_selector(spec.selector, child(path, "selector"))
+    found.extend(errs)
+    if parsed is not None:
+        found.extend(
+            validate_template_for_replica_set(spec.template, parsed, child(path, "template"))
+        )
+    return found
+
+
+def validate_replica_set(replica_set: ReplicaSet) -> list[FieldError]:
+    """``ValidateReplicaSet`` (metadata is checked by the caller)."""
+    return validate_replica_set_spec(replica_set.spec or ReplicaSetSpec(), "spec")
+
+
+def validate_replica_set_update(new: ReplicaSet, old: ReplicaSet) -> list[FieldError]:
+    """``ValidateReplicaSetUpdate`` plus apps/v1's immutable ``spec.selector``."""
+    found = validate_replica_set(new)
+    found.extend(
+        _selector_immutable(
+            new.spec.selector if new.spec else None, old.spec.selector if old.spec else None
+        )
+    )
+    return found
+
+
+def validate_replica_set_status_update(new: ReplicaSet, old: ReplicaSet) -> list[FieldError]:
+    """``ValidateReplicaSetStatusUpdate``."""
+    if new.status is None:
+        return []
+    return _status_counts(
+        new.status,
+        (
+            "replicas",
+            "fully_labeled_replicas",
+            "ready_replicas",
+            "available_replicas",
+            "observed_generation",
+        ),
+        "status",
+    )
+
+
+CREATE: Final[dict[type[Any], KindValidator]] = {
+    Deployment: validate_deployment,
+    ReplicaSet: validate_replica_set,
+}
+UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
+    Deployment: validate_deployment_update,
+    ReplicaSet: validate_replica_set_update,
+}
+STATUS_UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
+    Deployment: validate_deployment_status_update,
+    ReplicaSet: validate_replica_set_status_update,
+}
+
+
+def template_warnings(obj: Any) -> list[str]:
+    """``GetWarningsForPodTemplate`` (part) for a workload's ``spec.template``."""
+    spec = getattr(obj, "spec", None)
+    template = spec.template if spec is not None else None
+    if template is None or template.spec is None:
+        return []
+    return pod_spec_warnings(template.spec, "spec.template.spec")
+
+
+WARNINGS: Final[dict[type[Any], KindWarnings]] = {
+    Deployment: template_warnings,
+    ReplicaSet: template_warnings,
+}
