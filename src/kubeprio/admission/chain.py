@@ -21,6 +21,7 @@ from typing import Protocol
 
 from kubeprio.api.core import Event, Namespace
 from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.model import evolve
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.client.informer import Lister
@@ -122,7 +123,7 @@ class AdmissionChain:
         """Run the mutating plugins in order; each sees the previous one's result."""
         obj = request.obj
         for plugin in self.mutating:
-            obj = plugin.admit(dataclasses.replace(request, obj=obj), outcome)
+            obj = plugin.admit(evolve(request, obj=obj), outcome)
         return obj
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:

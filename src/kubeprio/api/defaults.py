@@ -24,7 +24,6 @@ unchanged. Defaulting is idempotent. Pure: no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -46,7 +45,7 @@ from kubeprio.api.core import (
     ResourceList,
 )
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.model import JsonDict
+from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.scheduling import PriorityClass
 
@@ -172,8 +171,8 @@ def default_container(container: Container, *, host_network: bool = False) -> Co
         limits = default_resource_list(resources.limits)
         requests = default_resource_list(resources.requests)
         if limits is not resources.limits or requests is not resources.requests:
-            changes["resources"] = dataclasses.replace(resources, limits=limits, requests=requests)
-    return dataclasses.replace(container, **changes) if changes else container
+            changes["resources"] = evolve(resources, limits=limits, requests=requests)
+    return evolve(container, **changes) if changes else container
 
 
 def _default_port(port: ContainerPort, *, host_network: bool) -> ContainerPort:
@@ -183,7 +182,7 @@ def _default_port(port: ContainerPort, *, host_network: bool) -> ContainerPort:
     if host_network and not port.host_port and port.container_port:
         # defaultHostNetworkPorts (pods only): with host networking the host port is the port.
         changes["host_port"] = port.container_port
-    return dataclasses.replace(port, **changes) if changes else port
+    return evolve(port, **changes) if changes else port
 
 
 def _requests_from_limits(container: Container) -> Container:
@@ -199,9 +198,7 @@ def _requests_from_limits(container: Container) -> Container:
             added = True
     if not added and resources.requests is not None:
         return container
-    return dataclasses.replace(
-        container, resources=dataclasses.replace(resources, requests=requests)
-    )
+    return evolve(container, resources=evolve(resources, requests=requests))
 
 
 # --- pod spec ---------------------------------------------------------------------------------
@@ -237,20 +234,20 @@ def default_pod_spec(spec: PodSpec, *, is_pod: bool = False) -> PodSpec:
     overhead = default_resource_list(spec.overhead)
     if overhead is not spec.overhead:
         changes["overhead"] = overhead
-    return dataclasses.replace(spec, **changes) if changes else spec
+    return evolve(spec, **changes) if changes else spec
 
 
 def default_pod(pod: Pod) -> Pod:
     """``SetObjectDefaults_Pod``: ``SetDefaults_Pod`` + ``SetDefaults_PodSpec`` + containers."""
     spec = default_pod_spec(pod.spec or PodSpec(), is_pod=True)
-    return pod if spec is pod.spec else dataclasses.replace(pod, spec=spec)
+    return pod if spec is pod.spec else evolve(pod, spec=spec)
 
 
 def default_pod_template(template: PodTemplateSpec | None) -> PodTemplateSpec:
     """The defaults a workload's pod template gets (``SetDefaults_PodSpec``, not ``_Pod``)."""
     template = template or PodTemplateSpec()
     spec = default_pod_spec(template.spec or PodSpec())
-    return template if spec is template.spec else dataclasses.replace(template, spec=spec)
+    return template if spec is template.spec else evolve(template, spec=spec)
 
 
 # --- workloads --------------------------------------------------------------------------------
@@ -295,7 +292,7 @@ def default_deployment(deployment: Deployment) -> Deployment:
         changes["template"] = template
     if not changes and deployment.spec is not None:
         return deployment
-    return dataclasses.replace(deployment, spec=dataclasses.replace(spec, **changes))
+    return evolve(deployment, spec=evolve(spec, **changes))
 
 
 def default_replica_set(replica_set: ReplicaSet) -> ReplicaSet:
@@ -309,7 +306,7 @@ def default_replica_set(replica_set: ReplicaSet) -> ReplicaSet:
         changes["template"] = template
     if not changes and replica_set.spec is not None:
         return replica_set
-    return dataclasses.replace(replica_set, spec=dataclasses.replace(spec, **changes))
+    return evolve(replica_set, spec=evolve(spec, **changes))
 
 
 def copy_template_labels(job: Job) -> Job:
@@ -318,7 +315,7 @@ def copy_template_labels(job: Job) -> Job:
     labels = template.metadata.labels if template and template.metadata else None
     if labels is None or job.metadata.labels:
         return job
-    return dataclasses.replace(job, metadata=dataclasses.replace(job.metadata, labels=dict(labels)))
+    return evolve(job, metadata=evolve(job.metadata, labels=dict(labels)))
 
 
 def _default_pod_failure_policy(policy: PodFailurePolicy | None) -> PodFailurePolicy | None:
@@ -330,13 +327,11 @@ def _default_pod_failure_policy(policy: PodFailurePolicy | None) -> PodFailurePo
     for rule in policy.rules:
         patterns = rule.on_pod_conditions
         if patterns and any(not p.status for p in patterns):
-            patterns = tuple(
-                p if p.status else dataclasses.replace(p, status="True") for p in patterns
-            )
-            rule = dataclasses.replace(rule, on_pod_conditions=patterns)
+            patterns = tuple(p if p.status else evolve(p, status="True") for p in patterns)
+            rule = evolve(rule, on_pod_conditions=patterns)
             changed = True
         rules.append(rule)
-    return dataclasses.replace(policy, rules=tuple(rules)) if changed else policy
+    return evolve(policy, rules=tuple(rules)) if changed else policy
 
 
 def default_job(job: Job) -> Job:
@@ -366,7 +361,7 @@ def default_job(job: Job) -> Job:
     if template is not spec.template:
         changes["template"] = template
     if changes or job.spec is None:
-        job = dataclasses.replace(job, spec=dataclasses.replace(spec, **changes))
+        job = evolve(job, spec=evolve(spec, **changes))
     return copy_template_labels(job)
 
 
@@ -379,8 +374,8 @@ def default_namespace(namespace: Namespace) -> Namespace:
     if not name or namespace.metadata.label(LABEL_METADATA_NAME) == name:
         return namespace
     labels = {**(namespace.metadata.labels or {}), LABEL_METADATA_NAME: name}
-    metadata: ObjectMeta = dataclasses.replace(namespace.metadata, labels=labels)
-    return dataclasses.replace(namespace, metadata=metadata)
+    metadata: ObjectMeta = evolve(namespace.metadata, labels=labels)
+    return evolve(namespace, metadata=metadata)
 
 
 def default_node(node: Node) -> Node:
@@ -394,8 +389,8 @@ def default_node(node: Node) -> Node:
         allocatable = capacity
     if capacity is status.capacity and allocatable is status.allocatable:
         return node
-    new_status: NodeStatus = dataclasses.replace(status, capacity=capacity, allocatable=allocatable)
-    return dataclasses.replace(node, status=new_status)
+    new_status: NodeStatus = evolve(status, capacity=capacity, allocatable=allocatable)
+    return evolve(node, status=new_status)
 
 
 def default_priority_class(pc: PriorityClass) -> PriorityClass:
@@ -410,7 +405,7 @@ def default_priority_class(pc: PriorityClass) -> PriorityClass:
         changes["preemption_policy"] = PREEMPT_LOWER_PRIORITY
     if pc.value is None:
         changes["value"] = 0
-    return dataclasses.replace(pc, **changes) if changes else pc
+    return evolve(pc, **changes) if changes else pc
 
 
 _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {

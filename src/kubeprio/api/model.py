@@ -44,7 +44,7 @@ _FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
 """Per-class field names for ``evolve`` (a pure memo: same class, same names)."""
 
 
-def evolve(obj: _T, **changes: Any) -> _T:
+def evolve(instance: _T, /, **changes: Any) -> _T:
     """``dataclasses.replace`` for frozen slotted models, several times faster.
 
     ``dataclasses.replace`` re-runs ``__init__`` through keyword plumbing (about 10 µs
@@ -52,11 +52,11 @@ def evolve(obj: _T, **changes: Any) -> _T:
     path copies models dozens of times per pod. Unknown field names raise ``TypeError``
     as ``replace`` does. Classes without ``__slots__`` fall back to ``replace``.
     """
-    cls = type(obj)
+    cls = type(instance)
     names = _FIELD_NAMES.get(cls)
     if names is None:
         if not hasattr(cls, "__slots__"):
-            return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+            return dataclasses.replace(instance, **changes)  # type: ignore[type-var]
         names = tuple(field.name for field in dataclasses.fields(cls))  # type: ignore[arg-type]
         _FIELD_NAMES[cls] = names
     for name in changes:
@@ -67,5 +67,5 @@ def evolve(obj: _T, **changes: Any) -> _T:
     new = object.__new__(cls)
     setter = object.__setattr__
     for name in names:
-        setter(new, name, changes[name] if name in changes else getattr(obj, name))
+        setter(new, name, changes[name] if name in changes else getattr(instance, name))
     return new

@@ -174,7 +174,7 @@ class Quantity:
     format: QuantityFormat = QuantityFormat.DECIMAL_SI
     # What String() returns: the input text kept by parse_quantity (upstream
     # Quantity.s), or the canonical form once computed. init=False keeps it out
-    # of dataclasses.replace(), which therefore never carries a stale string.
+    # of evolve(), which therefore never carries a stale string.
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod

@@ -8,10 +8,10 @@ them. Pure: no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 
 from kubeprio.api.core import Binding, Pod, PodCondition, PodStatus
+from kubeprio.api.model import evolve
 
 
 def binding_refusal(pod: Pod) -> str:
@@ -29,7 +29,7 @@ def binding_refusal(pod: Pod) -> str:
 
 def bind_pod(pod: Pod, node_name: str, now: str, annotations: Mapping[str, str] | None) -> Pod:
     """Set the node, copy the binding's annotations, and mark the pod PodScheduled=True."""
-    spec = dataclasses.replace(pod.spec, node_name=node_name) if pod.spec else None
+    spec = evolve(pod.spec, node_name=node_name) if pod.spec else None
     status = pod.status or PodStatus()
     conditions = list(status.conditions or ())
     scheduled = PodCondition(type="PodScheduled", status="True", last_transition_time=now)
@@ -37,23 +37,19 @@ def bind_pod(pod: Pod, node_name: str, now: str, annotations: Mapping[str, str] 
         if condition.type == "PodScheduled":
             if condition.status == "True":
                 # UpdatePodCondition keeps the transition time when the status is unchanged.
-                scheduled = dataclasses.replace(
-                    scheduled, last_transition_time=condition.last_transition_time
-                )
+                scheduled = evolve(scheduled, last_transition_time=condition.last_transition_time)
             conditions[position] = scheduled
             break
     else:
         conditions.append(scheduled)
     metadata = pod.metadata
     if annotations:
-        metadata = dataclasses.replace(
-            metadata, annotations={**(metadata.annotations or {}), **annotations}
-        )
-    return dataclasses.replace(
+        metadata = evolve(metadata, annotations={**(metadata.annotations or {}), **annotations})
+    return evolve(
         pod,
         metadata=metadata,
         spec=spec,
-        status=dataclasses.replace(status, conditions=tuple(conditions)),
+        status=evolve(status, conditions=tuple(conditions)),
     )
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod
 from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.clock import parse_rfc3339, rfc3339
 
 
@@ -66,7 +67,7 @@ def _mark(meta: ObjectMeta, timestamp: float, grace: int, *, bump_generation: bo
     generation = meta.generation
     if bump_generation and generation:
         generation += 1
-    return dataclasses.replace(
+    return evolve(
         meta,
         deletion_timestamp=rfc3339(timestamp),
         deletion_grace_period_seconds=grace,
@@ -97,15 +98,11 @@ def plan_delete(current: Any, requested_grace: int | None, now: float) -> Delete
             deadline = now
             if period != 0:
                 period = 1
-        updated = dataclasses.replace(
-            current, metadata=_mark(meta, deadline, period, bump_generation=False)
-        )
+        updated = evolve(current, metadata=_mark(meta, deadline, period, bump_generation=False))
         return DeletePlan(updated, period == 0 and not has_finalizers, period)
     if graceful_kind:
         period = pod_grace_period(current, requested_grace)
-        updated = dataclasses.replace(
-            current, metadata=_mark(meta, now + period, period, bump_generation=True)
-        )
+        updated = evolve(current, metadata=_mark(meta, now + period, period, bump_generation=True))
         return DeletePlan(updated, period == 0 and not has_finalizers, period)
     return _without_grace(current, now, has_finalizers)
 
@@ -121,4 +118,4 @@ def _without_grace(current: Any, now: float, has_finalizers: bool) -> DeletePlan
     marked = _mark(meta, timestamp, 0, bump_generation=not meta.deletion_timestamp)
     if marked == meta:
         return DeletePlan(None, False, 0)
-    return DeletePlan(dataclasses.replace(current, metadata=marked), False, 0)
+    return DeletePlan(evolve(current, metadata=marked), False, 0)

@@ -9,11 +9,10 @@ them. Pure: no I/O.
 
 from __future__ import annotations
 
-import dataclasses
-
 from kubeprio.api import errors
 from kubeprio.api.core import Pod
 from kubeprio.api.meta import Condition, StatusCause, StatusDetails
+from kubeprio.api.model import evolve
 from kubeprio.api.policy import Eviction, PodDisruptionBudget, PodDisruptionBudgetStatus
 from kubeprio.client.protocol import DeleteRequest
 
@@ -55,14 +54,12 @@ def disruption_allowed_condition(
         if condition.type == "DisruptionAllowed":
             # SetStatusCondition keeps the transition time unless the status changes.
             if condition.status == "False":
-                wanted = dataclasses.replace(
-                    wanted, last_transition_time=condition.last_transition_time
-                )
+                wanted = evolve(wanted, last_transition_time=condition.last_transition_time)
             conditions[position] = wanted
             break
     else:
         conditions.append(wanted)
-    return dataclasses.replace(status, conditions=tuple(conditions))
+    return evolve(status, conditions=tuple(conditions))
 
 
 def delete_request(eviction: Eviction) -> DeleteRequest:
@@ -127,9 +124,9 @@ def check_and_decrement(
         )
     if dry_run:
         return None
-    new_status = dataclasses.replace(status, disruptions_allowed=allowed - 1)
+    new_status = evolve(status, disruptions_allowed=allowed - 1)
     if allowed - 1 == 0:
         new_status = disruption_allowed_condition(new_status, now)
     disrupted = dict(status.disrupted_pods or {})
     disrupted[pod_name] = now
-    return dataclasses.replace(new_status, disrupted_pods=disrupted)
+    return evolve(new_status, disrupted_pods=disrupted)

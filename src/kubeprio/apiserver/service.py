@@ -53,6 +53,7 @@ from kubeprio.api.meta import (
     Status,
     StatusDetails,
 )
+from kubeprio.api.model import evolve
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.scheduling import SYSTEM_PRIORITY_CLASSES
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
@@ -194,7 +195,7 @@ class ApiService:
         now = self._now()
         for event in outcome.events:
             if event.first_timestamp is None:
-                event = dataclasses.replace(
+                event = evolve(
                     event, first_timestamp=now, last_timestamp=now, count=event.count or 1
                 )
             try:
@@ -205,7 +206,7 @@ class ApiService:
     @staticmethod
     def _normalize_type(obj: Any, info: ResourceInfo) -> Any:
         if obj.api_version != info.api_version or obj.kind != info.kind:
-            return dataclasses.replace(obj, api_version=info.api_version, kind=info.kind)
+            return evolve(obj, api_version=info.api_version, kind=info.kind)
         return obj
 
     # --- create --------------------------------------------------------------------------------
@@ -251,9 +252,7 @@ class ApiService:
         obj = self.admission.mutate(request, outcome)
         if not obj.metadata.name and obj.metadata.generate_name:
             generated = self._generate_name(obj.metadata.generate_name)
-            obj = dataclasses.replace(
-                obj, metadata=dataclasses.replace(obj.metadata, name=generated)
-            )
+            obj = evolve(obj, metadata=evolve(obj.metadata, name=generated))
         name = obj.metadata.name or ""
         restored = obj.metadata if restore else None
         obj = strategy.prepare_for_create(
@@ -264,7 +263,7 @@ class ApiService:
         found = validation.validate_create(obj, info)
         if found:
             raise errors.invalid_error(info.kind, info.group, name, found)
-        self.admission.validate(dataclasses.replace(request, obj=obj, name=name), outcome)
+        self.admission.validate(evolve(request, obj=obj, name=name), outcome)
         outcome.warnings.extend(validation.warnings(obj))
         if dry_run:
             return WriteResult(obj, tuple(outcome.warnings))
@@ -308,14 +307,12 @@ class ApiService:
         found = validation.validate_update(new, current, info, subresource=subresource)
         if found:
             raise errors.invalid_error(info.kind, info.group, name, found)
-        self.admission.validate(dataclasses.replace(request, obj=new), outcome)
+        self.admission.validate(evolve(request, obj=new), outcome)
         if subresource != "status":
             outcome.warnings.extend(validation.warnings(new))
-        new = dataclasses.replace(
+        new = evolve(
             new,
-            metadata=dataclasses.replace(
-                new.metadata, resource_version=current.metadata.resource_version
-            ),
+            metadata=evolve(new.metadata, resource_version=current.metadata.resource_version),
         )
         if new == current or dry_run:
             return WriteResult(current if new == current else new, tuple(outcome.warnings))
@@ -694,9 +691,7 @@ class ApiService:
         pdb_name = pdb.metadata.name or ""
         key = self._key(pdb_info, pdb_name, pdb.metadata.namespace)
         try:
-            self.store.update(
-                key, dataclasses.replace(pdb, status=new_status), expected_revision=_revision(pdb)
-            )
+            self.store.update(key, evolve(pdb, status=new_status), expected_revision=_revision(pdb))
         except RevisionConflictError:
             raise errors.conflict(pdb_info.plural, pdb_info.group, pdb_name) from None
 
@@ -714,7 +709,7 @@ def _check_name(obj: Any, info: ResourceInfo, name: str, namespace: str) -> Any:
         )
     if info.namespaced:
         if not meta.namespace:
-            return dataclasses.replace(obj, metadata=dataclasses.replace(meta, namespace=namespace))
+            return evolve(obj, metadata=evolve(meta, namespace=namespace))
         if meta.namespace != namespace:
             raise errors.bad_request(
                 f"the namespace of the object ({meta.namespace}) does not match the namespace on "

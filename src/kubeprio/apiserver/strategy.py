@@ -17,7 +17,6 @@ the ``Delete`` override of ``pkg/registry/scheduling/priorityclass/storage/stora
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Final
 
 from kubeprio.api import errors
@@ -36,6 +35,7 @@ from kubeprio.api.core import (
 from kubeprio.api.defaults import copy_template_labels
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import LabelSelector, ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
@@ -54,7 +54,7 @@ def has_status_subresource(obj: object) -> bool:
 
 def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     """Set system metadata and the initial status of a new object."""
-    metadata: ObjectMeta = dataclasses.replace(
+    metadata: ObjectMeta = evolve(
         obj.metadata,
         uid=uid,
         creation_timestamp=now,
@@ -72,7 +72,7 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         changes["status"] = NamespaceStatus(phase="Active")
     elif isinstance(obj, GENERATION_KINDS):
         changes["status"] = None
-    obj = dataclasses.replace(obj, **changes)
+    obj = evolve(obj, **changes)
     if isinstance(obj, Job):
         obj = generate_job_selector(obj)
     return obj
@@ -105,16 +105,14 @@ def generate_job_selector(job: Job) -> Job:
     selector = spec.selector or LabelSelector()
     match_labels = dict(selector.match_labels or {})
     match_labels.setdefault("batch.kubernetes.io/controller-uid", job.metadata.uid or "")
-    template = dataclasses.replace(
-        template, metadata=dataclasses.replace(template_meta, labels=labels)
-    )
-    spec = dataclasses.replace(
+    template = evolve(template, metadata=evolve(template_meta, labels=labels))
+    spec = evolve(
         spec,
         manual_selector=False,
-        selector=dataclasses.replace(selector, match_labels=match_labels),
+        selector=evolve(selector, match_labels=match_labels),
         template=template,
     )
-    return copy_template_labels(dataclasses.replace(job, spec=spec))
+    return copy_template_labels(evolve(job, spec=spec))
 
 
 def _spec_of(obj: Any) -> Any:
@@ -132,7 +130,7 @@ def _backfill_qos_class(status: PodStatus | None, old: PodStatus | None) -> PodS
     stored = old.qos_class if old is not None else None
     if not stored or (status is not None and status.qos_class):
         return status
-    return dataclasses.replace(status or PodStatus(), qos_class=stored)
+    return evolve(status or PodStatus(), qos_class=stored)
 
 
 def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
@@ -143,8 +141,8 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
         status = new.status
         if isinstance(new, Pod):
             status = _backfill_qos_class(new.status, old.status)
-        return dataclasses.replace(old, status=status)
-    metadata = dataclasses.replace(
+        return evolve(old, status=status)
+    metadata = evolve(
         new.metadata,
         # rest.BeforeUpdate fills a missing uid; a different one fails validation
         # (metadata.uid is immutable), which guards against updating a recreated object.
@@ -155,11 +153,11 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
         generation=old.metadata.generation,
     )
     if isinstance(new, GENERATION_KINDS) and _spec_of(new) != _spec_of(old):
-        metadata = dataclasses.replace(metadata, generation=(old.metadata.generation or 0) + 1)
+        metadata = evolve(metadata, generation=(old.metadata.generation or 0) + 1)
     changes: dict[str, Any] = {"metadata": metadata}
     if has_status_subresource(new):
         changes["status"] = old.status
-    return dataclasses.replace(new, **changes)
+    return evolve(new, **changes)
 
 
 def check_delete(info: ResourceInfo, name: str) -> None:

@@ -9,11 +9,11 @@ peak RSS, and the scheduled/preempted/unschedulable counts that prove the work w
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from typing import Any
 
+from kubeprio.api.model import evolve
 from kubeprio.bench import workloads
 
 
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    shape = dataclasses.replace(shape, seed=args.seed, **changes)
+    shape = evolve(shape, seed=args.seed, **changes)
     result = workloads.RUNNERS[args.workload](shape)
     json.dump(result, sys.stdout)
     sys.stdout.write("\n")

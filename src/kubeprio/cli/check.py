@@ -49,6 +49,7 @@ from kubeprio.api.batch import Job
 from kubeprio.api.core import Pod
 from kubeprio.api.manifest import Document
 from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.api.serialization import DecodeError
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.apiserver.service import ApiService
@@ -224,7 +225,7 @@ def apply_document(api: ApiService, document: Document) -> CheckResult:
     metadata: ObjectMeta = obj.metadata
     if info.namespaced and not metadata.namespace:
         # As kubectl does: an object without a namespace goes to the default one.
-        metadata = dataclasses.replace(metadata, namespace="default")
+        metadata = evolve(metadata, namespace="default")
     namespace = metadata.namespace if info.namespaced else None
     result = CheckResult(
         source=document.source,
@@ -239,14 +240,12 @@ def apply_document(api: ApiService, document: Document) -> CheckResult:
         if current is not None:
             # Applied over the existing object: drop what the source cluster's server set
             # (the version precondition and its uid), as tools that re-apply dumps do.
-            obj = dataclasses.replace(
-                obj, metadata=dataclasses.replace(metadata, resource_version=None, uid=None)
-            )
+            obj = evolve(obj, metadata=evolve(metadata, resource_version=None, uid=None))
             written = api.update_object(obj)
             unchanged = written.obj.metadata.resource_version == current.metadata.resource_version
             result.action = "unchanged" if unchanged else "updated"
         else:
-            written = api.create_object(dataclasses.replace(obj, metadata=metadata))
+            written = api.create_object(evolve(obj, metadata=metadata))
             result.action = "created"
     except errors.StatusError as exc:
         result.code = exc.status.code

@@ -30,7 +30,6 @@ Left out: pausing (a paused Deployment is only scaled), rollback annotations, th
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import random
 from typing import Final
@@ -39,6 +38,7 @@ from kubeprio.api import errors, selectors
 from kubeprio.api.apps import Deployment, DeploymentStatus, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod, PodTemplateSpec
 from kubeprio.api.meta import ApiObject, LabelSelector, ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
@@ -173,11 +173,11 @@ class DeploymentController(Controller):
             if (
                 deployment.status.observed_generation if deployment.status else 0
             ) != deployment.metadata.generation:
-                status = dataclasses.replace(
+                status = evolve(
                     deployment.status or DeploymentStatus(),
                     observed_generation=deployment.metadata.generation,
                 )
-                self.client.update_status(dataclasses.replace(deployment, status=status))
+                self.client.update_status(evolve(deployment, status=status))
             return
         candidates = self.replicasets.by_index(NAMESPACE_INDEX, namespace)
         sets = podutil.claim(self.client, deployment, selector, candidates)
@@ -238,9 +238,7 @@ class DeploymentController(Controller):
                         now,
                     ),
                 )
-                deployment = self.client.update_status(
-                    dataclasses.replace(deployment, status=status)
-                )
+                deployment = self.client.update_status(evolve(deployment, status=status))
             return deployment, new
         if not create:
             return deployment, None
@@ -250,15 +248,15 @@ class DeploymentController(Controller):
         template_hash = du.pod_template_hash(spec.template, collision)
         template = spec.template or PodTemplateSpec()
         template_meta = template.metadata or ObjectMeta()
-        template = dataclasses.replace(
+        template = evolve(
             template,
-            metadata=dataclasses.replace(
+            metadata=evolve(
                 template_meta,
                 labels={**(template_meta.labels or {}), du.POD_TEMPLATE_HASH_LABEL: template_hash},
             ),
         )
         selector = spec.selector or LabelSelector()
-        selector = dataclasses.replace(
+        selector = evolve(
             selector,
             match_labels={
                 **(selector.match_labels or {}),
@@ -291,8 +289,8 @@ class DeploymentController(Controller):
             ),
         )
         count = du.new_rs_new_replicas(deployment, old, candidate)
-        candidate = dataclasses.replace(
-            candidate, spec=dataclasses.replace(candidate.spec or ReplicaSetSpec(), replicas=count)
+        candidate = evolve(
+            candidate, spec=evolve(candidate.spec or ReplicaSetSpec(), replicas=count)
         )
         try:
             created = self.client.create(candidate)
@@ -310,10 +308,10 @@ class DeploymentController(Controller):
             ):
                 return deployment, existing  # ours, not yet in the cache
             # A hash collision with a set this deployment does not own: bump collisionCount.
-            status = dataclasses.replace(
+            status = evolve(
                 deployment.status or DeploymentStatus(), collision_count=(collision or 0) + 1
             )
-            self.client.update_status(dataclasses.replace(deployment, status=status))
+            self.client.update_status(evolve(deployment, status=status))
             raise
         if count > 0:
             self.recorder.event(
@@ -334,16 +332,14 @@ class DeploymentController(Controller):
                     now,
                 ),
             )
-            deployment = self.client.update_status(dataclasses.replace(deployment, status=status))
+            deployment = self.client.update_status(evolve(deployment, status=status))
         return deployment, created
 
     def _annotate(self, rs: ReplicaSet, values: dict[str, str]) -> ReplicaSet:
         current = self.client.get(ReplicaSet, rs.metadata.name or "", rs.metadata.namespace)
         annotations = {**(current.metadata.annotations or {}), **values}
         return self.client.update(
-            dataclasses.replace(
-                current, metadata=dataclasses.replace(current.metadata, annotations=annotations)
-            )
+            evolve(current, metadata=evolve(current.metadata, annotations=annotations))
         )
 
     def _set_revision(self, deployment: Deployment, revision: str) -> Deployment:
@@ -351,9 +347,9 @@ class DeploymentController(Controller):
             return deployment
         annotations = {**(deployment.metadata.annotations or {}), du.REVISION_ANNOTATION: revision}
         return self.client.update(
-            dataclasses.replace(
+            evolve(
                 deployment,
-                metadata=dataclasses.replace(deployment.metadata, annotations=annotations),
+                metadata=evolve(deployment.metadata, annotations=annotations),
             )
         )
 
@@ -375,10 +371,10 @@ class DeploymentController(Controller):
         current = self.client.get(ReplicaSet, rs.metadata.name or "", rs.metadata.namespace)
         annotations = {**(current.metadata.annotations or {}), **wanted}
         updated = self.client.update(
-            dataclasses.replace(
+            evolve(
                 current,
-                metadata=dataclasses.replace(current.metadata, annotations=annotations),
-                spec=dataclasses.replace(current.spec or ReplicaSetSpec(), replicas=size),
+                metadata=evolve(current.metadata, annotations=annotations),
+                spec=evolve(current.spec or ReplicaSetSpec(), replicas=size),
             )
         )
         if old_size != size:
@@ -578,7 +574,7 @@ class DeploymentController(Controller):
                 )
                 if current is not None:
                     if current.status == "True":
-                        condition = dataclasses.replace(
+                        condition = evolve(
                             condition, last_transition_time=current.last_transition_time
                         )
                     status = du.remove_condition(status, du.PROGRESSING)
@@ -604,9 +600,7 @@ class DeploymentController(Controller):
     def _write_status(self, deployment: Deployment, status: DeploymentStatus) -> None:
         if status != (deployment.status or DeploymentStatus()):
             try:
-                deployment = self.client.update_status(
-                    dataclasses.replace(deployment, status=status)
-                )
+                deployment = self.client.update_status(evolve(deployment, status=status))
             except errors.NotFoundError:
                 return
         deadline = du.progress_deadline_at(deployment, status)

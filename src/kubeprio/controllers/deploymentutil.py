@@ -19,7 +19,6 @@ Pure: no I/O, times passed in.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -33,6 +32,7 @@ from kubeprio.api.apps import (
 )
 from kubeprio.api.core import PodTemplateSpec
 from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.api.policy import IntOrString
 from kubeprio.api.serialization import to_dict
 from kubeprio.clock import parse_rfc3339
@@ -102,7 +102,7 @@ def template_without_hash(template: PodTemplateSpec | None) -> PodTemplateSpec:
     template = template or PodTemplateSpec()
     meta = template.metadata or ObjectMeta()
     labels = {k: v for k, v in (meta.labels or {}).items() if k != POD_TEMPLATE_HASH_LABEL}
-    return dataclasses.replace(template, metadata=dataclasses.replace(meta, labels=labels or None))
+    return evolve(template, metadata=evolve(meta, labels=labels or None))
 
 
 def equal_ignore_hash(a: PodTemplateSpec | None, b: PodTemplateSpec | None) -> bool:
@@ -349,17 +349,15 @@ def set_condition(status: DeploymentStatus, condition: WorkloadCondition) -> Dep
     ):
         return status
     if current is not None and current.status == condition.status:
-        condition = dataclasses.replace(
-            condition, last_transition_time=current.last_transition_time
-        )
+        condition = evolve(condition, last_transition_time=current.last_transition_time)
     kept = tuple(c for c in status.conditions or () if c.type != condition.type)
-    return dataclasses.replace(status, conditions=(*kept, condition))
+    return evolve(status, conditions=(*kept, condition))
 
 
 def remove_condition(status: DeploymentStatus, type_: str) -> DeploymentStatus:
     """``RemoveDeploymentCondition``."""
     kept = tuple(c for c in status.conditions or () if c.type != type_)
-    return dataclasses.replace(status, conditions=kept or None)
+    return evolve(status, conditions=kept or None)
 
 
 def deployment_complete(deployment: Deployment, status: DeploymentStatus) -> bool:

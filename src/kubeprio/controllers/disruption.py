@@ -29,7 +29,6 @@ pod, PDB, ReplicaSet and Deployment informers it is given.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import random
 from typing import Final
@@ -38,6 +37,7 @@ from kubeprio.api import errors, kinds, selectors
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod, PodCondition
 from kubeprio.api.meta import ApiObject, Condition, LabelSelector, OwnerReference
+from kubeprio.api.model import evolve
 from kubeprio.api.policy import IntOrString, PodDisruptionBudget, PodDisruptionBudgetStatus
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
@@ -104,9 +104,9 @@ def set_condition(
         if existing.type != new.type:
             continue
         stamp = existing.last_transition_time if existing.status == new.status else None
-        result[index] = dataclasses.replace(new, last_transition_time=stamp or now)
+        result[index] = evolve(new, last_transition_time=stamp or now)
         return tuple(result)
-    result.append(dataclasses.replace(new, last_transition_time=new.last_transition_time or now))
+    result.append(evolve(new, last_transition_time=new.last_transition_time or now))
     return tuple(result)
 
 
@@ -452,10 +452,10 @@ class DisruptionController(Controller):
             conditions=old.conditions,
             extra=old.extra,
         )
-        status = dataclasses.replace(
+        status = evolve(
             status, conditions=_allowed_condition(status, now=rfc3339(self.clock.now()))
         )
-        self.client.update_status(dataclasses.replace(pdb, status=status))
+        self.client.update_status(evolve(pdb, status=status))
 
     def _fail_safe(self, pdb: PodDisruptionBudget, message: str) -> None:
         """``failSafe``: no disruptions allowed, condition ``SyncFailed``."""
@@ -467,12 +467,12 @@ class DisruptionController(Controller):
             message=message,
             observed_generation=old.observed_generation,
         )
-        status = dataclasses.replace(
+        status = evolve(
             old,
             disruptions_allowed=0,
             conditions=set_condition(old.conditions, condition, now=rfc3339(self.clock.now())),
         )
-        self.client.update_status(dataclasses.replace(pdb, status=status))
+        self.client.update_status(evolve(pdb, status=status))
 
     # --- stale DisruptionTarget conditions ----------------------------------------------------
 
@@ -525,9 +525,7 @@ class DisruptionController(Controller):
             else c
             for c in status.conditions or ()
         )
-        self.client.update_status(
-            dataclasses.replace(pod, status=dataclasses.replace(status, conditions=conditions))
-        )
+        self.client.update_status(evolve(pod, status=evolve(status, conditions=conditions)))
 
 
 def _replicas(value: int | None) -> int:

@@ -34,7 +34,6 @@ the ``batch.kubernetes.io/controller-uid`` label the controller puts on them.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import random
 from typing import Final
@@ -43,6 +42,7 @@ from kubeprio.api import errors, selectors
 from kubeprio.api.batch import Job, JobCondition, JobStatus
 from kubeprio.api.core import PHASE_SUCCEEDED, Pod
 from kubeprio.api.meta import ApiObject, LabelSelector
+from kubeprio.api.model import evolve
 from kubeprio.api.patch import PatchType
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
@@ -247,7 +247,7 @@ class JobController(Controller):
         extra = dict(status.extra)
         extra["terminating"] = terminating
         extra["uncountedTerminatedPods"] = {}
-        new_status = dataclasses.replace(
+        new_status = evolve(
             status,
             conditions=tuple(conditions) or None,
             start_time=start_time,
@@ -261,7 +261,7 @@ class JobController(Controller):
             extra=extra,
         )
         if new_status != status:
-            self.client.update_status(dataclasses.replace(job, status=new_status))
+            self.client.update_status(evolve(job, status=new_status))
         if final is not None:
             if final.type == ju.COMPLETE:
                 self.recorder.event(job, record.EVENT_TYPE_NORMAL, "Completed", "Job completed")

@@ -12,13 +12,13 @@ Pure helpers plus two client calls (adopt, release); no clock of its own.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Final, TypeVar
 
 from kubeprio.api import errors, kinds, selectors
 from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod, PodTemplateSpec
 from kubeprio.api.meta import ApiObject, LabelSelector, ObjectMeta, OwnerReference
+from kubeprio.api.model import evolve
 from kubeprio.api.patch import PatchType
 from kubeprio.client.protocol import Client
 from kubeprio.clock import parse_rfc3339
@@ -227,4 +227,4 @@ def claim(
 
 def replace_status(obj: T, status: object) -> T:
     """``obj`` with ``status`` (for ``update_status``)."""
-    return dataclasses.replace(obj, status=status)  # type: ignore[type-var]
+    return evolve(obj, status=status)

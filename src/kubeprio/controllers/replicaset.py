@@ -28,7 +28,6 @@ Events: ``SuccessfulCreate`` ("Created pod: <name>"), ``SuccessfulDelete``
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import random
@@ -39,6 +38,7 @@ from kubeprio.api import errors, selectors
 from kubeprio.api.apps import ReplicaSet, ReplicaSetStatus, WorkloadCondition
 from kubeprio.api.core import Pod
 from kubeprio.api.meta import ApiObject, ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
@@ -412,7 +412,7 @@ class ReplicaSetController(Controller):
             )
         elif failure is None and has_failure:
             conditions = [c for c in conditions if c.type != REPLICA_FAILURE]
-        return dataclasses.replace(
+        return evolve(
             old,
             replicas=len(pods),
             fully_labeled_replicas=fully_labeled,
@@ -428,7 +428,7 @@ class ReplicaSetController(Controller):
         status = self.calculate_status(rs, pods, failure)
         if status != (rs.status or ReplicaSetStatus()):
             try:
-                self.client.update_status(dataclasses.replace(rs, status=status))
+                self.client.update_status(evolve(rs, status=status))
             except errors.NotFoundError:
                 return
         min_ready = (rs.spec.min_ready_seconds if rs.spec else None) or 0

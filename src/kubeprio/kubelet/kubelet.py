@@ -33,7 +33,6 @@ Must not import ``apiserver``, ``store`` or ``admission`` (import-linter enforce
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import heapq
 import random
 from collections.abc import Callable, Mapping
@@ -51,6 +50,7 @@ from kubeprio.api.core import (
     PodStatus,
 )
 from kubeprio.api.meta import Preconditions
+from kubeprio.api.model import evolve
 from kubeprio.api.resources import PODS, ResourceAmounts, pod_requests
 from kubeprio.client import record
 from kubeprio.client.informer import Informer
@@ -593,9 +593,7 @@ class Kubelet:
             if current.metadata.uid != uid:
                 return None
             try:
-                return self._client.update_status(
-                    dataclasses.replace(current, status=build(current))
-                )
+                return self._client.update_status(evolve(current, status=build(current)))
             except errors.ConflictError:
                 continue
             except errors.NotFoundError:
@@ -605,9 +603,7 @@ class Kubelet:
     def _container_events(self, pod: Pod, *, started: bool) -> None:
         for container in (pod.spec.containers if pod.spec else None) or ():
             name = container.name or ""
-            ref = dataclasses.replace(
-                record.object_reference(pod), field_path=f"spec.containers{{{name}}}"
-            )
+            ref = evolve(record.object_reference(pod), field_path=f"spec.containers{{{name}}}")
             normal = record.EVENT_TYPE_NORMAL
             if started:
                 self._recorder.event_for(

@@ -14,7 +14,6 @@ flips (``Node <name> status is now: NodeHasInsufficientMemory``). Pure: no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 import ipaddress
 import zlib
 from collections.abc import Mapping, Sequence
@@ -30,6 +29,7 @@ from kubeprio.api.core import (
     Taint,
 )
 from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.api.quantity import Quantity, parse_quantity
 from kubeprio.kubelet import eviction
 
@@ -204,6 +204,4 @@ def with_ready_conditions(node: Node, *, now: str) -> Node | None:
     ):
         if type_ not in present:
             conditions.append(node_condition(type_, type_ == NODE_READY, now=now))
-    return dataclasses.replace(
-        node, status=dataclasses.replace(status, conditions=tuple(conditions))
-    )
+    return evolve(node, status=evolve(status, conditions=tuple(conditions)))

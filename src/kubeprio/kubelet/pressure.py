@@ -18,12 +18,12 @@ killing the victim is the kubelet's (``Kubelet._evict``).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Sequence
 
 from kubeprio.api import errors
 from kubeprio.api.core import Node, NodeStatus, Pod
+from kubeprio.api.model import evolve
 from kubeprio.api.resources import EPHEMERAL_STORAGE, MEMORY
 from kubeprio.client import record
 from kubeprio.client.protocol import Client
@@ -156,9 +156,9 @@ class PressureMonitor:
             conditions, flipped = node.set_condition(conditions, type_, value, now=rfc3339(now))
             if flipped:
                 flips.append((type_, value))
-        node_status = dataclasses.replace(latest.status or NodeStatus(), conditions=conditions)
+        node_status = evolve(latest.status or NodeStatus(), conditions=conditions)
         try:
-            updated = self._client.update_status(dataclasses.replace(latest, status=node_status))
+            updated = self._client.update_status(evolve(latest, status=node_status))
         except errors.StatusError:
             return None
         for type_, value in flips:

@@ -17,7 +17,6 @@ Pure: times are passed in (RFC 3339 strings); no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Final
 
@@ -31,6 +30,7 @@ from kubeprio.api.core import (
     PodSpec,
     PodStatus,
 )
+from kubeprio.api.model import evolve
 from kubeprio.api.resources import qos_class
 from kubeprio.kubelet.runtime import EXIT_CODE_SUCCESS, container_id
 
@@ -154,7 +154,7 @@ def _addresses(status: PodStatus, *, host_ip: str | None, pod_ip: str | None) ->
         extra["hostIPs"] = [{"ip": host_ip}]
     if pod_ip:
         extra["podIPs"] = [{"ip": pod_ip}]
-    return dataclasses.replace(status, host_ip=host_ip, pod_ip=pod_ip, extra=extra)
+    return evolve(status, host_ip=host_ip, pod_ip=pod_ip, extra=extra)
 
 
 def running_status(
@@ -169,7 +169,7 @@ def running_status(
         _condition(CONTAINERS_READY, True),
         _condition(POD_SCHEDULED, True),
     ]
-    status = dataclasses.replace(
+    status = evolve(
         old,
         phase=PHASE_RUNNING,
         conditions=merge_conditions(old.conditions, kubelet, now=now),
@@ -204,7 +204,7 @@ def terminal_status(
         _condition(POD_SCHEDULED, True),
     ]
     shared = [disruption] if disruption is not None else []
-    return dataclasses.replace(
+    return evolve(
         old,
         phase=PHASE_SUCCEEDED if exit_code == EXIT_CODE_SUCCESS else PHASE_FAILED,
         conditions=merge_conditions(old.conditions, kubelet, shared, now=now),
@@ -224,7 +224,7 @@ def evicted_status(pod: Pod, *, now: str, message: str, disruption: PodCondition
     ``DisruptionTarget`` condition before the containers are stopped.
     """
     old = pod.status or PodStatus()
-    return dataclasses.replace(
+    return evolve(
         old,
         phase=PHASE_FAILED,
         reason="Evicted",

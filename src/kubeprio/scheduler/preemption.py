@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, Protocol
 
 from kubeprio.api.core import PREEMPT_NEVER, Pod
+from kubeprio.api.model import evolve
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.selectors import label_selector_as_selector
 from kubeprio.clock import Clock, parse_rfc3339
@@ -174,7 +175,7 @@ class Evaluator:
         if latest is None:
             return None, error(f'pods "{pod.pod.metadata.name}" not found')
         if latest is not pod.pod:
-            pod = dataclasses.replace(pod, pod=latest)
+            pod = evolve(pod, pod=latest)
         nominated = (latest.status.nominated_node_name if latest.status else None) or ""
         eligible, message = self.pod_eligible_to_preempt_others(
             pod, filtered.get(nominated) if nominated else None

@@ -11,7 +11,6 @@ default profile, the one it reproduces.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Mapping
 from typing import Final
@@ -19,7 +18,7 @@ from typing import Final
 from kubeprio.api.apps import ReplicaSet
 from kubeprio.api.core import Namespace
 from kubeprio.api.meta import LabelSelector
-from kubeprio.api.model import JsonDict
+from kubeprio.api.model import JsonDict, evolve
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
@@ -121,7 +120,7 @@ def new_scheduler(
             args = plugin_args.parse_args(
                 name, profile.plugin_args.get(name), f"pluginConfig[{name}].args"
             )
-            instances[name] = registry.new_plugin(name, dataclasses.replace(context, args=args))
+            instances[name] = registry.new_plugin(name, evolve(context, args=args))
     instances["PrioritySort"] = PrioritySort()
     instances["SchedulingGates"] = SchedulingGates()
 

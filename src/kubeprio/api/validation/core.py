@@ -40,6 +40,7 @@ from kubeprio.api.core import (
     Toleration,
 )
 from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.model import evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.validation.affinity import validate_taint_effect, validate_tolerations
@@ -138,8 +139,7 @@ def _only_added_tolerations(
     """``validateOnlyAddedTolerations``: existing tolerations may change only tolerationSeconds."""
     for existing in old or ():
         if not any(
-            dataclasses.replace(existing, toleration_seconds=t.toleration_seconds) == t
-            for t in new or ()
+            evolve(existing, toleration_seconds=t.toleration_seconds) == t for t in new or ()
         ):
             return [
                 errors.forbidden(
@@ -270,11 +270,11 @@ def validate_pod_update(new: Pod, old: Pod) -> list[FieldError]:
 def _munge_updatable(new: PodSpec, old: PodSpec) -> PodSpec:
     """Copy the updatable fields from ``old`` into ``new``, so that only forbidden changes remain."""
     containers = tuple(
-        dataclasses.replace(c, image=o.image)
+        evolve(c, image=o.image)
         for c, o in zip(new.containers or (), old.containers or (), strict=True)
     )
     init_containers = tuple(
-        dataclasses.replace(c, image=o.image)
+        evolve(c, image=o.image)
         for c, o in zip(new.init_containers or (), old.init_containers or (), strict=True)
     )
     extra = dict(new.extra)
@@ -291,7 +291,7 @@ def _munge_updatable(new: PodSpec, old: PodSpec) -> PodSpec:
     if old.extra.get("schedulingGates") and _only_additions(new.node_selector, old.node_selector):
         # A gated pod may gain node selector entries (KEP-3838 mutable scheduling directives).
         node_selector = old.node_selector
-    return dataclasses.replace(
+    return evolve(
         new,
         containers=containers if new.containers is not None else None,
         init_containers=init_containers if new.init_containers is not None else None,

@@ -38,6 +38,7 @@ from typing import Final
 
 from kubeprio.api import selectors
 from kubeprio.api.core import Node, Pod
+from kubeprio.api.model import evolve
 from kubeprio.scheduler import framework
 from kubeprio.scheduler.plugins.helper.validation import PluginArgsError
 from kubeprio.scheduler.snapshot import NodeInfo, SharedLister
@@ -161,7 +162,7 @@ class _PreFilterState:
     namespace_labels: Mapping[str, str] | None
 
     def clone(self) -> _PreFilterState:
-        return dataclasses.replace(
+        return evolve(
             self,
             existing_anti_affinity_counts=dict(self.existing_anti_affinity_counts),
             affinity_counts=dict(self.affinity_counts),

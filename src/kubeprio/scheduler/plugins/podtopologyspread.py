@@ -41,6 +41,7 @@ from typing import Final
 
 from kubeprio.api import errors, meta, nodeaffinity, selectors, taints
 from kubeprio.api.core import Node, Pod, TopologySpreadConstraint
+from kubeprio.api.model import evolve
 from kubeprio.scheduler import framework
 from kubeprio.scheduler.plugins.helper.gomath import go_div, go_round
 from kubeprio.scheduler.plugins.helper.validation import PluginArgsError
@@ -375,7 +376,7 @@ class PodTopologySpread:
         selector = default_selector(pod, self._owner_selector)
         if selector.is_empty():
             return []
-        return [dataclasses.replace(c, selector=selector) for c in constraints]
+        return [evolve(c, selector=selector) for c in constraints]
 
     def _constraints(self, pod: Pod, action: str) -> list[_Constraint]:
         """The pod's own constraints for ``action``, or the defaults if it has none.
