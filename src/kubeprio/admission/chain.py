@@ -123,7 +123,9 @@ class AdmissionChain:
         """Run the mutating plugins in order; each sees the previous one's result."""
         obj = request.obj
         for plugin in self.mutating:
-            obj = plugin.admit(evolve(request, obj=obj), outcome)
+            if obj is not request.obj:
+                request = evolve(request, obj=obj)
+            obj = plugin.admit(request, outcome)
         return obj
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
