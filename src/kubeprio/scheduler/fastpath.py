@@ -37,6 +37,8 @@ TAINT_REASON: Final = "node(s) had untolerated taint(s)"
 TOO_MANY_PODS: Final = "Too many pods"
 PLAIN_RESOURCES: Final = frozenset({CPU, MEMORY, EPHEMERAL_STORAGE})
 MAX_NODE_SCORE: Final = 100
+SCORE_CACHE_SHAPES: Final = 64
+"""Request shapes whose per-row scores are kept (workloads repeat a few shapes)."""
 CHUNK_ROWS: Final = 512
 """Rows filtered per numpy step: enough to amortise numpy's per-call cost."""
 
@@ -111,6 +113,7 @@ class FastPath:
 
     def __init__(self, table: NodeTable) -> None:
         self.table = table
+        self._score_cache: dict[tuple[int, int, int, int], _ScoreCache] = {}
 
     def _feasible(self, pod: PodInfo, lo: int, hi: int) -> BoolArray:
         """Rows ``lo..hi`` that pass NodeUnschedulable, TaintToleration and NodeResourcesFit."""
@@ -192,29 +195,65 @@ class FastPath:
         return FastResult(feasible, np.zeros(0, np.int64), processed, rejected)
 
     def score(self, pod: PodInfo, rows: IntArray) -> IntArray:
-        """Weighted default totals: 3·TaintToleration + 1·LeastAllocated + 1·BalancedAllocation."""
+        """Weighted default totals: 3·TaintToleration + 1·LeastAllocated + 1·BalancedAllocation.
+
+        The resource part of a row's score depends only on the row and on the pod's
+        requests, so it is cached per request shape and recomputed only for rows whose
+        ``version`` changed since (one row per bind in a steady stream of alike pods).
+        """
         table = self.table
-        # TaintToleration: intolerable PreferNoSchedule taints, normalised and reversed.
+        base = self._resource_scores(pod, rows)
+        if table.prefer_taint_total == 0:
+            # No PreferNoSchedule taint anywhere: every node gets the full 100 (x3).
+            return base + 3 * MAX_NODE_SCORE
         counts = table.prefer_taints[rows]
         max_count = int(counts.max()) if len(counts) else 0
         if max_count == 0:
-            taint_scores = np.full(len(rows), MAX_NODE_SCORE, np.int64)
-        else:
-            taint_scores = MAX_NODE_SCORE - counts * MAX_NODE_SCORE // max_count
-        totals = 3 * taint_scores
-        # NodeResourcesFit, LeastAllocated over cpu and memory with non-zero requests.
-        totals = totals + _least_allocated(
+            return base + 3 * MAX_NODE_SCORE
+        return base + 3 * (MAX_NODE_SCORE - counts * MAX_NODE_SCORE // max_count)
+
+    def _resource_scores(self, pod: PodInfo, rows: IntArray) -> IntArray:
+        table = self.table
+        cpu = pod.requests.get(CPU, 0)
+        mem = pod.requests.get(MEMORY, 0)
+        key = (pod.non_zero_cpu, pod.non_zero_memory, cpu, mem)
+        cache = self._score_cache.get(key)
+        if cache is None or cache.epoch != table.epoch:
+            if len(self._score_cache) >= SCORE_CACHE_SHAPES:
+                self._score_cache.pop(next(iter(self._score_cache)))
+            cache = _ScoreCache(table.epoch, table.capacity)
+            self._score_cache[key] = cache
+        stale = rows[cache.versions[rows] != table.version[rows]]
+        if len(stale):
+            cache.scores[stale] = self._compute_resource_scores(pod, stale, cpu, mem)
+            cache.versions[stale] = table.version[stale]
+        return cache.scores[rows]
+
+    def _compute_resource_scores(
+        self, pod: PodInfo, rows: IntArray, cpu: int, mem: int
+    ) -> IntArray:
+        table = self.table
+        scores = _least_allocated(
             table.alloc_cpu[rows], table.nz_cpu[rows] + pod.non_zero_cpu,
             table.alloc_mem[rows], table.nz_mem[rows] + pod.non_zero_memory,
         )  # fmt: skip
-        cpu = pod.requests.get(CPU, 0)
-        mem = pod.requests.get(MEMORY, 0)
         if cpu or mem:
-            totals = totals + _balanced(
+            scores = scores + _balanced(
                 table.alloc_cpu[rows], table.req_cpu[rows] + cpu,
                 table.alloc_mem[rows], table.req_mem[rows] + mem,
             )  # fmt: skip
-        return totals
+        return scores
+
+
+class _ScoreCache:
+    """Resource scores of every row for one request shape, with the row versions they saw."""
+
+    __slots__ = ("epoch", "scores", "versions")
+
+    def __init__(self, epoch: int, capacity: int) -> None:
+        self.epoch = epoch
+        self.scores: IntArray = np.zeros(capacity, np.int64)
+        self.versions: IntArray = np.full(capacity, -1, np.int64)
 
 
 def _least_score(capacity: IntArray, requested: IntArray) -> IntArray:

@@ -42,6 +42,7 @@ class NodeTable:
         "nz_cpu",
         "nz_mem",
         "prefer_taints",
+        "version",
     )
     _BOOL_COLUMNS: Final = ("unschedulable", "hard_taint", "extended", "blocked")
 
@@ -61,6 +62,12 @@ class NodeTable:
         self.nz_cpu: IntArray = np.zeros(0, np.int64)
         self.nz_mem: IntArray = np.zeros(0, np.int64)
         self.prefer_taints: IntArray = np.zeros(0, np.int64)
+        self.version: IntArray = np.zeros(0, np.int64)
+        """Bumped on every change to a row: lets callers cache per-row results."""
+        self.epoch = 0
+        """Bumped when rows are renumbered or reallocated: every cached row result is stale."""
+        self._version_counter = 0
+        self.prefer_taint_total = 0
         self.unschedulable: BoolArray = np.zeros(0, np.bool_)
         self.hard_taint: BoolArray = np.zeros(0, np.bool_)
         self.extended: BoolArray = np.zeros(0, np.bool_)
@@ -70,6 +77,7 @@ class NodeTable:
         self._allocate(INITIAL_CAPACITY)
 
     def _allocate(self, capacity: int) -> None:
+        self.epoch += 1
         for name in self._INT_COLUMNS:
             column = np.zeros(capacity, np.int64)
             old: IntArray = getattr(self, name)
@@ -89,6 +97,9 @@ class NodeTable:
 
     def rebuild(self, nodes: Sequence[NodeInfo]) -> None:
         """Recreate every row from ``nodes`` (after a node was removed)."""
+        self.epoch += 1
+        self.prefer_taint_total = 0
+        self.prefer_taints[:] = 0
         self.size = 0
         self._blocked_rows = 0
         self.blocked[:] = False
@@ -124,7 +135,9 @@ class NodeTable:
         spec = node.node.spec if node.node is not None else None
         self.unschedulable[row] = bool(spec and spec.unschedulable)
         taints = (spec.taints if spec else None) or ()
-        self.prefer_taints[row] = sum(1 for taint in taints if taint.effect == "PreferNoSchedule")
+        prefer = sum(1 for taint in taints if taint.effect == "PreferNoSchedule")
+        self.prefer_taint_total += prefer - int(self.prefer_taints[row])
+        self.prefer_taints[row] = prefer
         self.hard_taint[row] = any(taint.effect in HARD_EFFECTS for taint in taints)
         blocked = bool(self.unschedulable[row] or self.hard_taint[row])
         if blocked != bool(self.blocked[row]):
@@ -144,3 +157,5 @@ class NodeTable:
         self.pods[row] = len(node.pods)
         self.nz_cpu[row] = node.non_zero_cpu
         self.nz_mem[row] = node.non_zero_memory
+        self._version_counter += 1
+        self.version[row] = self._version_counter

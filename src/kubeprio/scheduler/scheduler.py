@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -44,6 +44,7 @@ from kubeprio.scheduler.framework import (
     CycleState,
     NodeToStatus,
     PodInfo,
+    PreFilterResult,
     QueuedPodInfo,
     Status,
     pod_priority,
@@ -82,6 +83,30 @@ class ScheduleFailure:
     message: str
     nominated_node: str | None = None
     diagnosis: NodeToStatus | None = None
+
+
+class RowNodes(Sequence[NodeInfo]):
+    """The fast path's feasible rows as NodeInfos, materialised only when indexed."""
+
+    __slots__ = ("_nodes", "_rows")
+
+    def __init__(self, rows: npt.NDArray[np.int64], nodes: Sequence[NodeInfo]) -> None:
+        self._rows = rows
+        self._nodes = nodes
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        if isinstance(index, slice):
+            return [self._nodes[int(row)] for row in self._rows[index]]
+        return self._nodes[int(self._rows[index])]
 
 
 def is_assigned(pod: Pod) -> bool:
@@ -136,6 +161,9 @@ class Scheduler:
         self.fast = FastPath(self.cache.table) if fast_path else None
         self.next_start_node_index = 0
         self._fast_rows: npt.NDArray[np.int64] | None = None
+        self._pre_filter_result: tuple[PreFilterResult | None, Status | None, list[str]] | None = (
+            None
+        )
         self.nodes: Informer[Node] = Informer(client, Node)
         self.pods: Informer[Pod] = Informer(client, Pod, field_selector=NON_TERMINAL_SELECTOR)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(client, PodDisruptionBudget)
@@ -309,6 +337,7 @@ class Scheduler:
         self, state: CycleState, pod: PodInfo
     ) -> tuple[str | None, ScheduleFailure | None]:
         self._fast_rows = None
+        self._pre_filter_result = None
         nodes = self.cache.node_infos()
         if not nodes:
             return None, ScheduleFailure(
@@ -333,14 +362,22 @@ class Scheduler:
 
     def _find_nodes_that_fit(
         self, state: CycleState, pod: PodInfo, all_nodes: Sequence[NodeInfo]
-    ) -> tuple[list[NodeInfo], NodeToStatus, str]:
-        """Upstream ``findNodesThatFitPod``."""
-        result, status, narrowing = self.framework.run_pre_filter_plugins(state, pod, all_nodes)
-        if status is not None:
-            if not status.is_rejected():
-                return [], NodeToStatus({}, status), status.message
-            return [], NodeToStatus({}, status), status.message
+    ) -> tuple[Sequence[NodeInfo], NodeToStatus, str]:
+        """Upstream ``findNodesThatFitPod``.
+
+        For plain pods on the fast path PreFilter is deferred: none of the default
+        plugins can reject a plain pod at PreFilter, and its cycle state is only read by
+        the general filters (nominated nodes, preemption), which call
+        ``_ensure_pre_filter`` first.
+        """
+        fast = self._use_fast_path(pod)
         nominated = (pod.pod.status.nominated_node_name if pod.pod.status else None) or ""
+        result: PreFilterResult | None = None
+        narrowing: list[str] = []
+        if not fast or nominated:
+            result, status, narrowing = self._ensure_pre_filter(state, pod)
+            if status is not None:
+                return [], NodeToStatus({}, status), status.message
         diagnosis: dict[str, Status] = {}
         if nominated:
             node = self.node_info(nominated)
@@ -357,13 +394,24 @@ class Scheduler:
             absent = unresolvable(
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowing))}]"
             )
-        if nodes is all_nodes and self._use_fast_path(pod):
+        feasible: Sequence[NodeInfo]
+        if nodes is all_nodes and fast:
             feasible, processed = self._find_nodes_fast(state, pod, all_nodes, diagnosis)
         else:
             feasible, processed = self._find_nodes_that_pass_filters(state, pod, nodes, diagnosis)
         if all_nodes:
             self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         return feasible, NodeToStatus(diagnosis, absent), ""
+
+    def _ensure_pre_filter(
+        self, state: CycleState, pod: PodInfo
+    ) -> tuple[PreFilterResult | None, Status | None, list[str]]:
+        """Run PreFilter once per cycle (a deferred fast-path cycle may need it later)."""
+        if self._pre_filter_result is None:
+            self._pre_filter_result = self.framework.run_pre_filter_plugins(
+                state, pod, self.cache.node_infos()
+            )
+        return self._pre_filter_result
 
     def _find_nodes_that_pass_filters(
         self,
@@ -403,7 +451,7 @@ class Scheduler:
         pod: PodInfo,
         nodes: Sequence[NodeInfo],
         diagnosis: dict[str, Status],
-    ) -> tuple[list[NodeInfo], int]:
+    ) -> tuple[Sequence[NodeInfo], int]:
         """``_find_nodes_that_pass_filters`` for plain pods, vectorised (``fastpath``).
 
         Rejected nodes are diagnosed only when none is feasible (only then are they read).
@@ -419,14 +467,16 @@ class Scheduler:
             start=self.next_start_node_index,
             wanted=wanted,
             nominated_rows=nominated_rows,
-            filter_node=lambda row: self.framework.run_filter_plugins_with_nominated_pods(
-                state, pod, nodes[row]
-            ),
+            filter_node=lambda row: self._filter_one(state, pod, nodes[row]),
         )
         for row, status in result.rejected.items():
             diagnosis[nodes[row].name] = status
         self._fast_rows = result.feasible
-        return [nodes[row] for row in result.feasible.tolist()], result.processed
+        return RowNodes(result.feasible, nodes), result.processed
+
+    def _filter_one(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        self._ensure_pre_filter(state, pod)
+        return self.framework.run_filter_plugins_with_nominated_pods(state, pod, node)
 
     def _select_best_row(self, totals: npt.NDArray[np.int64]) -> str:
         """``_select_host`` over the fast path's rows (evaluation order kept)."""
@@ -462,6 +512,7 @@ class Scheduler:
         nominated: str | None = None
         post_message = ""
         if self.framework.post_filter_plugins:
+            self._ensure_pre_filter(state, pod)
             result, status = self.framework.run_post_filter_plugins(state, pod, diagnosis)
             if status is not None:
                 post_message = status.message
