@@ -22,7 +22,7 @@ from typing import Final, Protocol
 
 from kubeprio.api.core import PREEMPT_NEVER, Pod
 from kubeprio.api.policy import PodDisruptionBudget
-from kubeprio.api.selectors import label_selector_as_selector
+from kubeprio.api.selectors import Selector, SelectorError, label_selector_as_selector
 from kubeprio.clock import Clock, parse_rfc3339
 from kubeprio.scheduler.framework import (
     Code,
@@ -108,7 +108,7 @@ def pods_with_pdb_violation(
 ) -> tuple[list[PodInfo], list[PodInfo]]:
     """Upstream ``filterPodsWithPDBViolation``: (violating, non-violating), order kept."""
     allowed = [(pdb.status.disruptions_allowed or 0) if pdb.status else 0 for pdb in pdbs]
-    parsed = [label_selector_as_selector(pdb.spec.selector if pdb.spec else None) for pdb in pdbs]
+    parsed = [_pdb_selector(pdb) for pdb in pdbs]
     violating: list[PodInfo] = []
     non_violating: list[PodInfo] = []
     for info in pods:
@@ -120,7 +120,7 @@ def pods_with_pdb_violation(
                 if pdb.metadata.namespace != pod.metadata.namespace:
                     continue
                 selector = parsed[i]
-                if selector.is_empty() or not selector.matches(labels):
+                if selector is None or selector.is_empty() or not selector.matches(labels):
                     continue
                 disrupted = pdb.status.disrupted_pods if pdb.status else None
                 if disrupted and (pod.metadata.name or "") in disrupted:
@@ -130,6 +130,14 @@ def pods_with_pdb_violation(
                     violated = True
         (violating if violated else non_violating).append(info)
     return violating, non_violating
+
+
+def _pdb_selector(pdb: PodDisruptionBudget) -> Selector | None:
+    """The PDB's selector, or None when it does not parse (upstream skips such a PDB)."""
+    try:
+        return label_selector_as_selector(pdb.spec.selector if pdb.spec else None)
+    except SelectorError:
+        return None
 
 
 def number_of_candidates(num_nodes: int, args: PreemptionArgs) -> int:
