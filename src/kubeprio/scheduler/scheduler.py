@@ -80,7 +80,10 @@ class ScheduleFailure:
 
     status: Status
     message: str
-    nominated_node: str | None = None
+    nominated_node: str | None = ""
+    """The nomination to record: a node name; ``""`` clears it, as upstream's
+    ``clearNominatedNode`` does for every failure except a FitError that went through
+    PostFilter; ``None`` leaves it alone (PostFilter returned no result)."""
     diagnosis: NodeToStatus | None = None
 
 
@@ -459,16 +462,17 @@ class Scheduler:
             return ScheduleFailure(first, first.message)
         if pre_filter_message and not diagnosis.absent.is_rejected():
             return ScheduleFailure(diagnosis.absent, pre_filter_message)
-        nominated: str | None = None
+        # Without PostFilter plugins upstream returns clearNominatedNode; with them, the
+        # PostFilter result's nomination (none at all: leave the nomination as it is).
+        nominated: str | None = ""
         post_message = ""
         if self.framework.post_filter_plugins:
             result, status = self.framework.run_post_filter_plugins(state, pod, diagnosis)
             if status is not None:
                 post_message = status.message
-            if result is not None:
-                nominated = result.nominated_node_name
-                if nominated:
-                    self.preemptions += 1
+            nominated = result.nominated_node_name if result is not None else None
+            if nominated:
+                self.preemptions += 1
         message = fit_error_message(num_nodes, diagnosis, pre_filter_message, post_message)
         return ScheduleFailure(
             Status(Code.UNSCHEDULABLE, (message,)), message, nominated, diagnosis
