@@ -199,6 +199,13 @@ class Harness:
         self.kubelets[name] = kubelet
         return kubelet
 
+    def force_delete(self, name: str, namespace: str = "default") -> None:
+        """Delete a pod with grace period 0 (upstream test utils' ``DeletePod``)."""
+        from kubeprio.client.protocol import DeleteRequest
+
+        self.api.delete(Pod, name, namespace, options=DeleteRequest(grace_period_seconds=0))
+        self.pump()
+
     # --- driving ------------------------------------------------------------------------------
 
     def start(self) -> Harness:
