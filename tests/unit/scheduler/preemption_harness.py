@@ -18,6 +18,8 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import pytest
+
 from kubeprio.admission.chain import AdmissionChain
 from kubeprio.api.core import Event, Node, Pod
 from kubeprio.api.meta import ObjectMeta
@@ -88,13 +90,18 @@ def preemption_config(percentage: int, absolute: int) -> SchedulerConfig:
 class Harness:
     """ApiService + the default scheduler, driven by hand on a ManualClock."""
 
+    default_fast_path = False
+    """Whether harnesses use the vectorised fast path unless told (see ``both_paths``)."""
+
     def __init__(
         self,
         *,
         seed: int = 0,
-        fast_path: bool = False,
+        fast_path: bool | None = None,
         config: SchedulerConfig | None = None,
     ) -> None:
+        if fast_path is None:
+            fast_path = self.default_fast_path
         self.clock = ManualClock()
         self.api = ApiService(
             MemoryStore(), clock=self.clock, rng=random.Random(seed), admission=AdmissionChain()
@@ -357,6 +364,14 @@ class Harness:
             if isinstance(p, DefaultPreemption)
         )
         return plugin.post_filter(state, info, NodeToStatus(dict(statuses)))
+
+
+@pytest.fixture(params=[False, True], ids=["framework", "fastpath"])
+def both_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Run a test once on the framework path and once with the vectorised fast path on
+    (the default profile's production setting)."""
+    monkeypatch.setattr(Harness, "default_fast_path", request.param)
+    return bool(request.param)
 
 
 def victims_by_node(candidates: Sequence[Candidate]) -> dict[str, tuple[list[str], int]]:
