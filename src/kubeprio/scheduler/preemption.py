@@ -192,9 +192,9 @@ class Evaluator:
         all_nodes = self.handle.node_infos()
         candidates, statuses = self.find_candidates(state, all_nodes, pod, filtered)
         if not candidates:
-            if any(s.code is Code.ERROR for s in statuses.statuses.values()):
-                first = next(s for s in statuses.statuses.values() if s.code is Code.ERROR)
-                return None, first
+            errors = [s.message for s in statuses.statuses.values() if s.code is Code.ERROR]
+            if errors:
+                return None, error(aggregate_message(errors))
             message = fit_error_message(
                 len(all_nodes), NodeToStatus(statuses.statuses, unresolvable(NOT_HELPFUL))
             )
@@ -358,6 +358,13 @@ class Evaluator:
                 return selected[0]
             remaining = selected
         return remaining[0]
+
+
+def aggregate_message(messages: Sequence[str]) -> str:
+    """``utilerrors.NewAggregate(errs).Error()``: one message as is, several (duplicates
+    dropped) as ``[a, b]``."""
+    unique = list(dict.fromkeys(messages))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
 class _DryRunError(Exception):
