@@ -487,6 +487,7 @@ class Scheduler:
         status = self.framework.run_reserve_plugins_reserve(state, assumed, node_name)
         if status is None:
             status = self.framework.run_permit_plugins(state, assumed, node_name)
+        in_scheduling_cycle = status is not None
         if status is None:
             status = self.framework.run_pre_bind_plugins(state, assumed, node_name)
         if status is None:
@@ -494,9 +495,28 @@ class Scheduler:
         if status is not None:
             self.framework.run_reserve_plugins_unreserve(state, assumed, node_name)
             self.cache.forget_pod(assumed)
-            self._handle_failure(
-                queued, ScheduleFailure(status, f"binding rejected: {status.message}")
-            )
+            message = status.message
+            diagnosis = None
+            if in_scheduling_cycle and status.is_rejected():
+                # Upstream wraps a Reserve/Permit rejection in a FitError over one node.
+                diagnosis = NodeToStatus({node_name: status})
+                message = fit_error_message(1, diagnosis)
+            # handleBindingCycleError: forgetting the assumed pod frees its room as an
+            # assigned-pod deletion would; after a rejection the move comes last and skips
+            # the pod itself (else its in-flight replay would requeue it at once).
+            freed = not in_scheduling_cycle
+            if freed and not status.is_rejected():
+                self.queue.move_all_to_active_or_backoff(
+                    cluster_events.ASSIGNED_POD_DELETE, assumed.pod, None
+                )
+            self._handle_failure(queued, ScheduleFailure(status, message, "", diagnosis))
+            if freed and status.is_rejected():
+                self.queue.move_all_to_active_or_backoff(
+                    cluster_events.ASSIGNED_POD_DELETE,
+                    assumed.pod,
+                    None,
+                    pre_check=lambda other: other.metadata.uid != pod_info.uid,
+                )
             return
         self.queue.done(pod_info.uid)
         self.queue.delete_nominated_pod_if_exists(pod)
