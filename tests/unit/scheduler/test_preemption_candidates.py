@@ -18,6 +18,7 @@ from kubeprio.scheduler.framework import (
     Code,
     PostFilterResult,
     Status,
+    error,
     unresolvable,
     unschedulable,
 )
@@ -288,3 +289,102 @@ def test_no_potential_node_consumes_no_randomness():
     )
     assert candidates == []
     assert h.evaluator.rng.getstate() == before
+
+
+# --- PreFilter extension errors during the dry run (TestPostFilter's "test-plugin") ---------
+
+
+class ErroringExtensions:
+    """Upstream's ``TestPlugin``: AddPod/RemovePod fail on nodes labelled ``error=true``."""
+
+    name = "test-plugin"
+
+    def pre_filter(self, state, pod, nodes):
+        return None, None
+
+    def pre_filter_extensions(self):
+        return self
+
+    def add_pod(self, state, pod, pod_to_add, node):
+        if (node.node.metadata.labels or {}).get("error") == "true":
+            return error(f"failed to add pod: {pod.pod.metadata.name}")
+        return None
+
+    def remove_pod(self, state, pod, pod_to_remove, node):
+        if (node.node.metadata.labels or {}).get("error") == "true":
+            return error(f"failed to remove pod: {pod.pod.metadata.name}")
+        return None
+
+
+def _with_test_plugin(h):
+    """The harness's profile plus ``test-plugin`` at PreFilter (as upstream registers it)."""
+    from kubeprio.scheduler.runtime import Framework
+
+    old = h.scheduler.framework
+    new = Framework(
+        profile_name=old.profile_name,
+        queue_sort=old.queue_sort,
+        pre_filter=[*old.pre_filter_plugins, ErroringExtensions()],
+        filter=old.filter_plugins,
+        post_filter=old.post_filter_plugins,
+        bind=old.bind_plugins,
+    )
+    new.nominated_pods = old.nominated_pods
+    h.scheduler.framework = new
+
+
+@pytest.mark.parametrize(
+    ("nodes", "result", "code", "message"),
+    [
+        pytest.param(
+            [("node1", True)],
+            None,
+            Code.ERROR,
+            'preemption: running RemovePod on PreFilter plugin "test-plugin": '
+            "failed to remove pod: p",
+            id="only one node but failed with TestPlugin",
+        ),
+        pytest.param(
+            [("node1", True), ("node2", False)],
+            PostFilterResult("node2"),
+            Code.SUCCESS,
+            None,
+            id="one failed with TestPlugin and the other pass",
+        ),
+    ],
+)
+def test_post_filter_with_failing_extensions(nodes, result, code, message):
+    """``TestPostFilter``: an extension error is wrapped as upstream's runtime does
+    (``running RemovePod on PreFilter plugin %q: %w``); other nodes still count."""
+    h = Harness()
+    for name, failing in nodes:
+        labels = {"error": "true"} if failing else {}
+        h.add_nodes(node_obj(name, LARGE, **labels))
+    h.start()
+    _with_test_plugin(h)
+    h.add_pod(_pod("p1", on="node1"))
+    if len(nodes) > 1:
+        h.add_pod(_pod("p2", on="node2", res={"cpu": "200m", "memory": "200"}))
+    got_result, got_status = h.preempt(_pod("p", HIGH, LARGE), {name: U for name, _ in nodes})
+    assert got_result == result
+    if code is Code.SUCCESS:
+        assert got_status is None
+    else:
+        assert got_status.code is code
+        assert got_status.message == message
+
+
+def test_dry_run_errors_are_aggregated():
+    """``DryRunPreemption`` collects every node's error; with no candidate ``Preempt``
+    returns them as one aggregate (``[a, b]``; upstream's order is that of its workers)."""
+    h = Harness()
+    h.add_nodes(node_obj("node1"), node_obj("node2"))
+    h.start()
+    h.add_pod(_pod("p1", LOW, {"cpu": "100m"}, on="node1"))
+    h.add_pod(_pod("p2", LOW, {"cpu": "100m"}, on="node2"))
+    result, status = h.preempt(_pod("p", HIGH, {"cpu": "100m"}), {"node1": U, "node2": U})
+    assert result is None
+    assert status.code is Code.ERROR
+    one = 'expected at least one victim pod on node "node1"'
+    two = 'expected at least one victim pod on node "node2"'
+    assert status.message in (f"preemption: [{one}, {two}]", f"preemption: [{two}, {one}]")

@@ -516,3 +516,122 @@ def test_same_seed_same_preemption_decisions():
         )
 
     assert run() == run()
+
+
+# --- failures after a node was chosen (schedulingCycle Reserve/Permit, bindingCycle) ----------
+
+
+class _Rejecting:
+    """A Reserve or Permit plugin answering with ``status``."""
+
+    def __init__(self, name, status):
+        self.name = name
+        self._status = status
+
+    def reserve(self, state, pod, node_name):
+        return self._status
+
+    def unreserve(self, state, pod, node_name):
+        return None
+
+    def permit(self, state, pod, node_name):
+        return self._status
+
+
+def _with(h, *, reserve=(), permit=()):
+    from kubeprio.scheduler.runtime import Framework
+
+    old = h.scheduler.framework
+    new = Framework(
+        profile_name=old.profile_name,
+        queue_sort=old.queue_sort,
+        pre_filter=old.pre_filter_plugins,
+        filter=old.filter_plugins,
+        post_filter=old.post_filter_plugins,
+        pre_score=old.pre_score_plugins,
+        score=old.score_plugins,
+        reserve=reserve,
+        permit=permit,
+        bind=old.bind_plugins,
+    )
+    new.nominated_pods = old.nominated_pods
+    h.scheduler.framework = new
+    h.scheduler.fast = None  # the swapped profile is not the default one
+
+
+@pytest.mark.parametrize(
+    ("point", "status", "reason", "message"),
+    [
+        pytest.param(
+            "reserve",
+            "unschedulable",
+            "Unschedulable",
+            "0/1 nodes are available: 1 no room in the reservation.",
+            id="Reserve rejection: a FitError over the chosen node",
+        ),
+        pytest.param(
+            "permit",
+            "unschedulable",
+            "Unschedulable",
+            "0/1 nodes are available: 1 no room in the reservation.",
+            id="Permit rejection: a FitError over the chosen node",
+        ),
+        pytest.param(
+            "reserve",
+            "error",
+            "SchedulerError",
+            'running Reserve plugin "fake": no room in the reservation',
+            id="Reserve error: wrapped with the plugin name",
+        ),
+        pytest.param(
+            "permit",
+            "error",
+            "SchedulerError",
+            'running Permit plugin "fake": no room in the reservation',
+            id="Permit error: wrapped with the plugin name",
+        ),
+    ],
+)
+def test_reserve_and_permit_failures(point, status, reason, message):
+    """``schedulingCycle``: Reserve/Permit rejections become ``FitError{NumAllNodes: 1}``;
+    errors carry upstream's ``running <point> plugin %q: %w``; the nomination is cleared."""
+    from kubeprio.scheduler import framework
+
+    make = framework.unschedulable if status == "unschedulable" else framework.error
+    h = Harness().start()
+    h.add_nodes(_cpu_node("node1"))
+    _with(h, **{point: [_Rejecting("fake", make("no room in the reservation"))]})
+    h.add_pod(_pending("p", MID, "1"))
+    _nominate(h, "p", "node1")
+    h.settle()
+    assert h.messages("p") == [message]
+    condition = _condition(h, "p")
+    assert (condition.reason, condition.message) == (reason, message)
+    assert h.node_of("p") is None
+    assert h.nominated("p") is None
+    assert h.scheduler.cache.node_info("node1").pods == []
+
+
+def test_bind_error_message():
+    """``RunBindPlugins``: ``running Bind plugin "DefaultBinder": <API error>``, reason
+    SchedulerError; the assumed pod is forgotten."""
+    h = Harness().start()
+    h.add_nodes(_cpu_node("node1"), _cpu_node("node2"))
+    h.add_pod(_pending("p", MID, "1"))
+    from kubeprio.api.core import Binding, ObjectReference
+    from kubeprio.api.meta import ObjectMeta
+
+    # Someone else binds the pod; the scheduler has not seen it yet.
+    h.api.bind(
+        Binding(
+            metadata=ObjectMeta(name="p", namespace="default"),
+            target=ObjectReference(kind="Node", name="node2"),
+        )
+    )
+    assert h.scheduler.run_once()
+    [message] = h.messages("p")
+    assert message == (
+        'running Bind plugin "DefaultBinder": Operation cannot be fulfilled on '
+        'pods/binding "p": pod p is already assigned to node "node2"'
+    )
+    assert _condition(h, "p").reason == "SchedulerError"
