@@ -180,7 +180,8 @@ class Evaluator:
         """Upstream ``Evaluator.Preempt``; the status message is not yet prefixed."""
         latest = self._current_pod(pod.pod)
         if latest is None:
-            return None, error(f'pods "{pod.pod.metadata.name}" not found')
+            # The generated pod lister's NotFound names the singular resource.
+            return None, error(f'pod "{pod.pod.metadata.name}" not found')
         if latest is not pod.pod:
             pod = dataclasses.replace(pod, pod=latest)
         nominated = (latest.status.nominated_node_name if latest.status else None) or ""

@@ -388,3 +388,17 @@ def test_dry_run_errors_are_aggregated():
     one = 'expected at least one victim pod on node "node1"'
     two = 'expected at least one victim pod on node "node2"'
     assert status.message in (f"preemption: [{one}, {two}]", f"preemption: [{two}, {one}]")
+
+
+def test_preemptor_gone_from_the_informer():
+    """``Preempt`` reads the preemptor from the pod lister first; a missing pod is the
+    lister's NotFound (``pod "<name>" not found``, singular resource) as an Error."""
+    from kubeprio.scheduler.framework import CycleState, NodeToStatus, PodInfo
+
+    h = Harness()
+    h.add_nodes(node_obj("node1"))
+    h.start()
+    ghost = PodInfo.of(_pod("ghost", HIGH, LARGE))
+    result, status = h.evaluator.preempt(CycleState(), ghost, NodeToStatus({"node1": U}))
+    assert result is None
+    assert (status.code, status.message) == (Code.ERROR, 'pod "ghost" not found')
