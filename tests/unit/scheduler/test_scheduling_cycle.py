@@ -91,6 +91,35 @@ def _larger_than_any_node(h):
     h.add_pod(_pending("p", HIGH, "2"))
 
 
+def _name_affinity(*terms):
+    from tests.builders import node_term, requirement
+
+    return (
+        pod("p")
+        .priority(HIGH)
+        .requests(cpu="1")
+        .required_node_affinity(
+            *(
+                node_term(fields=tuple(requirement("metadata.name", "In", n) for n in names))
+                for names in terms
+            )
+        )
+        .build()
+    )
+
+
+def _pre_filter_conflict(h):
+    h.add_nodes(*(_cpu_node(f"node{i}") for i in range(1, 4)))
+    h.add_pod(_running("low", LOW, "1", "node1"))
+    h.add_pod(_name_affinity(("node1", "node2")))
+
+
+def _pre_filter_narrows_to_nothing(h):
+    h.add_nodes(*(_cpu_node(f"node{i}") for i in range(1, 4)))
+    h.add_pod(_running("low", LOW, "1", "node1"))
+    h.add_pod(_name_affinity(("node9",)))
+
+
 def _no_nodes(h):
     h.add_pod(_pending("p", HIGH, "1"))
 
@@ -139,6 +168,18 @@ MESSAGE_CASES = [
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
     ),
     ("no nodes at all", _no_nodes, "no nodes available to schedule pods"),
+    (
+        "PreFilter rejection: its message replaces the histogram",
+        _pre_filter_conflict,
+        "0/3 nodes are available: pod affinity terms conflict. "
+        "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    ),
+    (
+        "PreFilter narrowed to nodes that do not exist",
+        _pre_filter_narrows_to_nothing,
+        "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+        "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    ),
     (
         "preemptionPolicy Never",
         _never,
