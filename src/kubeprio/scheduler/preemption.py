@@ -23,7 +23,7 @@ from typing import Final, Protocol
 from kubeprio.api.core import PREEMPT_NEVER, Pod
 from kubeprio.api.model import evolve
 from kubeprio.api.policy import PodDisruptionBudget
-from kubeprio.api.selectors import label_selector_as_selector
+from kubeprio.api.selectors import Selector, SelectorError, label_selector_as_selector
 from kubeprio.clock import Clock, parse_rfc3339
 from kubeprio.scheduler.framework import (
     Code,
@@ -109,7 +109,7 @@ def pods_with_pdb_violation(
 ) -> tuple[list[PodInfo], list[PodInfo]]:
     """Upstream ``filterPodsWithPDBViolation``: (violating, non-violating), order kept."""
     allowed = [(pdb.status.disruptions_allowed or 0) if pdb.status else 0 for pdb in pdbs]
-    parsed = [label_selector_as_selector(pdb.spec.selector if pdb.spec else None) for pdb in pdbs]
+    parsed = [_pdb_selector(pdb) for pdb in pdbs]
     violating: list[PodInfo] = []
     non_violating: list[PodInfo] = []
     for info in pods:
@@ -121,7 +121,7 @@ def pods_with_pdb_violation(
                 if pdb.metadata.namespace != pod.metadata.namespace:
                     continue
                 selector = parsed[i]
-                if selector.is_empty() or not selector.matches(labels):
+                if selector is None or selector.is_empty() or not selector.matches(labels):
                     continue
                 disrupted = pdb.status.disrupted_pods if pdb.status else None
                 if disrupted and (pod.metadata.name or "") in disrupted:
@@ -131,6 +131,14 @@ def pods_with_pdb_violation(
                     violated = True
         (violating if violated else non_violating).append(info)
     return violating, non_violating
+
+
+def _pdb_selector(pdb: PodDisruptionBudget) -> Selector | None:
+    """The PDB's selector, or None when it does not parse (upstream skips such a PDB)."""
+    try:
+        return label_selector_as_selector(pdb.spec.selector if pdb.spec else None)
+    except SelectorError:
+        return None
 
 
 def number_of_candidates(num_nodes: int, args: PreemptionArgs) -> int:
@@ -173,7 +181,8 @@ class Evaluator:
         """Upstream ``Evaluator.Preempt``; the status message is not yet prefixed."""
         latest = self._current_pod(pod.pod)
         if latest is None:
-            return None, error(f'pods "{pod.pod.metadata.name}" not found')
+            # The generated pod lister's NotFound names the singular resource.
+            return None, error(f'pod "{pod.pod.metadata.name}" not found')
         if latest is not pod.pod:
             pod = evolve(pod, pod=latest)
         nominated = (latest.status.nominated_node_name if latest.status else None) or ""
@@ -185,9 +194,9 @@ class Evaluator:
         all_nodes = self.handle.node_infos()
         candidates, statuses = self.find_candidates(state, all_nodes, pod, filtered)
         if not candidates:
-            if any(s.code is Code.ERROR for s in statuses.statuses.values()):
-                first = next(s for s in statuses.statuses.values() if s.code is Code.ERROR)
-                return None, first
+            errors = [s.message for s in statuses.statuses.values() if s.code is Code.ERROR]
+            if errors:
+                return None, error(aggregate_message(errors))
             message = fit_error_message(
                 len(all_nodes), NodeToStatus(statuses.statuses, unresolvable(NOT_HELPFUL))
             )
@@ -351,6 +360,13 @@ class Evaluator:
                 return selected[0]
             remaining = selected
         return remaining[0]
+
+
+def aggregate_message(messages: Sequence[str]) -> str:
+    """``utilerrors.NewAggregate(errs).Error()``: one message as is, several (duplicates
+    dropped) as ``[a, b]``."""
+    unique = list(dict.fromkeys(messages))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
 class _DryRunError(Exception):

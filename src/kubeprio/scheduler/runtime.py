@@ -52,6 +52,14 @@ def _as_error(plugin: str, exc: Exception) -> Status:
     return error(f"running {plugin!r} plugin: {exc}").with_plugin(plugin)
 
 
+def _failed(point: str, plugin: str, status: Status) -> Status:
+    """A rejection keeps its message; anything else becomes the Error upstream's runtime
+    returns: ``running <point> plugin "<name>": <message>``."""
+    if status.is_rejected():
+        return status.with_plugin(plugin)
+    return error(f'running {point} plugin "{plugin}": {status.message}').with_plugin(plugin)
+
+
 class Framework:
     """One scheduling profile's plugins, ready to run."""
 
@@ -168,27 +176,37 @@ class Framework:
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod: PodInfo, pod_to_add: PodInfo, node: NodeInfo
     ) -> Status | None:
-        """Tell every PreFilter extension that ``pod_to_add`` joined ``node``."""
+        """Tell every PreFilter extension that ``pod_to_add`` joined ``node``.
+
+        Any failure is an Error ``running AddPod on PreFilter plugin "<name>": <message>``
+        (upstream ``RunPreFilterExtensionAddPod``).
+        """
         skip = state.skip_filter_plugins
         for name, ext in self._extensions:
             if name in skip:
                 continue
             status = ext.add_pod(state, pod, pod_to_add, node)
             if status is not None and status.code is not Code.SUCCESS:
-                return status.with_plugin(name)
+                message = f'running AddPod on PreFilter plugin "{name}": {status.message}'
+                return error(message).with_plugin(name)
         return None
 
     def run_pre_filter_extension_remove_pod(
         self, state: CycleState, pod: PodInfo, pod_to_remove: PodInfo, node: NodeInfo
     ) -> Status | None:
-        """Tell every PreFilter extension that ``pod_to_remove`` left ``node``."""
+        """Tell every PreFilter extension that ``pod_to_remove`` left ``node``.
+
+        Any failure is an Error ``running RemovePod on PreFilter plugin "<name>": <message>``
+        (upstream ``RunPreFilterExtensionRemovePod``).
+        """
         skip = state.skip_filter_plugins
         for name, ext in self._extensions:
             if name in skip:
                 continue
             status = ext.remove_pod(state, pod, pod_to_remove, node)
             if status is not None and status.code is not Code.SUCCESS:
-                return status.with_plugin(name)
+                message = f'running RemovePod on PreFilter plugin "{name}": {status.message}'
+                return error(message).with_plugin(name)
         return None
 
     def _add_nominated_pods(
@@ -315,7 +333,7 @@ class Framework:
             except Exception as exc:
                 return _as_error(plugin.name, exc)
             if status is not None and status.code is not Code.SUCCESS:
-                return status.with_plugin(plugin.name)
+                return _failed("Reserve", plugin.name, status)
         return None
 
     def run_reserve_plugins_unreserve(
@@ -333,7 +351,7 @@ class Framework:
             except Exception as exc:
                 return _as_error(plugin.name, exc)
             if status is not None and status.code is not Code.SUCCESS:
-                return status.with_plugin(plugin.name)
+                return _failed("Permit", plugin.name, status)
         return None
 
     def run_pre_bind_plugins(
@@ -346,7 +364,7 @@ class Framework:
             except Exception as exc:
                 return _as_error(plugin.name, exc)
             if status is not None and status.code not in (Code.SUCCESS, Code.SKIP):
-                return status.with_plugin(plugin.name)
+                return _failed("PreBind", plugin.name, status)
         return None
 
     def run_bind_plugins(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
@@ -359,6 +377,6 @@ class Framework:
             if status is not None and status.code is Code.SKIP:
                 continue
             if status is not None and status.code is not Code.SUCCESS:
-                return status.with_plugin(plugin.name)
+                return _failed("Bind", plugin.name, status)
             return None
         return error("no bind plugin bound the pod")

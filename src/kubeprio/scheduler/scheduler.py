@@ -81,7 +81,10 @@ class ScheduleFailure:
 
     status: Status
     message: str
-    nominated_node: str | None = None
+    nominated_node: str | None = ""
+    """The nomination to record: a node name; ``""`` clears it, as upstream's
+    ``clearNominatedNode`` does for every failure except a FitError that went through
+    PostFilter; ``None`` leaves it alone (PostFilter returned no result)."""
     diagnosis: NodeToStatus | None = None
 
 
@@ -509,17 +512,18 @@ class Scheduler:
             return ScheduleFailure(first, first.message)
         if pre_filter_message and not diagnosis.absent.is_rejected():
             return ScheduleFailure(diagnosis.absent, pre_filter_message)
-        nominated: str | None = None
+        # Without PostFilter plugins upstream returns clearNominatedNode; with them, the
+        # PostFilter result's nomination (none at all: leave the nomination as it is).
+        nominated: str | None = ""
         post_message = ""
         if self.framework.post_filter_plugins:
             self._ensure_pre_filter(state, pod)
             result, status = self.framework.run_post_filter_plugins(state, pod, diagnosis)
             if status is not None:
                 post_message = status.message
-            if result is not None:
-                nominated = result.nominated_node_name
-                if nominated:
-                    self.preemptions += 1
+            nominated = result.nominated_node_name if result is not None else None
+            if nominated:
+                self.preemptions += 1
         message = fit_error_message(num_nodes, diagnosis, pre_filter_message, post_message)
         return ScheduleFailure(
             Status(Code.UNSCHEDULABLE, (message,)), message, nominated, diagnosis
@@ -534,6 +538,7 @@ class Scheduler:
         status = self.framework.run_reserve_plugins_reserve(state, assumed, node_name)
         if status is None:
             status = self.framework.run_permit_plugins(state, assumed, node_name)
+        in_scheduling_cycle = status is not None
         if status is None:
             status = self.framework.run_pre_bind_plugins(state, assumed, node_name)
         if status is None:
@@ -541,9 +546,28 @@ class Scheduler:
         if status is not None:
             self.framework.run_reserve_plugins_unreserve(state, assumed, node_name)
             self.cache.forget_pod(assumed)
-            self._handle_failure(
-                queued, ScheduleFailure(status, f"binding rejected: {status.message}")
-            )
+            message = status.message
+            diagnosis = None
+            if in_scheduling_cycle and status.is_rejected():
+                # Upstream wraps a Reserve/Permit rejection in a FitError over one node.
+                diagnosis = NodeToStatus({node_name: status})
+                message = fit_error_message(1, diagnosis)
+            # handleBindingCycleError: forgetting the assumed pod frees its room as an
+            # assigned-pod deletion would; after a rejection the move comes last and skips
+            # the pod itself (else its in-flight replay would requeue it at once).
+            freed = not in_scheduling_cycle
+            if freed and not status.is_rejected():
+                self.queue.move_all_to_active_or_backoff(
+                    cluster_events.ASSIGNED_POD_DELETE, assumed.pod, None
+                )
+            self._handle_failure(queued, ScheduleFailure(status, message, "", diagnosis))
+            if freed and status.is_rejected():
+                self.queue.move_all_to_active_or_backoff(
+                    cluster_events.ASSIGNED_POD_DELETE,
+                    assumed.pod,
+                    None,
+                    pre_check=lambda other: other.metadata.uid != pod_info.uid,
+                )
             return
         self.queue.done(pod_info.uid)
         self.queue.delete_nominated_pod_if_exists(pod)
