@@ -39,6 +39,8 @@ PLAIN_RESOURCES: Final = frozenset({CPU, MEMORY, EPHEMERAL_STORAGE})
 MAX_NODE_SCORE: Final = 100
 SCORE_CACHE_SHAPES: Final = 64
 """Request shapes whose per-row scores are kept (workloads repeat a few shapes)."""
+SCALAR_ROWS: Final = 8
+"""Up to this many stale rows are rescored in plain Python."""
 CHUNK_ROWS: Final = 512
 """Rows filtered per numpy step: enough to amortise numpy's per-call cost."""
 
@@ -224,10 +226,33 @@ class FastPath:
             cache = _ScoreCache(table.epoch, table.capacity)
             self._score_cache[key] = cache
         stale = rows[cache.versions[rows] != table.version[rows]]
-        if len(stale):
+        if len(stale) > SCALAR_ROWS:
             cache.scores[stale] = self._compute_resource_scores(pod, stale, cpu, mem)
             cache.versions[stale] = table.version[stale]
+        else:
+            # A few rows: plain Python arithmetic beats a dozen numpy calls.
+            for row in stale.tolist():
+                cache.scores[row] = self._row_resource_score(pod, row, cpu, mem)
+                cache.versions[row] = table.version[row]
         return cache.scores[rows]
+
+    def _row_resource_score(self, pod: PodInfo, row: int, cpu: int, mem: int) -> int:
+        """``_compute_resource_scores`` for one row, with the same integer/float64 rules."""
+        table = self.table
+        alloc_cpu = int(table.alloc_cpu[row])
+        alloc_mem = int(table.alloc_mem[row])
+        cpu_score = _least_scalar(alloc_cpu, int(table.nz_cpu[row]) + pod.non_zero_cpu)
+        mem_score = _least_scalar(alloc_mem, int(table.nz_mem[row]) + pod.non_zero_memory)
+        weight = (alloc_cpu != 0) + (alloc_mem != 0)
+        score = 0 if weight == 0 else (cpu_score + mem_score) // weight
+        if cpu or mem:
+            if alloc_cpu and alloc_mem:
+                cpu_fraction = min((int(table.req_cpu[row]) + cpu) / alloc_cpu, 1.0)
+                mem_fraction = min((int(table.req_mem[row]) + mem) / alloc_mem, 1.0)
+                score += int((1 - abs((cpu_fraction - mem_fraction) / 2)) * MAX_NODE_SCORE)
+            else:
+                score += MAX_NODE_SCORE
+        return score
 
     def _compute_resource_scores(
         self, pod: PodInfo, rows: IntArray, cpu: int, mem: int
@@ -254,6 +279,13 @@ class _ScoreCache:
         self.epoch = epoch
         self.scores: IntArray = np.zeros(capacity, np.int64)
         self.versions: IntArray = np.full(capacity, -1, np.int64)
+
+
+def _least_scalar(capacity: int, requested: int) -> int:
+    """``_least_score`` for one value."""
+    if capacity == 0 or requested > capacity:
+        return 0
+    return (capacity - requested) * MAX_NODE_SCORE // capacity
 
 
 def _least_score(capacity: IntArray, requested: IntArray) -> IntArray:
