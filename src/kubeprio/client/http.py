@@ -76,6 +76,9 @@ def status_error(code: int, text: str) -> errors.StatusError:
     except ValueError:
         body = None
     if isinstance(body, dict) and body.get("kind") == "Status":
+        if not body.get("metadata"):
+            # Servers always send ``metadata: {}``; it carries nothing for an error.
+            body = {key: value for key, value in body.items() if key != "metadata"}
         try:
             return errors.from_status(from_dict(Status, body))
         except DecodeError:

@@ -91,8 +91,14 @@ def test_pods_and_workloads_are_in_category_all(client):
 
 
 def test_deployment_scale_subresource_answers_an_autoscaling_v1_scale(client):
-    subs = {s["subresource"]: s for s in _aggregated_resources(client)["deployments"]["subresources"]}
-    assert subs["scale"]["responseKind"] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+    subs = {
+        s["subresource"]: s for s in _aggregated_resources(client)["deployments"]["subresources"]
+    }
+    assert subs["scale"]["responseKind"] == {
+        "group": "autoscaling",
+        "version": "v1",
+        "kind": "Scale",
+    }
 
 
 def test_legacy_core_list_has_pods_eviction_for_kubectl_drain(client):

@@ -83,9 +83,7 @@ def test_duplicate_create_is_already_exists(client):
     response = client.post(PCS, json=pc_manifest("high"))
     assert response.status_code == 409
     assert response.json()["reason"] == "AlreadyExists"
-    assert response.json()["message"] == (
-        'priorityclasses.scheduling.k8s.io "high" already exists'
-    )
+    assert response.json()["message"] == ('priorityclasses.scheduling.k8s.io "high" already exists')
 
 
 @pytest.mark.parametrize(
@@ -120,7 +118,9 @@ def test_strict_field_validation_reports_duplicate_fields(client):
         headers={"Content-Type": "application/json"},
     )
     assert response.status_code == 400
-    assert response.json()["message"].endswith('strict decoding error: duplicate field "metadata.name"')
+    assert response.json()["message"].endswith(
+        'strict decoding error: duplicate field "metadata.name"'
+    )
 
 
 def test_warn_field_validation_answers_warning_headers_and_drops_the_field(client):
@@ -221,9 +221,7 @@ def test_delete_reads_a_body_without_content_type_and_returns_the_pod(client):
 
 def test_delete_of_other_kinds_answers_a_success_status_with_the_uid(client):
     uid = client.post(PCS, json=pc_manifest("p")).json()["metadata"]["uid"]
-    response = client.request(
-        "DELETE", f"{PCS}/p", json={"propagationPolicy": "Background"}
-    )
+    response = client.request("DELETE", f"{PCS}/p", json={"propagationPolicy": "Background"})
     assert response.status_code == 200
     assert response.json()["status"] == "Success"
     assert response.json()["details"] == {
@@ -286,10 +284,22 @@ def test_eviction_blocked_by_a_budget_is_429_with_the_disruption_budget_cause(cl
     client.post("/apis/policy/v1/namespaces/default/poddisruptionbudgets", json=pdb)
     client.patch(
         "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web-pdb/status",
-        json={"status": {"observedGeneration": 1, "disruptionsAllowed": 0, "desiredHealthy": 1, "currentHealthy": 1}},
+        json={
+            "status": {
+                "observedGeneration": 1,
+                "disruptionsAllowed": 0,
+                "desiredHealthy": 1,
+                "currentHealthy": 1,
+            }
+        },
         headers={"Content-Type": "application/merge-patch+json"},
     )
-    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "a", "namespace": "default"}, "deleteOptions": {}}
+    eviction = {
+        "apiVersion": "policy/v1",
+        "kind": "Eviction",
+        "metadata": {"name": "a", "namespace": "default"},
+        "deleteOptions": {},
+    }
     response = client.post(f"{PODS}/a/eviction", json=eviction)
     assert response.status_code == 429
     assert response.json() == {
