@@ -1,0 +1,298 @@
+"""The ASGI HTTP adapter: Kubernetes REST over ``ApiService``, for kubectl and client libraries.
+
+What it is: ``create_app(service)`` returns a Starlette application serving
+
+* ``/version`` (and ``/version/``), ``/api``, ``/apis`` (aggregated discovery when asked
+  for ``v=v2``, legacy otherwise), ``/api/v1`` and ``/apis/<g>/<v>`` (legacy resource
+  lists), ``/apis/<g>`` (``APIGroup``) -- ``apiserver.discovery``;
+* ``/openapi/v3`` and ``/openapi/v3/<gv>`` -- ``apiserver.openapi``;
+* every resource path of the resource table -- ``apiserver.routes`` resolves it,
+  ``apiserver.rest`` serves it; watches stream as chunked newline-delimited JSON.
+
+This module only translates between HTTP and those modules: it reads the request (path,
+query, ``Accept``, ``Content-Type``, body), asks the authenticator who is calling, writes
+JSON with ``Content-Type: application/json`` (kubectl refuses success bodies of any other
+type), ``Warning: 299 - "..."`` headers for admission warnings, and error ``Status``
+bodies (``apiserver.status``). It is the only module of the API server that imports the
+HTTP framework (an import-linter contract).
+
+Who drives it: an ASGI server (uvicorn in ``kubeprio serve`` and in the e2e tests),
+Starlette's ``TestClient`` in unit tests. Handlers are ``async`` and call ``ApiService``
+synchronously on the event loop: the service and its store are not thread-safe, and the
+real-time driver of ``kubeprio serve`` runs the scheduler and kubelets on the same loop.
+A watch waits on the store watch's listener and wakes with ``call_soon_threadsafe``; its
+bookmarks and ``timeoutSeconds`` use the event loop's monotonic timer, the one place this
+package measures time without the injected clock (AGE cells use ``clock``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Final
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from kubeprio.admission.chain import UserInfo
+from kubeprio.api import errors, kinds
+from kubeprio.api.model import JsonDict
+from kubeprio.apiserver import discovery, openapi, status
+from kubeprio.apiserver.rest import DEFAULT_WATCH_TIMEOUT, Reply, RestHandler, RestRequest
+from kubeprio.apiserver.routes import RouteTable, split_path
+from kubeprio.apiserver.service import ApiService
+from kubeprio.apiserver.watchstream import WatchStream
+from kubeprio.clock import Clock
+
+JSON_TYPE: Final = "application/json"
+DEFAULT_BOOKMARK_INTERVAL: Final = 60.0
+"""Upstream sends a bookmark about once a minute to watchers that allow them."""
+
+Authenticator = Callable[[Mapping[str, str]], UserInfo | None]
+"""Maps request headers to the caller; ``None`` means unauthenticated (401)."""
+
+RESOURCE_METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+
+def _dumps(body: JsonDict) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def json_response(
+    body: JsonDict,
+    code: int = 200,
+    *,
+    warnings: tuple[str, ...] = (),
+    content_type: str = JSON_TYPE,
+) -> Response:
+    """A JSON response with ``Warning`` headers."""
+    response = Response(_dumps(body), status_code=code, media_type=content_type)
+    for text in warnings:
+        response.headers.append("Warning", status.warning_header(text))
+    return response
+
+
+def error_response(error: errors.StatusError) -> Response:
+    """A Status error body with its HTTP code."""
+    return json_response(status.error_body(error), status.error_code(error))
+
+
+class KubeApp:
+    """The request handlers of one app (a class so the routes share the service)."""
+
+    def __init__(
+        self,
+        service: ApiService,
+        *,
+        clock: Clock,
+        authenticator: Authenticator | None,
+        watch_timeout: float,
+        bookmark_interval: float,
+    ) -> None:
+        self.service = service
+        self.rest = RestHandler(service, clock=clock, watch_timeout=watch_timeout)
+        self.routes = RouteTable(kinds.RESOURCES)
+        self.authenticator = authenticator
+        self.bookmark_interval = bookmark_interval
+        self.openapi_docs = openapi.documents(kinds.RESOURCES)
+        self.openapi_index = _dumps(openapi.index(self.openapi_docs))
+
+    # --- plumbing --------------------------------------------------------------------------
+
+    def _user(self, request: Request) -> UserInfo | None:
+        if self.authenticator is None:
+            return None
+        user = self.authenticator(request.headers)
+        if user is None:
+            raise errors.UnauthorizedError.build("Unauthorized")
+        return user
+
+    # --- discovery -------------------------------------------------------------------------
+
+    async def version(self, request: Request) -> Response:
+        """``/version``: reports minor "32" (the kubectl dispatcher picks kubectl 1.32)."""
+        return json_response(discovery.VERSION_INFO)
+
+    async def api(self, request: Request) -> Response:
+        """``/api``: aggregated (v2 when asked) or ``APIVersions``."""
+        try:
+            self._user(request)
+        except errors.StatusError as exc:
+            return error_response(exc)
+        if discovery.wants_aggregated(request.headers.get("accept", "")):
+            return json_response(
+                discovery.aggregated(kinds.RESOURCES, core=True),
+                content_type=discovery.AGGREGATED_CONTENT_TYPE,
+            )
+        return json_response(discovery.api_versions())
+
+    async def apis(self, request: Request) -> Response:
+        """``/apis``: aggregated (v2 when asked) or ``APIGroupList``."""
+        try:
+            self._user(request)
+        except errors.StatusError as exc:
+            return error_response(exc)
+        if discovery.wants_aggregated(request.headers.get("accept", "")):
+            return json_response(
+                discovery.aggregated(kinds.RESOURCES, core=False),
+                content_type=discovery.AGGREGATED_CONTENT_TYPE,
+            )
+        return json_response(discovery.api_group_list(kinds.RESOURCES))
+
+    async def openapi_root(self, request: Request) -> Response:
+        """``/openapi/v3``."""
+        return Response(self.openapi_index, media_type=JSON_TYPE)
+
+    async def openapi_doc(self, request: Request) -> Response:
+        """``/openapi/v3/<gv>``."""
+        body = self.openapi_docs.get(request.path_params["path"].strip("/"))
+        if body is None:
+            return error_response(status.path_not_found())
+        return Response(body, media_type=JSON_TYPE)
+
+    # --- resources -------------------------------------------------------------------------
+
+    async def core(self, request: Request) -> Response:
+        """Everything below ``/api/v1``."""
+        return await self._resource(request, "v1", request.path_params.get("rest", ""))
+
+    async def group(self, request: Request) -> Response:
+        """Everything below ``/apis/<group>[/<version>]``."""
+        group = request.path_params["group"]
+        version = request.path_params.get("version", "")
+        if not version:
+            versions = [
+                gv.split("/", 1)[1]
+                for gv in self.routes.group_versions
+                if gv.startswith(f"{group}/")
+            ]
+            if not versions or request.method != "GET":
+                return error_response(status.path_not_found())
+            return json_response(discovery.api_group(group, versions))
+        return await self._resource(
+            request, f"{group}/{version}", request.path_params.get("rest", "")
+        )
+
+    async def _resource(self, request: Request, group_version: str, rest: str) -> Response:
+        try:
+            user = self._user(request)
+            segments = split_path(rest)
+            if not segments:
+                resources = self.routes.group_versions.get(group_version)
+                if resources is None or request.method != "GET":
+                    raise status.path_not_found()
+                return json_response(
+                    discovery.resource_list(group_version, list(resources.values()))
+                )
+            target = self.routes.resolve(group_version, segments)
+            if target is None:
+                raise status.path_not_found()
+            body = await request.body()
+            rest_request = RestRequest(
+                method=request.method,
+                target=target,
+                query=dict(request.query_params),
+                accept=request.headers.get("accept", ""),
+                content_type=request.headers.get("content-type", ""),
+                body=body,
+                user=user,
+            )
+            reply = self.rest.handle(rest_request)
+        except errors.StatusError as exc:
+            return error_response(exc)
+        if isinstance(reply, WatchStream):
+            return StreamingResponse(
+                self._stream(reply),
+                media_type=JSON_TYPE,
+                headers={"Cache-Control": "no-cache, private"},
+            )
+        return self._reply(reply)
+
+    def _reply(self, reply: Reply) -> Response:
+        return json_response(reply.body, reply.code, warnings=reply.warnings)
+
+    async def _stream(self, stream: WatchStream) -> AsyncIterator[bytes]:
+        """Pump a watch: drain, wait for the listener, bookmark, stop at the timeout."""
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+
+        def listener() -> None:
+            # Writes may come from another thread in the serve driver: hop onto the loop.
+            loop.call_soon_threadsafe(wake.set)
+
+        stream.set_listener(listener)
+        deadline = loop.time() + stream.timeout
+        next_bookmark = loop.time() + self.bookmark_interval
+        try:
+            while True:
+                wake.clear()
+                chunk = stream.drain()
+                if chunk:
+                    yield chunk
+                if stream.closed:
+                    return
+                now = loop.time()
+                if now >= deadline:
+                    return
+                if stream.bookmarks and now >= next_bookmark:
+                    yield stream.bookmark()
+                    next_bookmark = now + self.bookmark_interval
+                wait = deadline - now
+                if stream.bookmarks:
+                    wait = min(wait, max(next_bookmark - now, 0.0))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), timeout=wait)
+        finally:
+            stream.close()
+
+    async def not_found(self, request: Request) -> Response:
+        """Any other path: upstream's 404 Status."""
+        return error_response(status.path_not_found())
+
+
+def create_app(
+    service: ApiService,
+    *,
+    authenticator: Authenticator | None = None,
+    clock: Clock | None = None,
+    watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
+    bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
+) -> Starlette:
+    """Build the ASGI app serving ``service``.
+
+    ``authenticator`` maps request headers to a user (``None`` from it answers 401); without
+    one every request acts as the system (no user). ``clock`` (default: the service's)
+    dates AGE cells. ``watch_timeout`` bounds watches without ``timeoutSeconds``.
+    """
+    app_state = KubeApp(
+        service,
+        clock=clock or service.clock,
+        authenticator=authenticator,
+        watch_timeout=watch_timeout,
+        bookmark_interval=bookmark_interval,
+    )
+    routes = [
+        Route("/version", app_state.version, methods=["GET"]),
+        Route("/version/", app_state.version, methods=["GET"]),
+        Route("/api", app_state.api, methods=["GET"]),
+        Route("/api/", app_state.api, methods=["GET"]),
+        Route("/apis", app_state.apis, methods=["GET"]),
+        Route("/apis/", app_state.apis, methods=["GET"]),
+        Route("/openapi/v3", app_state.openapi_root, methods=["GET"]),
+        Route("/openapi/v3/", app_state.openapi_root, methods=["GET"]),
+        Route("/openapi/v3/{path:path}", app_state.openapi_doc, methods=["GET"]),
+        Route("/api/v1", app_state.core, methods=RESOURCE_METHODS),
+        Route("/api/v1/{rest:path}", app_state.core, methods=RESOURCE_METHODS),
+        Route("/apis/{group}", app_state.group, methods=RESOURCE_METHODS),
+        Route("/apis/{group}/{version}", app_state.group, methods=RESOURCE_METHODS),
+        Route("/apis/{group}/{version}/{rest:path}", app_state.group, methods=RESOURCE_METHODS),
+        Route("/{path:path}", app_state.not_found, methods=RESOURCE_METHODS),
+    ]
+    app = Starlette(routes=routes)
+    app.router.redirect_slashes = False
+    app.state.kube = app_state
+    return app

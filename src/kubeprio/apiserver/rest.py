@@ -1,0 +1,641 @@
+"""The REST verbs over ``ApiService``: one request in, one reply (or a watch stream) out.
+
+What it is: everything the HTTP adapter does between routing and writing bytes, kept free
+of the HTTP library so it is easy to read and test. It mirrors upstream's handlers in
+``staging/src/k8s.io/apiserver/pkg/endpoints/handlers`` (``create.go``, ``update.go``,
+``patch.go``, ``delete.go``, ``get.go``/``watch.go``) for what kubectl and the Python
+client send (shared/reference/kubectl-wire.md):
+
+* bodies: JSON (YAML accepted), strict field validation (``apiserver.fieldvalidation``),
+  decode failures as 400 ``Pod in version "v1" cannot be handled as a Pod: ...``; the URL's
+  namespace fills an empty ``metadata.namespace`` and a different one is a 400;
+* create answers 201, ``dryRun=All`` writes nothing; update is PUT; PATCH takes the four
+  content types, and an apply patch (``application/apply-patch+yaml``) of an absent object
+  creates it (201); DELETE reads a ``DeleteOptions`` body whatever its content type and
+  answers with the object (pods, or anything still terminating) or a success Status;
+* subresources ``status``, ``scale`` (autoscaling/v1 ``Scale``), ``pods/binding`` and
+  ``pods/eviction`` (201 with a success Status);
+* reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``).
+
+Admission warnings travel in ``Reply.warnings`` (the adapter writes ``Warning`` headers).
+Errors are raised as ``api.errors.StatusError``; ``apiserver.status`` renders them.
+
+Who drives it: ``apiserver.http``. Rules: no HTTP imports; calls into ``ApiService``
+synchronously (the adapter runs it on the event loop, never in worker threads).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from kubeprio.admission.chain import UserInfo
+from kubeprio.api import errors
+from kubeprio.api.apps import Deployment, ReplicaSet, Scale, ScaleSpec, ScaleStatus
+from kubeprio.api.core import Binding
+from kubeprio.api.manifest import ManifestError, parse_text
+from kubeprio.api.meta import DeleteOptions, ObjectMeta
+from kubeprio.api.model import JsonDict
+from kubeprio.api.patch import PatchError, PatchType, apply_patch
+from kubeprio.api.policy import Eviction
+from kubeprio.api.serialization import DecodeError, from_dict, to_dict
+from kubeprio.apiserver import fieldvalidation, status, tables
+from kubeprio.apiserver.fieldvalidation import FieldValidation
+from kubeprio.apiserver.negotiation import dry_run, flag, integer, media_type, negotiate
+from kubeprio.apiserver.routes import Target
+from kubeprio.apiserver.service import ApiService
+from kubeprio.apiserver.watchstream import WatchStream
+from kubeprio.client.protocol import DeleteRequest
+from kubeprio.clock import Clock
+
+DEFAULT_WATCH_TIMEOUT: Final = 1800.0
+"""Upstream's ``--min-request-timeout``: a watch without ``timeoutSeconds`` lasts this long."""
+
+RETURNS_DELETED_OBJECT: Final = frozenset({"pods"})
+"""Registries with ``ReturnDeletedObject: true``; others answer a deletion with a Status."""
+
+PATCH_MEDIA_TYPES: Final = {member.value: member for member in PatchType}
+
+
+@dataclass(frozen=True, slots=True)
+class RestRequest:
+    """A resource request, as the adapter parsed it."""
+
+    method: str
+    target: Target
+    query: Mapping[str, str]
+    accept: str = ""
+    content_type: str = ""
+    body: bytes = b""
+    user: UserInfo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A JSON answer: status code, body, admission warnings."""
+
+    code: int
+    body: JsonDict
+    warnings: tuple[str, ...] = ()
+
+
+class RestHandler:
+    """Serves resource requests against one ``ApiService``."""
+
+    def __init__(
+        self,
+        service: ApiService,
+        *,
+        clock: Clock,
+        watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
+    ) -> None:
+        self.service = service
+        self.clock = clock
+        self.watch_timeout = watch_timeout
+
+    # --- dispatch ------------------------------------------------------------------------
+
+    def handle(self, request: RestRequest) -> Reply | WatchStream:
+        """Serve one request; raise ``StatusError`` for failures."""
+        target = request.target
+        method = request.method
+        sub = target.subresource
+        if sub == "":
+            if target.is_collection:
+                if method == "GET":
+                    if flag(request.query, "watch"):
+                        return self.watch(request)
+                    return self.list_collection(request)
+                if method == "POST" and (
+                    target.namespace is not None or not target.info.namespaced
+                ):
+                    return self.create(request)
+                if method == "DELETE":
+                    return self.delete_collection(request)
+            else:
+                if method == "GET":
+                    return self.get(request)
+                if method == "PUT":
+                    return self.update(request)
+                if method == "PATCH":
+                    return self.patch(request)
+                if method == "DELETE":
+                    return self.delete(request)
+        elif sub == "status":
+            if method == "GET":
+                return self.get(request)
+            if method == "PUT":
+                return self.update(request)
+            if method == "PATCH":
+                return self.patch(request)
+        elif sub == "scale":
+            if method == "GET":
+                return self.get_scale(request)
+            if method in ("PUT", "PATCH"):
+                return self.write_scale(request)
+        elif sub == "binding" and method == "POST":
+            return self.bind(request)
+        elif sub == "eviction" and method == "POST":
+            return self.evict(request)
+        raise status.method_not_allowed(method)
+
+    # --- reads ---------------------------------------------------------------------------
+
+    def _include(self, request: RestRequest) -> tables.IncludeObject:
+        value = request.query.get("includeObject") or tables.IncludeObject.METADATA.value
+        try:
+            return tables.IncludeObject(value)
+        except ValueError:
+            raise errors.bad_request(f"unsupported includeObject value {value!r}") from None
+
+    def get(self, request: RestRequest) -> Reply:
+        """GET one object, as JSON or as a one-row Table."""
+        target = request.target
+        output = negotiate(request.accept)
+        obj = self.service.get(target.info.model, target.name, target.namespace)
+        if output.table:
+            table = tables.build_table(
+                target.info.model,
+                [obj],
+                now=self.clock.now(),
+                resource_version=obj.metadata.resource_version,
+                include=self._include(request),
+                api_version=output.table_api_version,
+            )
+            return Reply(200, table)
+        return Reply(200, to_dict(obj))
+
+    def list_collection(self, request: RestRequest) -> Reply:
+        """GET a collection with selectors and ``limit``/``continue``."""
+        target = request.target
+        query = request.query
+        output = negotiate(request.accept)
+        result = self.service.list(
+            target.info.model,
+            target.namespace,
+            label_selector=query.get("labelSelector") or None,
+            field_selector=query.get("fieldSelector") or None,
+            limit=integer(query, "limit"),
+            continue_token=query.get("continue") or None,
+        )
+        if output.table:
+            table = tables.build_table(
+                target.info.model,
+                result.items,
+                now=self.clock.now(),
+                resource_version=result.resource_version,
+                include=self._include(request),
+                continue_token=result.continue_token,
+                api_version=output.table_api_version,
+            )
+            return Reply(200, table)
+        metadata: JsonDict = {"resourceVersion": result.resource_version}
+        if result.continue_token:
+            metadata["continue"] = result.continue_token
+        if result.remaining_item_count is not None:
+            metadata["remainingItemCount"] = result.remaining_item_count
+        info = target.info
+        return Reply(
+            200,
+            {
+                "kind": f"{info.kind}List",
+                "apiVersion": info.api_version,
+                "metadata": metadata,
+                "items": [to_dict(item) for item in result.items],
+            },
+        )
+
+    def watch(self, request: RestRequest) -> WatchStream:
+        """``?watch=true``: a stream of events after ``resourceVersion``."""
+        target = request.target
+        query = request.query
+        output = negotiate(request.accept)
+        timeout = integer(query, "timeoutSeconds")
+        include = self._include(request)
+        try:
+            service_watch = self.service.watch(
+                target.info.model,
+                target.namespace,
+                resource_version=query.get("resourceVersion") or None,
+                label_selector=query.get("labelSelector") or None,
+                field_selector=query.get("fieldSelector") or None,
+            )
+        except errors.GoneError as exc:
+            return WatchStream.failed(exc, model=target.info.model, clock=self.clock)
+        return WatchStream(
+            service_watch,
+            model=target.info.model,
+            output=output,
+            clock=self.clock,
+            current_revision=self.service.store.current_revision,
+            include=include,
+            bookmarks=flag(query, "allowWatchBookmarks"),
+            timeout=float(timeout) if timeout and timeout > 0 else self.watch_timeout,
+        )
+
+    # --- decoding ------------------------------------------------------------------------
+
+    def _parse_body(self, request: RestRequest) -> tuple[Any, list[str]]:
+        """The decoded body and its duplicate-key problems."""
+        body = request.body
+        if media_type(request.content_type) in ("application/yaml", "application/x-yaml"):
+            return _parse_yaml(body), []
+        try:
+            return fieldvalidation.parse_json(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise errors.bad_request(_json_error(exc)) from exc
+
+    def _read_object(
+        self,
+        request: RestRequest,
+        model: type[Any],
+        *,
+        expect_name: bool,
+        api_version: str | None = None,
+    ) -> tuple[Any, list[str]]:
+        """Decode the body of a create or update into ``model`` (the target's kind)."""
+        info = request.target.info
+        expected = api_version or info.api_version
+        kind = model.__name__
+        version = expected.rsplit("/", 1)[-1]
+        cannot = f'{kind} in version "{version}" cannot be handled as a {kind}'
+        data, duplicates = self._parse_body(request)
+        if not isinstance(data, dict):
+            raise errors.bad_request(f"{cannot}: {_type_error(data, kind)}")
+        data, warnings = self._validate_fields(
+            request, kind, data, duplicates, prefix=f"{cannot}: "
+        )
+        given = data.get("apiVersion")
+        if given and given != expected:
+            raise errors.bad_request(
+                f"the API version in the data ({given}) does not match the expected "
+                f"API version ({expected})"
+            )
+        if data.get("kind") and data["kind"] != kind:
+            raise errors.bad_request(
+                f"{cannot}: the object provided is unrecognized (must be of type {kind})"
+            )
+        data = self._fill_metadata(request, data, expect_name=expect_name)
+        try:
+            obj = from_dict(model, data)
+        except DecodeError as exc:
+            raise errors.bad_request(f"{cannot}: {exc.message}") from exc
+        return obj, warnings
+
+    def _validate_fields(
+        self,
+        request: RestRequest,
+        kind: str,
+        data: JsonDict,
+        duplicates: list[str],
+        *,
+        prefix: str,
+        patch: bool = False,
+    ) -> tuple[JsonDict, list[str]]:
+        mode = FieldValidation.parse(request.query.get("fieldValidation"))
+        pruned, unknown = fieldvalidation.check(kind, data, patch=patch)
+        problems = [*duplicates, *unknown]
+        if not problems:
+            return data, []
+        if mode is FieldValidation.STRICT:
+            raise errors.bad_request(prefix + fieldvalidation.strict_error(problems))
+        return pruned, problems if mode is FieldValidation.WARN else []
+
+    def _fill_metadata(
+        self, request: RestRequest, data: JsonDict, *, expect_name: bool
+    ) -> JsonDict:
+        target = request.target
+        metadata = data.get("metadata")
+        if metadata is None:
+            metadata = {}
+        if not isinstance(metadata, dict):
+            return data  # the decoder reports the type error
+        metadata = dict(metadata)
+        namespace = metadata.get("namespace") or ""
+        if target.info.namespaced:
+            if namespace and target.namespace and namespace != target.namespace:
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent "
+                    "on the request"
+                )
+            metadata["namespace"] = target.namespace or namespace
+        else:
+            metadata.pop("namespace", None)
+        if expect_name:
+            name = metadata.get("name") or ""
+            if name != target.name:
+                raise errors.bad_request(
+                    f"the name of the object ({name}) does not match the name on the URL "
+                    f"({target.name})"
+                )
+        return {**data, "metadata": metadata}
+
+    # --- writes --------------------------------------------------------------------------
+
+    def create(self, request: RestRequest) -> Reply:
+        """POST a new object: 201 with the stored object."""
+        obj, warnings = self._read_object(request, request.target.info.model, expect_name=False)
+        result = self.service.create_object(obj, user=request.user, dry_run=dry_run(request.query))
+        return Reply(201, to_dict(result.obj), (*warnings, *result.warnings))
+
+    def update(self, request: RestRequest) -> Reply:
+        """PUT an object (or its status): 200 with the stored object."""
+        target = request.target
+        obj, warnings = self._read_object(request, target.info.model, expect_name=True)
+        result = self.service.update_object(
+            obj,
+            subresource=target.subresource,
+            user=request.user,
+            dry_run=dry_run(request.query),
+        )
+        return Reply(200, to_dict(result.obj), (*warnings, *result.warnings))
+
+    def _patch_type(self, request: RestRequest) -> PatchType:
+        content_type = media_type(request.content_type)
+        patch_type = PATCH_MEDIA_TYPES.get(content_type)
+        if patch_type is None:
+            raise errors.UnsupportedMediaTypeError.build(
+                f"the body of the request was in an unknown format - accepted media types "
+                f"include: {', '.join(PATCH_MEDIA_TYPES)}"
+            )
+        return patch_type
+
+    def patch(self, request: RestRequest) -> Reply:
+        """PATCH an object (or its status) with one of the four patch types."""
+        target = request.target
+        info = target.info
+        patch_type = self._patch_type(request)
+        if patch_type is PatchType.APPLY_PATCH:
+            body, duplicates = self._parse_apply_body(request)
+        else:
+            body, duplicates = self._parse_body(request)
+        warnings: list[str] = []
+        if isinstance(body, dict) and patch_type is not PatchType.JSON_PATCH:
+            body, warnings = self._validate_fields(
+                request,
+                info.kind,
+                body,
+                duplicates,
+                prefix="",
+                patch=patch_type is not PatchType.MERGE_PATCH,
+            )
+        try:
+            result = self.service.patch_object(
+                info.model,
+                target.name,
+                body,
+                namespace=target.namespace,
+                patch_type=patch_type,
+                subresource=target.subresource,
+                user=request.user,
+                dry_run=dry_run(request.query),
+            )
+        except errors.NotFoundError:
+            if patch_type is not PatchType.APPLY_PATCH or target.subresource:
+                raise
+            return self._apply_create(request, body, warnings)
+        return Reply(200, to_dict(result.obj), (*warnings, *result.warnings))
+
+    def _parse_apply_body(self, request: RestRequest) -> tuple[Any, list[str]]:
+        """An apply body: JSON (what kubectl sends) or YAML."""
+        try:
+            return fieldvalidation.parse_json(request.body)
+        except (ValueError, UnicodeDecodeError):
+            return _parse_yaml(request.body), []
+
+    def _apply_create(self, request: RestRequest, body: object, warnings: list[str]) -> Reply:
+        """Server-side apply of an absent object creates it (upstream: 201 Created)."""
+        info = request.target.info
+        if not isinstance(body, dict):
+            raise errors.bad_request(_type_error(body, info.kind))
+        data = self._fill_metadata(request, body, expect_name=True)
+        try:
+            obj = from_dict(info.model, data)
+        except DecodeError as exc:
+            raise errors.bad_request(
+                f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
+                f"{exc.message}"
+            ) from exc
+        result = self.service.create_object(obj, user=request.user, dry_run=dry_run(request.query))
+        return Reply(201, to_dict(result.obj), (*warnings, *result.warnings))
+
+    def _delete_options(self, request: RestRequest) -> DeleteRequest:
+        options = DeleteOptions()
+        if request.body.strip():
+            try:
+                data = json.loads(request.body)
+                options = from_dict(DeleteOptions, data)
+            except (ValueError, DecodeError) as exc:
+                raise errors.bad_request(_json_error(exc)) from exc
+        query = request.query
+        grace = integer(query, "gracePeriodSeconds")
+        if grace is None:
+            grace = options.grace_period_seconds
+        propagation = query.get("propagationPolicy") or options.propagation_policy
+        if options.orphan_dependents and not propagation:
+            propagation = "Orphan"
+        is_dry_run = dry_run(query) or bool(options.dry_run and "All" in options.dry_run)
+        return DeleteRequest(
+            grace_period_seconds=grace,
+            preconditions=options.preconditions,
+            propagation_policy=propagation,
+            dry_run=is_dry_run,
+        )
+
+    def delete(self, request: RestRequest) -> Reply:
+        """DELETE an object: the object while it terminates, else a success Status."""
+        target = request.target
+        info = target.info
+        options = self._delete_options(request)
+        obj = self.service.delete_object(
+            info.model, target.name, target.namespace, options=options, user=request.user
+        )
+        if options.dry_run or info.plural in RETURNS_DELETED_OBJECT or self._exists(target):
+            return Reply(200, to_dict(obj))
+        return Reply(
+            200, status.deleted_status(target.name, info.group, info.plural, obj.metadata.uid)
+        )
+
+    def _exists(self, target: Target) -> bool:
+        try:
+            self.service.get(target.info.model, target.name, target.namespace)
+        except errors.NotFoundError:
+            return False
+        return True
+
+    def delete_collection(self, request: RestRequest) -> Reply:
+        """DELETE a collection: every selected object, answered as a list of them."""
+        target = request.target
+        info = target.info
+        if "deletecollection" not in info.verbs:
+            raise status.method_not_allowed("DELETE")
+        options = self._delete_options(request)
+        result = self.service.list(
+            info.model,
+            target.namespace,
+            label_selector=request.query.get("labelSelector") or None,
+            field_selector=request.query.get("fieldSelector") or None,
+        )
+        deleted = []
+        for item in result.items:
+            try:
+                deleted.append(
+                    self.service.delete_object(
+                        info.model,
+                        item.metadata.name or "",
+                        item.metadata.namespace,
+                        options=options,
+                        user=request.user,
+                    )
+                )
+            except errors.NotFoundError:
+                continue
+        return Reply(
+            200,
+            {
+                "kind": f"{info.kind}List",
+                "apiVersion": info.api_version,
+                "metadata": {"resourceVersion": str(self.service.store.current_revision())},
+                "items": [to_dict(obj) for obj in deleted],
+            },
+        )
+
+    # --- subresources --------------------------------------------------------------------
+
+    def bind(self, request: RestRequest) -> Reply:
+        """``pods/binding``: 201 with a success Status (upstream ``BindingREST.Create``)."""
+        binding, warnings = self._read_subresource(request, Binding)
+        self.service.bind(binding)
+        return Reply(201, status.success_status(201), tuple(warnings))
+
+    def evict(self, request: RestRequest) -> Reply:
+        """``pods/eviction``: 201 with a success Status, 429 when a PDB forbids it."""
+        eviction, warnings = self._read_subresource(request, Eviction)
+        self.service.evict(eviction)
+        return Reply(201, status.success_status(201), tuple(warnings))
+
+    def _read_subresource(self, request: RestRequest, model: type[Any]) -> tuple[Any, list[str]]:
+        target = request.target
+        kind = model.__name__
+        cannot = f'{kind} in version "v1" cannot be handled as a {kind}'
+        data, duplicates = self._parse_body(request)
+        if not isinstance(data, dict):
+            raise errors.bad_request(f"{cannot}: {_type_error(data, kind)}")
+        data, warnings = self._validate_fields(
+            request, kind, data, duplicates, prefix=f"{cannot}: "
+        )
+        metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        name = (metadata or {}).get("name") or ""
+        if name != target.name:
+            raise errors.bad_request(f"name in URL does not match name in {kind} object")
+        namespace = (metadata or {}).get("namespace") or ""
+        if namespace and namespace != target.namespace:
+            raise errors.bad_request(
+                "the namespace of the provided object does not match the namespace sent on "
+                "the request"
+            )
+        data = {**data, "metadata": {**(metadata or {}), "namespace": target.namespace}}
+        try:
+            return from_dict(model, data), warnings
+        except DecodeError as exc:
+            raise errors.bad_request(f"{cannot}: {exc.message}") from exc
+
+    def get_scale(self, request: RestRequest) -> Reply:
+        """GET ``deployments/<name>/scale``: an autoscaling/v1 ``Scale``."""
+        target = request.target
+        obj = self.service.get(target.info.model, target.name, target.namespace)
+        return Reply(200, to_dict(scale_of(obj)))
+
+    def write_scale(self, request: RestRequest) -> Reply:
+        """PUT or PATCH the ``scale`` subresource; the workload's ``spec.replicas`` changes."""
+        target = request.target
+        info = target.info
+        current = self.service.get(info.model, target.name, target.namespace)
+        scale_doc = to_dict(scale_of(current))
+        if request.method == "PUT":
+            new_scale, warnings = self._read_object(
+                request, Scale, expect_name=True, api_version="autoscaling/v1"
+            )
+        else:
+            patch_type = self._patch_type(request)
+            body, _ = self._parse_body(request)
+            try:
+                patched = apply_patch(scale_doc, body, patch_type=patch_type, kind="Scale")
+                new_scale = from_dict(Scale, patched)
+            except PatchError as exc:
+                raise errors.bad_request(str(exc)) from exc
+            except DecodeError as exc:
+                raise errors.bad_request(
+                    f'Scale in version "v1" cannot be handled as a Scale: {exc.message}'
+                ) from exc
+            warnings = []
+        replicas = new_scale.spec.replicas if new_scale.spec else None
+        if replicas is not None and replicas < 0:
+            raise errors.invalid_error(
+                "Scale",
+                "autoscaling",
+                target.name,
+                [errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")],
+            )
+        requested_rv = new_scale.metadata.resource_version
+        spec = dataclasses.replace(current.spec, replicas=replicas or 0)
+        metadata = current.metadata
+        if requested_rv:
+            metadata = dataclasses.replace(metadata, resource_version=requested_rv)
+        result = self.service.update_object(
+            dataclasses.replace(current, spec=spec, metadata=metadata),
+            user=request.user,
+            dry_run=dry_run(request.query),
+        )
+        return Reply(200, to_dict(scale_of(result.obj)), (*warnings, *result.warnings))
+
+
+def scale_of(obj: Deployment | ReplicaSet) -> Scale:
+    """The ``Scale`` view of a Deployment or ReplicaSet (``scaleFromDeployment`` upstream)."""
+    spec = obj.spec
+    selector = ""
+    if spec is not None and spec.selector is not None:
+        selector = tables._selector_string(spec.selector)
+        if selector == tables.NONE:
+            selector = ""
+    metadata = obj.metadata
+    return Scale(
+        metadata=ObjectMeta(
+            name=metadata.name,
+            namespace=metadata.namespace,
+            uid=metadata.uid,
+            resource_version=metadata.resource_version,
+            creation_timestamp=metadata.creation_timestamp,
+        ),
+        spec=ScaleSpec(replicas=(spec.replicas if spec else None) or 0),
+        status=ScaleStatus(
+            replicas=(obj.status.replicas if obj.status else None) or 0, selector=selector
+        ),
+    )
+
+
+def _parse_yaml(body: bytes) -> Any:
+    try:
+        documents = parse_text(body.decode(), "request body")
+    except (ManifestError, UnicodeDecodeError) as exc:
+        raise errors.bad_request(str(exc)) from exc
+    if len(documents) > 1:
+        raise errors.bad_request("error decoding YAML: expected one document")
+    return documents[0].data if documents else {}
+
+
+def _type_error(value: object, kind: str) -> str:
+    shown = {list: "array", str: "string", bool: "bool", int: "number", float: "number"}.get(
+        type(value), "value"
+    )
+    return f"json: cannot unmarshal {shown} into Go value of type v1.{kind}"
+
+
+def _json_error(exc: Exception) -> str:
+    """A JSON syntax error in upstream's words (Go's ``encoding/json`` messages)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"invalid character at offset {exc.pos}: {exc.msg}"
+    return str(exc)

@@ -1,0 +1,671 @@
+"""Server-side ``meta.k8s.io/v1 Table`` output: what ``kubectl get`` prints.
+
+What it is: one printer per kind with upstream's column definitions and cell rules, from
+``pkg/printers/internalversion/printers.go`` (``AddHandlers``, ``printPod``, ``printNode``,
+``printEvent``, ...), and ``HumanDuration`` from
+``staging/src/k8s.io/apimachinery/pkg/util/duration/duration.go`` for AGE. The server
+always prints the wide cells (upstream's table convertor passes ``Wide: true``); kubectl
+shows the ``priority`` 1 columns only with ``-o wide``. Kinds without a printer (``Tenant``)
+get ``Name, Age``.
+
+Choice: upstream (#126529) shows PriorityClass's ``PreemptionPolicy`` by default; kubeprio
+gives it ``priority: 1`` so ``kubectl get pc`` prints the classic four columns and
+``-o wide`` adds it (issue 5's column set; docs/http-api.md).
+
+Each row carries ``object``: ``PartialObjectMetadata`` by default, the full object for
+``includeObject=Object``, nothing for ``None``; kubectl reads it for the NAMESPACE column
+of ``-A`` and for ``--show-labels``.
+
+Who drives it: ``apiserver.rest`` for list, get and watch with a Table ``Accept``. Rules:
+pure; ``now`` comes from the caller's clock.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from kubeprio.api import selectors
+from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.batch import Job
+from kubeprio.api.core import Container, Event, Namespace, Node, Pod, PodTemplateSpec
+from kubeprio.api.meta import LabelSelector
+from kubeprio.api.model import JsonDict
+from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.serialization import to_dict
+from kubeprio.clock import parse_rfc3339
+
+TABLE_API_VERSION: Final = "meta.k8s.io/v1"
+NONE: Final = "<none>"
+UNKNOWN: Final = "<unknown>"
+
+NAME_DOC: Final = (
+    "Name must be unique within a namespace. Is required when creating resources, although "
+    "some resources may allow a client to request the generation of an appropriate name "
+    "automatically. Name is primarily intended for creation idempotence and configuration "
+    "definition. Cannot be updated. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
+)
+AGE_DOC: Final = (
+    "CreationTimestamp is a timestamp representing the server time when this object was "
+    "created. It is not guaranteed to be set in happens-before order across separate "
+    "operations. Clients may not set this value. It is represented in RFC3339 form and is "
+    "in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: "
+    "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+)
+CONTAINERS_DOC: Final = "Names of each container in the template."
+IMAGES_DOC: Final = "Images referenced by each container in the template."
+
+
+class IncludeObject(enum.StrEnum):
+    """``includeObject``: what each row's ``object`` holds."""
+
+    NONE = "None"
+    METADATA = "Metadata"
+    OBJECT = "Object"
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A ``TableColumnDefinition``."""
+
+    name: str
+    type: str
+    description: str
+    priority: int = 0
+    format: str = ""
+
+    def to_json(self) -> JsonDict:
+        """The wire form."""
+        return {
+            "name": self.name,
+            "type": self.type,
+            "format": self.format,
+            "description": self.description,
+            "priority": self.priority,
+        }
+
+
+Cells = list[Any]
+RowConditions = list[JsonDict] | None
+Printer = Callable[[Any, float], tuple[Cells, RowConditions]]
+
+
+def _name_column() -> Column:
+    return Column("Name", "string", NAME_DOC, format="name")
+
+
+def _age_column() -> Column:
+    return Column("Age", "string", AGE_DOC)
+
+
+# --- durations (apimachinery/pkg/util/duration) --------------------------------------------
+
+
+def human_duration(seconds: float) -> str:
+    """``duration.HumanDuration``: ``45s``, ``5m3s``, ``3h5m``, ``2d4h``, ``3y20d``."""
+    whole = int(seconds)
+    if whole < -1:
+        return "<invalid>"
+    if whole < 0:
+        return "0s"
+    if whole < 60 * 2:
+        return f"{whole}s"
+    minutes = whole // 60
+    if minutes < 10:
+        rest = whole % 60
+        return f"{minutes}m" if rest == 0 else f"{minutes}m{rest}s"
+    if minutes < 60 * 3:
+        return f"{minutes}m"
+    hours = whole // 3600
+    if hours < 8:
+        rest = minutes % 60
+        return f"{hours}h" if rest == 0 else f"{hours}h{rest}m"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        rest = hours % 24
+        return f"{hours // 24}d" if rest == 0 else f"{hours // 24}d{rest}h"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        days = (hours // 24) % 365
+        years = hours // 24 // 365
+        return f"{years}y" if days == 0 else f"{years}y{days}d"
+    return f"{hours // 24 // 365}y"
+
+
+def since(timestamp: str | None, now: float) -> str:
+    """``translateTimestampSince``: ``<unknown>`` for no timestamp, else the age."""
+    if not timestamp:
+        return UNKNOWN
+    try:
+        return human_duration(now - parse_rfc3339(timestamp))
+    except ValueError:
+        return UNKNOWN
+
+
+# --- shared helpers ------------------------------------------------------------------------
+
+
+def _template_cells(template: PodTemplateSpec | None, selector: LabelSelector | None) -> Cells:
+    containers: Sequence[Container] = ()
+    if template is not None and template.spec is not None:
+        containers = template.spec.containers or ()
+    names = ",".join(c.name or "" for c in containers)
+    images = ",".join(c.image or "" for c in containers)
+    return [names, images, _selector_string(selector)]
+
+
+def _selector_string(selector: LabelSelector | None) -> str:
+    """``metav1.FormatLabelSelector``: ``<none>`` when empty, ``<error>`` when invalid."""
+    if selector is None:
+        return NONE
+    try:
+        text = str(selectors.label_selector_as_selector(selector))
+    except selectors.SelectorError:
+        return "<error>"
+    return text or NONE
+
+
+def _int_or_string(value: int | str | None) -> str:
+    return "N/A" if value is None else str(value)
+
+
+# --- printers ------------------------------------------------------------------------------
+
+POD_COLUMNS: Final = (
+    _name_column(),
+    Column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
+    Column("Status", "string", "The aggregate status of the containers in this pod."),
+    Column(
+        "Restarts",
+        "string",
+        "The number of times the containers in this pod have been restarted and when the "
+        "last container in this pod has restarted.",
+    ),
+    _age_column(),
+    Column("IP", "string", "IP address allocated to the pod.", priority=1),
+    Column("Node", "string", "NodeName is the name of the node the pod is scheduled on.", 1),
+    Column(
+        "Nominated Node",
+        "string",
+        "nominatedNodeName is set only when this pod preempts other pods on the node.",
+        1,
+    ),
+    Column("Readiness Gates", "string", "If specified, all readiness gates will be evaluated.", 1),
+)
+
+
+def _state(status: Any, key: str) -> JsonDict:
+    value = status.extra.get(key) if status is not None else None
+    return value if isinstance(value, dict) else {}
+
+
+def print_pod(pod: Pod, now: float) -> tuple[Cells, RowConditions]:
+    """``printPod``: READY ``n/m``, STATUS as kubectl shows it, RESTARTS, AGE, wide cells."""
+    spec = pod.spec
+    status = pod.status
+    containers = (spec.containers if spec else None) or ()
+    init_containers = (spec.init_containers if spec else None) or ()
+    phase = (status.phase if status else None) or ""
+    reason = phase
+    if status is not None and status.reason:
+        reason = status.reason
+    conditions = (status.conditions if status else None) or ()
+    for condition in conditions:
+        if condition.type == "PodScheduled" and condition.reason == "SchedulingGated":
+            reason = "SchedulingGated"
+    restarts = 0
+    ready = 0
+    last_restart: float | None = None
+    initializing = False
+    init_statuses = (status.extra.get("initContainerStatuses") if status else None) or []
+    for index, init in enumerate(init_statuses if isinstance(init_statuses, list) else []):
+        restarts += int(init.get("restartCount") or 0)
+        state = init.get("state") or {}
+        terminated = state.get("terminated")
+        waiting = state.get("waiting")
+        if terminated and terminated.get("exitCode", 0) == 0:
+            continue
+        if terminated:
+            if terminated.get("reason"):
+                reason = "Init:" + terminated["reason"]
+            elif terminated.get("signal"):
+                reason = f"Init:Signal:{terminated['signal']}"
+            else:
+                reason = f"Init:ExitCode:{terminated.get('exitCode', 0)}"
+        elif waiting and waiting.get("reason") and waiting["reason"] != "PodInitializing":
+            reason = "Init:" + waiting["reason"]
+        else:
+            reason = f"Init:{index}/{len(init_containers)}"
+        initializing = True
+        break
+    if not initializing:
+        restarts = 0
+        has_running = False
+        for container in reversed((status.container_statuses if status else None) or ()):
+            restarts += container.restart_count or 0
+            state = _state(container, "state")
+            last_terminated = _state(container, "lastState").get("terminated")
+            if isinstance(last_terminated, dict) and last_terminated.get("finishedAt"):
+                try:
+                    finished = parse_rfc3339(last_terminated["finishedAt"])
+                except ValueError:
+                    finished = None
+                if finished is not None and (last_restart is None or finished > last_restart):
+                    last_restart = finished
+            waiting = state.get("waiting")
+            terminated = state.get("terminated")
+            if waiting and waiting.get("reason"):
+                reason = waiting["reason"]
+            elif terminated and terminated.get("reason"):
+                reason = terminated["reason"]
+            elif terminated:
+                if terminated.get("signal"):
+                    reason = f"Signal:{terminated['signal']}"
+                else:
+                    reason = f"ExitCode:{terminated.get('exitCode', 0)}"
+            elif container.ready and "running" in state:
+                has_running = True
+                ready += 1
+        if reason == "Completed" and has_running:
+            pod_ready = any(c.type == "Ready" and c.status == "True" for c in conditions)
+            reason = "Running" if pod_ready else "NotReady"
+    if pod.metadata.deletion_timestamp:
+        if status is not None and status.reason == "NodeLost":
+            reason = "Unknown"
+        elif phase not in ("Succeeded", "Failed"):
+            reason = "Terminating"
+    restarts_text = str(restarts)
+    if last_restart is not None:
+        restarts_text = f"{restarts} ({human_duration(now - last_restart)} ago)"
+    gates = (spec.extra.get("readinessGates") if spec else None) or []
+    gates_text = NONE
+    if gates:
+        true_conditions = {c.type for c in conditions if c.status == "True"}
+        passed = sum(1 for gate in gates if gate.get("conditionType") in true_conditions)
+        gates_text = f"{passed}/{len(gates)}"
+    cells: Cells = [
+        pod.metadata.name or "",
+        f"{ready}/{len(containers)}",
+        reason,
+        restarts_text,
+        since(pod.metadata.creation_timestamp, now),
+        (status.pod_ip if status else None) or NONE,
+        (spec.node_name if spec else None) or NONE,
+        (status.nominated_node_name if status else None) or NONE,
+        gates_text,
+    ]
+    row_conditions: RowConditions = None
+    if phase == "Succeeded":
+        row_conditions = [_completed(phase, "The pod has completed successfully.")]
+    elif phase == "Failed":
+        row_conditions = [_completed(phase, "The pod failed.")]
+    return cells, row_conditions
+
+
+def _completed(phase: str, message: str) -> JsonDict:
+    return {"type": "Completed", "status": "True", "reason": phase, "message": message}
+
+
+NODE_COLUMNS: Final = (
+    _name_column(),
+    Column("Status", "string", "The status of the node"),
+    Column("Roles", "string", "The roles of the node"),
+    _age_column(),
+    Column("Version", "string", "Kubelet Version reported by the node."),
+    Column("Internal-IP", "string", "List of addresses reachable to the node.", 1),
+    Column("External-IP", "string", "List of addresses reachable to the node.", 1),
+    Column("OS-Image", "string", "OS Image reported by the node from /etc/os-release.", 1),
+    Column("Kernel-Version", "string", "Kernel Version reported by the node.", 1),
+    Column("Container-Runtime", "string", "ContainerRuntime Version reported by the node.", 1),
+)
+NODE_ROLE_PREFIX: Final = "node-role.kubernetes.io/"
+NODE_ROLE_LABEL: Final = "kubernetes.io/role"
+
+
+def print_node(node: Node, now: float) -> tuple[Cells, RowConditions]:
+    """``printNode``: Ready/NotReady/Unknown, ``SchedulingDisabled`` when cordoned."""
+    status = node.status
+    conditions = {c.type: c for c in (status.conditions if status else None) or ()}
+    ready = conditions.get("Ready")
+    states: list[str] = []
+    if ready is None:
+        states.append("Unknown")
+    elif ready.status == "True":
+        states.append("Ready")
+    else:
+        states.append("NotReady")
+    if node.spec is not None and node.spec.unschedulable:
+        states.append("SchedulingDisabled")
+    roles: set[str] = set()
+    for key, value in (node.metadata.labels or {}).items():
+        if key.startswith(NODE_ROLE_PREFIX) and key[len(NODE_ROLE_PREFIX) :]:
+            roles.add(key[len(NODE_ROLE_PREFIX) :])
+        elif key == NODE_ROLE_LABEL and value:
+            roles.add(value)
+    info = status.node_info if status else None
+    addresses = (status.addresses if status else None) or ()
+
+    def address(kind: str) -> str:
+        for entry in addresses:
+            if entry.type == kind and entry.address:
+                return entry.address
+        return NONE
+
+    cells: Cells = [
+        node.metadata.name or "",
+        ",".join(states),
+        ",".join(sorted(roles)) or NONE,
+        since(node.metadata.creation_timestamp, now),
+        (info.kubelet_version if info else None) or "",
+        address("InternalIP"),
+        address("ExternalIP"),
+        (info.os_image if info else None) or UNKNOWN,
+        (info.kernel_version if info else None) or UNKNOWN,
+        (info.container_runtime_version if info else None) or UNKNOWN,
+    ]
+    return cells, None
+
+
+EVENT_COLUMNS: Final = (
+    Column("Last Seen", "string", "The time at which the most recent occurrence of this event was recorded."),
+    Column("Type", "string", "Type of this event (Normal, Warning), new types could be added in the future"),
+    Column("Reason", "string", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
+    Column("Object", "string", "The object that this event is about."),
+    Column("Subobject", "string", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.", 1),
+    Column("Source", "string", "The component reporting this event. Should be a short machine understandable string.", 1),
+    Column("Message", "string", "A human-readable description of the status of this operation."),
+    Column("First Seen", "string", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", 1),
+    Column("Count", "string", "The number of times this event has occurred.", 1),
+    Column("Name", "string", NAME_DOC, 1, "name"),
+)  # fmt: skip
+
+
+def print_event(event: Event, now: float) -> tuple[Cells, RowConditions]:
+    """``printEvent`` (wide form): times fall back from lastTimestamp to first to eventTime."""
+    first = since(event.first_timestamp, now) if event.first_timestamp else None
+    if first is None:
+        first = since(event.event_time, now)
+    last = since(event.last_timestamp, now) if event.last_timestamp else first
+    count: int = event.count or 0
+    series = event.extra.get("series")
+    if isinstance(series, dict):
+        last = since(series.get("lastObservedTime"), now)
+        count = int(series.get("count") or 0)
+    elif count == 0:
+        count = 1
+    ref = event.involved_object
+    kind = ((ref.kind if ref else None) or "").lower()
+    target = f"{kind}/{ref.name}" if ref is not None and ref.name else kind
+    source = event.source
+    component = (source.component if source else None) or event.reporting_component or ""
+    host = (source.host if source else None) or event.reporting_instance or ""
+    cells: Cells = [
+        last,
+        event.type or "",
+        event.reason or "",
+        target,
+        (ref.field_path if ref else None) or "",
+        f"{component}, {host}" if host else component,
+        (event.message or "").strip(),
+        first,
+        count,
+        event.metadata.name or "",
+    ]
+    return cells, None
+
+
+NAMESPACE_COLUMNS: Final = (
+    _name_column(),
+    Column("Status", "string", "The status of the namespace"),
+    _age_column(),
+)
+
+
+def print_namespace(ns: Namespace, now: float) -> tuple[Cells, RowConditions]:
+    """``printNamespace``: NAME STATUS AGE."""
+    phase = (ns.status.phase if ns.status else None) or ""
+    return [ns.metadata.name or "", phase, since(ns.metadata.creation_timestamp, now)], None
+
+
+PRIORITY_CLASS_COLUMNS: Final = (
+    _name_column(),
+    Column("Value", "integer", "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec."),
+    Column("Global-Default", "boolean", "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority."),
+    _age_column(),
+    Column("PreemptionPolicy", "string", "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.", 1),
+)  # fmt: skip
+
+
+def print_priority_class(pc: PriorityClass, now: float) -> tuple[Cells, RowConditions]:
+    """``printPriorityClass``: NAME VALUE GLOBAL-DEFAULT AGE PREEMPTIONPOLICY."""
+    return [
+        pc.metadata.name or "",
+        pc.value or 0,
+        bool(pc.global_default),
+        since(pc.metadata.creation_timestamp, now),
+        pc.preemption_policy or NONE,
+    ], None
+
+
+PDB_COLUMNS: Final = (
+    _name_column(),
+    Column("Min Available", "string", "The minimum number of pods that must be available."),
+    Column("Max Unavailable", "string", "The maximum number of pods that may be unavailable."),
+    Column("Allowed Disruptions", "integer", "Calculated number of pods that may be disrupted at this time."),
+    _age_column(),
+)  # fmt: skip
+
+
+def print_pdb(pdb: PodDisruptionBudget, now: float) -> tuple[Cells, RowConditions]:
+    """``printPodDisruptionBudget``: ``N/A`` for an unset bound."""
+    spec = pdb.spec
+    return [
+        pdb.metadata.name or "",
+        _int_or_string(spec.min_available if spec else None),
+        _int_or_string(spec.max_unavailable if spec else None),
+        (pdb.status.disruptions_allowed if pdb.status else None) or 0,
+        since(pdb.metadata.creation_timestamp, now),
+    ], None
+
+
+DEPLOYMENT_COLUMNS: Final = (
+    _name_column(),
+    Column("Ready", "string", "Number of the pod with ready state"),
+    Column("Up-to-date", "string", "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
+    Column("Available", "string", "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment."),
+    _age_column(),
+    Column("Containers", "string", CONTAINERS_DOC, 1),
+    Column("Images", "string", IMAGES_DOC, 1),
+    Column("Selector", "string", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.", 1),
+)  # fmt: skip
+
+
+def print_deployment(deploy: Deployment, now: float) -> tuple[Cells, RowConditions]:
+    """``printDeployment``: READY ``ready/desired``, UP-TO-DATE, AVAILABLE."""
+    spec = deploy.spec
+    status = deploy.status
+    desired = spec.replicas if spec and spec.replicas is not None else 0
+    cells: Cells = [
+        deploy.metadata.name or "",
+        f"{(status.ready_replicas if status else None) or 0}/{desired}",
+        (status.updated_replicas if status else None) or 0,
+        (status.available_replicas if status else None) or 0,
+        since(deploy.metadata.creation_timestamp, now),
+    ]
+    cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
+    return cells, None
+
+
+REPLICA_SET_COLUMNS: Final = (
+    _name_column(),
+    Column("Desired", "integer", "Replicas is the number of desired pods."),
+    Column("Current", "integer", "Replicas is the most recently observed number of non-terminating pods."),
+    Column("Ready", "integer", "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition."),
+    _age_column(),
+    Column("Containers", "string", CONTAINERS_DOC, 1),
+    Column("Images", "string", IMAGES_DOC, 1),
+    Column("Selector", "string", "Selector is a label query over pods that should match the replica count.", 1),
+)  # fmt: skip
+
+
+def print_replica_set(rs: ReplicaSet, now: float) -> tuple[Cells, RowConditions]:
+    """``printReplicaSet``: DESIRED CURRENT READY."""
+    spec = rs.spec
+    status = rs.status
+    cells: Cells = [
+        rs.metadata.name or "",
+        (spec.replicas if spec else None) or 0,
+        (status.replicas if status else None) or 0,
+        (status.ready_replicas if status else None) or 0,
+        since(rs.metadata.creation_timestamp, now),
+    ]
+    cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
+    return cells, None
+
+
+JOB_COLUMNS: Final = (
+    _name_column(),
+    Column("Status", "string", "Status of the job."),
+    Column("Completions", "string", "The number of pods which reached phase Succeeded."),
+    Column("Duration", "string", "Time required to complete the job."),
+    _age_column(),
+    Column("Containers", "string", CONTAINERS_DOC, 1),
+    Column("Images", "string", IMAGES_DOC, 1),
+    Column("Selector", "string", "A label query over pods that should match the pod count.", 1),
+)
+
+_JOB_STATES: Final = (
+    ("Complete", "Complete"),
+    ("Failed", "Failed"),
+    ("", "Terminating"),
+    ("Suspended", "Suspended"),
+    ("FailureTarget", "FailureTarget"),
+    ("SuccessCriteriaMet", "SuccessCriteriaMet"),
+)
+
+
+def print_job(job: Job, now: float) -> tuple[Cells, RowConditions]:
+    """``printJob``: STATUS from the conditions, COMPLETIONS ``succeeded/completions``."""
+    spec = job.spec
+    status = job.status
+    succeeded = (status.succeeded if status else None) or 0
+    if spec is not None and spec.completions is not None:
+        completions = f"{succeeded}/{spec.completions}"
+    else:
+        parallelism = (spec.parallelism if spec else None) or 0
+        completions = f"{succeeded}/1 of {parallelism}" if parallelism > 1 else f"{succeeded}/1"
+    duration = ""
+    start = status.start_time if status else None
+    if start:
+        end = status.completion_time if status else None
+        try:
+            finish = parse_rfc3339(end) if end else now
+            duration = human_duration(finish - parse_rfc3339(start))
+        except ValueError:
+            duration = ""
+    true_conditions = {
+        c.type for c in ((status.conditions if status else None) or ()) if c.status == "True"
+    }
+    state = "Running"
+    for condition, text in _JOB_STATES:
+        if condition == "" and job.metadata.deletion_timestamp:
+            state = text
+            break
+        if condition and condition in true_conditions:
+            state = text
+            break
+    cells: Cells = [
+        job.metadata.name or "",
+        state,
+        completions,
+        duration,
+        since(job.metadata.creation_timestamp, now),
+    ]
+    cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
+    return cells, None
+
+
+DEFAULT_COLUMNS: Final = (_name_column(), _age_column())
+
+
+def print_default(obj: Any, now: float) -> tuple[Cells, RowConditions]:
+    """Kinds without a printer: NAME AGE."""
+    return [obj.metadata.name or "", since(obj.metadata.creation_timestamp, now)], None
+
+
+PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
+    Pod: (POD_COLUMNS, print_pod),
+    Node: (NODE_COLUMNS, print_node),
+    Event: (EVENT_COLUMNS, print_event),
+    Namespace: (NAMESPACE_COLUMNS, print_namespace),
+    PriorityClass: (PRIORITY_CLASS_COLUMNS, print_priority_class),
+    PodDisruptionBudget: (PDB_COLUMNS, print_pdb),
+    Deployment: (DEPLOYMENT_COLUMNS, print_deployment),
+    ReplicaSet: (REPLICA_SET_COLUMNS, print_replica_set),
+    Job: (JOB_COLUMNS, print_job),
+}
+"""One printer per kind; anything else prints NAME AGE."""
+
+
+def printer_for(model: type[Any]) -> tuple[tuple[Column, ...], Printer]:
+    """The columns and row printer of a model class."""
+    return PRINTERS.get(model, (DEFAULT_COLUMNS, print_default))
+
+
+def row_object(obj: Any, include: IncludeObject) -> JsonDict | None:
+    """The ``object`` of a row: PartialObjectMetadata, the full object, or nothing."""
+    if include is IncludeObject.NONE:
+        return None
+    if include is IncludeObject.OBJECT:
+        return to_dict(obj)
+    return {
+        "kind": "PartialObjectMetadata",
+        "apiVersion": TABLE_API_VERSION,
+        "metadata": to_dict(obj.metadata),
+    }
+
+
+def build_table(
+    model: type[Any],
+    objects: Iterable[Any],
+    *,
+    now: float,
+    resource_version: str | None,
+    include: IncludeObject = IncludeObject.METADATA,
+    with_columns: bool = True,
+    continue_token: str | None = None,
+    api_version: str = TABLE_API_VERSION,
+) -> JsonDict:
+    """A ``Table`` of ``objects``; ``with_columns=False`` omits the column definitions.
+
+    Upstream's watch encoder sends the column definitions only in the first event.
+    """
+    columns, printer = printer_for(model)
+    rows: list[JsonDict] = []
+    for obj in objects:
+        cells, conditions = printer(obj, now)
+        row: JsonDict = {"cells": cells}
+        if conditions:
+            row["conditions"] = conditions
+        partial = row_object(obj, include)
+        if partial is not None:
+            row["object"] = partial
+        rows.append(row)
+    metadata: JsonDict = {}
+    if resource_version:
+        metadata["resourceVersion"] = resource_version
+    if continue_token:
+        metadata["continue"] = continue_token
+    return {
+        "kind": "Table",
+        "apiVersion": api_version,
+        "metadata": metadata,
+        "columnDefinitions": [c.to_json() for c in columns] if with_columns else None,
+        "rows": rows,
+    }

@@ -1,0 +1,48 @@
+"""Shared helpers for the HTTP adapter tests: an app over an in-process ApiService."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.testclient import TestClient
+
+from kubeprio.admission.defaults import default_chain
+from kubeprio.apiserver.http import create_app
+from kubeprio.apiserver.service import ApiService
+
+TABLE_ACCEPT = (
+    "application/json;as=Table;v=v1;g=meta.k8s.io,"
+    "application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+)
+AGGREGATED_ACCEPT = (
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+    "application/json"
+)
+
+
+def make_client(api: ApiService, *, admission: bool = True, **kwargs: Any) -> TestClient:
+    """A TestClient over ``api`` (with the default admission chain unless told otherwise)."""
+    if admission:
+        api.admission = default_chain(api.listers)
+    return TestClient(create_app(api, **kwargs), raise_server_exceptions=True)
+
+
+def pod_manifest(name: str, **spec: Any) -> dict[str, Any]:
+    """A minimal pod body."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}], **spec},
+    }
+
+
+def watch_lines(client: TestClient, url: str, **kwargs: Any) -> list[dict[str, Any]]:
+    """Run a watch (it must carry ``timeoutSeconds``) and return its decoded events."""
+    import json
+
+    with client.stream("GET", url, **kwargs) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "application/json"
+        return [json.loads(line) for line in response.iter_lines() if line]

@@ -1,0 +1,386 @@
+"""REST verbs over HTTP: create, update, patch, delete, subresources, list (kubectl-wire.md).
+
+Upstream: ``staging/src/k8s.io/apiserver/pkg/endpoints/handlers`` (create.go, update.go,
+patch.go, delete.go, get.go), ``pkg/registry/core/pod/storage`` (binding, eviction) and
+``pkg/registry/apps/deployment/storage`` (scale).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.unit.apiserver.http_helpers import make_client, pod_manifest
+
+PODS = "/api/v1/namespaces/default/pods"
+PCS = "/apis/scheduling.k8s.io/v1/priorityclasses"
+DEPLOYS = "/apis/apps/v1/namespaces/default/deployments"
+
+
+@pytest.fixture
+def client(api):
+    return make_client(api)
+
+
+def pc_manifest(name: str, value: int = 1000) -> dict:
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+    }
+
+
+def deployment_manifest(name: str = "web", replicas: int = 2) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+            },
+        },
+    }
+
+
+def test_create_answers_201_with_the_stored_object(client):
+    response = client.post(PODS, json=pod_manifest("a"))
+    assert response.status_code == 201
+    body = response.json()
+    assert body["metadata"]["namespace"] == "default"
+    assert body["metadata"]["uid"]
+    assert body["spec"]["priority"] == 0  # Priority admission ran
+
+
+def test_create_dry_run_stores_nothing(client):
+    assert client.post(f"{PODS}?dryRun=All", json=pod_manifest("a")).status_code == 201
+    assert client.get(f"{PODS}/a").status_code == 404
+
+
+def test_admission_rejection_is_an_upstream_forbidden_status(client):
+    """Priority admission: ``admission.NewForbidden`` (kubectl-wire.md §7)."""
+    response = client.post(PODS, json=pod_manifest("bad", priorityClassName="nosuch"))
+    assert response.status_code == 403
+    assert response.json() == {
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'pods "bad" is forbidden: no PriorityClass with name nosuch was found',
+        "reason": "Forbidden",
+        "details": {"name": "bad", "group": "", "kind": "pods"},
+        "code": 403,
+    }
+
+
+def test_duplicate_create_is_already_exists(client):
+    client.post(PCS, json=pc_manifest("high"))
+    response = client.post(PCS, json=pc_manifest("high"))
+    assert response.status_code == 409
+    assert response.json()["reason"] == "AlreadyExists"
+    assert response.json()["message"] == ('priorityclasses.scheduling.k8s.io "high" already exists')
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            pod_manifest("a", foo=1),
+            'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
+            'unknown field "spec.foo"',
+        ),
+        (
+            {**pod_manifest("a"), "spec": {"containers": [{"name": "c", "imagex": "n"}], "bar": 1}},
+            'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
+            'unknown field "spec.containers[0].imagex", unknown field "spec.bar"',
+        ),
+    ],
+    ids=["one", "two-in-document-order"],
+)
+def test_strict_field_validation_rejects_unknown_fields(client, body, message):
+    """sigs.k8s.io/json strict decoding, as the create handler reports it."""
+    response = client.post(f"{PODS}?fieldValidation=Strict", json=body)
+    assert response.status_code == 400
+    assert response.json()["reason"] == "BadRequest"
+    assert response.json()["message"] == message
+
+
+def test_strict_field_validation_reports_duplicate_fields(client):
+    raw = b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"},"spec":{"containers":[{"name":"c"}]}}'
+    response = client.post(
+        f"{PODS}?fieldValidation=Strict",
+        content=raw,
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["message"].endswith(
+        'strict decoding error: duplicate field "metadata.name"'
+    )
+
+
+def test_warn_field_validation_answers_warning_headers_and_drops_the_field(client):
+    response = client.post(f"{PODS}?fieldValidation=Warn", json=pod_manifest("a", foo=1))
+    assert response.status_code == 201
+    assert response.headers.get_list("warning") == ['299 - "unknown field \\"spec.foo\\""']
+    assert "foo" not in response.json()["spec"]
+
+
+def test_ignore_field_validation_drops_silently_and_keeps_upstream_fields(client):
+    body = pod_manifest("a", foo=1, volumes=[{"name": "v", "emptyDir": {}}])
+    response = client.post(f"{PODS}?fieldValidation=Ignore", json=body)
+    assert response.status_code == 201
+    assert "warning" not in response.headers
+    assert response.json()["spec"]["volumes"] == [{"name": "v", "emptyDir": {}}]
+
+
+def test_decode_errors_read_cannot_be_handled(client):
+    response = client.post(PCS, json={**pc_manifest("x"), "value": "high"})
+    assert response.status_code == 400
+    assert response.json()["message"].startswith(
+        'PriorityClass in version "v1" cannot be handled as a PriorityClass: json: cannot unmarshal string'
+    )
+
+
+def test_namespace_mismatch_is_a_bad_request(client):
+    body = pod_manifest("a")
+    body["metadata"]["namespace"] = "other"
+    response = client.post(PODS, json=body)
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        "the namespace of the provided object does not match the namespace sent on the request"
+    )
+
+
+def test_put_replaces_and_checks_the_name(client):
+    created = client.post(PCS, json=pc_manifest("p")).json()
+    created["description"] = "changed"
+    response = client.put(f"{PCS}/p", json=created)
+    assert response.status_code == 200
+    assert response.json()["description"] == "changed"
+    response = client.put(f"{PCS}/q", json=created)
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        "the name of the object (p) does not match the name on the URL (q)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content_type", "patch"),
+    [
+        ("application/merge-patch+json", {"description": "m"}),
+        ("application/strategic-merge-patch+json", {"description": "m"}),
+        ("application/json-patch+json", [{"op": "add", "path": "/description", "value": "m"}]),
+        ("application/apply-patch+yaml", {**pc_manifest("p"), "description": "m"}),
+    ],
+    ids=["merge", "strategic", "json", "apply"],
+)
+def test_patch_takes_the_four_content_types(client, content_type, patch):
+    client.post(PCS, json=pc_manifest("p"))
+    response = client.patch(
+        f"{PCS}/p", content=json.dumps(patch), headers={"Content-Type": content_type}
+    )
+    assert response.status_code == 200
+    assert response.json()["description"] == "m"
+
+
+def test_apply_patch_creates_an_absent_object_with_201(client):
+    response = client.patch(
+        f"{DEPLOYS}/web?fieldManager=kubectl&force=false",
+        content=json.dumps(deployment_manifest()),
+        headers={"Content-Type": "application/apply-patch+yaml"},
+    )
+    assert response.status_code == 201
+    again = client.patch(
+        f"{DEPLOYS}/web?fieldManager=kubectl",
+        content=json.dumps(deployment_manifest(replicas=3)),
+        headers={"Content-Type": "application/apply-patch+yaml"},
+    )
+    assert again.status_code == 200
+    assert again.json()["spec"]["replicas"] == 3
+
+
+def test_unknown_patch_content_type_is_415(client):
+    client.post(PCS, json=pc_manifest("p"))
+    response = client.patch(f"{PCS}/p", content=b"{}", headers={"Content-Type": "text/plain"})
+    assert response.status_code == 415
+    assert response.json()["reason"] == "UnsupportedMediaType"
+
+
+def test_delete_reads_a_body_without_content_type_and_returns_the_pod(client):
+    client.post(PODS, json=pod_manifest("a"))
+    response = client.request("DELETE", f"{PODS}/a", content=b'{"gracePeriodSeconds":0}')
+    assert response.status_code == 200
+    assert response.json()["kind"] == "Pod"
+    assert client.get(f"{PODS}/a").status_code == 404
+
+
+def test_delete_of_other_kinds_answers_a_success_status_with_the_uid(client):
+    uid = client.post(PCS, json=pc_manifest("p")).json()["metadata"]["uid"]
+    response = client.request("DELETE", f"{PCS}/p", json={"propagationPolicy": "Background"})
+    assert response.status_code == 200
+    assert response.json()["status"] == "Success"
+    assert response.json()["details"] == {
+        "name": "p",
+        "group": "scheduling.k8s.io",
+        "kind": "priorityclasses",
+        "uid": uid,
+    }
+
+
+def test_delete_of_a_bound_pod_is_graceful(client, api):
+    client.post(PODS, json=pod_manifest("a", nodeName="n1", terminationGracePeriodSeconds=30))
+    response = client.delete(f"{PODS}/a")
+    assert response.status_code == 200
+    assert response.json()["metadata"]["deletionTimestamp"]
+    assert response.json()["metadata"]["deletionGracePeriodSeconds"] == 30
+
+
+def test_binding_answers_201_success_and_conflicts_when_bound(client):
+    client.post(PODS, json=pod_manifest("a"))
+    binding = {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": "a"},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"},
+    }
+    response = client.post(f"{PODS}/a/binding", json=binding)
+    assert response.status_code == 201
+    assert response.json() == {
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
+        "status": "Success",
+        "code": 201,
+    }
+    assert client.get(f"{PODS}/a").json()["spec"]["nodeName"] == "n1"
+    again = client.post(f"{PODS}/a/binding", json=binding)
+    assert again.status_code == 409
+    assert again.json()["message"] == (
+        'Operation cannot be fulfilled on pods/binding "a": pod a is already assigned to node "n1"'
+    )
+
+
+def test_eviction_blocked_by_a_budget_is_429_with_the_disruption_budget_cause(client, api):
+    labels = {"app": "web"}
+    pod = pod_manifest("a", nodeName="n1")
+    pod["metadata"]["labels"] = labels
+    client.post(PODS, json=pod)
+    client.patch(
+        f"{PODS}/a/status",
+        json={"status": {"phase": "Running"}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    pdb = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "web-pdb"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": labels}},
+    }
+    client.post("/apis/policy/v1/namespaces/default/poddisruptionbudgets", json=pdb)
+    client.patch(
+        "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web-pdb/status",
+        json={
+            "status": {
+                "observedGeneration": 1,
+                "disruptionsAllowed": 0,
+                "desiredHealthy": 1,
+                "currentHealthy": 1,
+            }
+        },
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    eviction = {
+        "apiVersion": "policy/v1",
+        "kind": "Eviction",
+        "metadata": {"name": "a", "namespace": "default"},
+        "deleteOptions": {},
+    }
+    response = client.post(f"{PODS}/a/eviction", json=eviction)
+    assert response.status_code == 429
+    assert response.json() == {
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
+        "status": "Failure",
+        "message": "Cannot evict pod as it would violate the pod's disruption budget.",
+        "reason": "TooManyRequests",
+        "details": {
+            "causes": [
+                {
+                    "reason": "DisruptionBudget",
+                    "message": "The disruption budget web-pdb needs 1 healthy pods and has 1 currently",
+                }
+            ]
+        },
+        "code": 429,
+    }
+
+
+def test_eviction_without_budget_answers_201(client):
+    client.post(PODS, json=pod_manifest("a"))
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "a"}}
+    response = client.post(f"{PODS}/a/eviction", json=eviction)
+    assert response.status_code == 201
+    assert response.json()["status"] == "Success"
+
+
+def test_scale_subresource_reads_and_writes_an_autoscaling_v1_scale(client):
+    client.post(DEPLOYS, json=deployment_manifest())
+    scale = client.get(f"{DEPLOYS}/web/scale").json()
+    assert scale["kind"] == "Scale"
+    assert scale["apiVersion"] == "autoscaling/v1"
+    assert scale["spec"] == {"replicas": 2}
+    assert scale["status"] == {"replicas": 0, "selector": "app=web"}
+    response = client.patch(
+        f"{DEPLOYS}/web/scale",
+        json={"spec": {"replicas": 3}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert response.status_code == 200
+    assert response.json()["kind"] == "Scale"
+    assert client.get(f"{DEPLOYS}/web").json()["spec"]["replicas"] == 3
+    scale = response.json()
+    scale["spec"]["replicas"] = 4
+    assert client.put(f"{DEPLOYS}/web/scale", json=scale).json()["spec"]["replicas"] == 4
+
+
+def test_status_subresource_changes_only_status(client):
+    client.post(PODS, json=pod_manifest("a"))
+    response = client.patch(
+        f"{PODS}/a/status",
+        json={"status": {"phase": "Running"}, "spec": {"nodeName": "x"}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert response.status_code == 200
+    assert response.json()["status"]["phase"] == "Running"
+    assert "nodeName" not in response.json()["spec"]
+
+
+def test_list_filters_by_selectors_and_pages(client):
+    for name, app in (("a", "web"), ("b", "web"), ("c", "db")):
+        pod = pod_manifest(name)
+        pod["metadata"]["labels"] = {"app": app}
+        client.post(PODS, json=pod)
+    body = client.get(f"{PODS}?labelSelector=app%3Dweb").json()
+    assert body["kind"] == "PodList"
+    assert [p["metadata"]["name"] for p in body["items"]] == ["a", "b"]
+    body = client.get(f"{PODS}?fieldSelector=metadata.name%3Dc").json()
+    assert [p["metadata"]["name"] for p in body["items"]] == ["c"]
+    page = client.get(f"{PODS}?limit=2").json()
+    assert len(page["items"]) == 2
+    assert page["metadata"]["remainingItemCount"] == 1
+    rest = client.get(f"{PODS}?limit=2&continue={page['metadata']['continue']}").json()
+    assert [p["metadata"]["name"] for p in rest["items"]] == ["c"]
+    everywhere = client.get("/api/v1/pods").json()
+    assert len(everywhere["items"]) == 3
+
+
+def test_post_to_the_all_namespaces_collection_is_not_allowed(client):
+    response = client.post("/api/v1/pods", json=pod_manifest("a"))
+    assert response.status_code == 405
+    assert response.json()["reason"] == "MethodNotAllowed"
