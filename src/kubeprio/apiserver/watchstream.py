@@ -28,7 +28,7 @@ from kubeprio.api.model import JsonDict
 from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver import status, tables
 from kubeprio.apiserver.negotiation import Output
-from kubeprio.apiserver.service import ServiceWatch
+from kubeprio.apiserver.watch import ServiceWatch
 from kubeprio.clock import Clock
 
 

@@ -270,9 +270,10 @@ def test_eviction_blocked_by_a_budget_is_429_with_the_disruption_budget_cause(cl
     pod = pod_manifest("a", nodeName="n1")
     pod["metadata"]["labels"] = labels
     client.post(PODS, json=pod)
+    # A Ready pod: upstream lets an unready pod bypass a budget that is already healthy.
     client.patch(
         f"{PODS}/a/status",
-        json={"status": {"phase": "Running"}},
+        json={"status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}},
         headers={"Content-Type": "application/merge-patch+json"},
     )
     pdb = {

@@ -33,8 +33,11 @@ def test_watch_resumes_after_the_resource_version(client):
     client.post(PODS, json=pod_manifest("b"))
     client.delete(f"{PODS}/a")
     events = watch_lines(client, f"{PODS}?watch=1&resourceVersion={rv}")
+    # A pod delete writes the deletion mark first, then removes the pod (upstream
+    # Store.Delete), so a watcher sees MODIFIED then DELETED.
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
         ("ADDED", "b"),
+        ("MODIFIED", "a"),
         ("DELETED", "a"),
     ]
 
