@@ -11,7 +11,7 @@ one component never shifts another's choices.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 from kubeprio.admission.defaults import default_chain
 from kubeprio.api.apps import Deployment, ReplicaSet
@@ -33,6 +33,9 @@ from kubeprio.sim.drive import Due, Informers, KubeletFleet
 from kubeprio.sim.engine import Engine, SimClock
 from kubeprio.sim.recorder import Recorder
 from kubeprio.store.memory import MemoryStore
+
+NODE_INDEX: Final = "spec.nodeName"
+"""Pod informer index: the pods bound to a node (a starting kubelet lists them)."""
 
 
 def derived_rng(seed: int, component: str) -> random.Random:
@@ -70,6 +73,9 @@ class SimCluster:
         self.events: Informer[Event] = Informer(api, Event)
         self.recorder = Recorder(clock)
         router = PodRouter()
+        self.pods.add_index(
+            NODE_INDEX, lambda p: [p.spec.node_name] if p.spec and p.spec.node_name else []
+        )
         self.pods.add_handler(router)
         self.pods.add_handler(self.recorder)
         self.events.add_handler(self.recorder)
@@ -79,6 +85,7 @@ class SimCluster:
             rng=derived_rng(seed, "kubelet"),
             router=router,
             config=kubelet_config or KubeletConfig(register_node=False),
+            bound_pods=lambda name: self.pods.by_index(NODE_INDEX, name),
         )
         self.nodes.add_handler(self.fleet)
         self.scheduler = new_scheduler(

@@ -4,7 +4,9 @@ The engine settles ``Driven`` components (``pump``/``run_once``/``next_wakeup``)
 kubelet and the controllers expose ``next_wakeup``/``run_once`` (docs/kubelet-and-
 controllers.md); informers expose ``pump``. ``KubeletFleet`` keeps a heap of the
 kubelets' wakeups and a set of kubelets that just received pod events, so a step costs
-O(kubelets with work), not O(nodes).
+O(kubelets with work), not O(nodes). A kubelet that starts after pods were already bound
+to its node is handed them as adds, as a real kubelet's field-selected watch lists them
+first.
 """
 
 from __future__ import annotations
@@ -113,12 +115,14 @@ class KubeletFleet:
         rng: random.Random,
         router: PodRouter,
         config: KubeletConfig | None = None,
+        bound_pods: Callable[[str], Sequence[Pod]] | None = None,
     ) -> None:
         self._client = client
         self._clock = clock
         self._rng = rng
         self._router = router
         self._config = config or KubeletConfig(register_node=False)
+        self._bound_pods = bound_pods
         self.kubelets: dict[str, Kubelet] = {}
         self._to_start: list[str] = []
         self._dirty: set[str] = set()
@@ -165,6 +169,10 @@ class KubeletFleet:
             self.kubelets[name] = kubelet
             handler: EventHandler[Pod] = _Marking(kubelet, self._mark)
             self._router.register(name, handler)
+            # Pods bound before the kubelet started (same instant as the Node, or a
+            # snapshot) reached the router while nobody was registered: list them now.
+            for pod in self._bound_pods(name) if self._bound_pods is not None else ():
+                handler.on_add(pod)
             self._dirty.add(name)
             worked = True
         now = self._clock.now()

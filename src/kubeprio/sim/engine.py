@@ -128,9 +128,17 @@ class Engine:
         return max(min(wakeups), self.clock.time) if wakeups else None
 
     def run(
-        self, until: float | None = None, *, on_step: Callable[[float], None] | None = None
+        self,
+        until: float | None = None,
+        *,
+        on_step: Callable[[float], None] | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> float:
-        """Run until nothing can happen or until ``until`` virtual seconds; return the end (elapsed)."""
+        """Run until nothing can happen or until ``until`` virtual seconds; return the end (elapsed).
+
+        ``stop``, asked between steps once no scheduled action is left, may end the run
+        earlier: when the components' remaining wakeups can no longer change anything.
+        """
         limit = None if until is None else self.clock.epoch + until
         try:
             self.settle()
@@ -138,7 +146,7 @@ class Engine:
                 wakeup = self._next_wakeup()
                 event_time = self._heap[0].time if self._heap else None
                 candidates = [t for t in (wakeup, event_time) if t is not None]
-                if not candidates:
+                if not candidates or (event_time is None and stop is not None and stop()):
                     break
                 next_time = min(candidates)
                 if limit is not None and next_time > limit:

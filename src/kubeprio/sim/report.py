@@ -2,7 +2,7 @@
 
 ``pods`` holds every pod that ever existed (deleted ones with ``"deleted": true``), sorted
 by namespace/name; ``preemptions`` and ``events`` are in time order; times are seconds
-of virtual time. Extra keys beyond the contract (``pendingMessage``, ``createdAt``,
+of virtual time. Extra keys beyond the contract (``pendingMessage``, ``createdAt``, ``deletedAt``,
 ``existing``, ``waiting``) only add information. Serialised with sorted-free, fixed key
 order and no floating noise so that the same inputs and seed give a byte-identical
 report.
@@ -89,6 +89,7 @@ def build_report(
                 "preemptedBy": r.preempted_by,
                 "scheduledAt": _time(r.scheduled_at),
                 "createdAt": _time(r.created_at),
+                "deletedAt": _time(r.deleted_at),
                 "pendingMessage": r.pending_message if r.node is None and not r.deleted else None,
             }
             for r in pods

@@ -3,7 +3,8 @@
 The driver of ``kubeprio simulate``: builds a ``SimCluster``, schedules every document
 as a timed submission, runs the engine until nothing more can happen (or ``until``)
 and returns the report of ``sim.report``. Deterministic: the same documents and seed
-give a byte-identical report.
+give a byte-identical report. A run whose only remaining work is the scheduler retrying
+pods against a cluster in which nothing changes any more ends there (``sim.stall``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.cluster import SimCluster
 from kubeprio.sim.report import build_report
 from kubeprio.sim.scenario import Submitter, submissions
+from kubeprio.sim.stall import Stall
 
 
 def simulate(
@@ -36,7 +38,15 @@ def simulate(
     cluster.start()
     submitter = Submitter(cluster)
     submitter.schedule(items)
-    end = cluster.engine.run(until, on_step=on_step)
+    stall = Stall(
+        cluster.clock,
+        horizon=(scheduler_config or SchedulerConfig(profiles=())).pod_max_backoff_seconds + 1,
+        others=[c for c in cluster.engine.components if c is not cluster.scheduler],
+    )
+    for informer in cluster.informers.informers:
+        if informer is not cluster.events:
+            informer.add_handler(stall)
+    end = cluster.engine.run(until, on_step=on_step, stop=stall)
     report = build_report(
         cluster.recorder,
         seed=seed,
