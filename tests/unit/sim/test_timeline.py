@@ -171,3 +171,23 @@ def test_report_records_finished_pods_and_lists_nodes(demo: dict[str, Any]) -> N
         }
         for name in ("node-a", "node-b", "node-c")
     ]
+
+
+def test_report_demo_outcome_matches_the_readme(demo: dict[str, Any]) -> None:
+    """examples/report-demo, as the README's Simulate section tells it."""
+    victims = sorted(v for p in demo["preemptions"] for v in p["victims"])
+    assert len(victims) == 4
+    assert all(v.startswith("batch/nightly-") for v in victims)
+    preemptors = sorted(p["preemptor"].split("-")[0] for p in demo["preemptions"])
+    assert preemptors == ["shop/api", "shop/api", "shop/frontend", "shop/frontend"]
+    pending = [p for p in demo["pods"] if p["node"] is None and not p["deleted"]]
+    assert [(p["name"], p["pendingMessage"]) for p in pending] == [
+        (
+            "giant",
+            "0/3 nodes are available: 3 Insufficient cpu. "
+            "preemption: not eligible due to preemptionPolicy=Never.",
+        )
+    ]
+    batch = next(row for row in demo["waiting"] if row["priorityClassName"] == "batch")
+    assert (batch["pods"], batch["scheduled"], batch["maxWait"]) == (11, 10, 1120.0)
+    assert demo["endTime"] == 1800.0
