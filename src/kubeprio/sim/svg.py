@@ -10,7 +10,7 @@ the same bytes. Tooltips are SVG ``<title>`` elements.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any, Final
 
@@ -33,6 +33,9 @@ PALETTE: Final = (
 """Tableau 10 plus two: distinct, colour-blind-considerate hues, highest priority first."""
 
 NO_CLASS_COLOUR: Final = "#9d9d9d"
+
+Scale = Callable[[float], float]
+"""Virtual time (s) to an x coordinate."""
 
 WIDTH: Final = 1320
 LABEL_W: Final = 170
@@ -132,7 +135,7 @@ def _tooltip(bar: Bar) -> str:
     return "\n".join(lines)
 
 
-def _bar(bar: Bar, y: float, x: Any, colour: str) -> list[str]:
+def _bar(bar: Bar, y: float, x: Scale, colour: str) -> list[str]:
     x0, x1 = x(bar.start), x(bar.end)
     width = max(x1 - x0, 2.0)
     top = y + (ROW_H - BAR_H) / 2
@@ -236,7 +239,7 @@ def timeline(layout: Timeline, colours: Mapping[str, str]) -> str:
     return "\n".join(out)
 
 
-def _arrows(layout: Timeline, lane_top: Sequence[float], x: Any) -> list[str]:
+def _arrows(layout: Timeline, lane_top: Sequence[float], x: Scale) -> list[str]:
     out: list[str] = []
     current = -1
     for arrow in layout.arrows:
@@ -250,9 +253,10 @@ def _arrows(layout: Timeline, lane_top: Sequence[float], x: Any) -> list[str]:
             )
         top = lane_top[arrow.lane] + LANE_PAD
         lane = layout.lanes[arrow.lane]
-        y1 = top + (ROW_H / 2 if arrow.source_row is None else (arrow.source_row + 0.5) * ROW_H)
-        if arrow.source_row is None:
+        if arrow.source_row is None:  # the preemptor never ran here: start at the lane edge
             y1 = lane_top[arrow.lane] + 2
+        else:
+            y1 = top + (arrow.source_row + 0.5) * ROW_H
         if arrow.target_row is None:
             y2 = lane_top[arrow.lane] + _lane_height(lane) - 2
         else:
