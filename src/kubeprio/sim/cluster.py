@@ -79,6 +79,7 @@ class SimCluster:
         self.pods.add_handler(router)
         self.pods.add_handler(self.recorder)
         self.events.add_handler(self.recorder)
+        self.nodes.add_handler(self.recorder)
         self.fleet = KubeletFleet(
             api,
             clock=clock,

@@ -1,7 +1,8 @@
-"""What happened during a simulation: every pod that ever existed, preemptions, events.
+"""What happened during a simulation: every pod and node that ever existed, preemptions, events.
 
-The recorder watches pods and events through informers, like any other component, and
-notes the virtual time at which it saw each change. It never writes to the cluster.
+The recorder watches pods, nodes and events through informers, like any other component,
+and notes the virtual time at which it saw each change (a pod's binding, the start of its
+graceful deletion, its terminal phase, its removal). It never writes to the cluster.
 Preemptions are read from the scheduler's ``Preempted`` events (the victim is the
 event's object, the preemptor its related object, the node is in the message), so the
 report shows exactly what the scheduler did through the API.
@@ -13,7 +14,7 @@ import dataclasses
 import re
 from typing import Final
 
-from kubeprio.api.core import Event, Pod
+from kubeprio.api.core import Event, Node, Pod
 from kubeprio.sim.engine import SimClock
 
 _ON_NODE: Final = re.compile(r" on node (\S+)$")
@@ -36,8 +37,20 @@ class PodRecord:
     scheduled_at: float | None = None
     deleted: bool = False
     deleted_at: float | None = None
+    terminating_at: float | None = None
+    finished_at: float | None = None
     preempted_by: str | None = None
     pending_message: str | None = None
+
+
+@dataclasses.dataclass(slots=True)
+class NodeRecord:
+    """One node: its allocatable resources (quantity text) and when it came and went."""
+
+    name: str
+    allocatable: dict[str, str]
+    created_at: float
+    deleted_at: float | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -72,6 +85,7 @@ class Recorder:
     def __init__(self, clock: SimClock) -> None:
         self._clock = clock
         self.pods: dict[str, PodRecord] = {}
+        self.nodes: dict[str, NodeRecord] = {}
         self.events: list[EventRecord] = []
         self.preemptions: list[PreemptionRecord] = []
         self._preemption_index: dict[tuple[float, str, str], PreemptionRecord] = {}
@@ -82,25 +96,43 @@ class Recorder:
 
     # --- pods --------------------------------------------------------------------------------
 
-    def on_add(self, obj: Pod | Event) -> None:
-        """A pod or an event appeared."""
+    def on_add(self, obj: Pod | Event | Node) -> None:
+        """A pod, node or event appeared."""
         if isinstance(obj, Event):
             self._event(obj)
+        elif isinstance(obj, Node):
+            self._node(obj, deleted=False)
         else:
             self._pod(obj, deleted=False)
 
-    def on_update(self, old: Pod | Event, new: Pod | Event) -> None:
-        """A pod changed, or an event was folded (its count went up)."""
+    def on_update(self, old: Pod | Event | Node, new: Pod | Event | Node) -> None:
+        """A pod or node changed, or an event was folded (its count went up)."""
         if isinstance(new, Event):
             if isinstance(old, Event) and (new.count or 1) > (old.count or 1):
                 self._event(new)
+        elif isinstance(new, Node):
+            self._node(new, deleted=False)
         else:
             self._pod(new, deleted=False)
 
-    def on_delete(self, obj: Pod | Event) -> None:
-        """A pod is gone."""
+    def on_delete(self, obj: Pod | Event | Node) -> None:
+        """A pod or node is gone."""
         if isinstance(obj, Pod):
             self._pod(obj, deleted=True)
+        elif isinstance(obj, Node):
+            self._node(obj, deleted=True)
+
+    def _node(self, node: Node, *, deleted: bool) -> None:
+        name = node.metadata.name or ""
+        allocatable = node.status.allocatable if node.status else None
+        record = self.nodes.get(name)
+        if record is None or (record.deleted_at is not None and not deleted):
+            record = NodeRecord(name=name, allocatable={}, created_at=self._now())
+            self.nodes[name] = record
+        if allocatable:
+            record.allocatable = {key: str(allocatable[key]) for key in sorted(allocatable)}
+        if deleted:
+            record.deleted_at = self._now()
 
     def _pod(self, pod: Pod, *, deleted: bool) -> None:
         uid = pod.metadata.uid or _key(pod.metadata.namespace, pod.metadata.name)
@@ -127,6 +159,10 @@ class Recorder:
         record.nominated_node = status.nominated_node_name if status else None
         if record.node and record.scheduled_at is None:
             record.scheduled_at = self._now()
+        if pod.metadata.deletion_timestamp and record.terminating_at is None:
+            record.terminating_at = self._now()
+        if record.phase in ("Succeeded", "Failed") and record.finished_at is None:
+            record.finished_at = self._now()
         if deleted and not record.deleted:
             record.deleted = True
             record.deleted_at = self._now()

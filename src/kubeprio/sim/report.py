@@ -2,8 +2,19 @@
 
 ``pods`` holds every pod that ever existed (deleted ones with ``"deleted": true``), sorted
 by namespace/name; ``preemptions`` and ``events`` are in time order; times are seconds
-of virtual time. Extra keys beyond the contract (``pendingMessage``, ``createdAt``, ``deletedAt``,
-``existing``, ``waiting``) only add information. Serialised with sorted-free, fixed key
+of virtual time. Extra keys beyond the contract only add information:
+
+* per pod: ``createdAt`` (first seen), ``pendingMessage`` (the last FailedScheduling
+  message of a pod still unbound), ``terminatingAt`` (graceful deletion began, e.g. the
+  preemption), ``finishedAt`` (reached Succeeded or Failed) and ``deletedAt`` (removed
+  from the API); each null when it did not happen. A pod holds its node's resources
+  from ``scheduledAt`` until the first of ``finishedAt``, ``deletedAt`` and ``endTime``;
+* ``existing``: objects that already existed when applied;
+* ``waiting``: mean and max wait per priority class;
+* ``nodes``: every node that ever existed, sorted by name, with its ``allocatable``
+  resources (quantity text), ``createdAt`` and ``deletedAt``.
+
+The HTML report (``sim.html``) is drawn from these keys alone. Serialised with sorted-free, fixed key
 order and no floating noise so that the same inputs and seed give a byte-identical
 report.
 """
@@ -89,8 +100,10 @@ def build_report(
                 "preemptedBy": r.preempted_by,
                 "scheduledAt": _time(r.scheduled_at),
                 "createdAt": _time(r.created_at),
-                "deletedAt": _time(r.deleted_at),
                 "pendingMessage": r.pending_message if r.node is None and not r.deleted else None,
+                "terminatingAt": _time(r.terminating_at),
+                "finishedAt": _time(r.finished_at),
+                "deletedAt": _time(r.deleted_at),
             }
             for r in pods
         ],
@@ -116,6 +129,15 @@ def build_report(
         ],
         "existing": existing or [],
         "waiting": waiting_by_class(recorder),
+        "nodes": [
+            {
+                "name": n.name,
+                "allocatable": dict(n.allocatable),
+                "createdAt": _time(n.created_at),
+                "deletedAt": _time(n.deleted_at),
+            }
+            for n in sorted(recorder.nodes.values(), key=lambda n: n.name)
+        ],
         "events": [
             {
                 "time": _time(e.time),
