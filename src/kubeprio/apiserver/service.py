@@ -80,6 +80,8 @@ DEFAULT_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system"
 GENERATED_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 GENERATED_NAME_LENGTH = 5
 MAX_CONFLICT_RETRIES = 8
+GENERATE_NAME_ATTEMPTS = 8
+"""Names tried for a ``generateName`` object before AlreadyExists (upstream: 1 + 7 retries)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -255,8 +257,9 @@ class ApiService:
             dry_run=dry_run,
         )
         obj = self.admission.mutate(request, outcome)
-        if not obj.metadata.name and obj.metadata.generate_name:
-            generated = self._generate_name(obj.metadata.generate_name)
+        generate_from = "" if obj.metadata.name else (obj.metadata.generate_name or "")
+        if generate_from:
+            generated = self._generate_name(generate_from)
             obj = evolve(obj, metadata=evolve(obj.metadata, name=generated))
         name = obj.metadata.name or ""
         restored = obj.metadata if restore else None
@@ -274,10 +277,16 @@ class ApiService:
             return WriteResult(obj, tuple(outcome.warnings))
         if create_namespace:
             self.create_object(Namespace(metadata=ObjectMeta(name=namespace)))
-        try:
-            stored = self.store.create(self._key(info, name, namespace), obj)
-        except KeyExistsError:
-            raise errors.already_exists(info.plural, info.group, name) from None
+        for attempt in range(GENERATE_NAME_ATTEMPTS):
+            try:
+                stored = self.store.create(self._key(info, name, namespace), obj)
+                break
+            except KeyExistsError:
+                if not generate_from or attempt == GENERATE_NAME_ATTEMPTS - 1:
+                    raise errors.already_exists(info.plural, info.group, name) from None
+                # Upstream retries a generated name that is taken (KEP-4420, GA in 1.32).
+                name = self._generate_name(generate_from)
+                obj = evolve(obj, metadata=evolve(obj.metadata, name=name))
         self._record_events(outcome)
         return WriteResult(stored, tuple(outcome.warnings))
 

@@ -51,3 +51,25 @@ def test_admitted_generate_name_pod_gets_a_generated_name() -> None:
     created = api.create(template)
     assert created.metadata.name.startswith("web-")
     assert len(created.metadata.name) == len("web-") + 5
+
+
+class ScriptedNames(random.Random):
+    """A generator whose name characters follow a script (uids stay random)."""
+
+    def __init__(self, script: str) -> None:
+        super().__init__(7)
+        self._script = list(script)
+
+    def choice(self, seq):  # type: ignore[no-untyped-def,override]
+        return self._script.pop(0) if self._script else super().choice(seq)
+
+
+def test_a_generated_name_that_is_taken_is_generated_again() -> None:
+    """Upstream retries a taken generated name (KEP-4420, "Retry Generate Name", GA 1.32)."""
+    api = ApiService(MemoryStore(), clock=ManualClock(), rng=ScriptedNames("bbbbbbbbbbccccc"))
+    api.admission = default_chain(api.listers)
+    template = dataclasses.replace(
+        pod("ignored").build(), metadata=ObjectMeta(generate_name="web-", namespace="default")
+    )
+    assert api.create(template).metadata.name == "web-bbbbb"
+    assert api.create(template).metadata.name == "web-ccccc"
