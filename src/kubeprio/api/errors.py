@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
+from kubeprio.api.gotext import go_quote
 from kubeprio.api.meta import Status, StatusCause, StatusDetails
 from kubeprio.errors import KubeprioError
 
@@ -149,41 +150,6 @@ _GO_JSON_ESCAPES: Final = (
     ("\u2028", "\\u2028"),
     ("\u2029", "\\u2029"),
 )
-
-_GO_SHORT_ESCAPES: Final = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    '"': '\\"',
-    "\\": "\\\\",
-}
-
-
-def go_quote(text: str) -> str:
-    """Quote a string as Go's ``%q`` (``strconv.Quote``) does."""
-    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
-        return f'"{text}"'
-    out = ['"']
-    for ch in text:
-        escaped = _GO_SHORT_ESCAPES.get(ch)
-        if escaped is not None:
-            out.append(escaped)
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            if code < 0x20 or code == 0x7F:
-                out.append(f"\\x{code:02x}")
-            elif code < 0x10000:
-                out.append(f"\\u{code:04x}")
-            else:
-                out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
 
 
 def required(field: str, detail: str = "") -> FieldError:

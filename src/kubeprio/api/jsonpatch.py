@@ -23,6 +23,7 @@ import copy
 from typing import Any, Final
 
 from kubeprio import errors
+from kubeprio.api.gotext import json_kind
 
 __all__ = [
     "JsonDict",
@@ -32,7 +33,6 @@ __all__ = [
     "cannot_unmarshal",
     "create_two_way_merge_patch",
     "identical",
-    "json_type",
 ]
 
 JsonDict = dict[str, Any]
@@ -129,7 +129,7 @@ def apply_json_patch(doc: JsonDict, ops: object) -> JsonDict:
     for op in ops:
         root = _apply_operation(root, op)
     if not isinstance(root, dict):
-        raise PatchError(f"the patched document is {json_type(root)}, not an object")
+        raise PatchError(f"the patched document is {json_kind(root)}, not an object")
     return root
 
 
@@ -340,21 +340,6 @@ def _json_equal(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-def json_type(value: object) -> str:
-    """The JSON type name of a decoded value, as Go's decoder spells it in errors."""
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    return "null"
-
-
 def cannot_unmarshal(value: object, go_type: str) -> str:
     """The text Go's ``encoding/json`` gives when a body has the wrong JSON type."""
-    return f"json: cannot unmarshal {json_type(value)} into Go value of type {go_type}"
+    return f"json: cannot unmarshal {json_kind(value)} into Go value of type {go_type}"

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from kubeprio.api import errors, kinds
+from kubeprio.api.gotext import json_kind
 from kubeprio.api.model import JsonDict
 from kubeprio.api.serialization import DecodeError, from_dict
 from kubeprio.errors import KubeprioError
@@ -174,21 +175,9 @@ def decode_request(data: object, *, expected_kind: str | None = None) -> object:
     """
     if not isinstance(data, dict):
         raise errors.bad_request(
-            f"json: cannot unmarshal {_json_type_name(data)} into Go value of type map[string]interface {{}}"
+            f"json: cannot unmarshal {json_kind(data)} into Go value of type map[string]interface {{}}"
         )
     try:
         return decode_object(data)
     except (DecodeError, kinds.UnknownKindError) as exc:
         raise decode_failure_status(exc, data, expected_kind=expected_kind) from exc
-
-
-def _json_type_name(value: object) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    return "null" if value is None else type(value).__name__

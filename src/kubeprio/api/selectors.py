@@ -42,6 +42,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
+from kubeprio.api.gotext import go_quote
 from kubeprio.errors import KubeprioError
 
 if TYPE_CHECKING:  # only for annotations: meta may come to import this module
@@ -82,45 +83,6 @@ class SelectorError(KubeprioError, ValueError):
 
 # --- Go-compatible rendering of error values ------------------------------------------
 
-_GO_SHORT_ESCAPES: Final = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    '"': '\\"',
-    "\\": "\\\\",
-}
-
-
-def _go_quote(text: str) -> str:
-    """Render ``text`` as Go's ``%q`` (``strconv.Quote``) does, for error messages."""
-    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
-        return f'"{text}"'
-    out = ['"']
-    for ch in text:
-        escaped = _GO_SHORT_ESCAPES.get(ch)
-        if escaped is not None:
-            out.append(escaped)
-        elif ch.isprintable():  # same classes as Go's unicode.IsPrint
-            out.append(ch)
-        else:
-            code = ord(ch)
-            if code < 0x20 or code == 0x7F:
-                out.append(f"\\x{code:02x}")
-            elif 0xDC80 <= code <= 0xDCFF:  # a raw byte kept by "surrogateescape"
-                out.append(f"\\x{code & 0xFF:02x}")
-            elif 0xD800 <= code <= 0xDFFF:  # invalid UTF-8: Go escapes each byte
-                out.extend(f"\\x{byte:02x}" for byte in ch.encode("utf-8", "surrogatepass"))
-            elif code < 0x10000:
-                out.append(f"\\u{code:04x}")
-            else:
-                out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
-
 
 def _go_json(values: Sequence[str] | None) -> str:
     """Render a ``[]string`` as Go's ``json.Marshal`` does (nil is ``null``, HTML-safe)."""
@@ -140,7 +102,7 @@ def _go_json(values: Sequence[str] | None) -> str:
 
 def _invalid(path: str, value: str | Sequence[str] | None, detail: str) -> str:
     """The text of ``field.Invalid(path, value, detail).Error()``."""
-    rendered = _go_quote(value) if isinstance(value, str) else _go_json(value)
+    rendered = go_quote(value) if isinstance(value, str) else _go_json(value)
     return f"{path}: Invalid value: {rendered}: {detail}"
 
 
@@ -579,9 +541,7 @@ def label_selector_from_match(
     for key, operator_name, values in expressions:
         op = _MATCH_OPERATORS.get(operator_name)
         if op is None:
-            raise SelectorError(
-                f"{_go_quote(operator_name)} is not a valid label selector operator"
-            )
+            raise SelectorError(f"{go_quote(operator_name)} is not a valid label selector operator")
         given = tuple(values) if values else None  # upstream copies into a nil slice
         if errors := _requirement_errors(key, op, given):
             raise SelectorError(_aggregate(errors))

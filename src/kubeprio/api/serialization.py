@@ -25,6 +25,7 @@ import typing
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar, Union, cast
 
+from kubeprio.api.gotext import json_kind
 from kubeprio.api.model import INT32, JSON_NAME, JsonDict
 from kubeprio.api.quantity import Quantity, QuantityError, quantity_from_json
 from kubeprio.errors import KubeprioError
@@ -68,27 +69,10 @@ def camel_case(snake: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-def _json_kind(value: Any) -> str:
-    """Name a JSON value's type the way Go's decoder does in its errors."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return type(value).__name__
-
-
 def _mismatch(value: Any, path: str, struct: str, go_type: str) -> DecodeError:
     field_path = _strip_indices(path)
     where = f"Go struct field {struct}.{field_path}" if field_path else "Go value"
-    shown = _json_kind(value)
+    shown = json_kind(value)
     if shown == "number" and go_type in ("int32", "int64"):
         shown = f"number {value!r}"
     return DecodeError(f"json: cannot unmarshal {shown} into {where} of type {go_type}", path=path)
@@ -343,7 +327,7 @@ def from_dict(cls: type[_M], data: Any, *, path: str = "") -> _M:
     """Decode a JSON object into model class ``cls``; raise ``DecodeError`` on type errors."""
     if not isinstance(data, dict):
         raise DecodeError(
-            f"json: cannot unmarshal {_json_kind(data)} into Go value of type v1.{cls.__name__}",
+            f"json: cannot unmarshal {json_kind(data)} into Go value of type v1.{cls.__name__}",
             path=path,
         )
     return _decode_into(cls, data, path)

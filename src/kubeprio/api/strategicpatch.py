@@ -44,12 +44,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
+from kubeprio.api.gotext import json_kind
 from kubeprio.api.jsonpatch import (
     JsonDict,
     PatchError,
     cannot_unmarshal,
     identical,
-    json_type,
 )
 
 __all__ = ["apply_strategic_merge_patch"]
@@ -283,7 +283,7 @@ def _apply_element_orders(original: JsonDict, patch: JsonDict, meta: _PatchMeta)
         patch_list = patch.get(name, _MISSING)
         for value in (current, patch_list):
             if value is not _MISSING and not isinstance(value, list):
-                raise PatchError(f"expected a list in {name}, but received {json_type(value)}")
+                raise PatchError(f"expected a list in {name}, but received {json_kind(value)}")
         if child.merge_key:
             for item in order:
                 _merge_key_value(item, child.merge_key)
@@ -318,7 +318,7 @@ def _check_order(patch_list: list[object], order: list[object], merge_key: str) 
         for item in patch_list:
             if not isinstance(item, dict):
                 raise PatchError(
-                    f"expected a map in {_show(patch_list)}, but received {json_type(item)}"
+                    f"expected a map in {_show(patch_list)}, but received {json_kind(item)}"
                 )
         items = [item for item in patch_list if not _is_delete(item)]
     i = j = 0
@@ -481,7 +481,7 @@ def _merge_key_value(item: object, merge_key: str) -> object:
 
 def _as_map(item: object) -> JsonDict:
     if not isinstance(item, dict):
-        raise PatchError(f"expected a map, but received {json_type(item)}: {_show(item)}")
+        raise PatchError(f"expected a map, but received {json_kind(item)}: {_show(item)}")
     return item
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kubeprio.api import errors, selectors
+from kubeprio.api import errors, gotext, selectors
 from kubeprio.api.batch import Job, JobSpec, PodFailurePolicy
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.serialization import to_dict
@@ -52,7 +52,7 @@ POD_REPLACEMENT_POLICIES: Final = ("Failed", "TerminatingOrFailed")
 
 def _go_string_list(values: tuple[str, ...]) -> str:
     """Go's ``%q`` of a ``[]string``: ``["a" "b"]``."""
-    return "[" + " ".join(errors.go_quote(v) for v in values) + "]"
+    return "[" + " ".join(gotext.go_quote(v) for v in values) + "]"
 
 
 def _has_label(labels: dict[str, str], label: str, expected: str, path: str) -> list[FieldError]:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from kubeprio.api import errors, selectors
+from kubeprio.api import errors, gotext, selectors
 from kubeprio.api.errors import FieldError
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import LabelSelector, ObjectMeta
@@ -286,7 +286,7 @@ def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta) -> list[FieldE
     if old.deletion_timestamp:
         added = sorted(set(new.finalizers or ()) - set(old.finalizers or ()))
         if added:
-            shown = "[]string{" + ", ".join(errors.go_quote(f) for f in added) + "}"
+            shown = "[]string{" + ", ".join(gotext.go_quote(f) for f in added) + "}"
             found.append(
                 errors.forbidden(
                     "metadata.finalizers",
