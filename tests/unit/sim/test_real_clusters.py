@@ -7,6 +7,8 @@ two 800m ``cpu-intensive-app`` pods stay Pending with the real scheduler's messa
 
 from __future__ import annotations
 
+import pytest
+
 from kubeprio.api import manifest
 from kubeprio.sim.report import to_json
 from kubeprio.sim.simulate import simulate
@@ -63,3 +65,41 @@ def test_same_inputs_and_seed_give_a_byte_identical_report() -> None:
     first, _ = simulate(_documents(), seed=3)
     second, _ = simulate(_documents(), seed=3)
     assert to_json(first) == to_json(second)
+
+
+GKE = [
+    "criticalhop__kalc__gke-daemonset-eviction-nodes.yaml",
+    "criticalhop__kalc__gke-daemonset-eviction-priorityclass.yaml",
+    "criticalhop__kalc__gke-daemonset-eviction-pods.yaml",
+]
+OPENSHIFT = [
+    "openshift__must-gather-clean__aws-openshift-ingress-pods.yaml",
+    "openshift__must-gather-clean__aws-openshift-ingress-pdb.yaml",
+    "openshift__must-gather-clean__aws-openshift-ingress-replicasets.yaml",
+]
+
+
+@pytest.mark.parametrize("files", [GKE, OPENSHIFT], ids=["gke-1.12", "openshift-4.8"])
+def test_snapshot_of_a_settled_cluster_stays_as_it_was(files: list[str]) -> None:
+    """SOURCES.md sets B and C: every pod was Running or Succeeded, none Pending.
+
+    Loaded as they are (old API versions, unquoted timestamps, a ReplicaSet owning its
+    pods by uid), nothing moves, no controller creates extra pods, nobody is preempted.
+    """
+    documents: list[manifest.Document] = []
+    for name in files:
+        documents += manifest.parse_text((REAL_CLUSTERS / name).read_text(), name)
+    given = {
+        d.data["metadata"]["name"]: (d.data["spec"].get("nodeName"), d.data["status"]["phase"])
+        for d in documents
+        if d.data.get("kind") == "Pod"
+    }
+    report, _cluster = simulate(documents, seed=0, until=600)
+    pods = {p["name"]: p for p in report["pods"]}
+    assert set(pods) == set(given)
+    for name, (node, phase) in given.items():
+        assert pods[name]["node"] == node, name
+        assert pods[name]["phase"] == phase, name
+        assert not pods[name]["deleted"], name
+    assert report["preemptions"] == []
+    assert report["rejected"] == []
