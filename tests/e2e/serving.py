@@ -79,6 +79,8 @@ class ServeProcess:
                 self.kill()
                 raise AssertionError(f"kubeprio serve did not start:\n{self.log()}") from None
             if line is None:
+                self.process.wait()
+                self._close()
                 raise AssertionError(f"kubeprio serve exited:\n{self.log()}")
             if "listening on " in line:
                 self.url = line.split("listening on ", 1)[1].split(" ", 1)[0]

@@ -50,6 +50,9 @@ from kubeprio.store.sqlite import SqliteStore
 
 DATABASE: Final = "kubeprio.db"
 SHUTDOWN_GRACE: Final = 5
+"""uvicorn's limit on requests still running at shutdown."""
+IDLE_GRACE: Final = 1.0
+"""After this, connections still open at shutdown are aborted (see ``_abort_connections``)."""
 LOG: Final = logging.getLogger("kubeprio.serve")
 
 
@@ -82,9 +85,25 @@ class _Server(uvicorn.Server):
         yield
 
 
+def _abort_connections(server: uvicorn.Server) -> None:
+    """Abort the connections that outlived the shutdown's grace period.
+
+    They are idle keep-alive connections of clients that are still running but not
+    reading (a Python client holding its pool): closing TLS politely waits for the
+    peer's close_notify, up to asyncio's 30 s SSL shutdown timeout. uvicorn keeps its
+    connections' protocols in ``server_state.connections``; each has its ``transport``.
+    """
+    for connection in list(server.server_state.connections):
+        transport = getattr(connection, "transport", None)
+        if transport is not None:
+            transport.abort()
+
+
 def _listen(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY only on sockets that say so; without it
+    # every response pays Nagle's algorithm against the client's delayed ACK (40 ms).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
@@ -226,6 +245,9 @@ class Serving:
         await driver_task
         self.kube.close_watches()
         server.should_exit = True
+        done, _ = await asyncio.wait({server_task}, timeout=IDLE_GRACE)
+        if not done:
+            _abort_connections(server)
         with contextlib.suppress(asyncio.CancelledError):
             await server_task
         self._print(f"kubeprio serve: stopped at {rfc3339(self.clock.now())}")
