@@ -252,6 +252,8 @@ async def load(clients: int, seconds: float, nodes: int) -> dict[str, Any]:
         for task in watchers:
             task.cancel()
         await asyncio.gather(*watchers, return_exceptions=True)
+        admin.close()
+        admin = await server.connect()  # the first one idled past the keep-alive timeout
         lost = 0
         for index in range(clients):
             _, body = await admin.request("GET", f"/api/v1/namespaces/load-{index}/pods")

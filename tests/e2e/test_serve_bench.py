@@ -11,7 +11,6 @@ import asyncio
 import json
 
 import pytest
-
 from bench import serve_load
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

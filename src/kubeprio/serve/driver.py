@@ -99,10 +99,12 @@ class RealTimeDriver:
                 if self._pump(component):
                     progressed = True
             for component in self.components:
+                # Unlike the simulation, informers are pumped once per round, not after
+                # every unit of work: components tolerate stale caches (the scheduler
+                # assumes its binds, controllers keep expectations), as upstream's do,
+                # and a pump of every informer per pod would cost more than the pod.
                 while self._run_once(component):
                     progressed = True
-                    for other in self.components:
-                        self._pump(other)
                     if time.perf_counter() > deadline:
                         break
             self.settles += 1

@@ -51,6 +51,9 @@ from kubeprio.store.sqlite import SqliteStore
 DATABASE: Final = "kubeprio.db"
 SHUTDOWN_GRACE: Final = 5
 """uvicorn's limit on requests still running at shutdown."""
+KEEP_ALIVE: Final = 90
+"""Seconds an idle keep-alive connection stays open (Go's default transport idle timeout;
+uvicorn's 5 s default closes the connections of clients that pause between requests)."""
 IDLE_GRACE: Final = 1.0
 """After this, connections still open at shutdown are aborted (see ``_abort_connections``)."""
 LOG: Final = logging.getLogger("kubeprio.serve")
@@ -217,6 +220,7 @@ class Serving:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=SHUTDOWN_GRACE,
+            timeout_keep_alive=KEEP_ALIVE,
         )
         server = _Server(config)
         self.plane.start()
