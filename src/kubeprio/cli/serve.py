@@ -18,7 +18,7 @@ from kubeprio.api.core import Node
 from kubeprio.api.manifest import ManifestError, decode_document
 from kubeprio.api.quantity import QuantityError, parse_quantity
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
-from kubeprio.cli.simulate import _load_config
+from kubeprio.cli.simulate import load_scheduler_config
 from kubeprio.scheduler.profile import ProfileError
 from kubeprio.serve.presets import PRESETS
 from kubeprio.serve.server import ServeOptions
@@ -70,7 +70,7 @@ def _read_nodes(path: str) -> list[Any]:
             raise ManifestError(
                 f"--nodes-file takes Nodes, not {type(obj).__name__}",
                 source=item.source,
-                index=item.index,
+                index=item.index + 1,  # counted from 1, as `kubeprio check` prints it
             )
         nodes.append(obj)
     return nodes
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         parse_quantity(args.node_cpu)
         parse_quantity(args.node_memory)
         nodes = _read_nodes(args.nodes_file) if args.nodes_file else []
-        config = _load_config(args.scheduler_config)
+        config = load_scheduler_config(args.scheduler_config)
     except (PathNotFoundError, ManifestError, ProfileError, QuantityError) as exc:
         return _fail(str(exc))
     options = ServeOptions(
