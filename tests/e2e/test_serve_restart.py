@@ -12,6 +12,7 @@ import http.client
 import json
 import socket
 import ssl
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
+from tests.e2e.serving import KUBECTL, ServeProcess, eventually, needs_kubectl
 
 pytestmark = [pytest.mark.e2e, needs_kubectl]
 
@@ -82,8 +83,6 @@ def test_sigterm_stops_gracefully_and_a_restart_keeps_every_object(tmp_path):
         eventually(lambda: _running(server))
         before = _identities(server)
         ca_before = yaml.safe_load(server.kubeconfig.read_text())["clusters"][0]
-        watch = server.kubectl  # a long watch must not hold up the shutdown
-        del watch
     finally:
         assert server.stop() == 0, server.log()
     assert "kubeprio serve: stopped at " in server.log()
@@ -107,10 +106,6 @@ def test_sigterm_stops_gracefully_and_a_restart_keeps_every_object(tmp_path):
 def test_sigterm_ends_open_watches(tmp_path):
     server = ServeProcess(tmp_path / "data", tmp_path / "cache", ["--nodes", "1"]).start()
     try:
-        import subprocess
-
-        from tests.e2e.serving import KUBECTL
-
         assert KUBECTL is not None
         watcher = subprocess.Popen(
             [
