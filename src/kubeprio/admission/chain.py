@@ -35,12 +35,21 @@ class Operation(enum.StrEnum):
     DELETE = "DELETE"
 
 
+MASTERS_GROUP = "system:masters"
+"""Upstream's superuser group: authorization lets its members do anything."""
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class UserInfo:
     """Who is asking (``kubeprio serve`` authentication); ``None`` in-process means the system."""
 
     name: str
     groups: tuple[str, ...] = ()
+
+
+def is_admin(user: UserInfo | None) -> bool:
+    """In-process callers (no user: the system's own components) and ``system:masters``."""
+    return user is None or MASTERS_GROUP in user.groups
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

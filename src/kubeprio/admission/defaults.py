@@ -5,17 +5,20 @@ to ``apiserver.service.ApiService``. The order matters and is the reason this mo
 exists (upstream keeps it in ``pkg/kubeapiserver/options/plugins.go``)::
 
     mutating:   TenantPriorityClass (tenant default class)  ->  Priority (resolve)
-    validating: Priority (single globalDefault)  ->  TenantPriorityClass (allowlist)
+    validating: Priority (single globalDefault)  ->  SystemPriorityClass (admins only)
+                ->  TenantPriorityClass (allowlist)
 
 The tenant's default must be in place before ``Priority`` resolves a class-less pod,
 or the global default would win; the allowlist must see the class ``Priority``
-resolved (including a global default), so it validates after mutation is over.
+resolved (including a global default), so it validates after mutation is over. A
+non-admin asking for a system class is told so before being told about its allowlist.
 """
 
 from __future__ import annotations
 
 from kubeprio.admission.chain import AdmissionChain, Listers
 from kubeprio.admission.priority import PriorityPlugin
+from kubeprio.admission.systemclass import SystemPriorityClassPlugin
 from kubeprio.admission.tenant import TenantPriorityClassPlugin
 
 
@@ -23,4 +26,5 @@ def default_chain(listers: Listers) -> AdmissionChain:
     """The admission plugins kubeprio runs by default, reading through ``listers``."""
     priority = PriorityPlugin(listers)
     tenant = TenantPriorityClassPlugin(listers)
-    return AdmissionChain(mutating=(tenant, priority), validating=(priority, tenant))
+    system = SystemPriorityClassPlugin()
+    return AdmissionChain(mutating=(tenant, priority), validating=(priority, system, tenant))

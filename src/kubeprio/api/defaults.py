@@ -39,6 +39,7 @@ from kubeprio.api.core import (
     Namespace,
     Node,
     NodeStatus,
+    NodeSystemInfo,
     Pod,
     PodSpec,
     PodTemplateSpec,
@@ -378,8 +379,36 @@ def default_namespace(namespace: Namespace) -> Namespace:
     return evolve(namespace, metadata=metadata)
 
 
+NODE_INFO_STRINGS: Final = (
+    "machineID",
+    "systemUUID",
+    "bootID",
+    "kubeProxyVersion",
+    "operatingSystem",
+    "architecture",
+)
+"""Unmodelled ``NodeSystemInfo`` strings without ``omitempty``: upstream always sends them."""
+
+
+def _default_node_info(info: NodeSystemInfo | None) -> NodeSystemInfo | None:
+    # Go decodes a missing string as "" and encodes it back (no omitempty), and clients
+    # rely on it: the official Python client refuses a nodeInfo without them.
+    if info is None:
+        return None
+    changes: dict[str, Any] = {
+        name: ""
+        for name in ("kernel_version", "os_image", "container_runtime_version", "kubelet_version")
+        if getattr(info, name) is None
+    }
+    missing = {key: "" for key in NODE_INFO_STRINGS if key not in info.extra}
+    if missing:
+        changes["extra"] = {**info.extra, **missing}
+    return evolve(info, **changes) if changes else info
+
+
 def default_node(node: Node) -> Node:
-    """``SetDefaults_NodeStatus``: allocatable defaults to capacity; quantities rounded up."""
+    """``SetDefaults_NodeStatus``: allocatable defaults to capacity; quantities rounded up;
+    ``nodeInfo`` strings are present (empty when unknown), as Go serialises them."""
     status = node.status
     if status is None:
         return node
@@ -387,9 +416,16 @@ def default_node(node: Node) -> Node:
     allocatable = default_resource_list(status.allocatable)
     if allocatable is None and capacity is not None:
         allocatable = capacity
-    if capacity is status.capacity and allocatable is status.allocatable:
+    node_info = _default_node_info(status.node_info)
+    if (
+        capacity is status.capacity
+        and allocatable is status.allocatable
+        and node_info is status.node_info
+    ):
         return node
-    new_status: NodeStatus = evolve(status, capacity=capacity, allocatable=allocatable)
+    new_status: NodeStatus = evolve(
+        status, capacity=capacity, allocatable=allocatable, node_info=node_info
+    )
     return evolve(node, status=new_status)
 
 

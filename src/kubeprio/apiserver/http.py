@@ -10,7 +10,9 @@ What it is: ``create_app(service)`` returns a Starlette application serving
   ``apiserver.rest`` serves it; watches stream as chunked newline-delimited JSON.
 
 This module only translates between HTTP and those modules: it reads the request (path,
-query, ``Accept``, ``Content-Type``, body), asks the authenticator who is calling, writes
+query, ``Accept``, ``Content-Type``, body), asks the authenticator who is calling (every
+path, discovery included: 401 without credentials) and the authorizer whether the caller
+may make a resource request (``apiserver.authz``), writes
 JSON with ``Content-Type: application/json`` (kubectl refuses success bodies of any other
 type), ``Warning: 299 - "..."`` headers for admission warnings, and error ``Status``
 bodies (``apiserver.status``). It is the only module of the API server that imports the
@@ -41,9 +43,9 @@ from starlette.routing import Route
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
 from kubeprio.api.model import JsonDict
-from kubeprio.apiserver import discovery, openapi, status
+from kubeprio.apiserver import authz, discovery, openapi, status
 from kubeprio.apiserver.rest import DEFAULT_WATCH_TIMEOUT, Reply, RestHandler, RestRequest
-from kubeprio.apiserver.routes import RouteTable, split_path
+from kubeprio.apiserver.routes import RouteTable, Target, split_path
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
@@ -90,6 +92,7 @@ class KubeApp:
         *,
         clock: Clock,
         authenticator: Authenticator | None,
+        authorizer: authz.Authorizer | None,
         watch_timeout: float,
         bookmark_interval: float,
     ) -> None:
@@ -97,6 +100,8 @@ class KubeApp:
         self.rest = RestHandler(service, clock=clock, watch_timeout=watch_timeout)
         self.routes = RouteTable(kinds.RESOURCES)
         self.authenticator = authenticator
+        self.authorizer = authorizer
+        self.streams: dict[WatchStream, Callable[[], None]] = {}
         self.bookmark_interval = bookmark_interval
         self.openapi_docs = openapi.documents(kinds.RESOURCES)
         self.openapi_index = _dumps(openapi.index(self.openapi_docs))
@@ -111,10 +116,27 @@ class KubeApp:
             raise errors.UnauthorizedError.build("Unauthorized")
         return user
 
+    def _authorize(self, user: UserInfo | None, request: Request, target: Target) -> None:
+        if self.authorizer is None or user is None:
+            return
+        attrs = authz.attributes(user, request.method, target, request.query_params)
+        if not self.authorizer.authorize(attrs):
+            raise authz.forbidden(attrs)
+
+    def close_watches(self) -> None:
+        """End every open watch stream (server shutdown): clients see the stream close."""
+        for stream, wake in list(self.streams.items()):
+            stream.close()
+            wake()
+
     # --- discovery -------------------------------------------------------------------------
 
     async def version(self, request: Request) -> Response:
         """``/version``: reports minor "32" (the kubectl dispatcher picks kubectl 1.32)."""
+        try:
+            self._user(request)
+        except errors.StatusError as exc:
+            return error_response(exc)
         return json_response(discovery.VERSION_INFO)
 
     async def api(self, request: Request) -> Response:
@@ -145,10 +167,18 @@ class KubeApp:
 
     async def openapi_root(self, request: Request) -> Response:
         """``/openapi/v3``."""
+        try:
+            self._user(request)
+        except errors.StatusError as exc:
+            return error_response(exc)
         return Response(self.openapi_index, media_type=JSON_TYPE)
 
     async def openapi_doc(self, request: Request) -> Response:
         """``/openapi/v3/<gv>``."""
+        try:
+            self._user(request)
+        except errors.StatusError as exc:
+            return error_response(exc)
         body = self.openapi_docs.get(request.path_params["path"].strip("/"))
         if body is None:
             return error_response(status.path_not_found())
@@ -191,6 +221,7 @@ class KubeApp:
             target = self.routes.resolve(group_version, segments)
             if target is None:
                 raise status.path_not_found()
+            self._authorize(user, request, target)
             body = await request.body()
             rest_request = RestRequest(
                 method=request.method,
@@ -225,6 +256,7 @@ class KubeApp:
             loop.call_soon_threadsafe(wake.set)
 
         stream.set_listener(listener)
+        self.streams[stream] = listener
         deadline = loop.time() + stream.timeout
         next_bookmark = loop.time() + self.bookmark_interval
         try:
@@ -247,10 +279,15 @@ class KubeApp:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(wake.wait(), timeout=wait)
         finally:
+            self.streams.pop(stream, None)
             stream.close()
 
     async def not_found(self, request: Request) -> Response:
-        """Any other path: upstream's 404 Status."""
+        """Any other path: upstream's 404 Status (401 first for an unauthenticated caller)."""
+        try:
+            self._user(request)
+        except errors.StatusError as exc:
+            return error_response(exc)
         return error_response(status.path_not_found())
 
 
@@ -258,6 +295,7 @@ def create_app(
     service: ApiService,
     *,
     authenticator: Authenticator | None = None,
+    authorizer: authz.Authorizer | None = None,
     clock: Clock | None = None,
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
@@ -265,13 +303,15 @@ def create_app(
     """Build the ASGI app serving ``service``.
 
     ``authenticator`` maps request headers to a user (``None`` from it answers 401); without
-    one every request acts as the system (no user). ``clock`` (default: the service's)
+    one every request acts as the system (no user). ``authorizer`` decides each resource
+    request of an authenticated user (403 with upstream's text when it refuses). ``clock`` (default: the service's)
     dates AGE cells. ``watch_timeout`` bounds watches without ``timeoutSeconds``.
     """
     app_state = KubeApp(
         service,
         clock=clock or service.clock,
         authenticator=authenticator,
+        authorizer=authorizer,
         watch_timeout=watch_timeout,
         bookmark_interval=bookmark_interval,
     )

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from kubeprio import __version__
-from kubeprio.cli import bench, check, simulate
+from kubeprio.cli import bench, check, serve, simulate
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.register(subparsers)
     bench.register(subparsers)
     simulate.register(subparsers)
+    serve.register(subparsers)
     return parser
 
 

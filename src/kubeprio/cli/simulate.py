@@ -56,7 +56,8 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _load_config(path: str | None) -> SchedulerConfig | None:
+def load_scheduler_config(path: str | None) -> SchedulerConfig | None:
+    """Read a ``KubeSchedulerConfiguration`` file (None: the defaults)."""
     if path is None:
         return None
     try:
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the simulation and print the report."""
     try:
         loaded = read_documents(args.paths)
-        config = _load_config(args.config)
+        config = load_scheduler_config(args.config)
         until = parse_duration(args.until) if args.until else None
     except (PathNotFoundError, ProfileError, AnnotationError) as exc:
         return _fail(str(exc))

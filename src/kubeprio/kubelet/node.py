@@ -14,6 +14,7 @@ flips (``Node <name> status is now: NodeHasInsufficientMemory``). Pure: no I/O.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import zlib
 from collections.abc import Mapping, Sequence
@@ -149,6 +150,7 @@ def node_object(
     all_labels.update(labels or {})
     cidr = pod_cidr or default_pod_cidr(name)
     address = internal_ip or str(ipaddress.ip_network(cidr, strict=False).network_address + 1)
+    machine_id = hashlib.md5(name.encode(), usedforsecurity=False).hexdigest()
     conditions = tuple(
         node_condition(type_, type_ == NODE_READY, now=now)
         for type_ in (
@@ -174,10 +176,23 @@ def node_object(
                 os_image="kubeprio simulated node",
                 container_runtime_version="containerd://2.0.0",
                 kubelet_version=KUBELET_VERSION,
-                extra={"architecture": "amd64", "operatingSystem": "linux"},
+                extra={
+                    "architecture": "amd64",
+                    "operatingSystem": "linux",
+                    # /etc/machine-id, the SMBIOS UUID and the boot id of a real machine:
+                    # stable per node name here.
+                    "machineID": machine_id,
+                    "systemUUID": _uuid(machine_id),
+                    "bootID": _uuid(machine_id[::-1]),
+                    "kubeProxyVersion": "",
+                },
             ),
         ),
     )
+
+
+def _uuid(hex32: str) -> str:
+    return f"{hex32[:8]}-{hex32[8:12]}-{hex32[12:16]}-{hex32[16:20]}-{hex32[20:32]}"
 
 
 def host_ip(node: Node) -> str:

@@ -187,7 +187,9 @@ class KubeletFleet:
             if agent is None:
                 continue
             wakeup = agent.next_wakeup()
-            if wakeup is not None and wakeup <= now:
+            # Read the clock after asking: on real time a kubelet with pending events
+            # answers "now", which is later than ``now`` above (``kubeprio serve``).
+            if wakeup is not None and wakeup <= self._clock.now():
                 agent.run_once()
                 worked = True
             self._plan(name, agent.next_wakeup())

@@ -1,0 +1,107 @@
+"""``kubeprio serve``: a live control plane that kubectl and client libraries use as they are.
+
+Parses the options, reads ``--nodes-file`` (Node manifests) and ``--scheduler-config``
+(a ``KubeSchedulerConfiguration``), and hands over to ``serve.server.run``. Bad input
+(a missing file, a manifest that is not only Nodes, an unknown preset, a port in use)
+stops it with a one-line error and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from kubeprio.api.core import Node
+from kubeprio.api.manifest import ManifestError, decode_document
+from kubeprio.api.quantity import QuantityError, parse_quantity
+from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
+from kubeprio.cli.simulate import load_scheduler_config
+from kubeprio.scheduler.profile import ProfileError
+from kubeprio.serve.presets import PRESETS
+from kubeprio.serve.server import ServeOptions
+from kubeprio.serve.server import run as run_server
+from kubeprio.store.errors import StorageFailureError
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``serve`` subcommand."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="run a live control plane (HTTPS API, scheduler, controllers, simulated nodes)",
+        description=__doc__,
+    )
+    parser.add_argument(
+        "--data-dir", default=".kubeprio", help="state, certificates, tokens (default ./.kubeprio)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=6443, help="port (0: any free port)")
+    parser.add_argument("--nodes", type=int, default=3, help="simulated nodes (default 3)")
+    parser.add_argument("--node-cpu", default="4", help="CPU of each node (default 4)")
+    parser.add_argument("--node-memory", default="16Gi", help="memory of each node (default 16Gi)")
+    parser.add_argument(
+        "--nodes-file", metavar="MANIFEST", help="create these Nodes instead of --nodes"
+    )
+    parser.add_argument(
+        "--preset",
+        choices=PRESETS,
+        help="pre-create the priority classes (and tenants) of a profile",
+    )
+    parser.add_argument(
+        "--scheduler-config", metavar="FILE", help="a KubeSchedulerConfiguration file"
+    )
+    parser.set_defaults(handler=run)
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"error: {message}\n")
+    return 2
+
+
+def _read_nodes(path: str) -> list[Any]:
+    nodes: list[Any] = []
+    for item in read_documents([path]):
+        if isinstance(item, LoadFailure):
+            raise ManifestError(item.message, source=item.source)
+        obj = decode_document(item)
+        if not isinstance(obj, Node):
+            raise ManifestError(
+                f"--nodes-file takes Nodes, not {type(obj).__name__}",
+                source=item.source,
+                index=item.index + 1,  # counted from 1, as `kubeprio check` prints it
+            )
+        nodes.append(obj)
+    return nodes
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the server; return when it is stopped."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    try:
+        if args.nodes < 0:
+            return _fail("--nodes must not be negative")
+        parse_quantity(args.node_cpu)
+        parse_quantity(args.node_memory)
+        nodes = _read_nodes(args.nodes_file) if args.nodes_file else []
+        config = load_scheduler_config(args.scheduler_config)
+    except (PathNotFoundError, ManifestError, ProfileError, QuantityError) as exc:
+        return _fail(str(exc))
+    options = ServeOptions(
+        data_dir=Path(args.data_dir),
+        host=args.host,
+        port=args.port,
+        nodes=args.nodes,
+        node_cpu=args.node_cpu,
+        node_memory=args.node_memory,
+        node_objects=nodes,
+        preset=args.preset,
+        scheduler_config=config,
+    )
+    try:
+        return run_server(options)
+    except StorageFailureError as exc:
+        return _fail(f"{exc} (is another kubeprio serve using {args.data_dir}?)")
+    except OSError as exc:
+        return _fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")

@@ -1,0 +1,1 @@
+"""``kubeprio serve``: the control plane on real time, behind TLS, for kubectl and clients."""

@@ -1,0 +1,150 @@
+"""The real-time driver: the control plane's components settled on the asyncio loop.
+
+SimPy's ``RealtimeEnvironment`` to ``sim.engine``'s ``Environment``: the same ``Driven``
+components (informers, scheduler, controllers, kubelets) and the same settle rule —
+pump every informer, call ``run_once`` until nobody has work at this instant — but time
+is the wall clock, and between settles the driver *sleeps* until the earliest
+``next_wakeup()`` or until the store reports a write, whichever comes first. Writes wake
+it through store watches (one per resource) whose listener sets an ``asyncio.Event``:
+the listener runs inside the write, on the loop thread, so no locking is needed.
+
+It shares the loop with uvicorn, because ``ApiService`` and the store are not
+thread-safe: a settle yields to the loop (``await asyncio.sleep(0)``) after every
+``budget`` seconds of work, so HTTP requests are served while thousands of pods are
+scheduled. A component that raises is logged and the loop goes on after a short pause
+(a server must outlive one bad object; the simulation, by contrast, aborts).
+
+Who drives it: ``serve.server`` runs ``RealTimeDriver.run`` as a task and sets ``stop``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Sequence
+from typing import Final
+
+from kubeprio.api import kinds
+from kubeprio.clock import Clock
+from kubeprio.sim.engine import Driven
+from kubeprio.store.interface import KeyPrefix, Store, StoreWatch
+
+LOG: Final = logging.getLogger("kubeprio.serve")
+DEFAULT_BUDGET: Final = 0.02
+"""Seconds of component work between two yields to the HTTP server."""
+MIN_SLEEP: Final = 0.001
+ERROR_PAUSE: Final = 0.1
+
+
+class RealTimeDriver:
+    """Settles ``components`` whenever the store changes or a component's timer is due."""
+
+    def __init__(
+        self,
+        components: Sequence[Driven],
+        *,
+        clock: Clock,
+        store: Store,
+        budget: float = DEFAULT_BUDGET,
+    ) -> None:
+        self.components = list(components)
+        self.clock = clock
+        self.store = store
+        self.budget = budget
+        self.settles = 0
+        self.errors = 0
+        self._wake = asyncio.Event()
+        self._watches: list[StoreWatch] = []
+
+    def _on_write(self) -> None:
+        self._wake.set()
+
+    def _subscribe(self) -> None:
+        revision = self.store.current_revision()
+        for info in kinds.RESOURCES:
+            watch = self.store.watch(KeyPrefix(info.plural), revision)
+            watch.set_listener(self._on_write)
+            self._watches.append(watch)
+
+    def _drain(self) -> bool:
+        """Forget the wake-up events; False once the store closed the watches (shutdown)."""
+        for watch in self._watches:
+            watch.poll()
+        return not any(watch.closed for watch in self._watches)
+
+    def _pump(self, component: Driven) -> int:
+        try:
+            return component.pump()
+        except Exception:
+            self.errors += 1
+            LOG.exception("pump failed in %s", type(component).__name__)
+            raise
+
+    def _run_once(self, component: Driven) -> bool:
+        try:
+            return component.run_once()
+        except Exception:
+            self.errors += 1
+            LOG.exception("run_once failed in %s", type(component).__name__)
+            raise
+
+    async def settle(self) -> None:
+        """Pump and run every component until none has work now, yielding every ``budget``."""
+        while True:
+            deadline = time.perf_counter() + self.budget
+            progressed = False
+            for component in self.components:
+                if self._pump(component):
+                    progressed = True
+            for component in self.components:
+                # Unlike the simulation, informers are pumped once per round, not after
+                # every unit of work: components tolerate stale caches (the scheduler
+                # assumes its binds, controllers keep expectations), as upstream's do,
+                # and a pump of every informer per pod would cost more than the pod.
+                while self._run_once(component):
+                    progressed = True
+                    if time.perf_counter() > deadline:
+                        break
+            self.settles += 1
+            if not progressed:
+                return
+            await asyncio.sleep(0)
+
+    def next_wakeup(self) -> float | None:
+        """The earliest timer of any component (epoch seconds)."""
+        wakeups = [w for c in self.components if (w := c.next_wakeup()) is not None]
+        return min(wakeups) if wakeups else None
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Drive the components until ``stop`` is set (or the store closes)."""
+        self._subscribe()
+        stopper = asyncio.ensure_future(stop.wait())
+        try:
+            while not stop.is_set():
+                self._wake.clear()
+                if not self._drain():
+                    LOG.info("driver stopped: the store was closed")
+                    return
+                try:
+                    await self.settle()
+                except Exception:
+                    await asyncio.sleep(ERROR_PAUSE)
+                    continue
+                wakeup = self.next_wakeup()
+                if self._wake.is_set():
+                    continue
+                timeout = None if wakeup is None else max(wakeup - self.clock.now(), MIN_SLEEP)
+                waiter = asyncio.ensure_future(self._wake.wait())
+                try:
+                    await asyncio.wait(
+                        {waiter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    waiter.cancel()
+        finally:
+            stopper.cancel()
+            for watch in self._watches:
+                with contextlib.suppress(Exception):
+                    watch.close()

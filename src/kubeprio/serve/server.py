@@ -1,0 +1,282 @@
+"""``kubeprio serve``'s composition root: store, control plane, HTTPS server, real time.
+
+``run(options)`` opens the SQLite store in the data directory (WAL, ``kubeprio.db``),
+wires the control plane (``sim.controlplane.ControlPlane``: API service with admission,
+scheduler retrying unschedulable pods on upstream's 5-minute timer, controllers, one
+simulated kubelet per Node), creates what the preset and the node options ask for
+(only what is missing, so a restart keeps the stored state), then runs on one asyncio
+loop:
+
+* uvicorn serving ``apiserver.http.create_app`` over TLS (``serve.pki``), with bearer
+  tokens from ``DATA_DIR/tokens.csv`` (``apiserver.authn``) and the tenant authorizer
+  (``apiserver.authz``);
+* the ``serve.driver.RealTimeDriver`` settling the components on the ``RealClock``.
+
+As soon as the socket listens it writes ``DATA_DIR/kubeconfig`` and prints
+``export KUBECONFIG=...``. SIGINT/SIGTERM stop it gracefully: the driver stops, open
+watches end (clients see their stream close), uvicorn finishes the requests in flight,
+and the store closes (checkpointing its WAL). ``kill -9`` loses nothing acknowledged
+(docs/storage.md). Only this module imports uvicorn (an import-linter contract).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from typing import IO, Any, Final
+
+import uvicorn
+
+from kubeprio.api import errors
+from kubeprio.api.core import Node
+from kubeprio.apiserver.authn import TokenAuthenticator
+from kubeprio.apiserver.authz import TenantAuthorizer
+from kubeprio.apiserver.http import KubeApp, create_app
+from kubeprio.clock import RealClock, rfc3339
+from kubeprio.kubelet.kubelet import register_node
+from kubeprio.scheduler.profile import SchedulerConfig
+from kubeprio.serve import credentials, pki, presets
+from kubeprio.serve.driver import RealTimeDriver
+from kubeprio.sim.controlplane import ControlPlane
+from kubeprio.store.sqlite import SqliteStore
+
+DATABASE: Final = "kubeprio.db"
+SHUTDOWN_GRACE: Final = 5
+"""uvicorn's limit on requests still running at shutdown."""
+KEEP_ALIVE: Final = 90
+"""Seconds an idle keep-alive connection stays open (Go's default transport idle timeout;
+uvicorn's 5 s default closes the connections of clients that pause between requests)."""
+IDLE_GRACE: Final = 1.0
+"""After this, connections still open at shutdown are aborted (see ``_abort_connections``)."""
+LOG: Final = logging.getLogger("kubeprio.serve")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ServeOptions:
+    """What ``kubeprio serve`` was asked for (``cli.serve`` parses the command line)."""
+
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 6443
+    nodes: int = 3
+    node_cpu: str = "4"
+    node_memory: str = "16Gi"
+    node_objects: Sequence[Any] = ()
+    """Nodes from ``--nodes-file`` (decoded); when given, ``nodes`` is not used."""
+    preset: str | None = None
+    scheduler_config: SchedulerConfig | None = None
+    seed: int | None = None
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handling: ``run`` owns SIGINT/SIGTERM.
+
+    uvicorn re-raises captured signals after shutting down, which would kill the process
+    before the store is closed.
+    """
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+def _abort_connections(server: uvicorn.Server) -> None:
+    """Abort the connections that outlived the shutdown's grace period.
+
+    They are idle keep-alive connections of clients that are still running but not
+    reading (a Python client holding its pool): closing TLS politely waits for the
+    peer's close_notify, up to asyncio's 30 s SSL shutdown timeout. uvicorn keeps its
+    connections' protocols in ``server_state.connections``; each has its ``transport``.
+    """
+    for connection in list(server.server_state.connections):
+        transport = getattr(connection, "transport", None)
+        if transport is not None:
+            transport.abort()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY only on sockets that say so; without it
+    # every response pays Nagle's algorithm against the client's delayed ACK (40 ms).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+def server_url(host: str, port: int) -> str:
+    """The URL clients use (a wildcard bind is reached on 127.0.0.1)."""
+    if host in pki.WILDCARD_HOSTS:
+        host = "127.0.0.1"
+    return f"https://[{host}]:{port}" if ":" in host else f"https://{host}:{port}"
+
+
+def _create_nodes(plane: ControlPlane, options: ServeOptions) -> list[str]:
+    """Create the missing Nodes (from the manifest, else ``node-1..N``); return their names."""
+    created: list[str] = []
+    api = plane.api
+    if options.node_objects:
+        for obj in options.node_objects:
+            try:
+                api.create_object(obj)
+            except errors.AlreadyExistsError:
+                continue
+            created.append(obj.metadata.name)
+        return created
+    capacity = {
+        "cpu": options.node_cpu,
+        "memory": options.node_memory,
+        "ephemeral-storage": "100Gi",
+        "pods": "110",
+    }
+    for index in range(1, options.nodes + 1):
+        name = f"node-{index}"
+        try:
+            api.get(Node, name)
+        except errors.NotFoundError:
+            register_node(api, name, clock=plane.clock, capacity=capacity)
+            created.append(name)
+    return created
+
+
+def _seed(options: ServeOptions) -> int:
+    # A fresh seed per start: uids and generated names continue a stored history, so
+    # replaying a fixed sequence after a restart would collide with existing names.
+    return options.seed if options.seed is not None else int.from_bytes(os.urandom(8), "big")
+
+
+class Serving:
+    """One running server: what ``run`` built, for the shutdown path and for tests."""
+
+    def __init__(self, options: ServeOptions, out: IO[str]) -> None:
+        self.options = options
+        self.out = out
+        self.clock = RealClock()
+        data_dir = options.data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.store = SqliteStore(data_dir / DATABASE)
+        try:
+            self.plane = ControlPlane(
+                self.store,
+                clock=self.clock,
+                seed=_seed(options),
+                scheduler_config=options.scheduler_config,
+                retry_unschedulable_on_timer=True,
+                auto_create_namespaces=False,
+            )
+            self.plane.attach_fleet()
+            users = presets.preset_users(options.preset) if options.preset else []
+            if options.preset:
+                presets.apply_preset(self.plane.api, options.preset)
+            _create_nodes(self.plane, options)
+            self.pki = pki.ensure_pki(data_dir / "pki", host=options.host, now=self.clock.now())
+            self.tokens = credentials.ensure_tokens(data_dir / "tokens.csv", users=users)
+        except BaseException:
+            self.store.close()
+            raise
+        self.app = create_app(
+            self.plane.api,
+            authenticator=TokenAuthenticator(self.tokens),
+            authorizer=TenantAuthorizer(self.plane.api.listers),
+            clock=self.clock,
+        )
+        self.kube: KubeApp = self.app.state.kube
+        self.stop = asyncio.Event()
+        self.url = ""
+
+    @property
+    def kubeconfig(self) -> Path:
+        """``DATA_DIR/kubeconfig``."""
+        return self.options.data_dir / "kubeconfig"
+
+    def _print(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    async def run(self) -> None:
+        """Serve until ``stop`` is set (a signal), then shut down gracefully."""
+        options = self.options
+        sock = _listen(options.host, options.port)
+        port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.app,
+            ssl_certfile=str(self.pki.cert),
+            ssl_keyfile=str(self.pki.key),
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE,
+            timeout_keep_alive=KEEP_ALIVE,
+        )
+        server = _Server(config)
+        self.plane.start()
+        driver = RealTimeDriver(self.plane.components, clock=self.clock, store=self.store)
+        driver_task = asyncio.create_task(driver.run(self.stop))
+        server_task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not server_task.done():
+            await asyncio.sleep(0.01)
+        if server_task.done():
+            self.stop.set()
+            await driver_task
+            server_task.result()
+            raise RuntimeError("the HTTPS server did not start")
+        self.url = server_url(options.host, port)
+        credentials.write_kubeconfig(
+            self.kubeconfig,
+            server=self.url,
+            ca_pem=self.pki.ca_cert.read_bytes(),
+            records=self.tokens,
+        )
+        self._print(f"kubeprio serve: listening on {self.url} (data in {options.data_dir})")
+        self._print(f"export KUBECONFIG={self.kubeconfig.resolve()}")
+        stop_waiter = asyncio.create_task(self.stop.wait())
+        await asyncio.wait({stop_waiter, server_task}, return_when=asyncio.FIRST_COMPLETED)
+        self.stop.set()
+        await driver_task
+        self.kube.close_watches()
+        server.should_exit = True
+        done, _ = await asyncio.wait({server_task}, timeout=IDLE_GRACE)
+        if not done:
+            _abort_connections(server)
+        with contextlib.suppress(asyncio.CancelledError):
+            await server_task
+        self._print(f"kubeprio serve: stopped at {rfc3339(self.clock.now())}")
+
+    def close(self) -> None:
+        """Close the store (checkpoints the WAL)."""
+        self.store.close()
+
+
+def run(options: ServeOptions, *, out: IO[str] = sys.stdout) -> int:
+    """Run ``kubeprio serve`` until SIGINT/SIGTERM; return the exit status."""
+    serving = Serving(options, out)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, serving.stop.set)
+        try:
+            await serving.run()
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
+    try:
+        asyncio.run(main())
+    finally:
+        serving.close()
+    return 0

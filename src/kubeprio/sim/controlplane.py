@@ -1,0 +1,182 @@
+"""The control plane's components wired to one ``ApiService``, on any clock and store.
+
+Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
+``SimClock`` and a ``MemoryStore`` and hands it to the discrete-event engine;
+``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
+the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
+admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
+Deployment, Job, disruption and garbage-collection controllers, the shared informers,
+and one simulated kubelet per Node (``KubeletFleet``). Every component gets its own
+``random.Random`` derived from the seed, so adding randomness to one component never
+shifts another's choices.
+
+It builds objects only; it never runs anything (the driver calls ``start`` and then
+pumps ``components``). No clock reads, no threads.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Final
+
+from kubeprio.admission.defaults import default_chain
+from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.batch import Job
+from kubeprio.api.core import Event, Node, Pod
+from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.apiserver.service import ApiService
+from kubeprio.client.informer import Informer
+from kubeprio.clock import Clock
+from kubeprio.controllers.deployment import DeploymentController
+from kubeprio.controllers.disruption import DisruptionController
+from kubeprio.controllers.garbagecollector import GarbageCollector
+from kubeprio.controllers.job import JobController
+from kubeprio.controllers.replicaset import ReplicaSetController
+from kubeprio.kubelet.kubelet import KubeletConfig
+from kubeprio.kubelet.router import PodRouter
+from kubeprio.scheduler.profile import SchedulerConfig
+from kubeprio.scheduler.setup import new_scheduler
+from kubeprio.sim.drive import Due, Informers, KubeletFleet
+from kubeprio.sim.engine import Driven
+from kubeprio.store.interface import Store
+
+NODE_INDEX: Final = "spec.nodeName"
+"""Pod informer index: the pods bound to a node (a starting kubelet lists them)."""
+
+
+def derived_rng(seed: int, component: str) -> random.Random:
+    """A generator for one component, independent of every other's."""
+    return random.Random(f"{seed}:{component}")
+
+
+class ControlPlane:
+    """API service, informers, scheduler, controllers and kubelets over one store."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        seed: int = 0,
+        scheduler_config: SchedulerConfig | None = None,
+        kubelet_config: KubeletConfig | None = None,
+        retry_unschedulable_on_timer: bool = False,
+        auto_create_namespaces: bool = True,
+    ) -> None:
+        """Wire the components.
+
+        ``retry_unschedulable_on_timer``: upstream's 5-minute flush of unschedulable pods
+        (on in ``serve``; off in simulation, where a retry against an unchanged cluster
+        only adds noise). ``auto_create_namespaces``: create a namespace on first use
+        (simulation of dumps without Namespace objects; off in ``serve``, as upstream).
+        """
+        self.seed = seed
+        self.clock = clock
+        self.store = store
+        self.api = ApiService(
+            store,
+            clock=clock,
+            rng=derived_rng(seed, "apiserver"),
+            auto_create_namespaces=auto_create_namespaces,
+        )
+        self.api.admission = default_chain(self.api.listers)
+        api = self.api
+        self.pods: Informer[Pod] = Informer(api, Pod)
+        self.nodes: Informer[Node] = Informer(api, Node)
+        self.replicasets: Informer[ReplicaSet] = Informer(api, ReplicaSet)
+        self.deployments: Informer[Deployment] = Informer(api, Deployment)
+        self.jobs: Informer[Job] = Informer(api, Job)
+        self.pdbs: Informer[PodDisruptionBudget] = Informer(api, PodDisruptionBudget)
+        self.events: Informer[Event] = Informer(api, Event)
+        self.router = PodRouter()
+        self.pods.add_index(
+            NODE_INDEX, lambda p: [p.spec.node_name] if p.spec and p.spec.node_name else []
+        )
+        self.pods.add_handler(self.router)
+        self.fleet = KubeletFleet(
+            api,
+            clock=clock,
+            rng=derived_rng(seed, "kubelet"),
+            router=self.router,
+            config=kubelet_config or KubeletConfig(register_node=False),
+            bound_pods=lambda name: self.pods.by_index(NODE_INDEX, name),
+        )
+        self.scheduler = new_scheduler(
+            api,
+            clock=clock,
+            rng=derived_rng(seed, "scheduler"),
+            config=scheduler_config,
+            retry_unschedulable_on_timer=retry_unschedulable_on_timer,
+        )
+
+        def rng(name: str) -> random.Random:
+            return derived_rng(seed, name)
+
+        self.controllers: list[Any] = [
+            ReplicaSetController(
+                api,
+                clock=clock,
+                rng=rng("replicaset"),
+                pods=self.pods,
+                replicasets=self.replicasets,
+            ),
+            DeploymentController(
+                api,
+                clock=clock,
+                rng=rng("deployment"),
+                deployments=self.deployments,
+                replicasets=self.replicasets,
+                pods=self.pods,
+            ),
+            JobController(api, clock=clock, rng=rng("job"), jobs=self.jobs, pods=self.pods),
+            DisruptionController(
+                api,
+                clock=clock,
+                rng=rng("disruption"),
+                pods=self.pods,
+                pdbs=self.pdbs,
+                replicasets=self.replicasets,
+                deployments=self.deployments,
+            ),
+            GarbageCollector(
+                api,
+                clock=clock,
+                rng=rng("gc"),
+                owners=[self.deployments, self.replicasets, self.jobs],
+                dependents=[self.replicasets, self.pods],
+            ),
+        ]
+        self.informers = Informers(
+            [
+                self.nodes,
+                self.pdbs,
+                self.deployments,
+                self.replicasets,
+                self.jobs,
+                self.pods,
+                self.events,
+            ]
+        )
+
+    def attach_fleet(self) -> None:
+        """Start kubelets for Nodes: register the fleet on the node informer.
+
+        Separate from ``__init__`` so a composition root can register its own node
+        handlers first (the simulation's recorder sees a Node before its kubelet does).
+        """
+        self.nodes.add_handler(self.fleet)
+
+    @property
+    def components(self) -> list[Driven]:
+        """What a driver settles, in order: informers, scheduler, controllers, kubelets."""
+        return [
+            self.informers,
+            self.scheduler,
+            *(Due(c, self.clock) for c in self.controllers),
+            self.fleet,
+        ]
+
+    def start(self) -> None:
+        """List and watch everything; components start working at the first settle."""
+        self.informers.start()
+        self.scheduler.start()

@@ -1,0 +1,181 @@
+"""``kubeprio serve`` as a subprocess, for end-to-end tests with the real kubectl.
+
+``ServeProcess`` starts ``python -m kubeprio serve --port 0`` on a data directory, waits
+for the ``export KUBECONFIG=...`` line (the server listens by then), and runs kubectl with
+``--kubeconfig DATA_DIR/kubeconfig`` and a fresh ``--cache-dir``. ``stop`` sends SIGTERM
+(graceful), ``kill`` SIGKILL. A reader thread collects the server's output so a failure
+can show it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+KUBECTL = shutil.which("kubectl")
+needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+START_TIMEOUT = 30.0
+
+T = TypeVar("T")
+
+
+class ServeProcess:
+    """One ``kubeprio serve`` process over ``data_dir``."""
+
+    def __init__(self, data_dir: Path, cache_dir: Path, args: Sequence[str] = ()) -> None:
+        self.data_dir = data_dir
+        self.cache_dir = cache_dir
+        self.args = list(args)
+        self.process: subprocess.Popen[str] | None = None
+        self.output: list[str] = []
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self.url = ""
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.data_dir / "kubeconfig"
+
+    def start(self) -> ServeProcess:
+        self.output = []
+        self._lines = queue.Queue()
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kubeprio",
+                "serve",
+                "--data-dir",
+                str(self.data_dir),
+                "--port",
+                "0",
+                *self.args,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        self._reader = threading.Thread(target=self._read, args=(self.process,), daemon=True)
+        self._reader.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                line = self._lines.get(timeout=max(deadline - time.monotonic(), 0.01))
+            except queue.Empty:
+                self.kill()
+                raise AssertionError(f"kubeprio serve did not start:\n{self.log()}") from None
+            if line is None:
+                self.process.wait()
+                self._close()
+                raise AssertionError(f"kubeprio serve exited:\n{self.log()}")
+            if "listening on " in line:
+                self.url = line.split("listening on ", 1)[1].split(" ", 1)[0]
+            if line.startswith("export KUBECONFIG="):
+                return self
+
+    def _read(self, process: subprocess.Popen[str]) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            self.output.append(line)
+            self._lines.put(line.rstrip("\n"))
+        self._lines.put(None)
+
+    def log(self) -> str:
+        return "".join(self.output)
+
+    def stop(self, timeout: float = 15) -> int:
+        """SIGTERM and wait; the exit status."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise AssertionError(f"kubeprio serve ignored SIGTERM:\n{self.log()}") from None
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        assert self.process is not None
+        self._reader.join(timeout=5)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def kill(self) -> None:
+        """SIGKILL (``kill -9``) and reap."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+            self._close()
+
+    def kubectl(
+        self, *args: str, stdin: str | None = None, timeout: float = 30, context: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        assert KUBECTL is not None
+        command = [
+            KUBECTL,
+            "--kubeconfig",
+            str(self.kubeconfig),
+            "--cache-dir",
+            str(self.cache_dir),
+        ]
+        if context is not None:
+            command += ["--context", context]
+        return subprocess.run(
+            [*command, *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    def ok(self, *args: str, stdin: str | None = None, context: str | None = None) -> str:
+        """kubectl that must succeed; its stdout."""
+        result = self.kubectl(*args, stdin=stdin, context=context)
+        assert result.returncode == 0, f"kubectl {' '.join(args)}: {result.stderr}"
+        return result.stdout
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.ok(*args, "-o", "json"))
+
+
+def eventually(probe: Callable[[], T | None], *, timeout: float = 20, every: float = 0.2) -> T:
+    """Poll ``probe`` until it returns something truthy (real time: the server is live)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not reached in {timeout}s (last: {value!r})")
+        time.sleep(every)
+
+
+def json_stream(text: str) -> list[Any]:
+    """The objects of concatenated JSON documents (``kubectl get -w -o json``)."""
+    decoder = json.JSONDecoder()
+    out: list[Any] = []
+    index = 0
+    while True:
+        while index < len(text) and text[index].isspace():
+            index += 1
+        if index >= len(text):
+            return out
+        obj, index = decoder.raw_decode(text, index)
+        out.append(obj)

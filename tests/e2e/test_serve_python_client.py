@@ -1,0 +1,87 @@
+"""The official ``kubernetes`` Python client against ``kubeprio serve`` over TLS with a token.
+
+The client reads ``DATA_DIR/kubeconfig`` as it would a real cluster's: it verifies the
+server certificate against the CA in the file and sends the admin's (or alice's) bearer
+token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from kubernetes import client as k8s
+from kubernetes import config as k8s_config
+from kubernetes import watch as k8s_watch
+
+from tests.e2e.serving import ServeProcess, eventually
+
+pytestmark = [
+    pytest.mark.e2e,
+    # urllib3 (inside the official client) leaves the watch's socket to the garbage collector.
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    base = tmp_path_factory.mktemp("serve-py")
+    process = ServeProcess(base / "data", base / "cache", ["--preset", "kestrel"]).start()
+    try:
+        yield process
+    finally:
+        assert process.stop() == 0, process.log()
+
+
+def _client(server: ServeProcess, context: str | None = None) -> k8s.ApiClient:
+    return k8s_config.new_client_from_config(config_file=str(server.kubeconfig), context=context)
+
+
+def test_the_admin_lists_nodes_and_runs_a_pod(server):
+    with _client(server) as api:
+        core = k8s.CoreV1Api(api)
+        assert k8s.VersionApi(api).get_code().minor == "32"
+        assert [n.metadata.name for n in core.list_node().items] == ["node-1", "node-2", "node-3"]
+        pod = k8s.V1Pod(
+            metadata=k8s.V1ObjectMeta(name="py", namespace="kestrel-web"),
+            spec=k8s.V1PodSpec(
+                priority_class_name="uber-user-preempt-medium",
+                containers=[k8s.V1Container(name="c", image="nginx")],
+            ),
+        )
+        created = core.create_namespaced_pod("kestrel-web", pod)
+        assert created.spec.priority == 1000
+        phases = []
+        events = k8s_watch.Watch().stream(
+            core.list_namespaced_pod, "kestrel-web", timeout_seconds=10
+        )
+        for event in events:
+            phases.append(event["object"].status.phase)
+            if phases[-1] == "Running":
+                break
+        # Close the response: an abandoned TLS stream would hold the server's graceful
+        # shutdown until its timeout (the peer never answers close_notify).
+        events.close()
+        assert phases[-1] == "Running"
+        assert eventually(lambda: core.read_namespaced_pod("py", "kestrel-web").spec.node_name)
+
+
+def test_a_tenant_user_is_forbidden_outside_its_namespaces(server):
+    with _client(server, "kubeprio-alice") as api:
+        core = k8s.CoreV1Api(api)
+        core.list_namespaced_pod("kestrel-web")
+        with pytest.raises(k8s.ApiException) as caught:
+            core.list_namespaced_pod("default")
+        assert caught.value.status == 403
+
+
+def test_a_wrong_token_is_unauthorized(server):
+    configuration = k8s.Configuration()
+    configuration.host = server.url
+    configuration.ssl_ca_cert = str(server.data_dir / "pki" / "ca.crt")
+    configuration.api_key = {"authorization": "Bearer wrong"}
+    with k8s.ApiClient(configuration) as api:
+        with pytest.raises(k8s.ApiException) as caught:
+            k8s.CoreV1Api(api).list_namespace()
+        assert caught.value.status == 401

@@ -1,0 +1,215 @@
+"""Authorization over HTTP: 401 without a token, admins do anything, tenant users act
+inside their tenant's namespaces (``apiserver.authz``).
+
+Upstream texts: ``responsewriters.forbiddenMessage`` wrapped by ``NewForbidden``
+(``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go``), the
+verbs of ``endpoints/request/requestinfo.go``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kubeprio.admission.chain import UserInfo
+from kubeprio.api.core import Namespace
+from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.tenant import Tenant, TenantSpec
+from kubeprio.apiserver.authn import TokenAuthenticator, TokenRecord
+from kubeprio.apiserver.authz import TenantAuthorizer, attributes, forbidden, request_verb
+from kubeprio.apiserver.routes import RouteTable
+from tests.unit.apiserver.http_helpers import make_client, pod_manifest
+
+ADMIN = {"Authorization": "Bearer admin-token"}
+ALICE = {"Authorization": "Bearer alice-token"}
+BOB = {"Authorization": "Bearer bob-token"}
+DEV = {"Authorization": "Bearer dev-token"}
+
+
+@pytest.fixture
+def http(api):
+    client = make_client(
+        api,
+        authenticator=TokenAuthenticator(
+            [
+                TokenRecord("admin-token", "admin", "admin", ("system:masters",)),
+                TokenRecord("alice-token", "alice", "alice"),
+                TokenRecord("bob-token", "bob", "bob"),
+                TokenRecord("dev-token", "dave", "dave", ("kestrel-devs",)),
+            ]
+        ),
+        authorizer=TenantAuthorizer(api.listers),
+    )
+    for name, labels in (("team-a", {"tenant": "kestrel"}), ("team-b", {}), ("other", {})):
+        api.create_object(Namespace(metadata=ObjectMeta(name=name, labels=labels)))
+    api.create_object(
+        Tenant(
+            metadata=ObjectMeta(name="kestrel"),
+            spec=TenantSpec(
+                namespace_selector=None,
+                namespaces=("team-a", "team-b"),
+                users=("alice",),
+                groups=("kestrel-devs",),
+            ),
+        )
+    )
+    return client
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/version", "/api", "/apis", "/openapi/v3", "/api/v1/pods", "/apis/apps/v1", "/nosuch"],
+)
+def test_requests_without_a_token_are_401(http, path):
+    response = http.get(path)
+    assert response.status_code == 401
+    assert response.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": "Unauthorized",
+        "reason": "Unauthorized",
+        "code": 401,
+    }
+    assert http.get(path, headers={"Authorization": "Bearer wrong"}).status_code == 401
+
+
+def test_an_admin_may_do_anything(http):
+    assert http.get("/api/v1/pods", headers=ADMIN).status_code == 200
+    assert http.get("/api/v1/nodes", headers=ADMIN).status_code == 200
+    created = http.post("/api/v1/namespaces/other/pods", json=pod_manifest("p"), headers=ADMIN)
+    assert created.status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "code"),
+    [
+        ("GET", "/api/v1/namespaces/team-a/pods", ALICE, 200),
+        ("GET", "/api/v1/namespaces/team-b/pods?watch=false", ALICE, 200),
+        ("GET", "/api/v1/namespaces/team-a/pods", DEV, 200),
+        ("GET", "/api/v1/namespaces/team-a/events", ALICE, 200),
+        ("GET", "/apis/scheduling.k8s.io/v1/priorityclasses", ALICE, 200),
+        ("GET", "/api/v1/namespaces/team-a", ALICE, 200),
+        ("GET", "/apis/kubeprio.io/v1alpha1/tenants/kestrel", ALICE, 200),
+        ("GET", "/version", BOB, 200),
+        ("GET", "/api/v1", BOB, 200),
+        ("GET", "/api/v1/namespaces/other/pods", ALICE, 403),
+        ("GET", "/api/v1/pods", ALICE, 403),
+        ("GET", "/api/v1/nodes", ALICE, 403),
+        ("GET", "/api/v1/namespaces", ALICE, 403),
+        ("GET", "/api/v1/namespaces/other", ALICE, 403),
+        ("GET", "/apis/kubeprio.io/v1alpha1/tenants", ALICE, 403),
+        ("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical", ALICE, 403),
+        ("GET", "/api/v1/namespaces/team-a/pods", BOB, 403),
+        ("POST", "/api/v1/namespaces/team-a/events", ALICE, 403),
+    ],
+    ids=[
+        "own-namespace",
+        "second-namespace",
+        "by-group",
+        "read-events",
+        "read-classes",
+        "get-own-namespace",
+        "get-own-tenant",
+        "discovery-for-anyone",
+        "legacy-discovery-for-anyone",
+        "other-namespace",
+        "all-namespaces",
+        "nodes",
+        "list-namespaces",
+        "get-other-namespace",
+        "list-tenants",
+        "delete-class",
+        "not-a-member",
+        "write-events",
+    ],
+)
+def test_tenant_policy(http, method, path, headers, code):
+    response = http.request(method, path, headers=headers)
+    assert response.status_code == code, response.text
+
+
+def test_a_refusal_is_upstreams_forbidden_status(http):
+    response = http.post("/api/v1/namespaces/other/pods", json=pod_manifest("p"), headers=ALICE)
+    assert response.status_code == 403
+    assert response.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "other"',
+        "reason": "Forbidden",
+        "details": {"group": "", "kind": "pods"},
+        "code": 403,
+    }
+
+
+def test_a_named_subresource_refusal_names_the_object(http, api):
+    http.post("/api/v1/namespaces/team-a/pods", json=pod_manifest("p"), headers=ALICE)
+    binding = {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": "p"},
+        "target": {"kind": "Node", "name": "n1"},
+    }
+    response = http.post("/api/v1/namespaces/team-a/pods/p/binding", json=binding, headers=ALICE)
+    assert response.status_code == 403
+    assert response.json()["message"] == (
+        'pods "p" is forbidden: User "alice" cannot create resource "pods/binding" in API group "" in the namespace "team-a"'
+    )
+
+
+def test_a_tenant_user_may_evict_but_not_write_status(http):
+    http.post("/api/v1/namespaces/team-a/pods", json=pod_manifest("p"), headers=ALICE)
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p"}}
+    status = http.patch(
+        "/api/v1/namespaces/team-a/pods/p/status",
+        content=b'{"status":{"phase":"Running"}}',
+        headers={**ALICE, "Content-Type": "application/merge-patch+json"},
+    )
+    assert status.status_code == 403
+    assert http.get("/api/v1/namespaces/team-a/pods/p/status", headers=ALICE).status_code == 200
+    evicted = http.post("/api/v1/namespaces/team-a/pods/p/eviction", json=eviction, headers=ALICE)
+    assert evicted.status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "query", "verb"),
+    [
+        ("GET", ["pods"], {}, "list"),
+        ("GET", ["pods"], {"watch": "true"}, "watch"),
+        ("GET", ["pods"], {"watch": "1"}, "watch"),
+        ("GET", ["pods", "x"], {}, "get"),
+        ("POST", ["pods"], {}, "create"),
+        ("PUT", ["pods", "x"], {}, "update"),
+        ("PATCH", ["pods", "x"], {}, "patch"),
+        ("DELETE", ["pods", "x"], {}, "delete"),
+        ("DELETE", ["pods"], {}, "deletecollection"),
+        ("POST", ["pods", "x", "eviction"], {}, "create"),
+    ],
+    ids=[
+        "list",
+        "watch",
+        "watch-1",
+        "get",
+        "create",
+        "update",
+        "patch",
+        "delete",
+        "deletecollection",
+        "subresource",
+    ],
+)
+def test_request_verbs(method, path, query, verb):
+    target = RouteTable().resolve("v1", ["namespaces", "ns", *path])
+    assert target is not None
+    assert request_verb(method, target, query) == verb
+
+
+def test_forbidden_at_the_cluster_scope():
+    target = RouteTable().resolve("v1", ["nodes", "n1"])
+    assert target is not None
+    attrs = attributes(UserInfo("bob"), "GET", target, {})
+    assert forbidden(attrs).message == (
+        'nodes "n1" is forbidden: User "bob" cannot get resource "nodes" in API group "" at the cluster scope'
+    )
