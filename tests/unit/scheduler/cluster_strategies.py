@@ -425,3 +425,94 @@ def build_pdb(spec: PdbSpecGen) -> PodDisruptionBudget:
         metadata=ObjectMeta(name=spec.name, namespace="default"),
         spec=PodDisruptionBudgetSpec(selector=LabelSelector(match_labels={"app": spec.app})),
     )
+
+
+@st.composite
+def contended_scenarios(draw: st.DrawFn, *, max_nodes: int = 6) -> ScenarioSpec:
+    """Identical nodes full of low-priority pods, few priority levels and start times,
+    PDBs, and higher-priority pods that need room: preemption with many candidates
+    whose victims tie on the first criteria, so every tie-break of
+    ``pickOneNodeForPreemption`` and the reprieve order get exercised."""
+    count = draw(st.integers(2, max_nodes))
+    pods_cap = draw(st.sampled_from([4, 110]))
+    nodes = tuple(
+        NodeSpecGen(f"node-{i}", cpu=4000, memory=16 * GI, ephemeral=None, pods=pods_cap)
+        for i in range(count)
+    )
+    bound: list[PodSpecGen] = []
+    for node in nodes:
+        for j in range(draw(st.integers(1, 4))):
+            bound.append(
+                PodSpecGen(
+                    name=f"{node.name}-v{j}",
+                    containers=(
+                        {"cpu": draw(st.sampled_from([500, 1000, 1000, 2000])), "memory": GI},
+                    ),
+                    # Few levels (ties), and negative ones: the priority-sum criterion
+                    # shifts each term by 2^31 so more negative victims never look better.
+                    priority=draw(st.sampled_from([-5, 0, 0, 1, 3])),
+                    labels=(("app", draw(st.sampled_from(APPS))),),
+                    node=node.name,
+                    start=draw(st.sampled_from((-300, -200, -100, None))),
+                    grace=draw(st.sampled_from((0, 0, 30))),
+                )
+            )
+    pending = tuple(
+        PodSpecGen(
+            name=f"pending-{i}",
+            containers=({"cpu": draw(st.sampled_from([1000, 2000, 3000, 4000])), "memory": GI},),
+            priority=draw(st.sampled_from([0, 1, 5, 10, 100])),
+            never=draw(st.integers(0, 9)) == 0,
+            arrival=draw(st.integers(0, 4)),
+        )
+        for i in range(draw(st.integers(1, 5)))
+    )
+    pdbs = tuple(
+        PdbSpecGen(name=f"pdb-{app}", app=app, allowed=draw(st.integers(0, 2)))
+        for app in draw(st.lists(st.sampled_from(APPS), max_size=3, unique=True))
+    )
+    return ScenarioSpec(
+        nodes=nodes,
+        bound=tuple(bound),
+        pending=pending,
+        pdbs=pdbs,
+        seed=draw(st.integers(0, 2**16)),
+        finalize=tuple(draw(st.lists(st.booleans(), min_size=8, max_size=8))),
+    )
+
+
+@st.composite
+def budget_scenarios(draw: st.DrawFn) -> ScenarioSpec:
+    """More potential nodes (101-130) than the candidate budget (100), each full with one
+    low-priority pod, most of them protected by an exhausted PDB: the dry run must go on
+    past 100 PDB-violating candidates until it finds a non-violating one (§4.4)."""
+    count = draw(st.integers(101, 130))
+    nodes = tuple(
+        NodeSpecGen(f"node-{i:03d}", cpu=4000, memory=16 * GI, ephemeral=None, pods=110)
+        for i in range(count)
+    )
+    free = draw(st.lists(st.integers(0, 99), max_size=3))  # 0-3 unprotected, often none early
+    free_late = draw(st.lists(st.integers(0, count - 1), min_size=1, max_size=3))
+    unprotected = {i for i in free if draw(st.booleans())} | set(free_late)
+    bound = tuple(
+        PodSpecGen(
+            name=f"fill-{i:03d}",
+            containers=({"cpu": 4000, "memory": GI},),
+            priority=draw(st.sampled_from([0, 1])) if i % 7 == 0 else 0,
+            labels=(("app", "y" if i in unprotected else "x"),),
+            node=node.name,
+            start=-100,
+        )
+        for i, node in enumerate(nodes)
+    )
+    pending = tuple(
+        PodSpecGen(name=f"pending-{i}", containers=({"cpu": 4000},), priority=100)
+        for i in range(draw(st.integers(1, 3)))
+    )
+    return ScenarioSpec(
+        nodes=nodes,
+        bound=bound,
+        pending=pending,
+        pdbs=(PdbSpecGen(name="pdb-x", app="x", allowed=0),),
+        seed=draw(st.integers(0, 2**16)),
+    )

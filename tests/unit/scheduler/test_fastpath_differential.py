@@ -68,6 +68,15 @@ def test_fast_path_decides_like_the_general_path_for_plain_pods(
     _check(scenario)
 
 
+@examples(60)
+@given(cs.contended_scenarios())
+def test_fast_path_decides_like_the_general_path_under_contention(
+    scenario: cs.ScenarioSpec,
+) -> None:
+    """Full identical nodes: ties everywhere, preemptions and nominations every step."""
+    _check(scenario)
+
+
 @pytest.mark.slow
 @examples(400)
 @given(cs.scenarios(max_nodes=10, max_bound=24, max_pending=12, max_changes=5))

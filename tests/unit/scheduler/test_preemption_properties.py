@@ -84,6 +84,18 @@ def test_evaluator_chooses_what_the_reference_chooses(scenario: cs.ScenarioSpec)
     _check_invariants(cluster)
 
 
+@examples(150)
+@given(cs.contended_scenarios())
+def test_evaluator_chooses_what_the_reference_chooses_under_contention(
+    scenario: cs.ScenarioSpec,
+) -> None:
+    """Many candidates with victims tied on priority, count and start time: every
+    criterion of ``pickOneNodeForPreemption`` and the seeded final tie-break decide."""
+    cluster = SimCluster(scenario, reference=True).run()
+    _check_reference(cluster)
+    _check_invariants(cluster)
+
+
 @examples(25)
 @given(cs.scenarios())
 def test_same_seed_gives_byte_identical_decisions(scenario: cs.ScenarioSpec) -> None:
@@ -121,3 +133,16 @@ def test_evaluator_chooses_what_the_reference_chooses_past_the_candidate_budget(
     cluster = SimCluster(scenario, reference=True).run()
     _check_reference(cluster)
     _check_invariants(cluster)
+
+
+@examples(10)
+@given(cs.budget_scenarios())
+def test_dry_run_goes_past_the_budget_until_a_pdb_respecting_candidate(
+    scenario: cs.ScenarioSpec,
+) -> None:
+    """Upstream ``DryRunPreemption`` stops only when it has a non-violating candidate
+    *and* enough candidates; with only violating ones it examines every node."""
+    cluster = SimCluster(scenario, reference=True).run()
+    _check_reference(cluster)
+    _check_invariants(cluster)
+    assert any(r.decision.victims for r in cluster.preemptions)
