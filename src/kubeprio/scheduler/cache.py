@@ -15,7 +15,9 @@ Terminal pods (Succeeded/Failed) hold no resources: the scheduler treats them as
 The cycle runs between informer pumps, so the cache does not change during a cycle and
 its NodeInfos double as the snapshot (no copy per cycle); preemption clones the few
 NodeInfos it dry-runs. Node order is the order Node objects arrived, as upstream's
-single-zone node tree lists nodes. Every change refreshes the node's row of the
+single-zone node tree lists nodes. A NodeInfo without a Node object (pods seen before
+their node, or a deleted node whose pods are not gone yet: upstream's *ghost*) keeps
+its pods out of the snapshot and is dropped with its last pod. Every change refreshes the node's row of the
 ``NodeTable`` (the vectorised fast path reads it) in O(1).
 """
 

@@ -22,6 +22,7 @@ real plugins through the real ``Framework`` on a random cluster and compares:
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 
@@ -30,7 +31,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubeprio.admission.chain import AdmissionChain
-from kubeprio.api.core import Pod
+from kubeprio.api.core import (
+    Affinity,
+    NodeAffinity,
+    Pod,
+    PodAffinity,
+    Toleration,
+    TopologySpreadConstraint,
+)
+from kubeprio.api.meta import LabelSelector, OwnerReference
+from kubeprio.api.quantity import parse_quantity
 from kubeprio.apiserver.service import ApiService
 from kubeprio.scheduler import fastpath
 from kubeprio.scheduler.framework import Code, CycleState, PodInfo, Status
@@ -214,6 +224,87 @@ def test_each_vectorised_scorer_equals_its_plugin(case: tuple[Scheduler, PodInfo
         3 * taint[n.name] + least_scores[i] + balanced_scores[i] for i, n in enumerate(nodes)
     ]
     assert fastpath.FastPath(table).score(pod, rows).tolist() == expected
+
+
+@st.composite
+def decorated_pods(draw: st.DrawFn) -> PodInfo:
+    """Any pod shape: plain ones and ones the fast path must refuse, mixed at random.
+
+    Besides what ``pod_specs`` varies, this adds fields ``is_plain_pod`` has to look at
+    (or may safely ignore): owners of every kind, overhead, empty-but-present
+    selectors, tolerations and affinity blocks, spread constraints.
+    """
+    spec = draw(cs.pod_specs("incoming"))
+    pod = cs.build_pod(spec, uid="incoming")
+    assert pod.spec is not None
+    changes: dict[str, object] = {}
+    if draw(st.booleans()):
+        changes["overhead"] = draw(
+            st.sampled_from(
+                [
+                    {"cpu": parse_quantity("100m")},
+                    {"memory": parse_quantity("1Mi")},
+                    {"example.com/gpu": parse_quantity("1")},
+                ]
+            )
+        )
+    if draw(st.booleans()):
+        changes["node_selector"] = draw(st.sampled_from([{}, {"zone": "z1"}]))
+    if draw(st.booleans()):
+        changes["tolerations"] = draw(
+            st.sampled_from([(), (Toleration(operator="Exists"),), (Toleration(key="a"),)])
+        )
+    if draw(st.booleans()):
+        changes["affinity"] = draw(
+            st.sampled_from(
+                [
+                    Affinity(),
+                    Affinity(node_affinity=NodeAffinity()),
+                    Affinity(pod_affinity=PodAffinity()),
+                    Affinity(pod_anti_affinity=PodAffinity()),
+                ]
+            )
+        )
+    if draw(st.integers(0, 5)) == 0:
+        changes["topology_spread_constraints"] = (
+            TopologySpreadConstraint(
+                max_skew=1,
+                topology_key="zone",
+                when_unsatisfiable="DoNotSchedule",
+                label_selector=LabelSelector(match_labels={"app": "x"}),
+            ),
+        )
+    owner = draw(st.sampled_from([None, "Job", "DaemonSet", "ReplicaSet", "StatefulSet"]))
+    metadata = pod.metadata
+    if owner is not None:
+        ref = OwnerReference(api_version="apps/v1", kind=owner, name="o", controller=True)
+        metadata = dataclasses.replace(metadata, owner_references=(ref,))
+    return PodInfo.of(
+        dataclasses.replace(pod, metadata=metadata, spec=dataclasses.replace(pod.spec, **changes))
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(populated(), decorated_pods())
+def test_every_pod_the_gate_lets_through_is_filtered_alike(
+    case: tuple[Scheduler, PodInfo], pod: PodInfo
+) -> None:
+    """``is_plain_pod`` is sound: whenever it admits a pod, the vectorised filter and
+    score agree with the plugins on every node (whatever else the pod carries)."""
+    scheduler, _ = case
+    assert scheduler.fast is not None
+    if not fastpath.is_plain_pod(pod):
+        return
+    state, nodes, expected = _general_statuses(scheduler, pod)
+    for row in range(len(nodes)):
+        assert scheduler.fast.status_of(pod, row) == expected[row]
+    rows = [row for row, status in enumerate(expected) if status is None]
+    if rows:
+        feasible = [nodes[row] for row in rows]
+        assert scheduler.framework.run_pre_score_plugins(state, pod, feasible) is None
+        totals, status = scheduler.framework.run_score_plugins(state, pod, feasible)
+        assert status is None
+        assert scheduler.fast.score(pod, np.array(rows, dtype=np.int64)).tolist() == totals
 
 
 # --- the table stays in sync with the cache ---------------------------------------------------
