@@ -27,7 +27,7 @@ import random
 from collections.abc import Sequence
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubeprio.admission.chain import AdmissionChain
@@ -94,7 +94,7 @@ def _general_statuses(
     return state, nodes, [scheduler.framework.run_filter_plugins(state, pod, n) for n in nodes]
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(populated())
 def test_status_of_equals_the_filter_plugins_on_every_node(
     case: tuple[Scheduler, PodInfo],
@@ -131,7 +131,7 @@ def _reference_find(
     return feasible, len(feasible) + len(rejected), rejected
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(populated(), st.data())
 def test_find_visits_nodes_like_find_nodes_that_pass_filters(
     case: tuple[Scheduler, PodInfo], data: st.DataObject
@@ -169,7 +169,7 @@ def test_find_visits_nodes_like_find_nodes_that_pass_filters(
         assert {table.names[row]: s for row, s in result.rejected.items()} == expected_rejected
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(populated())
 def test_score_equals_the_weighted_score_plugins(case: tuple[Scheduler, PodInfo]) -> None:
     """Upstream ``RunScorePlugins`` totals over the feasible nodes, weights applied."""
@@ -187,7 +187,7 @@ def test_score_equals_the_weighted_score_plugins(case: tuple[Scheduler, PodInfo]
     assert fast_totals.tolist() == totals
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(populated())
 def test_each_vectorised_scorer_equals_its_plugin(case: tuple[Scheduler, PodInfo]) -> None:
     """LeastAllocated (non-zero requests), BalancedAllocation (float64, truncated), and
@@ -284,7 +284,7 @@ def decorated_pods(draw: st.DrawFn) -> PodInfo:
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(populated(), decorated_pods())
 def test_every_pod_the_gate_lets_through_is_filtered_alike(
     case: tuple[Scheduler, PodInfo], pod: PodInfo
@@ -349,7 +349,7 @@ OPS = st.sampled_from(
 )
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_node_table_rows_mirror_the_cache_after_any_changes(data: st.DataObject) -> None:
     """Every cache change refreshes its node's row; a removal rebuilds the table."""

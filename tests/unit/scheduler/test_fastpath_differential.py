@@ -31,7 +31,11 @@ from tests.unit.scheduler.sim_cluster import SimCluster
 
 def examples(count: int) -> settings:
     """Hypothesis settings for whole-cluster runs (no per-example deadline)."""
-    return settings(max_examples=count, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    return settings(
+        max_examples=count,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 def _assert_same_decisions(fast: SimCluster, general: SimCluster) -> None:
