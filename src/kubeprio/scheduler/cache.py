@@ -15,7 +15,9 @@ Terminal pods (Succeeded/Failed) hold no resources: the scheduler treats them as
 The cycle runs between informer pumps, so the cache does not change during a cycle and
 its NodeInfos double as the snapshot (no copy per cycle); preemption clones the few
 NodeInfos it dry-runs. Node order is the order Node objects arrived, as upstream's
-single-zone node tree lists nodes. Every change refreshes the node's row of the
+single-zone node tree lists nodes. A NodeInfo without a Node object (pods seen before
+their node, or a deleted node whose pods are not gone yet: upstream's *ghost*) keeps
+its pods out of the snapshot and is dropped with its last pod. Every change refreshes the node's row of the
 ``NodeTable`` (the vectorised fast path reads it) in O(1).
 """
 
@@ -91,12 +93,25 @@ class Cache:
         return self.add_node(node)
 
     def remove_node(self, name: str) -> None:
-        """Forget a node (its pods stay accounted until their own deletions arrive)."""
-        if self._nodes.pop(name, None) is not None:
+        """Forget a node; a node that still has pods stays as a *ghost* until they go.
+
+        Upstream ``cacheImpl.RemoveNode``: pod deletions arrive on another watch and may
+        be observed after the node's, so the NodeInfo keeps its pods (without its Node
+        object, so it is skipped from the snapshot) until the last one is removed. A
+        Node re-created under the same name meanwhile finds them still accounted.
+        """
+        info = self._nodes.get(name)
+        if info is None or info.node is None:
+            return
+        if info.pods:
+            info.node = None
+            info.generation += 1
+        else:
+            del self._nodes[name]
             self._order.remove(name)
-            self._order_dirty = True
-            self.generation += 1
-            self.table.rebuild(self.node_infos())
+        self._order_dirty = True
+        self.generation += 1
+        self.table.rebuild(self.node_infos())
 
     def node_info(self, name: str) -> NodeInfo | None:
         """The NodeInfo of ``name`` (None if the node is unknown)."""
@@ -144,6 +159,14 @@ class Cache:
                 _count(self._affinity_nodes, node.name, -1)
             if has_required_anti_affinity(pod_info):
                 _count(self._anti_affinity_nodes, node.name, -1)
+            if node.node is None:
+                if not node.pods:
+                    # The last pod of a ghost (or placeholder) node: drop it (upstream
+                    # ``removePod``).
+                    del self._nodes[node.name]
+                    self._order.remove(node.name)
+                    self._order_dirty = True
+                return
             self.table.refresh_usage(node)
 
     def _replace_in_node(self, node_name: str, pod_info: PodInfo) -> None:

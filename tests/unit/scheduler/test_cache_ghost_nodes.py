@@ -1,0 +1,67 @@
+"""A removed node keeps its pods until their deletions arrive (upstream ghost nodes).
+
+Upstream ``pkg/scheduler/backend/cache/cache.go`` ``RemoveNode``: "We remove NodeInfo
+for this node only if there aren't any pods on this node. We can't do it
+unconditionally, because notifications about pods are delivered in a different watch";
+the ghost is skipped from snapshots, and ``removePod`` drops it with its last pod. A
+Node re-created under the same name before then finds those pods still accounted
+(``AddNode`` reuses the NodeInfo).
+"""
+
+from __future__ import annotations
+
+from kubeprio.scheduler.cache import Cache
+from tests.builders import node, pod
+
+
+def _cache_with_pod_on_n1() -> Cache:
+    cache = Cache()
+    cache.add_node(node("n1").allocatable(cpu="4", memory="8Gi", pods="10").build())
+    cache.add_node(node("n2").allocatable(cpu="4", memory="8Gi", pods="10").build())
+    cache.add_pod(pod("p").uid("p").requests(cpu="3").on("n1").build())
+    return cache
+
+
+def test_removed_node_with_pods_leaves_the_snapshot_but_keeps_its_pods() -> None:
+    cache = _cache_with_pod_on_n1()
+    cache.remove_node("n1")
+    assert [info.name for info in cache.node_infos()] == ["n2"]
+    assert cache.table.names == ["n2"]
+    ghost = cache.node_info("n1")
+    assert ghost is not None
+    assert ghost.node is None
+    assert [p.uid for p in ghost.pods] == ["p"]
+
+
+def test_node_recreated_before_its_pods_are_deleted_still_counts_them() -> None:
+    cache = _cache_with_pod_on_n1()
+    cache.remove_node("n1")
+    cache.add_node(node("n1").allocatable(cpu="4", memory="8Gi", pods="10").build())
+    info = cache.node_info("n1")
+    assert info is not None
+    assert info.requested.get("cpu") == 3000
+    # The node joins the order again at the end, and its table row carries the usage.
+    assert cache.table.names == ["n2", "n1"]
+    assert int(cache.table.req_cpu[1]) == 3000
+    assert int(cache.table.pods[1]) == 1
+
+
+def test_last_pod_deletion_drops_the_ghost() -> None:
+    cache = _cache_with_pod_on_n1()
+    cache.remove_node("n1")
+    cache.remove_pod(pod("p").uid("p").on("n1").build())
+    assert cache.node_info("n1") is None
+    assert cache.pod_count() == 0
+    cache.add_node(node("n1").allocatable(cpu="4", memory="8Gi", pods="10").build())
+    info = cache.node_info("n1")
+    assert info is not None
+    assert not info.pods
+    assert cache.table.names == ["n2", "n1"]
+
+
+def test_removed_node_without_pods_is_forgotten_at_once() -> None:
+    cache = Cache()
+    cache.add_node(node("n1").allocatable(cpu="4").build())
+    cache.remove_node("n1")
+    assert cache.node_info("n1") is None
+    assert cache.node_infos() == []
