@@ -16,7 +16,8 @@ The cycle runs between informer pumps, so the cache does not change during a cyc
 its NodeInfos double as the snapshot (no copy per cycle); preemption clones the few
 NodeInfos it dry-runs. Node order is the order Node objects arrived, as upstream's
 single-zone node tree lists nodes. Every change refreshes the node's row of the
-``NodeTable`` (the vectorised fast path reads it) in O(1).
+``NodeTable`` (the vectorised fast path reads it) in O(1), and the node's row of the
+``VictimTable`` (pods in importance order, for indexed preemption) in O(pods on the node).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from kubeprio.api.model import evolve
 from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.nodetable import NodeTable
 from kubeprio.scheduler.snapshot import NodeInfo, has_affinity, has_required_anti_affinity
+from kubeprio.scheduler.victimtable import VictimTable
 
 
 def _count(counts: dict[str, int], name: str, delta: int) -> None:
@@ -57,6 +59,7 @@ class Cache:
         self._pods: dict[str, _PodState] = {}
         self.generation = 0
         self.table = NodeTable()
+        self.victims = VictimTable(self.table)
         self.pods_with_affinity = 0
         self._affinity_nodes: dict[str, int] = {}
         self._anti_affinity_nodes: dict[str, int] = {}
@@ -81,6 +84,7 @@ class Cache:
         info.set_node(node)
         if is_new:
             self.table.append(info)
+            self.victims.attach(name)
         else:
             self.table.refresh_node(info)
         self.generation += 1
@@ -97,6 +101,8 @@ class Cache:
             self._order_dirty = True
             self.generation += 1
             self.table.rebuild(self.node_infos())
+            self.victims.drop_node(name)
+            self.victims.relayout()
 
     def node_info(self, name: str) -> NodeInfo | None:
         """The NodeInfo of ``name`` (None if the node is unknown)."""
@@ -136,6 +142,7 @@ class Cache:
         if has_required_anti_affinity(pod_info):
             _count(self._anti_affinity_nodes, node.name, 1)
         self.table.refresh_usage(node)
+        self.victims.add(node.name, pod_info)
 
     def _remove_from_node(self, node: NodeInfo | None, pod_info: PodInfo) -> None:
         if node is not None and node.remove_pod(pod_info):
@@ -145,6 +152,7 @@ class Cache:
             if has_required_anti_affinity(pod_info):
                 _count(self._anti_affinity_nodes, node.name, -1)
             self.table.refresh_usage(node)
+            self.victims.remove(node.name, pod_info)
 
     def _replace_in_node(self, node_name: str, pod_info: PodInfo) -> None:
         node = self._nodes.get(node_name)
@@ -155,6 +163,7 @@ class Cache:
                 if other.uid == pod_info.uid:
                     group[i] = pod_info
                     break
+        self.victims.replace(node_name, pod_info)
 
     # --- SharedLister (the plugins' view of the snapshot) ----------------------------------
 

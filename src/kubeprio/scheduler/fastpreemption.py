@@ -1,0 +1,359 @@
+"""Indexed preemption: upstream's DefaultPreemption decision for plain pods, vectorised.
+
+The ``preemption.Evaluator`` runs upstream's algorithm node by node in Python: clone the
+node, remove every lower-priority pod, run the filters, add the pods back one by one in
+importance order and filter again. For a *plain* preemptor (``fastpath.is_plain_pod``) in
+a cluster without inter-pod (anti-)affinity and without PodDisruptionBudgets that select
+any pod, the default filters on a node reduce to resource arithmetic
+(``nodeunschedulable``, ``tainttoleration`` and ``noderesources/fit`` over the node's
+requests, plus the requests of pods nominated there with at least the preemptor's
+priority, ``nominatedload``). This module computes the very same decision over the
+``VictimTable`` (each node's pods already in importance order), for many nodes at once:
+
+1. potential nodes: rows whose filter status is exactly Unschedulable, in node order
+   (``findCandidates``); the same ``rng.randrange`` offset and candidate budget;
+2. rows in order from the offset, in chunks, until the budget of candidates is reached
+   (``DryRunPreemption``'s stop rule: without PDBs every candidate is non-violating);
+   per row, as ``SelectVictimsOnNode``: no lower-priority pod -> ``No preemption victims
+   found for incoming pod``; not fitting with all of them removed -> that filter status;
+   else the reprieve, most important pod first, as a loop over the few columns of the
+   block (each step vectorised across rows);
+3. ``SelectCandidate``'s criteria (fewest PDB violations: all 0; lowest highest-victim
+   priority; smallest sum of priority + 2^31; fewest victims; latest start of the first
+   victim), then one ``rng.randrange`` among the ties in candidate order, as the general
+   path does.
+
+The upstream algorithm stays the specification: ``tests/unit/scheduler/
+test_fastpreemption_differential.py`` checks this module against the Evaluator's general
+path on random clusters (victims, node, message and the rng state afterwards).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from kubeprio.scheduler.cache import Cache
+from kubeprio.scheduler.fastpath import (
+    KIND_RESOURCES,
+    KIND_TAINT,
+    KIND_UNSCHEDULABLE,
+    PLAIN_PALETTE,
+    is_plain_pod,
+)
+from kubeprio.scheduler.framework import Code, NodeToStatus, PodInfo
+from kubeprio.scheduler.nodetable import NodeTable
+from kubeprio.scheduler.nominatedload import Load, NominatedLoad
+from kubeprio.scheduler.preemption import (
+    INT32_SHIFT,
+    NO_VICTIMS,
+    Candidate,
+    DryRunFailure,
+    PreemptionArgs,
+    Victims,
+    number_of_candidates,
+    pdb_selector,
+)
+from kubeprio.scheduler.rowstatus import RowStatuses
+from kubeprio.scheduler.victimtable import (
+    CPU_FIELD,
+    EPH_FIELD,
+    MEM_FIELD,
+    PAD_PRIORITY,
+    PRIO,
+    SEQ,
+    SLOT,
+    START,
+    STARTLESS,
+    VictimTable,
+)
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+KIND_NO_VICTIMS: Final = len(PLAIN_PALETTE)
+KIND_NO_VICTIM_FOUND: Final = KIND_NO_VICTIMS + 1
+"""A candidate whose reprieve kept every pod: upstream's ``expected at least one victim``."""
+MIN_CHUNK: Final = 256
+"""Rows dry-run per numpy step (at least twice the candidate budget)."""
+
+
+def potential_rows(filtered: NodeToStatus, table: NodeTable) -> IntArray:
+    """Rows whose status is exactly Unschedulable, in node order (``findCandidates``)."""
+    n = table.size
+    statuses = filtered.statuses
+    absent_helps = filtered.absent.code is Code.UNSCHEDULABLE
+    if isinstance(statuses, RowStatuses) and len(statuses.kinds) == n:
+        codes = statuses.codes()
+        if absent_helps:
+            codes = np.where(codes < 0, int(Code.UNSCHEDULABLE), codes)
+        return np.flatnonzero(codes == int(Code.UNSCHEDULABLE))
+    if absent_helps:
+        names = table.names
+        return np.array(
+            [row for row in range(n) if filtered.get(names[row]).code is Code.UNSCHEDULABLE],
+            np.int64,
+        )
+    index = table.index
+    rows = sorted(
+        index[name]
+        for name, status in statuses.items()
+        if status.code is Code.UNSCHEDULABLE and name in index
+    )
+    return np.array(rows, np.int64)
+
+
+def pdbs_select_no_pod(pdbs: Sequence[PodDisruptionBudget], namespace_pods: dict[str, int]) -> bool:
+    """No PDB can select a pod: each has an empty or invalid selector (upstream's
+    ``filterPodsWithPDBViolation`` skips those), or no pod lives in its namespace."""
+    for pdb in pdbs:
+        if not namespace_pods.get(pdb.metadata.namespace or "", 0):
+            continue
+        selector = pdb_selector(pdb)
+        if selector is not None and not selector.is_empty():
+            return False
+    return True
+
+
+def _importance_order(block: IntArray, now_nanos: int) -> IntArray:
+    """``block`` rows re-sorted by importance with start-less pods at ``now_nanos``."""
+    priority = block[:, :, PRIO]
+    start = block[:, :, START]
+    effective = np.where(start == STARTLESS, now_nanos, start)
+    pad = priority == PAD_PRIORITY
+    order = np.lexsort((block[:, :, SEQ], effective, -priority, pad), axis=-1)
+    return np.take_along_axis(block, order[:, :, None], axis=1)
+
+
+@dataclasses.dataclass(slots=True)
+class _DryRun:
+    """One chunk of rows dry-run: statuses as kinds (-1: candidate) and the victims."""
+
+    rows: IntArray
+    kinds: IntArray
+    victims: BoolArray
+    block: IntArray
+
+    def head(self, count: int) -> _DryRun:
+        return _DryRun(
+            self.rows[:count], self.kinds[:count], self.victims[:count], self.block[:count]
+        )
+
+
+class FastPreemption:
+    """``IndexedPreemption`` over the cache's ``VictimTable`` and the nominated load."""
+
+    def __init__(
+        self,
+        cache: Cache,
+        load: NominatedLoad,
+        *,
+        nominations: Callable[[], int],
+        default_profile: Callable[[], bool],
+    ) -> None:
+        self.cache = cache
+        self.load = load
+        self._nominations = nominations
+        self._default_profile = default_profile
+        self.chunk_rows: int | None = None
+        """Rows dry-run per numpy step (default: twice the candidate budget, at least
+        ``MIN_CHUNK``); tests set a small one to exercise the chunking."""
+
+    @property
+    def victims(self) -> VictimTable:
+        """The cache's victim table."""
+        return self.cache.victims
+
+    def applies(self, pod: PodInfo, pdbs: Sequence[PodDisruptionBudget]) -> bool:
+        """Whether the indexed path gives the general path's answer for ``pod``."""
+        cache = self.cache
+        return (
+            self._default_profile()
+            and cache.pods_with_affinity == 0
+            and is_plain_pod(pod)
+            and cache.table.size == len(cache.node_infos())
+            and len(self.load) == self._nominations()
+            and pdbs_select_no_pod(pdbs, cache.victims.namespace_pods)
+        )
+
+    def find_best(
+        self,
+        pod: PodInfo,
+        filtered: NodeToStatus,
+        *,
+        rng: random.Random,
+        args: PreemptionArgs,
+        now_nanos: int,
+    ) -> Candidate | DryRunFailure:
+        """``findCandidates`` + ``DryRunPreemption`` + ``SelectCandidate`` for ``pod``."""
+        table = self.cache.table
+        potential = potential_rows(filtered, table)
+        count = len(potential)
+        if count == 0:
+            return DryRunFailure((), {}, 0)
+        offset = rng.randrange(count)
+        wanted = number_of_candidates(count, args)
+        order = np.concatenate((potential[offset:], potential[:offset]))
+        load = self.load.load(pod.priority, pod.uid)
+        chunk = self.chunk_rows or max(2 * wanted, MIN_CHUNK)
+        runs: list[_DryRun] = []
+        found = 0
+        for lo in range(0, count, chunk):
+            run = self._dry_run(order[lo : lo + chunk], pod, load, now_nanos)
+            candidates = np.flatnonzero(run.kinds < 0)
+            if found + len(candidates) >= wanted:
+                runs.append(run.head(int(candidates[wanted - found - 1]) + 1))
+                found = wanted
+                break
+            runs.append(run)
+            found += len(candidates)
+        if found == 0:
+            return self._failure(runs)
+        return self._select(runs, rng, now_nanos)
+
+    # --- SelectVictimsOnNode, many rows at once ----------------------------------------------------
+
+    def _dry_run(self, rows: IntArray, pod: PodInfo, load: Load | None, now: int) -> _DryRun:
+        table = self.cache.table
+        victims = self.cache.victims
+        priority = pod.priority
+        cpu = pod.requests.get(CPU, 0)
+        mem = pod.requests.get(MEMORY, 0)
+        eph = pod.requests.get(EPHEMERAL_STORAGE, 0)
+        counts = victims.count[rows]
+        width = int(counts.max()) if len(rows) else 0
+        block = victims.data[rows, :width]
+        resort = victims.needs_resort(rows, now)
+        if resort.any():
+            block[resort] = _importance_order(block[resort], now)
+        lower = block[:, :, PRIO] < priority
+        num_lower = lower.sum(axis=1)
+        pod_cpu = block[:, :, CPU_FIELD]
+        pod_mem = block[:, :, MEM_FIELD]
+        pod_eph = block[:, :, EPH_FIELD]
+        # The node with every lower-priority pod removed (and nominated pods added).
+        used_cpu = table.req_cpu[rows] - (pod_cpu * lower).sum(axis=1)
+        used_mem = table.req_mem[rows] - (pod_mem * lower).sum(axis=1)
+        used_eph = table.req_eph[rows] - (pod_eph * lower).sum(axis=1)
+        used_pods = table.pods[rows] - num_lower
+        if load is not None:
+            used_cpu += load.cpu[rows]
+            used_mem += load.mem[rows]
+            used_eph += load.eph[rows]
+            used_pods += load.pods[rows]
+        alloc_cpu = table.alloc_cpu[rows]
+        alloc_mem = table.alloc_mem[rows]
+        alloc_eph = table.alloc_eph[rows]
+        alloc_pods = table.alloc_pods[rows]
+        bits = (used_pods + 1 > alloc_pods).astype(np.int64)
+        beyond = np.zeros(len(rows), np.bool_)
+        for bit, amount, used, capacity in (
+            (2, cpu, used_cpu, alloc_cpu),
+            (4, mem, used_mem, alloc_mem),
+            (8, eph, used_eph, alloc_eph),
+        ):
+            if amount > 0:
+                short = amount > capacity - used
+                bits |= short * bit
+                beyond |= short & (amount > capacity)
+        kinds = np.where(bits > 0, KIND_RESOURCES + bits + 16 * beyond, -1)
+        if table.any_blocked:
+            kinds = np.where(table.hard_taint[rows], KIND_TAINT, kinds)
+            kinds = np.where(table.unschedulable[rows], KIND_UNSCHEDULABLE, kinds)
+        kinds = np.where(num_lower == 0, KIND_NO_VICTIMS, kinds)
+        chosen = np.zeros(lower.shape, np.bool_)
+        candidate = kinds < 0
+        if candidate.any():
+            # Reprieve, most important first: a lower-priority pod stays if the pod still
+            # fits with it back on the node (column j is each row's j-th pod).
+            first = int((counts - num_lower)[candidate].min())
+            for j in range(first, width):
+                back = lower[:, j] & candidate
+                if not back.any():
+                    continue
+                fits = used_pods + 2 <= alloc_pods
+                if cpu > 0:
+                    fits &= used_cpu + pod_cpu[:, j] + cpu <= alloc_cpu
+                if mem > 0:
+                    fits &= used_mem + pod_mem[:, j] + mem <= alloc_mem
+                if eph > 0:
+                    fits &= used_eph + pod_eph[:, j] + eph <= alloc_eph
+                keep = back & fits
+                used_cpu += pod_cpu[:, j] * keep
+                used_mem += pod_mem[:, j] * keep
+                used_eph += pod_eph[:, j] * keep
+                used_pods += keep
+                chosen[:, j] = back & ~fits
+            none = candidate & ~chosen.any(axis=1)
+            kinds = np.where(none, KIND_NO_VICTIM_FOUND, kinds)
+        return _DryRun(rows, kinds, chosen, block)
+
+    # --- outcomes --------------------------------------------------------------------------------
+
+    def _failure(self, runs: Sequence[_DryRun]) -> DryRunFailure:
+        """Every potential row failed: errors, or the histogram of their reasons."""
+        kinds = np.concatenate([run.kinds for run in runs])
+        rows = np.concatenate([run.rows for run in runs])
+        names = self.cache.table.names
+        errors = tuple(
+            f'expected at least one victim pod on node "{names[row]}"'
+            for row in rows[kinds == KIND_NO_VICTIM_FOUND].tolist()
+        )
+        if errors:
+            return DryRunFailure(errors, {}, len(rows))
+        counts: dict[str, int] = {}
+        tally = np.bincount(kinds, minlength=KIND_NO_VICTIMS + 1)
+        for kind in np.flatnonzero(tally).tolist():
+            reasons = (NO_VICTIMS,) if kind == KIND_NO_VICTIMS else PLAIN_PALETTE[kind].reasons
+            for reason in reasons:
+                counts[reason] = counts.get(reason, 0) + int(tally[kind])
+        return DryRunFailure((), counts, len(rows))
+
+    def _select(self, runs: Sequence[_DryRun], rng: random.Random, now: int) -> Candidate:
+        """``SelectCandidate`` over the candidates, in candidate (evaluation) order."""
+        keys: list[tuple[IntArray, ...]] = []
+        where: list[tuple[int, IntArray]] = []
+        for index, run in enumerate(runs):
+            local = np.flatnonzero(run.kinds < 0)
+            if not len(local):
+                continue
+            chosen = run.victims[local]
+            priority = run.block[local, :, PRIO]
+            first = chosen.argmax(axis=1)
+            span = np.arange(len(local))
+            top = priority[span, first]
+            count = chosen.sum(axis=1)
+            total = np.where(chosen, priority, 0).sum(axis=1) + count * INT32_SHIFT
+            start = run.block[local, :, START][span, first]
+            start = np.where(start == STARTLESS, now, start)
+            keys.append((top, total, count, -start))
+            where.append((index, local))
+        columns = [np.concatenate([k[c] for k in keys]) for c in range(4)]
+        selected = np.arange(len(columns[0]))
+        if len(selected) > 1:
+            for column in columns:
+                values = column[selected]
+                selected = selected[values == values.min()]
+                if len(selected) == 1:
+                    break
+        pick = (
+            int(selected[0]) if len(selected) == 1 else int(selected[rng.randrange(len(selected))])
+        )
+        part = 0
+        while pick >= len(where[part][1]):
+            pick -= len(where[part][1])
+            part += 1
+        run = runs[where[part][0]]
+        local_row = int(where[part][1][pick])
+        slots = run.block[local_row, :, SLOT][run.victims[local_row]].tolist()
+        victims = self.cache.victims
+        return Candidate(
+            self.cache.table.names[int(run.rows[local_row])],
+            Victims(tuple(victims.pod(slot) for slot in slots), 0),
+        )
