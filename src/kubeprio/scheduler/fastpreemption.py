@@ -65,7 +65,6 @@ from kubeprio.scheduler.rowstatus import RowStatuses
 from kubeprio.scheduler.victimtable import (
     CPU_FIELD,
     EPH_FIELD,
-    MEM_FIELD,
     PAD_PRIORITY,
     PRIO,
     SEQ,
@@ -80,8 +79,10 @@ BoolArray = npt.NDArray[np.bool_]
 KIND_NO_VICTIMS: Final = len(PLAIN_PALETTE)
 KIND_NO_VICTIM_FOUND: Final = KIND_NO_VICTIMS + 1
 """A candidate whose reprieve kept every pod: upstream's ``expected at least one victim``."""
-MIN_CHUNK: Final = 256
-"""Rows dry-run per numpy step (at least twice the candidate budget)."""
+UNBOUNDED: Final = 2**62
+"""Room for a resource the pod does not request (sums of requests stay far below)."""
+MIN_CHUNK: Final = 128
+"""Fewest rows dry-run per numpy step."""
 
 
 def potential_rows(filtered: NodeToStatus, table: NodeTable) -> IntArray:
@@ -122,13 +123,14 @@ def pdbs_select_no_pod(pdbs: Sequence[PodDisruptionBudget], namespace_pods: dict
 
 
 def _importance_order(block: IntArray, now_nanos: int) -> IntArray:
-    """``block`` rows re-sorted by importance with start-less pods at ``now_nanos``."""
-    priority = block[:, :, PRIO]
-    start = block[:, :, START]
+    """``block`` (``FIELDS, width, rows``) re-sorted by importance per row, with start-less
+    pods starting at ``now_nanos``."""
+    priority = block[PRIO]
+    start = block[START]
     effective = np.where(start == STARTLESS, now_nanos, start)
     pad = priority == PAD_PRIORITY
-    order = np.lexsort((block[:, :, SEQ], effective, -priority, pad), axis=-1)
-    return np.take_along_axis(block, order[:, :, None], axis=1)
+    order = np.lexsort((block[SEQ], effective, -priority, pad), axis=0)
+    return np.take_along_axis(block, order[None, :, :], axis=1)
 
 
 @dataclasses.dataclass(slots=True)
@@ -138,11 +140,16 @@ class _DryRun:
     rows: IntArray
     kinds: IntArray
     victims: BoolArray
+    """``victims[j, i]``: the ``j``-th pod of row ``i`` is evicted."""
     block: IntArray
+    """The rows' pods in importance order (``VictimTable.data`` layout: field, j, row)."""
 
     def head(self, count: int) -> _DryRun:
         return _DryRun(
-            self.rows[:count], self.kinds[:count], self.victims[:count], self.block[:count]
+            self.rows[:count],
+            self.kinds[:count],
+            self.victims[:, :count],
+            self.block[:, :, :count],
         )
 
 
@@ -201,11 +208,13 @@ class FastPreemption:
         wanted = number_of_candidates(count, args)
         order = np.concatenate((potential[offset:], potential[:offset]))
         load = self.load.load(pod.priority, pod.uid)
-        chunk = self.chunk_rows or max(2 * wanted, MIN_CHUNK)
         runs: list[_DryRun] = []
         found = 0
-        for lo in range(0, count, chunk):
+        lo = 0
+        while lo < count:
+            chunk = self.chunk_rows or self._chunk(wanted - found, lo, found)
             run = self._dry_run(order[lo : lo + chunk], pod, load, now_nanos)
+            lo += chunk
             candidates = np.flatnonzero(run.kinds < 0)
             if found + len(candidates) >= wanted:
                 runs.append(run.head(int(candidates[wanted - found - 1]) + 1))
@@ -217,81 +226,88 @@ class FastPreemption:
             return self._failure(runs)
         return self._select(runs, rng, now_nanos)
 
+    @staticmethod
+    def _chunk(needed: int, evaluated: int, found: int) -> int:
+        """Rows to dry-run next: enough for the ``needed`` candidates at the rate seen so
+        far (all rows at first), with a margin, and never tiny."""
+        if found == 0:
+            estimate = needed if evaluated == 0 else 4 * needed
+        else:
+            estimate = needed * evaluated // found
+        return max(estimate + estimate // 8 + 8, MIN_CHUNK)
+
     # --- SelectVictimsOnNode, many rows at once ----------------------------------------------------
 
     def _dry_run(self, rows: IntArray, pod: PodInfo, load: Load | None, now: int) -> _DryRun:
+        """``SelectVictimsOnNode`` for every row of ``rows``.
+
+        A node holds few pods, so the pod axis is walked in Python and every step is one
+        numpy call across all rows; cpu, memory and ephemeral storage are the rows of one
+        ``(3, rows)`` array (a resource the pod does not ask for gets unbounded room, as
+        ``fitsRequest`` skips it).
+        """
         table = self.cache.table
         victims = self.cache.victims
         priority = pod.priority
-        cpu = pod.requests.get(CPU, 0)
-        mem = pod.requests.get(MEMORY, 0)
-        eph = pod.requests.get(EPHEMERAL_STORAGE, 0)
+        amounts = (
+            pod.requests.get(CPU, 0),
+            pod.requests.get(MEMORY, 0),
+            pod.requests.get(EPHEMERAL_STORAGE, 0),
+        )
+        size = len(rows)
         counts = victims.count[rows]
-        width = int(counts.max()) if len(rows) else 0
-        block = victims.data[rows, :width]
+        width = int(counts.max()) if size else 0
+        block = np.take(victims.data, rows, axis=2)[:, :width]
         resort = victims.needs_resort(rows, now)
         if resort.any():
-            block[resort] = _importance_order(block[resort], now)
-        lower = block[:, :, PRIO] < priority
-        num_lower = lower.sum(axis=1)
-        pod_cpu = block[:, :, CPU_FIELD]
-        pod_mem = block[:, :, MEM_FIELD]
-        pod_eph = block[:, :, EPH_FIELD]
+            block[:, :, resort] = _importance_order(block[:, :, resort], now)
+        lower = block[PRIO] < priority
+        num_lower = lower.sum(axis=0)
+        sizes = block[CPU_FIELD : EPH_FIELD + 1]
         # The node with every lower-priority pod removed (and nominated pods added).
-        used_cpu = table.req_cpu[rows] - (pod_cpu * lower).sum(axis=1)
-        used_mem = table.req_mem[rows] - (pod_mem * lower).sum(axis=1)
-        used_eph = table.req_eph[rows] - (pod_eph * lower).sum(axis=1)
+        used = np.stack((table.req_cpu[rows], table.req_mem[rows], table.req_eph[rows]))
+        used -= (sizes * lower).sum(axis=1)
         used_pods = table.pods[rows] - num_lower
         if load is not None:
-            used_cpu += load.cpu[rows]
-            used_mem += load.mem[rows]
-            used_eph += load.eph[rows]
+            used += np.stack((load.cpu[rows], load.mem[rows], load.eph[rows]))
             used_pods += load.pods[rows]
-        alloc_cpu = table.alloc_cpu[rows]
-        alloc_mem = table.alloc_mem[rows]
-        alloc_eph = table.alloc_eph[rows]
+        alloc = np.stack((table.alloc_cpu[rows], table.alloc_mem[rows], table.alloc_eph[rows]))
         alloc_pods = table.alloc_pods[rows]
+        request = np.array(amounts, np.int64)[:, None]
+        room = np.where(request > 0, alloc - request, UNBOUNDED)
+        short = used > room
+        beyond = short & (request > alloc)
         bits = (used_pods + 1 > alloc_pods).astype(np.int64)
-        beyond = np.zeros(len(rows), np.bool_)
-        for bit, amount, used, capacity in (
-            (2, cpu, used_cpu, alloc_cpu),
-            (4, mem, used_mem, alloc_mem),
-            (8, eph, used_eph, alloc_eph),
-        ):
-            if amount > 0:
-                short = amount > capacity - used
-                bits |= short * bit
-                beyond |= short & (amount > capacity)
-        kinds = np.where(bits > 0, KIND_RESOURCES + bits + 16 * beyond, -1)
+        bits |= short[0] * 2 | short[1] * 4 | short[2] * 8
+        bits |= beyond.any(axis=0) * 16
+        kinds = np.where(bits > 0, KIND_RESOURCES + bits, -1)
         if table.any_blocked:
             kinds = np.where(table.hard_taint[rows], KIND_TAINT, kinds)
             kinds = np.where(table.unschedulable[rows], KIND_UNSCHEDULABLE, kinds)
-        kinds = np.where(num_lower == 0, KIND_NO_VICTIMS, kinds)
-        chosen = np.zeros(lower.shape, np.bool_)
+        kinds[num_lower == 0] = KIND_NO_VICTIMS
+        chosen = np.zeros((width, size), np.bool_)
         candidate = kinds < 0
         if candidate.any():
             # Reprieve, most important first: a lower-priority pod stays if the pod still
-            # fits with it back on the node (column j is each row's j-th pod).
+            # fits with it back on the node (position j is each row's j-th pod).
             first = int((counts - num_lower)[candidate].min())
+            pod_room = alloc_pods - 2
+            grown = np.empty_like(used)
+            below = np.empty(used.shape, np.bool_)
             for j in range(first, width):
-                back = lower[:, j] & candidate
-                if not back.any():
-                    continue
-                fits = used_pods + 2 <= alloc_pods
-                if cpu > 0:
-                    fits &= used_cpu + pod_cpu[:, j] + cpu <= alloc_cpu
-                if mem > 0:
-                    fits &= used_mem + pod_mem[:, j] + mem <= alloc_mem
-                if eph > 0:
-                    fits &= used_eph + pod_eph[:, j] + eph <= alloc_eph
+                back = lower[j] & candidate
+                fits = used_pods <= pod_room
+                size_j = sizes[:, j]
+                np.add(used, size_j, out=grown)
+                np.less_equal(grown, room, out=below)
+                fits &= below[0]
+                fits &= below[1]
+                fits &= below[2]
                 keep = back & fits
-                used_cpu += pod_cpu[:, j] * keep
-                used_mem += pod_mem[:, j] * keep
-                used_eph += pod_eph[:, j] * keep
+                used += size_j * keep
                 used_pods += keep
-                chosen[:, j] = back & ~fits
-            none = candidate & ~chosen.any(axis=1)
-            kinds = np.where(none, KIND_NO_VICTIM_FOUND, kinds)
+                np.greater(back, fits, out=chosen[j])
+            kinds[candidate & ~chosen.any(axis=0)] = KIND_NO_VICTIM_FOUND
         return _DryRun(rows, kinds, chosen, block)
 
     # --- outcomes --------------------------------------------------------------------------------
@@ -323,14 +339,14 @@ class FastPreemption:
             local = np.flatnonzero(run.kinds < 0)
             if not len(local):
                 continue
-            chosen = run.victims[local]
-            priority = run.block[local, :, PRIO]
-            first = chosen.argmax(axis=1)
+            chosen = run.victims[:, local]
+            priority = run.block[PRIO][:, local]
+            first = chosen.argmax(axis=0)
             span = np.arange(len(local))
-            top = priority[span, first]
-            count = chosen.sum(axis=1)
-            total = np.where(chosen, priority, 0).sum(axis=1) + count * INT32_SHIFT
-            start = run.block[local, :, START][span, first]
+            top = priority[first, span]
+            count = chosen.sum(axis=0)
+            total = np.where(chosen, priority, 0).sum(axis=0) + count * INT32_SHIFT
+            start = run.block[START][:, local][first, span]
             start = np.where(start == STARTLESS, now, start)
             keys.append((top, total, count, -start))
             where.append((index, local))
@@ -351,7 +367,7 @@ class FastPreemption:
             part += 1
         run = runs[where[part][0]]
         local_row = int(where[part][1][pick])
-        slots = run.block[local_row, :, SLOT][run.victims[local_row]].tolist()
+        slots = run.block[SLOT][:, local_row][run.victims[:, local_row]].tolist()
         victims = self.cache.victims
         return Candidate(
             self.cache.table.names[int(run.rows[local_row])],

@@ -57,6 +57,7 @@ PAD_PRIORITY: Final = INT64_MAX
 NO_START: Final = -(2**63)
 INITIAL_WIDTH: Final = 8
 _PAD: Final = (PAD_PRIORITY, 0, INT64_MAX, 0, 0, 0, -1)
+_PAD_COLUMN: Final = np.array(_PAD, np.int64)[:, None, None]
 
 
 def start_nanos(pod: PodInfo) -> int:
@@ -92,13 +93,15 @@ def _values(entry: _Entry, pod: PodInfo) -> tuple[int, ...]:
 
 
 class VictimTable:
-    """Every node's pods in importance order, as a ``(rows, width, FIELDS)`` int64 block."""
+    """Every node's pods in importance order, as a ``(FIELDS, width, rows)`` int64 block."""
 
     def __init__(self, table: NodeTable) -> None:
         self.table = table
         self.width = INITIAL_WIDTH
         self.capacity = 0
-        self.data: IntArray = np.zeros((0, self.width, FIELDS), np.int64)
+        self.data: IntArray = np.zeros((FIELDS, self.width, 0), np.int64)
+        """``data[field, j, row]``: a field of the row's ``j``-th pod in importance order.
+        Rows are the last axis, so the rows a decision gathers form contiguous vectors."""
         self.count: IntArray = np.zeros(0, np.int64)
         self.startless: IntArray = np.zeros(0, np.int64)
         """Entries of the row without a start time."""
@@ -137,7 +140,7 @@ class VictimTable:
             return
         # Shift the row's tail right by one and store the entry (two numpy calls).
         k = len(entries) - 1
-        block = self.data[row]
+        block = self.data[:, :, row].T
         if position < k:
             block[position + 1 : k + 1] = block[position:k]
         block[position] = _values(entry, pod)
@@ -165,7 +168,7 @@ class VictimTable:
         if row is None or row >= self.capacity:
             return
         k = len(entries)
-        block = self.data[row]
+        block = self.data[:, :, row].T
         if position < k:
             block[position:k] = block[position + 1 : k + 1]
         block[k] = _PAD
@@ -218,7 +221,7 @@ class VictimTable:
     def relayout(self) -> None:
         """The ``NodeTable`` renumbered its rows: rewrite every row (O(pods), rare)."""
         self._ensure_capacity(self.table.capacity)
-        self.data[:] = _PAD
+        self.data[:] = _PAD_COLUMN
         self.count[:] = 0
         self.startless[:] = 0
         self.latest_start[:] = NO_START
@@ -231,9 +234,9 @@ class VictimTable:
         if rows <= self.capacity:
             return
         capacity = max(rows, 2 * self.capacity, 64)
-        data = np.empty((capacity, self.width, FIELDS), np.int64)
-        data[:] = _PAD
-        data[: self.capacity] = self.data
+        data = np.empty((FIELDS, self.width, capacity), np.int64)
+        data[:] = _PAD_COLUMN
+        data[:, :, : self.capacity] = self.data
         self.data = data
         for name in ("count", "startless", "latest_start"):
             column = np.zeros(capacity, np.int64)
@@ -248,8 +251,8 @@ class VictimTable:
         if width <= self.width:
             return
         new_width = max(width, 2 * self.width)
-        data = np.empty((self.capacity, new_width, FIELDS), np.int64)
-        data[:] = _PAD
+        data = np.empty((FIELDS, new_width, self.capacity), np.int64)
+        data[:] = _PAD_COLUMN
         data[:, : self.width] = self.data
         self.data = data
         self.width = new_width
@@ -272,7 +275,7 @@ class VictimTable:
                 startless += 1
             elif entry.start > latest:
                 latest = entry.start
-        block = self.data[row]
+        block = self.data[:, :, row].T
         if k:
             block[:k] = values
         old = int(self.count[row])
