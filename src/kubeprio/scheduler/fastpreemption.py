@@ -81,6 +81,10 @@ KIND_NO_VICTIM_FOUND: Final = KIND_NO_VICTIMS + 1
 """A candidate whose reprieve kept every pod: upstream's ``expected at least one victim``."""
 UNBOUNDED: Final = 2**62
 """Room for a resource the pod does not request (sums of requests stay far below)."""
+CACHED_SHAPES: Final = 16
+"""Preemptor shapes whose per-row outcomes are kept."""
+MASK_BITS: Final = 62
+"""Rows with more pods than this keep no victim mask (their outcome is recomputed)."""
 MIN_CHUNK: Final = 128
 """Fewest rows dry-run per numpy step."""
 
@@ -133,6 +137,41 @@ def _importance_order(block: IntArray, now_nanos: int) -> IntArray:
     return np.take_along_axis(block, order[None, :, :], axis=1)
 
 
+class _Verdicts:
+    """Per-row outcomes of ``SelectVictimsOnNode`` for one preemptor shape, with the row,
+    victim-table and nominated-load versions they were computed at (-1: recompute)."""
+
+    __slots__ = (
+        "count",
+        "epoch",
+        "kinds",
+        "load_version",
+        "mask",
+        "start",
+        "table_version",
+        "top",
+        "total",
+        "victim_version",
+    )
+
+    def __init__(self, epoch: int, capacity: int) -> None:
+        self.epoch = epoch
+        self.table_version: IntArray = np.full(capacity, -1, np.int64)
+        self.victim_version: IntArray = np.full(capacity, -1, np.int64)
+        self.load_version: IntArray = np.full(capacity, -1, np.int64)
+        self.kinds: IntArray = np.zeros(capacity, np.int64)
+        """Status kind (-1: a candidate)."""
+        self.top: IntArray = np.zeros(capacity, np.int64)
+        """Priority of the first (most important) victim."""
+        self.total: IntArray = np.zeros(capacity, np.int64)
+        """Sum of the victims' priority + 2^31."""
+        self.count: IntArray = np.zeros(capacity, np.int64)
+        self.start: IntArray = np.zeros(capacity, np.int64)
+        """Start of the first victim (``STARTLESS``: now)."""
+        self.mask: IntArray = np.zeros(capacity, np.int64)
+        """Bit j set: the row's j-th pod is a victim."""
+
+
 @dataclasses.dataclass(slots=True)
 class _DryRun:
     """One chunk of rows dry-run: statuses as kinds (-1: candidate) and the victims."""
@@ -143,14 +182,6 @@ class _DryRun:
     """``victims[j, i]``: the ``j``-th pod of row ``i`` is evicted."""
     block: IntArray
     """The rows' pods in importance order (``VictimTable.data`` layout: field, j, row)."""
-
-    def head(self, count: int) -> _DryRun:
-        return _DryRun(
-            self.rows[:count],
-            self.kinds[:count],
-            self.victims[:, :count],
-            self.block[:, :, :count],
-        )
 
 
 class FastPreemption:
@@ -168,6 +199,7 @@ class FastPreemption:
         self.load = load
         self._nominations = nominations
         self._default_profile = default_profile
+        self._cache: dict[tuple[int, int, int, int], _Verdicts] = {}
         self.chunk_rows: int | None = None
         """Rows dry-run per numpy step (default: twice the candidate budget, at least
         ``MIN_CHUNK``); tests set a small one to exercise the chunking."""
@@ -198,8 +230,16 @@ class FastPreemption:
         args: PreemptionArgs,
         now_nanos: int,
     ) -> Candidate | DryRunFailure:
-        """``findCandidates`` + ``DryRunPreemption`` + ``SelectCandidate`` for ``pod``."""
+        """``findCandidates`` + ``DryRunPreemption`` + ``SelectCandidate`` for ``pod``.
+
+        Rows are dry-run in evaluation order, chunk by chunk, until the candidate budget
+        is met. A row's outcome is kept per preemptor shape (priority and requests) and
+        reused while the row, its pods and the pods nominated to it are unchanged (their
+        versions), so a stream of alike preemptors re-evaluates only the rows the last
+        decisions touched.
+        """
         table = self.cache.table
+        victims = self.cache.victims
         potential = potential_rows(filtered, table)
         count = len(potential)
         if count == 0:
@@ -207,24 +247,94 @@ class FastPreemption:
         offset = rng.randrange(count)
         wanted = number_of_candidates(count, args)
         order = np.concatenate((potential[offset:], potential[:offset]))
-        load = self.load.load(pod.priority, pod.uid)
-        runs: list[_DryRun] = []
+        verdicts = self._verdicts(pod)
+        load_versions = self.load.row_versions()
+        own_row = self.load.row_of(pod.uid)
+        load: Load | bool | None = False  # computed on first need
+        evaluated: list[IntArray] = []
         found = 0
         lo = 0
         while lo < count:
             chunk = self.chunk_rows or self._chunk(wanted - found, lo, found)
-            run = self._dry_run(order[lo : lo + chunk], pod, load, now_nanos)
+            rows = order[lo : lo + chunk]
             lo += chunk
-            candidates = np.flatnonzero(run.kinds < 0)
+            stale = verdicts.table_version[rows] != table.version[rows]
+            stale |= verdicts.victim_version[rows] != victims.version[rows]
+            stale |= verdicts.load_version[rows] != load_versions[rows]
+            if own_row >= 0:
+                stale |= rows == own_row
+            if stale.any():
+                if load is False:
+                    load = self.load.load(pod.priority, pod.uid)
+                assert load is not True
+                self._refresh(verdicts, rows[stale], pod, load, now_nanos, own_row)
+            candidates = np.flatnonzero(verdicts.kinds[rows] < 0)
             if found + len(candidates) >= wanted:
-                runs.append(run.head(int(candidates[wanted - found - 1]) + 1))
+                evaluated.append(rows[: int(candidates[wanted - found - 1]) + 1])
                 found = wanted
                 break
-            runs.append(run)
+            evaluated.append(rows)
             found += len(candidates)
+        rows = np.concatenate(evaluated)
         if found == 0:
-            return self._failure(runs)
-        return self._select(runs, rng, now_nanos)
+            return self._failure(rows, verdicts.kinds[rows])
+        return self._select(verdicts, rows[verdicts.kinds[rows] < 0], pod, rng, now_nanos)
+
+    def _verdicts(self, pod: PodInfo) -> _Verdicts:
+        """The outcome cache for ``pod``'s shape (new after the table renumbered rows)."""
+        table = self.cache.table
+        key = (
+            pod.priority,
+            pod.requests.get(CPU, 0),
+            pod.requests.get(MEMORY, 0),
+            pod.requests.get(EPHEMERAL_STORAGE, 0),
+        )
+        verdicts = self._cache.get(key)
+        if verdicts is None or verdicts.epoch != table.epoch:
+            if len(self._cache) >= CACHED_SHAPES:
+                self._cache.pop(next(iter(self._cache)))
+            verdicts = _Verdicts(table.epoch, table.capacity)
+            self._cache[key] = verdicts
+        return verdicts
+
+    def _refresh(
+        self,
+        verdicts: _Verdicts,
+        rows: IntArray,
+        pod: PodInfo,
+        load: Load | None,
+        now: int,
+        own_row: int,
+    ) -> None:
+        """Dry-run ``rows`` and keep their outcomes (with the versions they saw)."""
+        run = self._dry_run(rows, pod, load, now)
+        verdicts.kinds[rows] = run.kinds
+        chosen = run.victims
+        width = chosen.shape[0]
+        if width:
+            first = chosen.argmax(axis=0)
+            span = np.arange(len(rows))
+            priority = run.block[PRIO]
+            count = chosen.sum(axis=0)
+            verdicts.top[rows] = priority[first, span]
+            verdicts.total[rows] = np.where(chosen, priority, 0).sum(axis=0) + count * INT32_SHIFT
+            verdicts.count[rows] = count
+            verdicts.start[rows] = run.block[START][first, span]
+            if width <= MASK_BITS:
+                bits = np.left_shift(1, np.arange(width, dtype=np.int64))
+                verdicts.mask[rows] = bits @ chosen
+        table = self.cache.table
+        victims = self.cache.victims
+        keep = ~victims.needs_resort(rows, now)
+        if width > MASK_BITS:
+            keep[:] = False
+        if own_row >= 0:
+            keep &= rows != own_row
+        # Outcomes that depend on this decision alone (rows re-sorted at ``now``, the row
+        # the preemptor itself is nominated to) are used now and recomputed next time.
+        verdicts.table_version[rows] = np.where(keep, table.version[rows], -1)
+        verdicts.victim_version[rows] = victims.version[rows]
+        verdicts.load_version[rows] = self.load.row_versions()[rows]
 
     @staticmethod
     def _chunk(needed: int, evaluated: int, found: int) -> int:
@@ -312,10 +422,8 @@ class FastPreemption:
 
     # --- outcomes --------------------------------------------------------------------------------
 
-    def _failure(self, runs: Sequence[_DryRun]) -> DryRunFailure:
+    def _failure(self, rows: IntArray, kinds: IntArray) -> DryRunFailure:
         """Every potential row failed: errors, or the histogram of their reasons."""
-        kinds = np.concatenate([run.kinds for run in runs])
-        rows = np.concatenate([run.rows for run in runs])
         names = self.cache.table.names
         errors = tuple(
             f'expected at least one victim pod on node "{names[row]}"'
@@ -331,45 +439,41 @@ class FastPreemption:
                 counts[reason] = counts.get(reason, 0) + int(tally[kind])
         return DryRunFailure((), counts, len(rows))
 
-    def _select(self, runs: Sequence[_DryRun], rng: random.Random, now: int) -> Candidate:
-        """``SelectCandidate`` over the candidates, in candidate (evaluation) order."""
-        keys: list[tuple[IntArray, ...]] = []
-        where: list[tuple[int, IntArray]] = []
-        for index, run in enumerate(runs):
-            local = np.flatnonzero(run.kinds < 0)
-            if not len(local):
-                continue
-            chosen = run.victims[:, local]
-            priority = run.block[PRIO][:, local]
-            first = chosen.argmax(axis=0)
-            span = np.arange(len(local))
-            top = priority[first, span]
-            count = chosen.sum(axis=0)
-            total = np.where(chosen, priority, 0).sum(axis=0) + count * INT32_SHIFT
-            start = run.block[START][:, local][first, span]
-            start = np.where(start == STARTLESS, now, start)
-            keys.append((top, total, count, -start))
-            where.append((index, local))
-        columns = [np.concatenate([k[c] for k in keys]) for c in range(4)]
-        selected = np.arange(len(columns[0]))
+    def _select(
+        self,
+        verdicts: _Verdicts,
+        candidates: IntArray,
+        pod: PodInfo,
+        rng: random.Random,
+        now: int,
+    ) -> Candidate:
+        """``SelectCandidate`` over the candidate rows, in candidate (evaluation) order."""
+        selected = np.arange(len(candidates))
         if len(selected) > 1:
-            for column in columns:
+            start = verdicts.start[candidates]
+            for column in (
+                verdicts.top[candidates],
+                verdicts.total[candidates],
+                verdicts.count[candidates],
+                -np.where(start == STARTLESS, now, start),
+            ):
                 values = column[selected]
                 selected = selected[values == values.min()]
                 if len(selected) == 1:
                     break
-        pick = (
-            int(selected[0]) if len(selected) == 1 else int(selected[rng.randrange(len(selected))])
-        )
-        part = 0
-        while pick >= len(where[part][1]):
-            pick -= len(where[part][1])
-            part += 1
-        run = runs[where[part][0]]
-        local_row = int(where[part][1][pick])
-        slots = run.block[SLOT][:, local_row][run.victims[:, local_row]].tolist()
+        pick = 0 if len(selected) == 1 else rng.randrange(len(selected))
+        row = int(candidates[int(selected[pick])])
         victims = self.cache.victims
+        if verdicts.table_version[row] >= 0:
+            bits = int(verdicts.mask[row])
+            positions = [j for j in range(bits.bit_length()) if bits >> j & 1]
+            slots = victims.data[SLOT, positions, row].tolist()
+        else:
+            # An outcome of this decision only: dry-run the row again for its victims.
+            load = self.load.load(pod.priority, pod.uid)
+            run = self._dry_run(np.array([row], np.int64), pod, load, now)
+            slots = run.block[SLOT][:, 0][run.victims[:, 0]].tolist()
         return Candidate(
-            self.cache.table.names[int(run.rows[local_row])],
+            self.cache.table.names[row],
             Victims(tuple(victims.pod(slot) for slot in slots), 0),
         )

@@ -107,6 +107,9 @@ class VictimTable:
         """Entries of the row without a start time."""
         self.latest_start: IntArray = np.zeros(0, np.int64)
         """Latest start among the row's started entries (``NO_START`` if none)."""
+        self.version: IntArray = np.zeros(0, np.int64)
+        """Bumped on every change to a row (``fastpreemption`` caches per-row outcomes)."""
+        self._version_counter = 0
         self.pods: list[PodInfo | None] = []
         """Slot -> PodInfo (the object in ``NodeInfo.pods``)."""
         self.namespace_pods: dict[str, int] = {}
@@ -145,6 +148,8 @@ class VictimTable:
             block[position + 1 : k + 1] = block[position:k]
         block[position] = _values(entry, pod)
         self.count[row] = k + 1
+        self._version_counter += 1
+        self.version[row] = self._version_counter
         if entry.start == STARTLESS:
             self.startless[row] += 1
         elif entry.start > self.latest_start[row]:
@@ -173,6 +178,8 @@ class VictimTable:
             block[position:k] = block[position + 1 : k + 1]
         block[k] = _PAD
         self.count[row] = k
+        self._version_counter += 1
+        self.version[row] = self._version_counter
         if entry.start == STARTLESS:
             self.startless[row] -= 1
         elif entry.start == self.latest_start[row]:
@@ -238,7 +245,7 @@ class VictimTable:
         data[:] = _PAD_COLUMN
         data[:, :, : self.capacity] = self.data
         self.data = data
-        for name in ("count", "startless", "latest_start"):
+        for name in ("count", "startless", "latest_start", "version"):
             column = np.zeros(capacity, np.int64)
             old: IntArray = getattr(self, name)
             column[: self.capacity] = old
@@ -284,6 +291,8 @@ class VictimTable:
         self.count[row] = k
         self.startless[row] = startless
         self.latest_start[row] = latest
+        self._version_counter += 1
+        self.version[row] = self._version_counter
 
     # --- reading ---------------------------------------------------------------------------------
 

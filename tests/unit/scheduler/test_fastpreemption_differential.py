@@ -428,3 +428,182 @@ def test_a_pdb_selecting_pods_sends_preemption_to_the_general_path() -> None:
     assert fast is not None
     info = PodInfo.of(h.scheduler.current_pod(preemptor) or preemptor)
     assert not fast.applies(info, h.scheduler.pdb_list())
+
+
+# --- decisions over a changing cluster (the per-row outcome cache) ------------------------------
+
+Step = tuple[str, int, int, int]
+"""(action, a, b, c): the meaning of the numbers depends on the action."""
+
+STEPS = st.tuples(
+    st.sampled_from(["decide", "decide", "decide", "add", "remove", "restart", "nominate"]),
+    st.integers(0, 7),
+    st.integers(0, 5),
+    st.integers(0, 3),
+)
+
+
+def _decide(h: Harness, preemptor: Pod) -> None:
+    info = PodInfo.of(h.scheduler.current_pod(preemptor) or preemptor)
+    state = CycleState()
+    h.scheduler.framework.run_pre_filter_plugins(state, info, h.scheduler.node_infos())
+    statuses = {n.name: unschedulable() for n in h.scheduler.node_infos()}
+    both_decisions(h, state, info, NodeToStatus(dict(statuses)), NodeToStatus(dict(statuses)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(uniform_scenarios(max_nodes=8) | scenarios(), st.lists(STEPS, min_size=1, max_size=25))
+def test_indexed_preemption_stays_equal_while_the_cluster_changes(
+    scenario: Scenario, steps: list[Step]
+) -> None:
+    """Outcomes kept per row must be dropped whenever the row, its pods or the pods
+    nominated to it change: decisions between changes still equal the general path's."""
+    h, _ = build(scenario)
+    fast = h.evaluator.indexed
+    assert isinstance(fast, FastPreemption)
+    fast.chunk_rows = scenario.chunk_rows
+    shapes = [("1", 10), ("500m", 10), ("1", 100), ("200m", 0), ("2", 1000), ("1500m", 10)]
+    preemptors = []
+    for i, (cpu, priority) in enumerate(shapes):
+        preemptors.append(
+            h.add_pod(pod(f"pre{i}").priority(priority).requests(cpu=cpu, memory="100").build())
+        )
+    nodes = len(scenario.nodes)
+    added = 0
+    for action, a, b, c in steps:
+        if action == "decide":
+            _decide(h, preemptors[a % len(preemptors)])
+        elif action == "add":
+            added += 1
+            h.add_pod(
+                pod(f"extra{added}")
+                .priority([-1, 0, 5, 10, 100, 0][b])
+                .requests(cpu=["100m", "300m", "500m", "1"][c], memory="100")
+                .on(f"n{a % nodes}")
+                .build(),
+                start=None if b % 2 else NOW - c,
+            )
+        elif action == "remove":
+            names = sorted(
+                p.metadata.name or ""
+                for p in h.api.list(Pod).items
+                if p.spec and p.spec.node_name and not p.metadata.deletion_timestamp
+            )
+            if names:
+                h.force_delete(names[(a * 7 + b) % len(names)])
+        elif action == "restart":
+            names = sorted(
+                p.metadata.name or "" for p in h.api.list(Pod).items if p.spec and p.spec.node_name
+            )
+            if names:
+                h.api.patch(
+                    Pod,
+                    names[(a * 5 + c) % len(names)],
+                    {"status": {"startTime": rfc3339(EPOCH + NOW - 20 + 10 * b)}},
+                    namespace="default",
+                    subresource="status",
+                )
+                h.pump()
+        else:
+            target = preemptors[a % len(preemptors)]
+            node_name = f"n{b % nodes}" if c else ""
+            h.api.patch(
+                Pod,
+                target.metadata.name or "",
+                {"status": {"nominatedNodeName": node_name or None}},
+                namespace="default",
+                subresource="status",
+            )
+            h.pump()
+        h.clock.time += 1 if c == 3 else 0
+    _decide(h, preemptors[0])
+
+
+# --- whole runs: the same seed gives the same cluster history on both paths --------------------
+
+
+def _history(scenario: Scenario, waves: list[list[tuple[int, str]]], *, fast: bool) -> Any:
+    """Run ``scenario`` then the preemptor ``waves`` to quiet; the cluster's history."""
+    h = Harness(seed=scenario.seed, fast_path=fast)
+    h.clock.time = EPOCH + NOW
+    h.start()
+    for i, spec in enumerate(scenario.nodes):
+        h.add_nodes(
+            node(f"n{i}")
+            .resources({"cpu": spec.cpu, "memory": spec.memory, "pods": spec.pods})
+            .build()
+        )
+    for i, bound in enumerate(scenario.pods):
+        h.add_pod(
+            pod(f"p{i}")
+            .priority(bound.priority)
+            .requests(**_resources(bound.cpu, bound.memory))
+            .on(f"n{bound.node}")
+            .grace(0)
+            .build(),
+            start=None if bound.start is None else NOW + bound.start,
+        )
+    for w, wave in enumerate(waves):
+        for i, (priority, cpu) in enumerate(wave):
+            h.add_pod(pod(f"w{w}-{i}").priority(priority).requests(cpu=cpu, memory="100").build())
+        h.settle()
+        h.clock.time += 2
+        h.advance(15)
+    pods = sorted(
+        (
+            p.metadata.name,
+            p.spec.node_name if p.spec else None,
+            p.status.nominated_node_name if p.status else None,
+            bool(p.metadata.deletion_timestamp),
+        )
+        for p in h.api.list(Pod).items
+    )
+    events = [
+        (e.reason, e.involved_object.name if e.involved_object else None, e.message)
+        for e in h.events()
+    ]
+    return pods, events, h.scheduler.preemptions
+
+
+WAVES = st.lists(
+    st.lists(
+        st.tuples(st.sampled_from([0, 5, 10, 10, 100]), st.sampled_from(["300m", "1", "1500m"])),
+        min_size=1,
+        max_size=6,
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(uniform_scenarios(max_nodes=8) | scenarios(max_nodes=5, max_pods=20), WAVES)
+def test_whole_runs_are_the_same_with_the_indexed_path(
+    scenario: Scenario, waves: list[list[tuple[int, str]]]
+) -> None:
+    """Scheduling and preempting waves of pods leaves the same pods, nominations, events
+    and preemption count whether the fast paths (vectorised filtering, indexed preemption)
+    are on or off: same decisions, same use of the seeded rng."""
+    fast = _history(scenario, waves, fast=True)
+    assert fast == _history(scenario, waves, fast=False)
+    event(f"preemptions: {min(fast[2], 3)}")
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(uniform_scenarios(max_nodes=20) | scenarios(max_nodes=8, max_pods=40), WAVES)
+def test_whole_runs_are_the_same_with_the_indexed_path_many(
+    scenario: Scenario, waves: list[list[tuple[int, str]]]
+) -> None:
+    assert _history(scenario, waves, fast=True) == _history(scenario, waves, fast=False)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(uniform_scenarios(max_nodes=16) | scenarios(), st.lists(STEPS, min_size=1, max_size=40))
+def test_indexed_preemption_stays_equal_while_the_cluster_changes_many(
+    scenario: Scenario, steps: list[Step]
+) -> None:
+    test_indexed_preemption_stays_equal_while_the_cluster_changes.hypothesis.inner_test(  # type: ignore[attr-defined]
+        scenario, steps
+    )
