@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kubeprio.api.core import Pod
+from kubeprio.api.core import Pod, PodStatus
 from kubeprio.client.protocol import DeleteRequest
 from kubeprio.clock import rfc3339
 from kubeprio.scheduler.fastpreemption import FastPreemption
@@ -436,7 +436,9 @@ Step = tuple[str, int, int, int]
 """(action, a, b, c): the meaning of the numbers depends on the action."""
 
 STEPS = st.tuples(
-    st.sampled_from(["decide", "decide", "decide", "add", "remove", "restart", "nominate"]),
+    st.sampled_from(
+        ["decide", "decide", "decide", "add", "remove", "restart", "nominate", "assume", "confirm"]
+    ),
     st.integers(0, 7),
     st.integers(0, 5),
     st.integers(0, 3),
@@ -470,9 +472,32 @@ def test_indexed_preemption_stays_equal_while_the_cluster_changes(
         )
     nodes = len(scenario.nodes)
     added = 0
+    assumed: list[PodInfo] = []
+    cache = h.scheduler.cache
     for action, a, b, c in steps:
         if action == "decide":
             _decide(h, preemptors[a % len(preemptors)])
+        elif action == "assume":
+            # The scheduler's assume, straight on its cache (as a cycle would before binding).
+            added += 1
+            info = PodInfo.of(
+                pod(f"assumed{added}")
+                .uid(f"assumed-{added}")
+                .priority([0, 5, 10][b % 3])
+                .requests(cpu="300m", memory="100")
+                .on(f"n{a % nodes}")
+                .build()
+            )
+            cache.assume_pod(info, f"n{a % nodes}")
+            assumed.append(info)
+        elif action == "confirm" and assumed:
+            # The binding arrives with a start time: same node, same place in its pod list,
+            # a new position in victim order (the row's usage does not change).
+            info = assumed.pop(a % len(assumed))
+            status = dataclasses.replace(
+                info.pod.status or PodStatus(), start_time=rfc3339(EPOCH + NOW - 40 + 10 * c)
+            )
+            cache.add_pod(dataclasses.replace(info.pod, status=status))
         elif action == "add":
             added += 1
             h.add_pod(
@@ -607,3 +632,50 @@ def test_indexed_preemption_stays_equal_while_the_cluster_changes_many(
     test_indexed_preemption_stays_equal_while_the_cluster_changes.hypothesis.inner_test(  # type: ignore[attr-defined]
         scenario, steps
     )
+
+
+def test_a_confirmed_start_time_reorders_victims_of_a_known_row() -> None:
+    """``util.MoreImportantPod``: of two equal-priority pods the earlier-started is more
+    important, and a pod without a start time counts as started now. An assumed pod whose
+    binding arrives with a start time moves ahead in victim order (the node's usage is
+    unchanged): the next decision must evict the other pod."""
+    scenario = Scenario(
+        nodes=[NodeSpecs("1", "1000", "32", False, False)],
+        pods=[
+            BoundPod(0, 0, "600m", "100", -10.0, False, False, None),
+            BoundPod(0, 0, "300m", "100", -5.0, False, False, None),
+        ],
+        nominated=[],
+        preemptor_priority=10,
+        preemptor_cpu="400m",
+        preemptor_memory="100",
+        preemptor_nominated=None,
+        percentage=10,
+        absolute=100,
+        chunk_rows=None,
+        pdb="none",
+        seed=0,
+    )
+    h, preemptor = build(scenario)
+    cache = h.scheduler.cache
+    assumed = PodInfo.of(
+        pod("late").uid("late").priority(0).requests(cpu="200m", memory="100").on("n0").build()
+    )
+    cache.assume_pod(assumed, "n0")
+    chosen = []
+    for confirm in (False, True):
+        if confirm:
+            status = PodStatus(start_time=rfc3339(EPOCH + NOW - 40))
+            cache.add_pod(dataclasses.replace(assumed.pod, status=status))
+        info = PodInfo.of(h.scheduler.current_pod(preemptor) or preemptor)
+        state = CycleState()
+        h.scheduler.framework.run_pre_filter_plugins(state, info, h.scheduler.node_infos())
+        filtered = NodeToStatus({"n0": unschedulable()})
+        before = h.evaluator.rng.getstate()
+        indexed = decide(h, state, info, filtered, indexed=True)
+        h.evaluator.rng.setstate(before)
+        assert indexed == decide(h, state, info, filtered, indexed=False)
+        chosen.append(indexed[2])
+    # Before: p0 (600m) stays, p1 and "late" go; after: "late" (200m) stays first, then p0
+    # no longer fits beside it and goes, and p1 (300m) fits again.
+    assert chosen == [("n0", ["p1", "late"], 0), ("n0", ["p0"], 0)]
