@@ -61,9 +61,11 @@ def check_table(cache: Cache) -> None:
     table = cache.table
     victims = cache.victims
     namespaces: dict[str, int] = {}
-    for info, _node in cache.iter_pods():
-        namespace = info.pod.metadata.namespace or ""
-        namespaces[namespace] = namespaces.get(namespace, 0) + 1
+    # Every pod on a node the cache holds, placeholders (no Node yet) included.
+    for holder in cache._nodes.values():
+        for info in holder.pods:
+            namespace = info.pod.metadata.namespace or ""
+            namespaces[namespace] = namespaces.get(namespace, 0) + 1
     for node_info in cache.node_infos():
         row = table.index[node_info.name]
         position = {id(p): i for i, p in enumerate(node_info.pods)}
@@ -79,7 +81,6 @@ def check_table(cache: Cache) -> None:
         assert int(victims.startless[row]) == starts.count(STARTLESS)
         started = [s for s in starts if s != STARTLESS]
         assert int(victims.latest_start[row]) == (max(started) if started else NO_START)
-    # Namespaces of pods on nodes that have no Node yet count too.
     assert victims.namespace_pods == namespaces
 
 
