@@ -23,9 +23,15 @@ priority, ``nominatedload``). This module computes the very same decision over t
    victim), then one ``rng.randrange`` among the ties in candidate order, as the general
    path does.
 
+A row's outcome is kept per preemptor shape and reused while the row's ``NodeTable``,
+``VictimTable`` and ``NominatedLoad`` versions are unchanged.
+
 The upstream algorithm stays the specification: ``tests/unit/scheduler/
 test_fastpreemption_differential.py`` checks this module against the Evaluator's general
 path on random clusters (victims, node, message and the rng state afterwards).
+
+Driven by the ``Evaluator`` (``IndexedPreemption``); reads the cache and never changes it
+(the executor evicts); no clock (the Evaluator passes ``now``), no I/O.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Upstream's ``SelectVictimsOnNode`` sorts a node's lower-priority pods by
 ``util.MoreImportantPod`` (higher priority first, then earlier start) and reprieves them
 in that order. The ``VictimTable`` keeps every node's pods already in that order, so the
 indexed preemption path (``fastpreemption``) reads, for many nodes at once, the few pods
-of each node as columns of a ``(rows, width)`` block instead of sorting and filtering
-per node in Python.
+of each node from a ``(FIELDS, width, rows)`` int64 block instead of sorting and
+filtering per node in Python.
 
 Row ``i`` is row ``i`` of the cache's ``NodeTable`` (the ``i``-th node of the snapshot).
 Each row holds ``count[i]`` entries, sorted by ``(-priority, start, seq)``:
