@@ -136,23 +136,24 @@ class Cache:
 
     def _add_to_node(self, node: NodeInfo, pod_info: PodInfo) -> None:
         node.add_pod(pod_info)
+        self.victims.add(node.name, pod_info)
         if has_affinity(pod_info):
             self.pods_with_affinity += 1
             _count(self._affinity_nodes, node.name, 1)
         if has_required_anti_affinity(pod_info):
             _count(self._anti_affinity_nodes, node.name, 1)
         self.table.refresh_usage(node)
-        self.victims.add(node.name, pod_info)
 
     def _remove_from_node(self, node: NodeInfo | None, pod_info: PodInfo) -> None:
         if node is not None and node.remove_pod(pod_info):
+            # Before anything else: the victim table mirrors NodeInfo.pods, ghosts included.
+            self.victims.remove(node.name, pod_info)
             if has_affinity(pod_info):
                 self.pods_with_affinity -= 1
                 _count(self._affinity_nodes, node.name, -1)
             if has_required_anti_affinity(pod_info):
                 _count(self._anti_affinity_nodes, node.name, -1)
             self.table.refresh_usage(node)
-            self.victims.remove(node.name, pod_info)
 
     def _replace_in_node(self, node_name: str, pod_info: PodInfo) -> None:
         node = self._nodes.get(node_name)
