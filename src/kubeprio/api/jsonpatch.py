@@ -33,6 +33,7 @@ __all__ = [
     "cannot_unmarshal",
     "create_two_way_merge_patch",
     "identical",
+    "json_copy",
 ]
 
 JsonDict = dict[str, Any]
@@ -59,6 +60,26 @@ class PatchError(errors.KubeprioError, ValueError):
         self.code = code
 
 
+_ATOMS: Final = (str, int, float, bool, type(None))
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value: new dicts and lists all the way down, scalars shared.
+
+    Several times faster than ``copy.deepcopy`` (no memo, no dispatch), and it never
+    aliases: a container reached twice is copied twice, as two JSON subtrees are two
+    values. Anything else is handed to ``copy.deepcopy``.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {key: json_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [json_copy(item) for item in value]
+    if kind in _ATOMS:
+        return value
+    return copy.deepcopy(value)
+
+
 # --- RFC 7386 JSON merge patch ----------------------------------------------------------
 
 
@@ -73,7 +94,7 @@ def apply_merge_patch(doc: JsonDict, patch: object) -> JsonDict:
         raise PatchError("Invalid JSON Patch", code=_BAD_REQUEST)
     if not isinstance(patch, dict):
         raise PatchError(cannot_unmarshal(patch, "map[string]interface {}"), code=_BAD_REQUEST)
-    merged = _merge_owned(copy.deepcopy(doc), copy.deepcopy(patch))
+    merged = _merge_owned(json_copy(doc), json_copy(patch))
     assert isinstance(merged, dict)  # an object patch always yields an object
     return merged
 
@@ -106,7 +127,7 @@ def create_two_way_merge_patch(original: JsonDict, modified: JsonDict) -> JsonDi
             if nested:
                 patch[name] = nested
         elif old is _MISSING or not identical(old, new):
-            patch[name] = copy.deepcopy(new)
+            patch[name] = json_copy(new)
     return patch
 
 
@@ -125,7 +146,7 @@ def apply_json_patch(doc: JsonDict, ops: object) -> JsonDict:
     for op in ops:
         if not isinstance(op, dict):
             raise PatchError(cannot_unmarshal(op, "jsonpatch.Operation"), code=_BAD_REQUEST)
-    root: object = copy.deepcopy(doc)
+    root: object = json_copy(doc)
     for op in ops:
         root = _apply_operation(root, op)
     if not isinstance(root, dict):
@@ -162,7 +183,7 @@ def _apply_operation(root: object, op: JsonDict) -> object:
             raise PatchError(
                 f"copy operation does not apply: doc is missing from path: {source}: missing value"
             )
-        return _add(root, path, copy.deepcopy(value), "copy")
+        return _add(root, path, json_copy(value), "copy")
     if kind == "test":
         path = _pointer(op, "path", "test")
         expected = _value(op, "test")
@@ -195,7 +216,7 @@ def _value(op: JsonDict, kind: str) -> object:
     """Read the ``value`` member (a private copy) of an operation."""
     if "value" not in op:
         raise PatchError(f"{kind} operation, missing value field: missing value", code=_BAD_REQUEST)
-    return copy.deepcopy(op["value"])
+    return json_copy(op["value"])
 
 
 def _tokens(pointer: str) -> list[str]:

@@ -22,7 +22,7 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any, TypeVar, Union, cast
 
 from kubeprio.api.gotext import json_kind
@@ -331,6 +331,46 @@ def from_dict(cls: type[_M], data: Any, *, path: str = "") -> _M:
             path=path,
         )
     return _decode_into(cls, data, path)
+
+
+def encode_for_change(obj: Any, changed: Collection[str]) -> JsonDict:
+    """``to_dict(obj)`` with only the top-level ``changed`` keys encoded: the other modelled
+    keys hold the attribute values as they are, in their places, for ``decode_changes``
+    to take back unread. Not JSON: only for a patch that touches ``changed`` alone."""
+    plan = _plan(type(obj))
+    out: JsonDict = {}
+    for key, attr, _, encode in plan.fields:
+        value = getattr(obj, attr)
+        if value is not None:
+            out[key] = encode(value) if key in changed else value
+    for key, value in obj.extra.items():
+        if key not in out:
+            out[key] = value
+    return out
+
+
+def decode_changes(current: _M, data: Mapping[str, Any], changed: Collection[str]) -> _M:
+    """``from_dict(type(current), data)``, where ``data`` is ``to_dict(current)`` with only
+    its top-level ``changed`` keys altered (a patch's result): the other modelled fields are
+    taken from ``current`` as they are, since decoding a model's own encoding gives it back.
+    Saves decoding a pod's metadata and spec for a status patch."""
+    plan = _plan(type(current))
+    by_key = plan.by_key
+    kwargs: dict[str, Any] = {}
+    extra: JsonDict = {}
+    for key, value in data.items():
+        entry = by_key.get(key)
+        if entry is None or value is None:
+            extra[key] = value
+            continue
+        attr, decode = entry
+        if key in changed:
+            kwargs[attr] = decode(value, _join("", key), plan.struct)
+        else:
+            kwargs[attr] = getattr(current, attr)
+    if extra:
+        kwargs["extra"] = extra
+    return type(current)(**kwargs)
 
 
 def to_dict(obj: Any) -> JsonDict:

@@ -37,7 +37,6 @@ documents are deep-copied first and never mutated.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from kubeprio.api.jsonpatch import (
     PatchError,
     cannot_unmarshal,
     identical,
+    json_copy,
 )
 
 __all__ = ["apply_strategic_merge_patch"]
@@ -193,7 +193,7 @@ def apply_strategic_merge_patch(doc: JsonDict, patch: JsonDict, *, kind: str) ->
     if not isinstance(patch, dict):
         raise PatchError(cannot_unmarshal(patch, "map[string]interface {}"), code=_BAD_REQUEST)
     schema = _KINDS.get(kind, _PLAIN)
-    return _merge_map(copy.deepcopy(doc), copy.deepcopy(patch), schema)
+    return _merge_map(json_copy(doc), json_copy(patch), schema)
 
 
 def _merge_map(original: JsonDict, patch: JsonDict, meta: _PatchMeta) -> JsonDict:

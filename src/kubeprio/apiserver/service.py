@@ -52,10 +52,16 @@ from kubeprio.api.meta import (
     Status,
     StatusDetails,
 )
-from kubeprio.api.model import evolve
+from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.scheduling import SYSTEM_PRIORITY_CLASSES
-from kubeprio.api.serialization import DecodeError, from_dict, to_dict
+from kubeprio.api.serialization import (
+    DecodeError,
+    decode_changes,
+    encode_for_change,
+    from_dict,
+    to_dict,
+)
 from kubeprio.apiserver import binding as binding_rules
 from kubeprio.apiserver import deletion, listing, strategy, watch
 from kubeprio.apiserver import eviction as eviction_rules
@@ -369,17 +375,19 @@ class ApiService:
         """Patch an object: read, apply the patch to its JSON, write back (retrying conflicts)."""
         info = kinds.for_model(kind)
         key = self._key(info, name, namespace)
+        touched = _top_level_keys(patch, patch_type)
         for _attempt in range(MAX_CONFLICT_RETRIES):
             current = self._get_key(info, key)
-            document = to_dict(current)
+            document = to_dict(current) if touched is None else encode_for_change(current, touched)
             try:
-                patched = patching.apply_patch(
-                    document, patch, patch_type=patch_type, kind=info.kind
-                )
+                patched = _apply_patch(document, patch, patch_type, info.kind, touched)
             except patching.PatchError as exc:
                 raise _patch_error(exc, info, name) from exc
             try:
-                new = from_dict(info.model, patched)
+                if touched is None:
+                    new = from_dict(info.model, patched)
+                else:
+                    new = decode_changes(current, patched, touched)
             except DecodeError as exc:
                 raise manifest.decode_failure_status(
                     exc, {"kind": info.kind, "apiVersion": info.api_version}
@@ -741,6 +749,46 @@ def _validate_delete_options(options: DeleteRequest) -> None:
     if policy is not None and policy not in PROPAGATION_POLICIES:
         found = [errors.not_supported("propagationPolicy", policy, (*PROPAGATION_POLICIES, "nil"))]
         raise errors.invalid_error("DeleteOptions", "meta.k8s.io", "", found)
+
+
+def _top_level_keys(patch: object, patch_type: PatchType | str) -> frozenset[str] | None:
+    """The top-level keys a merge or strategic merge patch can change, or None when it may
+    change anything (a JSON patch, or a top-level ``$`` directive such as ``$retainKeys``)."""
+    if patch_type not in (
+        PatchType.MERGE_PATCH,
+        PatchType.STRATEGIC_MERGE_PATCH,
+        PatchType.APPLY_PATCH,
+    ) or not isinstance(patch, dict):
+        return None
+    if any(key.startswith("$") for key in patch):
+        return None
+    return frozenset(patch)
+
+
+def _apply_patch(
+    document: JsonDict,
+    patch: object,
+    patch_type: PatchType | str,
+    kind: str,
+    touched: frozenset[str] | None,
+) -> JsonDict:
+    """``patching.apply_patch`` on ``document``; with ``touched`` known, only those top-level
+    members are copied and patched (both patch kinds merge each top-level key on its own),
+    the others are passed through untouched, in the same key order."""
+    if touched is None:
+        return patching.apply_patch(document, patch, patch_type=patch_type, kind=kind)
+    part = {key: value for key, value in document.items() if key in touched}
+    patched_part = patching.apply_patch(part, patch, patch_type=patch_type, kind=kind)
+    result: JsonDict = {}
+    for key, value in document.items():
+        if key not in touched:
+            result[key] = value
+        elif key in patched_part:
+            result[key] = patched_part[key]
+    for key, value in patched_part.items():
+        if key not in result:
+            result[key] = value
+    return result
 
 
 def _patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> errors.StatusError:

@@ -63,6 +63,12 @@ class EventRecorder:
         self.component = component
         self.host = host
         self._cache: collections.OrderedDict[_CacheKey, Event] = collections.OrderedDict()
+        self._named_at = -1
+        self._named: dict[tuple[str, str], int] = {}
+        """Names this recorder created at nanosecond ``_named_at``: (namespace, object) ->
+        attempts used. Those names exist (events are never deleted here), so the next
+        event about the object at the same instant starts past them, without a failed
+        create each."""
 
     def event(
         self,
@@ -165,15 +171,21 @@ class EventRecorder:
             action=action,
             related=related,
         )
-        for attempt in range(_MAX_NAME_ATTEMPTS):
+        if nanos != self._named_at:
+            self._named.clear()
+            self._named_at = nanos
+        taken = (event.metadata.namespace or "", ref.name or "")
+        for attempt in range(self._named.get(taken, 0), _MAX_NAME_ATTEMPTS):
             # Two events about one object at the same (virtual) nanosecond would share a
             # name; the next nanosecond keeps names unique and deterministic.
             name = f"{ref.name}.{nanos + attempt:x}"
             named = evolve(event, metadata=evolve(event.metadata, name=name))
             try:
-                return self._client.create(named)
+                stored = self._client.create(named)
             except errors.AlreadyExistsError:
                 continue
             except errors.StatusError:
                 return None
+            self._named[taken] = attempt + 1
+            return stored
         return None

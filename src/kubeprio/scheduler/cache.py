@@ -17,8 +17,10 @@ its NodeInfos double as the snapshot (no copy per cycle); preemption clones the 
 NodeInfos it dry-runs. Node order is the order Node objects arrived, as upstream's
 single-zone node tree lists nodes. A NodeInfo without a Node object (pods seen before
 their node, or a deleted node whose pods are not gone yet: upstream's *ghost*) keeps
-its pods out of the snapshot and is dropped with its last pod. Every change refreshes the node's row of the
-``NodeTable`` (the vectorised fast path reads it) in O(1).
+its pods out of the snapshot and is dropped with its last pod. Every change refreshes the
+node's row of the ``NodeTable`` (the vectorised fast path reads it) in O(1), and the
+node's row of the ``VictimTable`` (pods in importance order, for indexed preemption) in
+O(pods on the node).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from kubeprio.api.model import evolve
 from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.nodetable import NodeTable
 from kubeprio.scheduler.snapshot import NodeInfo, has_affinity, has_required_anti_affinity
+from kubeprio.scheduler.victimtable import VictimTable
 
 
 def _count(counts: dict[str, int], name: str, delta: int) -> None:
@@ -59,6 +62,7 @@ class Cache:
         self._pods: dict[str, _PodState] = {}
         self.generation = 0
         self.table = NodeTable()
+        self.victims = VictimTable(self.table)
         self.pods_with_affinity = 0
         self._affinity_nodes: dict[str, int] = {}
         self._anti_affinity_nodes: dict[str, int] = {}
@@ -83,6 +87,7 @@ class Cache:
         info.set_node(node)
         if is_new:
             self.table.append(info)
+            self.victims.attach(name)
         else:
             self.table.refresh_node(info)
         self.generation += 1
@@ -109,9 +114,11 @@ class Cache:
         else:
             del self._nodes[name]
             self._order.remove(name)
+            self.victims.drop_node(name)
         self._order_dirty = True
         self.generation += 1
         self.table.rebuild(self.node_infos())
+        self.victims.relayout()
 
     def node_info(self, name: str) -> NodeInfo | None:
         """The NodeInfo of ``name`` (None if the node is unknown)."""
@@ -145,6 +152,7 @@ class Cache:
 
     def _add_to_node(self, node: NodeInfo, pod_info: PodInfo) -> None:
         node.add_pod(pod_info)
+        self.victims.add(node.name, pod_info)
         if has_affinity(pod_info):
             self.pods_with_affinity += 1
             _count(self._affinity_nodes, node.name, 1)
@@ -154,6 +162,8 @@ class Cache:
 
     def _remove_from_node(self, node: NodeInfo | None, pod_info: PodInfo) -> None:
         if node is not None and node.remove_pod(pod_info):
+            # Before anything else: the victim table mirrors NodeInfo.pods, ghosts included.
+            self.victims.remove(node.name, pod_info)
             if has_affinity(pod_info):
                 self.pods_with_affinity -= 1
                 _count(self._affinity_nodes, node.name, -1)
@@ -166,6 +176,7 @@ class Cache:
                     del self._nodes[node.name]
                     self._order.remove(node.name)
                     self._order_dirty = True
+                    self.victims.drop_node(node.name)
                 return
             self.table.refresh_usage(node)
 
@@ -178,6 +189,7 @@ class Cache:
                 if other.uid == pod_info.uid:
                     group[i] = pod_info
                     break
+        self.victims.replace(node_name, pod_info)
 
     # --- SharedLister (the plugins' view of the snapshot) ----------------------------------
 

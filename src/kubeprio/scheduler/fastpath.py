@@ -17,7 +17,10 @@ NodeResourcesBalancedAllocation (float64 |f_cpu - f_mem| / 2, as upstream comput
 The result is the same as the general path by construction (same node order from the
 rotating start index, same first-``wanted`` feasible nodes, same integer and float
 arithmetic), and ``tests/unit/scheduler/test_fastpath.py`` checks it against the plugins
-on random clusters. Nodes with nominated pods are evaluated by the general filters.
+on random clusters. Nodes with nominated pods are evaluated by the general filters,
+unless the caller passes their requests as a ``nominatedload.Load`` (exact for plain pods:
+see that module). When no node fits, the rejections are computed for all rows at once
+and returned as ``rowstatus.RowStatuses``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ import numpy as np
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubeprio.scheduler.framework import Code, PodInfo, Status, unresolvable, unschedulable
 from kubeprio.scheduler.nodetable import BoolArray, IntArray, NodeTable
+from kubeprio.scheduler.nominatedload import Load
+from kubeprio.scheduler.rowstatus import RowStatuses
 
 UNSCHEDULABLE_REASON: Final = "node(s) were unschedulable"
 TAINT_REASON: Final = "node(s) had untolerated taint(s)"
@@ -76,24 +81,90 @@ def is_plain_pod(pod: PodInfo) -> bool:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class FastResult:
-    """Feasible rows (in evaluation order), their totals, processed count, and rejections."""
+    """Feasible rows (in evaluation order), their totals, processed count, and rejections
+    (every row's status, only when no row is feasible)."""
 
     feasible: IntArray
     totals: IntArray
     processed: int
-    rejected: dict[int, Status]
+    rejected: RowStatuses | None
 
 
-def _resource_status(table: NodeTable, row: int, cpu: int, mem: int, eph: int) -> Status:
+RESOURCE_REASONS: Final = (
+    TOO_MANY_PODS,
+    "Insufficient cpu",
+    "Insufficient memory",
+    "Insufficient ephemeral-storage",
+)
+KIND_UNSCHEDULABLE: Final = 0
+KIND_TAINT: Final = 1
+KIND_RESOURCES: Final = 2
+"""Plain filter outcomes as palette kinds: 0 unschedulable node, 1 untolerated taint, and
+``2 + bits`` for NodeResourcesFit, bits 1/2/4/8 = ``RESOURCE_REASONS``, 16 = Unresolvable."""
+
+
+def _plain_palette() -> tuple[Status, ...]:
+    palette = [
+        unresolvable(UNSCHEDULABLE_REASON).with_plugin("NodeUnschedulable"),
+        unresolvable(TAINT_REASON).with_plugin("TaintToleration"),
+    ]
+    for bits in range(32):
+        reasons = tuple(r for i, r in enumerate(RESOURCE_REASONS) if bits & (1 << i))
+        status = unresolvable(*reasons) if bits & 16 else unschedulable(*reasons)
+        palette.append(status.with_plugin("NodeResourcesFit"))
+    return tuple(palette)
+
+
+PLAIN_PALETTE: Final = _plain_palette()
+
+
+def plain_kinds(
+    table: NodeTable, cpu: int, mem: int, eph: int, load: Load | None = None
+) -> IntArray:
+    """Every row's plain-filter outcome as a ``PLAIN_PALETTE`` kind (-1: the pod fits)."""
+    n = table.size
+    count = table.pods[:n] if load is None else table.pods[:n] + load.pods[:n]
+    bits = (count + 1 > table.alloc_pods[:n]).astype(np.int64)
+    beyond = np.zeros(n, np.bool_)
+    for bit, amount, used, extra, capacity in (
+        (2, cpu, table.req_cpu, None if load is None else load.cpu, table.alloc_cpu),
+        (4, mem, table.req_mem, None if load is None else load.mem, table.alloc_mem),
+        (8, eph, table.req_eph, None if load is None else load.eph, table.alloc_eph),
+    ):
+        if amount <= 0:
+            continue
+        total = used[:n] if extra is None else used[:n] + extra[:n]
+        short = amount > capacity[:n] - total
+        bits |= short * bit
+        beyond |= short & (amount > capacity[:n])
+    kinds: IntArray = np.where(bits > 0, KIND_RESOURCES + bits + 16 * beyond, -1)
+    if table.any_blocked:
+        kinds = np.where(table.hard_taint[:n], KIND_TAINT, kinds)
+        kinds = np.where(table.unschedulable[:n], KIND_UNSCHEDULABLE, kinds)
+    return kinds
+
+
+def _resource_status(
+    table: NodeTable, row: int, cpu: int, mem: int, eph: int, load: Load | None = None
+) -> Status:
     """NodeResourcesFit's status: Unresolvable when a request exceeds the whole allocatable."""
     reasons: list[str] = []
     beyond_capacity = False
-    if table.pods[row] + 1 > table.alloc_pods[row]:
+    pods = int(table.pods[row]) + (int(load.pods[row]) if load is not None else 0)
+    if pods + 1 > table.alloc_pods[row]:
         reasons.append(TOO_MANY_PODS)
+    extra = (0, 0, 0)
+    if load is not None:
+        extra = (int(load.cpu[row]), int(load.mem[row]), int(load.eph[row]))
     for amount, used, capacity, reason in (
-        (cpu, int(table.req_cpu[row]), int(table.alloc_cpu[row]), "Insufficient cpu"),
-        (mem, int(table.req_mem[row]), int(table.alloc_mem[row]), "Insufficient memory"),
-        (eph, int(table.req_eph[row]), int(table.alloc_eph[row]), "Insufficient ephemeral-storage"),
+        (cpu, int(table.req_cpu[row]) + extra[0], int(table.alloc_cpu[row]), "Insufficient cpu"),
+        (mem, int(table.req_mem[row]) + extra[1], int(table.alloc_mem[row]), "Insufficient memory"),
+        (
+            eph,
+            int(table.req_eph[row]) + extra[2],
+            int(table.alloc_eph[row]),
+            "Insufficient ephemeral-storage",
+        ),
     ):
         if amount > 0 and amount > capacity - used:
             reasons.append(reason)
@@ -117,24 +188,34 @@ class FastPath:
         self.table = table
         self._score_cache: dict[tuple[int, int, int, int], _ScoreCache] = {}
 
-    def _feasible(self, pod: PodInfo, lo: int, hi: int) -> BoolArray:
-        """Rows ``lo..hi`` that pass NodeUnschedulable, TaintToleration and NodeResourcesFit."""
+    def _feasible(self, pod: PodInfo, lo: int, hi: int, load: Load | None = None) -> BoolArray:
+        """Rows ``lo..hi`` that pass NodeUnschedulable, TaintToleration and NodeResourcesFit
+        (with the nominated pods' requests in ``load`` added)."""
         table = self.table
         cpu = pod.requests.get(CPU, 0)
         mem = pod.requests.get(MEMORY, 0)
         eph = pod.requests.get(EPHEMERAL_STORAGE, 0)
-        ok = table.pods[lo:hi] < table.alloc_pods[lo:hi]
-        if cpu:
-            ok &= table.req_cpu[lo:hi] + cpu <= table.alloc_cpu[lo:hi]
-        if mem:
-            ok &= table.req_mem[lo:hi] + mem <= table.alloc_mem[lo:hi]
-        if eph:
-            ok &= table.req_eph[lo:hi] + eph <= table.alloc_eph[lo:hi]
+        if load is None:
+            ok = table.pods[lo:hi] < table.alloc_pods[lo:hi]
+            if cpu:
+                ok &= table.req_cpu[lo:hi] + cpu <= table.alloc_cpu[lo:hi]
+            if mem:
+                ok &= table.req_mem[lo:hi] + mem <= table.alloc_mem[lo:hi]
+            if eph:
+                ok &= table.req_eph[lo:hi] + eph <= table.alloc_eph[lo:hi]
+        else:
+            ok = table.pods[lo:hi] + load.pods[lo:hi] < table.alloc_pods[lo:hi]
+            if cpu:
+                ok &= table.req_cpu[lo:hi] + load.cpu[lo:hi] + cpu <= table.alloc_cpu[lo:hi]
+            if mem:
+                ok &= table.req_mem[lo:hi] + load.mem[lo:hi] + mem <= table.alloc_mem[lo:hi]
+            if eph:
+                ok &= table.req_eph[lo:hi] + load.eph[lo:hi] + eph <= table.alloc_eph[lo:hi]
         if table.any_blocked:
             ok &= ~table.blocked[lo:hi]
         return ok
 
-    def status_of(self, pod: PodInfo, row: int) -> Status | None:
+    def status_of(self, pod: PodInfo, row: int, load: Load | None = None) -> Status | None:
         """The general-path status of one row (used for failure diagnostics)."""
         table = self.table
         if table.unschedulable[row]:
@@ -147,6 +228,7 @@ class FastPath:
             pod.requests.get(CPU, 0),
             pod.requests.get(MEMORY, 0),
             pod.requests.get(EPHEMERAL_STORAGE, 0),
+            load,
         )
         return status.with_plugin("NodeResourcesFit") if status.reasons else None
 
@@ -158,12 +240,15 @@ class FastPath:
         wanted: int,
         nominated_rows: Sequence[int],
         filter_node: FilterNode,
+        load: Load | None = None,
     ) -> FastResult:
         """Upstream ``findNodesThatPassFilters`` over the table, from row ``start``.
 
         Rows are examined in order from ``start`` (wrapping), in chunks, and the search
         stops at the ``wanted``-th feasible row — exactly the rows and the processed
-        count of the general path, without touching the rest of the table.
+        count of the general path, without touching the rest of the table. ``load`` holds
+        the requests of nominated pods the caller resolved itself (then ``nominated_rows``
+        lists only rows that still need the general filters).
         """
         n = self.table.size
         overrides = {row: filter_node(row) for row in nominated_rows}
@@ -172,7 +257,7 @@ class FastPath:
         count = 0
         processed = 0
         for lo, hi in _segments(start, n, chunk):
-            ok = self._feasible(pod, lo, hi)
+            ok = self._feasible(pod, lo, hi, load)
             for row, status in overrides.items():
                 if lo <= row < hi:
                     ok[row - lo] = status is None
@@ -187,13 +272,24 @@ class FastPath:
             count += len(rows)
             processed += hi - lo
         feasible = np.concatenate(found) if found else np.zeros(0, np.int64)
-        rejected: dict[int, Status] = {}
+        rejected = None
         if count == 0:
-            for lo, hi in _segments(start, n, n or 1):
-                for row in range(lo, hi):
-                    status = overrides[row] if row in overrides else self.status_of(pod, row)
-                    if status is not None:
-                        rejected[row] = status
+            kinds = plain_kinds(
+                self.table,
+                pod.requests.get(CPU, 0),
+                pod.requests.get(MEMORY, 0),
+                pod.requests.get(EPHEMERAL_STORAGE, 0),
+                load,
+            )
+            palette = list(PLAIN_PALETTE)
+            for row, status in overrides.items():
+                if status is None:
+                    kinds[row] = -1
+                else:
+                    kinds[row] = len(palette)
+                    palette.append(status)
+            table = self.table
+            rejected = RowStatuses(table.names, table.index, kinds, palette, start)
         return FastResult(feasible, np.zeros(0, np.int64), processed, rejected)
 
     def score(self, pod: PodInfo, rows: IntArray) -> IntArray:

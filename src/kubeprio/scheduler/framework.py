@@ -429,9 +429,12 @@ class FilterPlugin(Plugin, Protocol):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class NodeToStatus:
-    """Filter outcomes of a cycle: rejected nodes and the status of nodes not listed."""
+    """Filter outcomes of a cycle: rejected nodes and the status of nodes not listed.
 
-    statuses: dict[str, Status]
+    ``statuses`` is read-only once built; the fast path passes a ``rowstatus.RowStatuses``.
+    """
+
+    statuses: Mapping[str, Status]
     absent: Status = dataclasses.field(
         default_factory=lambda: Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
     )

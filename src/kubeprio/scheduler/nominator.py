@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from typing import Protocol
 
 from kubeprio.api.core import Pod
 from kubeprio.client.informer import Lister
@@ -51,15 +52,28 @@ def nominated_node_name(pod: Pod) -> str:
     return (status.nominated_node_name if status is not None else None) or ""
 
 
+class NominationObserver(Protocol):
+    """Told of every nomination change (the fast path keeps nominated requests as columns)."""
+
+    def nominated(self, pod: PodInfo, node_name: str) -> None:
+        """``pod`` is now nominated to ``node_name``."""
+        ...
+
+    def unnominated(self, uid: str) -> None:
+        """The pod with ``uid`` is no longer nominated."""
+        ...
+
+
 class Nominator:
     """Node -> nominated pods and UID -> node (upstream ``nominator``)."""
 
-    __slots__ = ("_by_node", "_node_of", "_pod_lister")
+    __slots__ = ("_by_node", "_node_of", "_pod_lister", "observer")
 
     def __init__(self, pod_lister: Lister[Pod] | None = None) -> None:
         self._pod_lister = pod_lister
         self._by_node: dict[str, dict[str, PodInfo]] = {}
         self._node_of: dict[str, str] = {}
+        self.observer: NominationObserver | None = None
 
     def __len__(self) -> int:
         return len(self._node_of)
@@ -80,6 +94,8 @@ class Nominator:
                 return  # deleted, or already bound: nothing left to reserve room for
         self._node_of[pod_info.uid] = node
         self._by_node.setdefault(node, {})[pod_info.uid] = pod_info
+        if self.observer is not None:
+            self.observer.nominated(pod_info, node)
 
     def update_nominated_pod(self, old: Pod, new_info: PodInfo) -> None:
         """Replace ``old``'s entry with ``new_info`` (upstream ``UpdateNominatedPod``)."""
@@ -105,6 +121,8 @@ class Nominator:
         pods.pop(uid, None)
         if not pods:
             del self._by_node[node]
+        if self.observer is not None:
+            self.observer.unnominated(uid)
 
     def nominated_node(self, uid: str) -> str | None:
         """The node ``uid`` is nominated to, if any."""

@@ -37,6 +37,7 @@ from kubeprio.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
+from kubeprio.scheduler.rowstatus import error_statuses, reason_counts
 from kubeprio.scheduler.snapshot import NodeInfo
 
 NO_VICTIMS: Final = "No preemption victims found for incoming pod"
@@ -71,6 +72,37 @@ class Candidate:
 
     node_name: str
     victims: Victims
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DryRunFailure:
+    """No candidate node: the dry run's errors (in evaluation order), else how many of the
+    ``evaluated`` nodes failed with each reason."""
+
+    errors: tuple[str, ...]
+    counts: dict[str, int]
+    evaluated: int
+
+
+class IndexedPreemption(Protocol):
+    """A faster way to the same decision for the pods it ``applies`` to (``fastpreemption``)."""
+
+    def applies(self, pod: PodInfo, pdbs: Sequence[PodDisruptionBudget]) -> bool:
+        """Whether ``find_best`` gives the general path's answer for ``pod``."""
+        ...
+
+    def find_best(
+        self,
+        pod: PodInfo,
+        filtered: NodeToStatus,
+        *,
+        rng: random.Random,
+        args: PreemptionArgs,
+        now_nanos: int,
+    ) -> Candidate | DryRunFailure:
+        """``findCandidates`` + ``DryRunPreemption`` + ``SelectCandidate``, with the same
+        use of ``rng``."""
+        ...
 
 
 class Executor(Protocol):
@@ -109,7 +141,7 @@ def pods_with_pdb_violation(
 ) -> tuple[list[PodInfo], list[PodInfo]]:
     """Upstream ``filterPodsWithPDBViolation``: (violating, non-violating), order kept."""
     allowed = [(pdb.status.disruptions_allowed or 0) if pdb.status else 0 for pdb in pdbs]
-    parsed = [_pdb_selector(pdb) for pdb in pdbs]
+    parsed = [pdb_selector(pdb) for pdb in pdbs]
     violating: list[PodInfo] = []
     non_violating: list[PodInfo] = []
     for info in pods:
@@ -133,7 +165,7 @@ def pods_with_pdb_violation(
     return violating, non_violating
 
 
-def _pdb_selector(pdb: PodDisruptionBudget) -> Selector | None:
+def pdb_selector(pdb: PodDisruptionBudget) -> Selector | None:
     """The PDB's selector, or None when it does not parse (upstream skips such a PDB)."""
     try:
         return label_selector_as_selector(pdb.spec.selector if pdb.spec else None)
@@ -169,6 +201,8 @@ class Evaluator:
         self.clock = clock
         self.rng = rng
         self.args = args or PreemptionArgs()
+        self.indexed: IndexedPreemption | None = None
+        """Set by ``setup`` when the fast path is on: used for the pods it applies to."""
 
     def _now_nanos(self) -> int:
         return round(self.clock.now() * 1_000_000_000)
@@ -192,9 +226,26 @@ class Evaluator:
         if not eligible:
             return None, unschedulable(message)
         all_nodes = self.handle.node_infos()
+        indexed = self.indexed
+        if indexed is not None:
+            pdbs = self._pdbs()
+            if indexed.applies(pod, pdbs):
+                found = indexed.find_best(
+                    pod, filtered, rng=self.rng, args=self.args, now_nanos=self._now_nanos()
+                )
+                if isinstance(found, DryRunFailure):
+                    if found.errors:
+                        return None, error(aggregate_message(found.errors))
+                    counts = dict(found.counts)
+                    absent = len(all_nodes) - found.evaluated
+                    if absent > 0:
+                        counts[NOT_HELPFUL] = counts.get(NOT_HELPFUL, 0) + absent
+                    message = format_fit_error(len(all_nodes), counts)
+                    return PostFilterResult(""), unschedulable(message)
+                return self._prepare(found, pod)
         candidates, statuses = self.find_candidates(state, all_nodes, pod, filtered)
         if not candidates:
-            errors = [s.message for s in statuses.statuses.values() if s.code is Code.ERROR]
+            errors = [s.message for s in error_statuses(statuses.statuses)]
             if errors:
                 return None, error(aggregate_message(errors))
             message = fit_error_message(
@@ -204,6 +255,10 @@ class Evaluator:
         best = self.select_candidate(candidates)
         if best is None or not best.node_name:
             return None, unschedulable(NO_CANDIDATE)
+        return self._prepare(best, pod)
+
+    def _prepare(self, best: Candidate, pod: PodInfo) -> tuple[PostFilterResult | None, Status]:
+        """Upstream ``prepareCandidate`` through the executor; the nominated node on success."""
         status = self.executor.prepare_candidate(best, pod)
         if status is not None:
             return None, status
@@ -331,15 +386,19 @@ class Evaluator:
     # --- choosing the node ------------------------------------------------------------------------
 
     def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
-        """Upstream ``SelectCandidate`` + ``pickOneNodeForPreemption``."""
+        """Upstream ``SelectCandidate`` + ``pickOneNodeForPreemption``.
+
+        Upstream ranges over a Go map, so among candidates tied on every criterion it takes
+        whichever the map yields first: a random one. kubeprio draws it with one seeded
+        ``randrange`` over the tied candidates in candidate order (each equally likely, as a
+        shuffle would make them; the indexed path draws the same way).
+        """
         if not candidates:
             return None
         if len(candidates) == 1:
             return candidates[0]
         now = self._now_nanos()
         remaining = list(candidates)
-        # Upstream ranges over a Go map here, so the final tie-break is random: seed it.
-        self.rng.shuffle(remaining)
         for score in (
             lambda c: -c.victims.num_pdb_violations,
             lambda c: -c.victims.pods[0].priority,
@@ -359,7 +418,7 @@ class Evaluator:
             if len(selected) == 1:
                 return selected[0]
             remaining = selected
-        return remaining[0]
+        return remaining[self.rng.randrange(len(remaining))]
 
 
 def aggregate_message(messages: Sequence[str]) -> str:
@@ -396,18 +455,27 @@ def fit_error_message(
     post_filter_message: str = "",
 ) -> str:
     """Upstream ``FitError.Error``: ``0/N nodes are available: <sorted histogram>.``"""
-    message = f"0/{num_all_nodes} nodes are available:"
-    if pre_filter_message:
-        message += f" {pre_filter_message}."
-    else:
-        counts: dict[str, int] = {}
-        for status in statuses.statuses.values():
-            for reason in status.reasons:
-                counts[reason] = counts.get(reason, 0) + 1
+    counts: dict[str, int] = {}
+    if not pre_filter_message:
+        counts = reason_counts(statuses.statuses)
         absent = num_all_nodes - len(statuses.statuses)
         if absent > 0:
             for reason in statuses.absent.reasons:
                 counts[reason] = counts.get(reason, 0) + absent
+    return format_fit_error(num_all_nodes, counts, pre_filter_message, post_filter_message)
+
+
+def format_fit_error(
+    num_all_nodes: int,
+    counts: dict[str, int],
+    pre_filter_message: str = "",
+    post_filter_message: str = "",
+) -> str:
+    """``fit_error_message`` from the reason histogram (how many nodes gave each reason)."""
+    message = f"0/{num_all_nodes} nodes are available:"
+    if pre_filter_message:
+        message += f" {pre_filter_message}."
+    else:
         histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
         if histogram:
             message += f" {', '.join(histogram)}."

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, overload
 
 import numpy as np
@@ -50,8 +50,10 @@ from kubeprio.scheduler.framework import (
     pod_priority,
     unresolvable,
 )
+from kubeprio.scheduler.nominatedload import NominatedLoad
 from kubeprio.scheduler.nominator import NominatingInfo
 from kubeprio.scheduler.preemption import fit_error_message
+from kubeprio.scheduler.rowstatus import RowStatuses, error_statuses, rejector_plugins
 from kubeprio.scheduler.runtime import Framework
 from kubeprio.scheduler.snapshot import NodeInfo
 
@@ -162,6 +164,8 @@ class Scheduler:
         self.cache = cache if cache is not None else Cache()
         self.recorder = EventRecorder(client, clock=clock, component=scheduler_name)
         self.fast = FastPath(self.cache.table) if fast_path else None
+        self.nominated_load = NominatedLoad(self.cache.table) if fast_path else None
+        """Nominated pods' requests per row; ``setup`` makes it the nominator's observer."""
         self.next_start_node_index = 0
         self._fast_rows: npt.NDArray[np.int64] | None = None
         self._pre_filter_result: tuple[PreFilterResult | None, Status | None, list[str]] | None = (
@@ -398,13 +402,16 @@ class Scheduler:
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowing))}]"
             )
         feasible: Sequence[NodeInfo]
+        statuses: Mapping[str, Status] = diagnosis
         if nodes is all_nodes and fast:
-            feasible, processed = self._find_nodes_fast(state, pod, all_nodes, diagnosis)
+            feasible, processed, rejected = self._find_nodes_fast(state, pod, all_nodes)
+            if rejected is not None:
+                statuses = rejected
         else:
             feasible, processed = self._find_nodes_that_pass_filters(state, pod, nodes, diagnosis)
         if all_nodes:
             self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
-        return feasible, NodeToStatus(diagnosis, absent), ""
+        return feasible, NodeToStatus(statuses, absent), ""
 
     def _ensure_pre_filter(
         self, state: CycleState, pod: PodInfo
@@ -449,21 +456,26 @@ class Scheduler:
         return self.fast is not None and self.cache.pods_with_affinity == 0 and is_plain_pod(pod)
 
     def _find_nodes_fast(
-        self,
-        state: CycleState,
-        pod: PodInfo,
-        nodes: Sequence[NodeInfo],
-        diagnosis: dict[str, Status],
-    ) -> tuple[Sequence[NodeInfo], int]:
+        self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]
+    ) -> tuple[Sequence[NodeInfo], int, RowStatuses | None]:
         """``_find_nodes_that_pass_filters`` for plain pods, vectorised (``fastpath``).
 
-        Rejected nodes are diagnosed only when none is feasible (only then are they read).
+        Rejected nodes are diagnosed only when none is feasible (only then are they read),
+        as ``RowStatuses``. Nominated pods count through their requests
+        (``nominatedload``), which is exact for a plain pod.
         """
         assert self.fast is not None
         table = self.cache.table
-        nominated_rows = [
-            table.index[name] for name in self.queue.nominator.nodes() if name in table.index
-        ]
+        load = None
+        nominated_rows: list[int] = []
+        if self.nominated_load is not None and len(self.nominated_load) == len(
+            self.queue.nominator
+        ):
+            load = self.nominated_load.load(pod.priority, pod.uid)
+        else:
+            nominated_rows = [
+                table.index[name] for name in self.queue.nominator.nodes() if name in table.index
+            ]
         wanted = num_feasible_nodes_to_find(self.framework.percentage_of_nodes_to_score, len(nodes))
         result = self.fast.find(
             pod,
@@ -471,11 +483,10 @@ class Scheduler:
             wanted=wanted,
             nominated_rows=nominated_rows,
             filter_node=lambda row: self._filter_one(state, pod, nodes[row]),
+            load=load,
         )
-        for row, status in result.rejected.items():
-            diagnosis[nodes[row].name] = status
         self._fast_rows = result.feasible
-        return RowNodes(result.feasible, nodes), result.processed
+        return RowNodes(result.feasible, nodes), result.processed, result.rejected
 
     def _filter_one(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         self._ensure_pre_filter(state, pod)
@@ -507,8 +518,9 @@ class Scheduler:
         pre_filter_message: str,
     ) -> ScheduleFailure:
         """Build the FitError, then run PostFilter (preemption) as upstream's schedulingCycle does."""
-        if any(s.code is Code.ERROR for s in diagnosis.statuses.values()):
-            first = next(s for s in diagnosis.statuses.values() if s.code is Code.ERROR)
+        failed = error_statuses(diagnosis.statuses)
+        if failed:
+            first = failed[0]
             return ScheduleFailure(first, first.message)
         if pre_filter_message and not diagnosis.absent.is_rejected():
             return ScheduleFailure(diagnosis.absent, pre_filter_message)
@@ -590,7 +602,7 @@ class Scheduler:
         reason = REASON_UNSCHEDULABLE if status.is_rejected() else REASON_SCHEDULER_ERROR
         rejectors = set()
         if failure.diagnosis is not None:
-            rejectors = {s.plugin for s in failure.diagnosis.statuses.values() if s.plugin}
+            rejectors = rejector_plugins(failure.diagnosis.statuses)
             if failure.diagnosis.absent.plugin:
                 rejectors.add(failure.diagnosis.absent.plugin)
         latest = self.current_pod(pod) or pod

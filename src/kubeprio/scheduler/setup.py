@@ -25,6 +25,7 @@ from kubeprio.clock import Clock
 from kubeprio.scheduler import framework, plugin_args
 from kubeprio.scheduler.cache import Cache
 from kubeprio.scheduler.executor import ClientExecutor
+from kubeprio.scheduler.fastpreemption import FastPreemption
 from kubeprio.scheduler.plugins import podtopologyspread, registry
 from kubeprio.scheduler.plugins.defaultpreemption import DefaultPreemption
 from kubeprio.scheduler.plugins.queuesort import PrioritySort
@@ -170,6 +171,8 @@ def new_scheduler(
         pod_lister=scheduler.pods,
         namespace_labels=namespace_labels,
     )
+    if scheduler.nominated_load is not None:
+        scheduler.queue.nominator.observer = scheduler.nominated_load
     if profile.is_enabled("postFilter", "DefaultPreemption"):
         args = plugin_args.parse_args(
             "DefaultPreemption",
@@ -187,5 +190,14 @@ def new_scheduler(
             rng=rng,
             args=args if isinstance(args, PreemptionArgs) else None,
         )
+        if scheduler.fast is not None and scheduler.nominated_load is not None:
+            queue = scheduler.queue
+            evaluator.indexed = FastPreemption(
+                cache,
+                scheduler.nominated_load,
+                nominations=lambda: len(queue.nominator),
+                # The default profile's plugins, unless someone swapped the framework.
+                default_profile=lambda: scheduler.framework is runtime,
+            )
         runtime.post_filter_plugins.append(DefaultPreemption(evaluator))
     return scheduler

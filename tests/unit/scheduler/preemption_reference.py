@@ -11,8 +11,8 @@ topology spreading, whose PreFilter state does not depend on other pods.
 
 Randomness is consumed exactly where upstream consumes it (and where the evaluator
 models it): one ``randrange(N)`` for the candidate offset (§4.3, only when there are
-potential nodes), and one shuffle of the candidate list standing for Go's map order in
-``pickOneNodeForPreemption`` (only when there are two or more candidates).
+potential nodes), and one draw among fully tied candidates standing for Go's map order in
+``pickOneNodeForPreemption`` (only when two or more candidates tie on every criterion).
 """
 
 from __future__ import annotations
@@ -257,7 +257,6 @@ class ReferencePreemption:
             ), statuses
         # §4.7 choosing the node.
         if len(candidates) > 1:
-            rng.shuffle(candidates)
             for key in (
                 lambda c: -c[2],
                 lambda c: -c[1][0].priority,
@@ -273,6 +272,10 @@ class ReferencePreemption:
                 candidates = [c for c in candidates if key(c) == best]
                 if len(candidates) == 1:
                     break
+            else:
+                # Tied on every criterion: upstream's Go map order is random; one uniform
+                # draw among the ties in candidate order (docs/design.md, "Decisions").
+                candidates = [candidates[rng.randrange(len(candidates))]]
         name, victims, violations = candidates[0]
         return Decision(name, tuple(v.pod.metadata.name or "" for v in victims), violations), (
             statuses

@@ -166,7 +166,9 @@ def test_find_visits_nodes_like_find_nodes_that_pass_filters(
     assert result.processed == expected_processed
     if not expected_feasible:
         # Rejections are only reported when nothing fits (only then are they read).
-        assert {table.names[row]: s for row, s in result.rejected.items()} == expected_rejected
+        # RowStatuses is a mapping from node name to status.
+        assert result.rejected is not None
+        assert dict(result.rejected.items()) == expected_rejected
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])

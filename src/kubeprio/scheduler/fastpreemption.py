@@ -1,0 +1,485 @@
+"""Indexed preemption: upstream's DefaultPreemption decision for plain pods, vectorised.
+
+The ``preemption.Evaluator`` runs upstream's algorithm node by node in Python: clone the
+node, remove every lower-priority pod, run the filters, add the pods back one by one in
+importance order and filter again. For a *plain* preemptor (``fastpath.is_plain_pod``) in
+a cluster without inter-pod (anti-)affinity and without PodDisruptionBudgets that select
+any pod, the default filters on a node reduce to resource arithmetic
+(``nodeunschedulable``, ``tainttoleration`` and ``noderesources/fit`` over the node's
+requests, plus the requests of pods nominated there with at least the preemptor's
+priority, ``nominatedload``). This module computes the very same decision over the
+``VictimTable`` (each node's pods already in importance order), for many nodes at once:
+
+1. potential nodes: rows whose filter status is exactly Unschedulable, in node order
+   (``findCandidates``); the same ``rng.randrange`` offset and candidate budget;
+2. rows in order from the offset, in chunks, until the budget of candidates is reached
+   (``DryRunPreemption``'s stop rule: without PDBs every candidate is non-violating);
+   per row, as ``SelectVictimsOnNode``: no lower-priority pod -> ``No preemption victims
+   found for incoming pod``; not fitting with all of them removed -> that filter status;
+   else the reprieve, most important pod first, as a loop over the few columns of the
+   block (each step vectorised across rows);
+3. ``SelectCandidate``'s criteria (fewest PDB violations: all 0; lowest highest-victim
+   priority; smallest sum of priority + 2^31; fewest victims; latest start of the first
+   victim), then one ``rng.randrange`` among the ties in candidate order, as the general
+   path does.
+
+A row's outcome is kept per preemptor shape and reused while the row's ``NodeTable``,
+``VictimTable`` and ``NominatedLoad`` versions are unchanged.
+
+The upstream algorithm stays the specification: ``tests/unit/scheduler/
+test_fastpreemption_differential.py`` checks this module against the Evaluator's general
+path on random clusters (victims, node, message and the rng state afterwards).
+
+Driven by the ``Evaluator`` (``IndexedPreemption``); reads the cache and never changes it
+(the executor evicts); no clock (the Evaluator passes ``now``), no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from kubeprio.scheduler.cache import Cache
+from kubeprio.scheduler.fastpath import (
+    KIND_RESOURCES,
+    KIND_TAINT,
+    KIND_UNSCHEDULABLE,
+    PLAIN_PALETTE,
+    is_plain_pod,
+)
+from kubeprio.scheduler.framework import Code, NodeToStatus, PodInfo
+from kubeprio.scheduler.nodetable import NodeTable
+from kubeprio.scheduler.nominatedload import Load, NominatedLoad
+from kubeprio.scheduler.preemption import (
+    INT32_SHIFT,
+    NO_VICTIMS,
+    Candidate,
+    DryRunFailure,
+    PreemptionArgs,
+    Victims,
+    number_of_candidates,
+    pdb_selector,
+)
+from kubeprio.scheduler.rowstatus import RowStatuses
+from kubeprio.scheduler.victimtable import (
+    CPU_FIELD,
+    EPH_FIELD,
+    PAD_PRIORITY,
+    PRIO,
+    SEQ,
+    SLOT,
+    START,
+    STARTLESS,
+    VictimTable,
+)
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+KIND_NO_VICTIMS: Final = len(PLAIN_PALETTE)
+KIND_NO_VICTIM_FOUND: Final = KIND_NO_VICTIMS + 1
+"""A candidate whose reprieve kept every pod: upstream's ``expected at least one victim``."""
+UNBOUNDED: Final = 2**62
+"""Room for a resource the pod does not request (sums of requests stay far below)."""
+CACHED_SHAPES: Final = 16
+"""Preemptor shapes whose per-row outcomes are kept."""
+MASK_BITS: Final = 62
+"""Rows with more pods than this keep no victim mask (their outcome is recomputed)."""
+MIN_CHUNK: Final = 128
+"""Fewest rows dry-run per numpy step."""
+
+
+def potential_rows(filtered: NodeToStatus, table: NodeTable) -> IntArray:
+    """Rows whose status is exactly Unschedulable, in node order (``findCandidates``)."""
+    n = table.size
+    statuses = filtered.statuses
+    absent_helps = filtered.absent.code is Code.UNSCHEDULABLE
+    if isinstance(statuses, RowStatuses) and len(statuses.kinds) == n:
+        codes = statuses.codes()
+        if absent_helps:
+            codes = np.where(codes < 0, int(Code.UNSCHEDULABLE), codes)
+        return np.flatnonzero(codes == int(Code.UNSCHEDULABLE))
+    if absent_helps:
+        names = table.names
+        return np.array(
+            [row for row in range(n) if filtered.get(names[row]).code is Code.UNSCHEDULABLE],
+            np.int64,
+        )
+    index = table.index
+    rows = sorted(
+        index[name]
+        for name, status in statuses.items()
+        if status.code is Code.UNSCHEDULABLE and name in index
+    )
+    return np.array(rows, np.int64)
+
+
+def pdbs_select_no_pod(pdbs: Sequence[PodDisruptionBudget], namespace_pods: dict[str, int]) -> bool:
+    """No PDB can select a pod: each has an empty or invalid selector (upstream's
+    ``filterPodsWithPDBViolation`` skips those), or no pod lives in its namespace."""
+    for pdb in pdbs:
+        if not namespace_pods.get(pdb.metadata.namespace or "", 0):
+            continue
+        selector = pdb_selector(pdb)
+        if selector is not None and not selector.is_empty():
+            return False
+    return True
+
+
+def _importance_order(block: IntArray, now_nanos: int) -> IntArray:
+    """``block`` (``FIELDS, width, rows``) re-sorted by importance per row, with start-less
+    pods starting at ``now_nanos``."""
+    priority = block[PRIO]
+    start = block[START]
+    effective = np.where(start == STARTLESS, now_nanos, start)
+    pad = priority == PAD_PRIORITY
+    order = np.lexsort((block[SEQ], effective, -priority, pad), axis=0)
+    return np.take_along_axis(block, order[None, :, :], axis=1)
+
+
+class _Verdicts:
+    """Per-row outcomes of ``SelectVictimsOnNode`` for one preemptor shape, with the row,
+    victim-table and nominated-load versions they were computed at (-1: recompute)."""
+
+    __slots__ = (
+        "count",
+        "epoch",
+        "kinds",
+        "load_version",
+        "mask",
+        "start",
+        "table_version",
+        "top",
+        "total",
+        "victim_version",
+    )
+
+    def __init__(self, epoch: int, capacity: int) -> None:
+        self.epoch = epoch
+        self.table_version: IntArray = np.full(capacity, -1, np.int64)
+        self.victim_version: IntArray = np.full(capacity, -1, np.int64)
+        self.load_version: IntArray = np.full(capacity, -1, np.int64)
+        self.kinds: IntArray = np.zeros(capacity, np.int64)
+        """Status kind (-1: a candidate)."""
+        self.top: IntArray = np.zeros(capacity, np.int64)
+        """Priority of the first (most important) victim."""
+        self.total: IntArray = np.zeros(capacity, np.int64)
+        """Sum of the victims' priority + 2^31."""
+        self.count: IntArray = np.zeros(capacity, np.int64)
+        self.start: IntArray = np.zeros(capacity, np.int64)
+        """Start of the first victim (``STARTLESS``: now)."""
+        self.mask: IntArray = np.zeros(capacity, np.int64)
+        """Bit j set: the row's j-th pod is a victim."""
+
+
+@dataclasses.dataclass(slots=True)
+class _DryRun:
+    """One chunk of rows dry-run: statuses as kinds (-1: candidate) and the victims."""
+
+    rows: IntArray
+    kinds: IntArray
+    victims: BoolArray
+    """``victims[j, i]``: the ``j``-th pod of row ``i`` is evicted."""
+    block: IntArray
+    """The rows' pods in importance order (``VictimTable.data`` layout: field, j, row)."""
+
+
+class FastPreemption:
+    """``IndexedPreemption`` over the cache's ``VictimTable`` and the nominated load."""
+
+    def __init__(
+        self,
+        cache: Cache,
+        load: NominatedLoad,
+        *,
+        nominations: Callable[[], int],
+        default_profile: Callable[[], bool],
+    ) -> None:
+        self.cache = cache
+        self.load = load
+        self._nominations = nominations
+        self._default_profile = default_profile
+        self._cache: dict[tuple[int, int, int, int], _Verdicts] = {}
+        self.chunk_rows: int | None = None
+        """Rows dry-run per numpy step (default: twice the candidate budget, at least
+        ``MIN_CHUNK``); tests set a small one to exercise the chunking."""
+
+    @property
+    def victims(self) -> VictimTable:
+        """The cache's victim table."""
+        return self.cache.victims
+
+    def applies(self, pod: PodInfo, pdbs: Sequence[PodDisruptionBudget]) -> bool:
+        """Whether the indexed path gives the general path's answer for ``pod``."""
+        cache = self.cache
+        return (
+            self._default_profile()
+            and cache.pods_with_affinity == 0
+            and is_plain_pod(pod)
+            and cache.table.size == len(cache.node_infos())
+            and len(self.load) == self._nominations()
+            and pdbs_select_no_pod(pdbs, cache.victims.namespace_pods)
+        )
+
+    def find_best(
+        self,
+        pod: PodInfo,
+        filtered: NodeToStatus,
+        *,
+        rng: random.Random,
+        args: PreemptionArgs,
+        now_nanos: int,
+    ) -> Candidate | DryRunFailure:
+        """``findCandidates`` + ``DryRunPreemption`` + ``SelectCandidate`` for ``pod``.
+
+        Rows are dry-run in evaluation order, chunk by chunk, until the candidate budget
+        is met. A row's outcome is kept per preemptor shape (priority and requests) and
+        reused while the row, its pods and the pods nominated to it are unchanged (their
+        versions), so a stream of alike preemptors re-evaluates only the rows the last
+        decisions touched.
+        """
+        table = self.cache.table
+        victims = self.cache.victims
+        potential = potential_rows(filtered, table)
+        count = len(potential)
+        if count == 0:
+            return DryRunFailure((), {}, 0)
+        offset = rng.randrange(count)
+        wanted = number_of_candidates(count, args)
+        order = np.concatenate((potential[offset:], potential[:offset]))
+        verdicts = self._verdicts(pod)
+        load_versions = self.load.row_versions()
+        own_row = self.load.row_of(pod.uid)
+        load: Load | bool | None = False  # computed on first need
+        evaluated: list[IntArray] = []
+        found = 0
+        lo = 0
+        while lo < count:
+            chunk = self.chunk_rows or self._chunk(wanted - found, lo, found)
+            rows = order[lo : lo + chunk]
+            lo += chunk
+            stale = verdicts.table_version[rows] != table.version[rows]
+            stale |= verdicts.victim_version[rows] != victims.version[rows]
+            stale |= verdicts.load_version[rows] != load_versions[rows]
+            if own_row >= 0:
+                stale |= rows == own_row
+            if stale.any():
+                if load is False:
+                    load = self.load.load(pod.priority, pod.uid)
+                assert load is not True
+                self._refresh(verdicts, rows[stale], pod, load, now_nanos, own_row)
+            candidates = np.flatnonzero(verdicts.kinds[rows] < 0)
+            if found + len(candidates) >= wanted:
+                evaluated.append(rows[: int(candidates[wanted - found - 1]) + 1])
+                found = wanted
+                break
+            evaluated.append(rows)
+            found += len(candidates)
+        rows = np.concatenate(evaluated)
+        if found == 0:
+            return self._failure(rows, verdicts.kinds[rows])
+        return self._select(verdicts, rows[verdicts.kinds[rows] < 0], pod, rng, now_nanos)
+
+    def _verdicts(self, pod: PodInfo) -> _Verdicts:
+        """The outcome cache for ``pod``'s shape (new after the table renumbered rows)."""
+        table = self.cache.table
+        key = (
+            pod.priority,
+            pod.requests.get(CPU, 0),
+            pod.requests.get(MEMORY, 0),
+            pod.requests.get(EPHEMERAL_STORAGE, 0),
+        )
+        verdicts = self._cache.get(key)
+        if verdicts is None or verdicts.epoch != table.epoch:
+            if len(self._cache) >= CACHED_SHAPES:
+                self._cache.pop(next(iter(self._cache)))
+            verdicts = _Verdicts(table.epoch, table.capacity)
+            self._cache[key] = verdicts
+        return verdicts
+
+    def _refresh(
+        self,
+        verdicts: _Verdicts,
+        rows: IntArray,
+        pod: PodInfo,
+        load: Load | None,
+        now: int,
+        own_row: int,
+    ) -> None:
+        """Dry-run ``rows`` and keep their outcomes (with the versions they saw)."""
+        run = self._dry_run(rows, pod, load, now)
+        verdicts.kinds[rows] = run.kinds
+        chosen = run.victims
+        width = chosen.shape[0]
+        if width:
+            first = chosen.argmax(axis=0)
+            span = np.arange(len(rows))
+            priority = run.block[PRIO]
+            count = chosen.sum(axis=0)
+            verdicts.top[rows] = priority[first, span]
+            verdicts.total[rows] = np.where(chosen, priority, 0).sum(axis=0) + count * INT32_SHIFT
+            verdicts.count[rows] = count
+            verdicts.start[rows] = run.block[START][first, span]
+            if width <= MASK_BITS:
+                bits = np.left_shift(1, np.arange(width, dtype=np.int64))
+                verdicts.mask[rows] = bits @ chosen
+        table = self.cache.table
+        victims = self.cache.victims
+        keep = ~victims.needs_resort(rows, now)
+        if width > MASK_BITS:
+            keep[:] = False
+        if own_row >= 0:
+            keep &= rows != own_row
+        # Outcomes that depend on this decision alone (rows re-sorted at ``now``, the row
+        # the preemptor itself is nominated to) are used now and recomputed next time.
+        verdicts.table_version[rows] = np.where(keep, table.version[rows], -1)
+        verdicts.victim_version[rows] = victims.version[rows]
+        verdicts.load_version[rows] = self.load.row_versions()[rows]
+
+    @staticmethod
+    def _chunk(needed: int, evaluated: int, found: int) -> int:
+        """Rows to dry-run next: enough for the ``needed`` candidates at the rate seen so
+        far (all rows at first), with a margin, and never tiny."""
+        if found == 0:
+            estimate = needed if evaluated == 0 else 4 * needed
+        else:
+            estimate = needed * evaluated // found
+        return max(estimate + estimate // 8 + 8, MIN_CHUNK)
+
+    # --- SelectVictimsOnNode, many rows at once ----------------------------------------------------
+
+    def _dry_run(self, rows: IntArray, pod: PodInfo, load: Load | None, now: int) -> _DryRun:
+        """``SelectVictimsOnNode`` for every row of ``rows``.
+
+        A node holds few pods, so the pod axis is walked in Python and every step is one
+        numpy call across all rows; cpu, memory and ephemeral storage are the rows of one
+        ``(3, rows)`` array (a resource the pod does not ask for gets unbounded room, as
+        ``fitsRequest`` skips it).
+        """
+        table = self.cache.table
+        victims = self.cache.victims
+        priority = pod.priority
+        amounts = (
+            pod.requests.get(CPU, 0),
+            pod.requests.get(MEMORY, 0),
+            pod.requests.get(EPHEMERAL_STORAGE, 0),
+        )
+        size = len(rows)
+        counts = victims.count[rows]
+        width = int(counts.max()) if size else 0
+        block = np.take(victims.data, rows, axis=2)[:, :width]
+        resort = victims.needs_resort(rows, now)
+        if resort.any():
+            block[:, :, resort] = _importance_order(block[:, :, resort], now)
+        lower = block[PRIO] < priority
+        num_lower = lower.sum(axis=0)
+        sizes = block[CPU_FIELD : EPH_FIELD + 1]
+        # The node with every lower-priority pod removed (and nominated pods added).
+        used = np.stack((table.req_cpu[rows], table.req_mem[rows], table.req_eph[rows]))
+        used -= (sizes * lower).sum(axis=1)
+        used_pods = table.pods[rows] - num_lower
+        if load is not None:
+            used += np.stack((load.cpu[rows], load.mem[rows], load.eph[rows]))
+            used_pods += load.pods[rows]
+        alloc = np.stack((table.alloc_cpu[rows], table.alloc_mem[rows], table.alloc_eph[rows]))
+        alloc_pods = table.alloc_pods[rows]
+        request = np.array(amounts, np.int64)[:, None]
+        room = np.where(request > 0, alloc - request, UNBOUNDED)
+        short = used > room
+        beyond = short & (request > alloc)
+        bits = (used_pods + 1 > alloc_pods).astype(np.int64)
+        bits |= short[0] * 2 | short[1] * 4 | short[2] * 8
+        bits |= beyond.any(axis=0) * 16
+        kinds = np.where(bits > 0, KIND_RESOURCES + bits, -1)
+        if table.any_blocked:
+            kinds = np.where(table.hard_taint[rows], KIND_TAINT, kinds)
+            kinds = np.where(table.unschedulable[rows], KIND_UNSCHEDULABLE, kinds)
+        kinds[num_lower == 0] = KIND_NO_VICTIMS
+        chosen = np.zeros((width, size), np.bool_)
+        candidate = kinds < 0
+        if candidate.any():
+            # Reprieve, most important first: a lower-priority pod stays if the pod still
+            # fits with it back on the node (position j is each row's j-th pod).
+            first = int((counts - num_lower)[candidate].min())
+            pod_room = alloc_pods - 2
+            grown = np.empty_like(used)
+            below = np.empty(used.shape, np.bool_)
+            for j in range(first, width):
+                back = lower[j] & candidate
+                fits = used_pods <= pod_room
+                size_j = sizes[:, j]
+                np.add(used, size_j, out=grown)
+                np.less_equal(grown, room, out=below)
+                fits &= below[0]
+                fits &= below[1]
+                fits &= below[2]
+                keep = back & fits
+                used += size_j * keep
+                used_pods += keep
+                np.greater(back, fits, out=chosen[j])
+            kinds[candidate & ~chosen.any(axis=0)] = KIND_NO_VICTIM_FOUND
+        return _DryRun(rows, kinds, chosen, block)
+
+    # --- outcomes --------------------------------------------------------------------------------
+
+    def _failure(self, rows: IntArray, kinds: IntArray) -> DryRunFailure:
+        """Every potential row failed: errors, or the histogram of their reasons."""
+        names = self.cache.table.names
+        errors = tuple(
+            f'expected at least one victim pod on node "{names[row]}"'
+            for row in rows[kinds == KIND_NO_VICTIM_FOUND].tolist()
+        )
+        if errors:
+            return DryRunFailure(errors, {}, len(rows))
+        counts: dict[str, int] = {}
+        tally = np.bincount(kinds, minlength=KIND_NO_VICTIMS + 1)
+        for kind in np.flatnonzero(tally).tolist():
+            reasons = (NO_VICTIMS,) if kind == KIND_NO_VICTIMS else PLAIN_PALETTE[kind].reasons
+            for reason in reasons:
+                counts[reason] = counts.get(reason, 0) + int(tally[kind])
+        return DryRunFailure((), counts, len(rows))
+
+    def _select(
+        self,
+        verdicts: _Verdicts,
+        candidates: IntArray,
+        pod: PodInfo,
+        rng: random.Random,
+        now: int,
+    ) -> Candidate:
+        """``SelectCandidate`` over the candidate rows, in candidate (evaluation) order."""
+        selected = np.arange(len(candidates))
+        if len(selected) > 1:
+            start = verdicts.start[candidates]
+            for column in (
+                verdicts.top[candidates],
+                verdicts.total[candidates],
+                verdicts.count[candidates],
+                -np.where(start == STARTLESS, now, start),
+            ):
+                values = column[selected]
+                selected = selected[values == values.min()]
+                if len(selected) == 1:
+                    break
+        pick = 0 if len(selected) == 1 else rng.randrange(len(selected))
+        row = int(candidates[int(selected[pick])])
+        victims = self.cache.victims
+        if verdicts.table_version[row] >= 0:
+            bits = int(verdicts.mask[row])
+            positions = [j for j in range(bits.bit_length()) if bits >> j & 1]
+            slots = victims.data[SLOT, positions, row].tolist()
+        else:
+            # An outcome of this decision only: dry-run the row again for its victims.
+            load = self.load.load(pod.priority, pod.uid)
+            run = self._dry_run(np.array([row], np.int64), pod, load, now)
+            slots = run.block[SLOT][:, 0][run.victims[:, 0]].tolist()
+        return Candidate(
+            self.cache.table.names[row],
+            Victims(tuple(victims.pod(slot) for slot in slots), 0),
+        )
