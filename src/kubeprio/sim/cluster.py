@@ -17,6 +17,10 @@ from kubeprio.store.memory import MemoryStore
 __all__ = ["NODE_INDEX", "SimCluster", "derived_rng"]
 
 
+SIM_WATCH_HISTORY = 10_000
+"""Watch events a simulation's store keeps for replay (informers never fall behind)."""
+
+
 class SimCluster(ControlPlane):
     """Store, API, scheduler, controllers, kubelets and recorder, driven by one engine."""
 
@@ -29,7 +33,9 @@ class SimCluster(ControlPlane):
     ) -> None:
         clock = SimClock()
         super().__init__(
-            MemoryStore(),
+            # Every watcher in a simulation is an in-process informer pumped at each step,
+            # so a short replay window suffices; a long one only holds old object versions.
+            MemoryStore(history_limit=SIM_WATCH_HISTORY),
             clock=clock,
             seed=seed,
             scheduler_config=scheduler_config,
