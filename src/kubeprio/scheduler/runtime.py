@@ -11,7 +11,7 @@ without them).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, Literal
 
 from kubeprio.scheduler.framework import (
     BindPlugin,
@@ -181,15 +181,7 @@ class Framework:
         Any failure is an Error ``running AddPod on PreFilter plugin "<name>": <message>``
         (upstream ``RunPreFilterExtensionAddPod``).
         """
-        skip = state.skip_filter_plugins
-        for name, ext in self._extensions:
-            if name in skip:
-                continue
-            status = ext.add_pod(state, pod, pod_to_add, node)
-            if status is not None and status.code is not Code.SUCCESS:
-                message = f'running AddPod on PreFilter plugin "{name}": {status.message}'
-                return error(message).with_plugin(name)
-        return None
+        return self._run_pre_filter_extension("AddPod", state, pod, pod_to_add, node)
 
     def run_pre_filter_extension_remove_pod(
         self, state: CycleState, pod: PodInfo, pod_to_remove: PodInfo, node: NodeInfo
@@ -199,13 +191,25 @@ class Framework:
         Any failure is an Error ``running RemovePod on PreFilter plugin "<name>": <message>``
         (upstream ``RunPreFilterExtensionRemovePod``).
         """
+        return self._run_pre_filter_extension("RemovePod", state, pod, pod_to_remove, node)
+
+    def _run_pre_filter_extension(
+        self,
+        operation: Literal["AddPod", "RemovePod"],
+        state: CycleState,
+        pod: PodInfo,
+        other: PodInfo,
+        node: NodeInfo,
+    ) -> Status | None:
+        """Run one extension hook on every PreFilter plugin not skipped this cycle."""
         skip = state.skip_filter_plugins
         for name, ext in self._extensions:
             if name in skip:
                 continue
-            status = ext.remove_pod(state, pod, pod_to_remove, node)
+            hook = ext.add_pod if operation == "AddPod" else ext.remove_pod
+            status = hook(state, pod, other, node)
             if status is not None and status.code is not Code.SUCCESS:
-                message = f'running RemovePod on PreFilter plugin "{name}": {status.message}'
+                message = f'running {operation} on PreFilter plugin "{name}": {status.message}'
                 return error(message).with_plugin(name)
         return None
 
