@@ -398,6 +398,38 @@ class PreFilterExtensions(Protocol):
         ...
 
 
+class SignedPodUpdateExtensions:
+    """PreFilter extensions whose AddPod and RemovePod are one update counted +1 or -1.
+
+    InterPodAffinity and PodTopologySpread keep per-topology counts; adding a pod and
+    removing it differ only in the sign, so both hooks route to ``update_with_pod``.
+    """
+
+    __slots__ = ()
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        """AddPod/RemovePod keep the counts right while preemption moves pods."""
+        return self
+
+    def add_pod(
+        self, state: CycleState, pod: PodInfo, pod_to_add: PodInfo, node: NodeInfo
+    ) -> Status | None:
+        """Upstream ``AddPod``."""
+        return self.update_with_pod(state, pod, pod_to_add, node, 1)
+
+    def remove_pod(
+        self, state: CycleState, pod: PodInfo, pod_to_remove: PodInfo, node: NodeInfo
+    ) -> Status | None:
+        """Upstream ``RemovePod``."""
+        return self.update_with_pod(state, pod, pod_to_remove, node, -1)
+
+    def update_with_pod(
+        self, state: CycleState, pod: PodInfo, other: PodInfo, node: NodeInfo, delta: int
+    ) -> Status | None:
+        """Count ``other`` on ``node`` with weight ``delta`` (+1 added, -1 removed)."""
+        raise NotImplementedError
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class PreFilterResult:
     """Restricts the nodes worth filtering (``None`` node names: all nodes)."""

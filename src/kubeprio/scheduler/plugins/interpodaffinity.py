@@ -195,7 +195,7 @@ class _PreScoreState:
         return self
 
 
-class InterPodAffinity:
+class InterPodAffinity(framework.SignedPodUpdateExtensions):
     """Required pod (anti-)affinity as a filter, preferred as a score."""
 
     name: Final = NAME
@@ -280,31 +280,7 @@ class InterPodAffinity:
         )
         return None, None
 
-    def pre_filter_extensions(self) -> framework.PreFilterExtensions | None:
-        """AddPod/RemovePod keep the counts right while preemption moves pods."""
-        return self
-
-    def add_pod(
-        self,
-        state: framework.CycleState,
-        pod: framework.PodInfo,
-        pod_to_add: framework.PodInfo,
-        node: NodeInfo,
-    ) -> framework.Status | None:
-        """Upstream ``AddPod``."""
-        return self._update(state, pod, pod_to_add, node, 1)
-
-    def remove_pod(
-        self,
-        state: framework.CycleState,
-        pod: framework.PodInfo,
-        pod_to_remove: framework.PodInfo,
-        node: NodeInfo,
-    ) -> framework.Status | None:
-        """Upstream ``RemovePod``."""
-        return self._update(state, pod, pod_to_remove, node, -1)
-
-    def _update(
+    def update_with_pod(
         self,
         state: framework.CycleState,
         pod: framework.PodInfo,

@@ -342,7 +342,7 @@ def validate_args(args: PodTopologySpreadArgs) -> None:
         raise PluginArgsError(errors.aggregate_message(found))
 
 
-class PodTopologySpread:
+class PodTopologySpread(framework.SignedPodUpdateExtensions):
     """Hard (Filter) and soft (Score) pod topology spread constraints."""
 
     name: Final = NAME
@@ -439,31 +439,7 @@ class PodTopologySpread:
         )
         return None, None
 
-    def pre_filter_extensions(self) -> framework.PreFilterExtensions | None:
-        """AddPod/RemovePod keep the counts right while preemption moves pods."""
-        return self
-
-    def add_pod(
-        self,
-        state: framework.CycleState,
-        pod: framework.PodInfo,
-        pod_to_add: framework.PodInfo,
-        node: NodeInfo,
-    ) -> framework.Status | None:
-        """Upstream ``AddPod``."""
-        return self._update_with_pod(state, pod, pod_to_add, node, 1)
-
-    def remove_pod(
-        self,
-        state: framework.CycleState,
-        pod: framework.PodInfo,
-        pod_to_remove: framework.PodInfo,
-        node: NodeInfo,
-    ) -> framework.Status | None:
-        """Upstream ``RemovePod``."""
-        return self._update_with_pod(state, pod, pod_to_remove, node, -1)
-
-    def _update_with_pod(
+    def update_with_pod(
         self,
         state: framework.CycleState,
         pod: framework.PodInfo,
