@@ -15,6 +15,9 @@ from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
+from kubeprio.controllers.deployment import DeploymentController
+from kubeprio.controllers.disruption import DisruptionController
+from kubeprio.controllers.replicaset import ReplicaSetController
 from tests.conftest import ManualClock
 from tests.driving import Driver
 
@@ -37,6 +40,34 @@ class World:
 
     def add(self, *controllers: Any) -> None:
         self.driver.add(*controllers)
+
+    # --- controllers wired to this world's informers -------------------------------------------
+
+    def deployment_controller(self) -> DeploymentController:
+        return DeploymentController(
+            self.api,
+            clock=self.clock,
+            rng=self.rng,
+            deployments=self.deployments,
+            replicasets=self.replicasets,
+            pods=self.pods,
+        )
+
+    def replicaset_controller(self) -> ReplicaSetController:
+        return ReplicaSetController(
+            self.api, clock=self.clock, rng=self.rng, pods=self.pods, replicasets=self.replicasets
+        )
+
+    def disruption_controller(self) -> DisruptionController:
+        return DisruptionController(
+            self.api,
+            clock=self.clock,
+            rng=self.rng,
+            pods=self.pods,
+            pdbs=self.pdbs,
+            replicasets=self.replicasets,
+            deployments=self.deployments,
+        )
 
     def settle(self) -> None:
         self.driver.settle()

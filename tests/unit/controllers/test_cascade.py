@@ -14,9 +14,6 @@ from kubeprio.api.apps import Deployment, DeploymentSpec
 from kubeprio.api.core import Pod, PodCondition, PodTemplateSpec
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.api.policy import PodDisruptionBudget, PodDisruptionBudgetSpec
-from kubeprio.controllers.deployment import DeploymentController
-from kubeprio.controllers.disruption import DisruptionController
-from kubeprio.controllers.replicaset import ReplicaSetController
 from tests.builders import pod
 from tests.unit.controllers.conftest import World, add_kubelet
 
@@ -25,30 +22,9 @@ LABELS = {"app": "web"}
 
 def test_preempted_replica_is_replaced_and_its_budget_tightens(world: World) -> None:
     world.add(
-        DeploymentController(
-            world.api,
-            clock=world.clock,
-            rng=world.rng,
-            deployments=world.deployments,
-            replicasets=world.replicasets,
-            pods=world.pods,
-        ),
-        ReplicaSetController(
-            world.api,
-            clock=world.clock,
-            rng=world.rng,
-            pods=world.pods,
-            replicasets=world.replicasets,
-        ),
-        DisruptionController(
-            world.api,
-            clock=world.clock,
-            rng=world.rng,
-            pods=world.pods,
-            pdbs=world.pdbs,
-            replicasets=world.replicasets,
-            deployments=world.deployments,
-        ),
+        world.deployment_controller(),
+        world.replicaset_controller(),
+        world.disruption_controller(),
     )
     kubelet = add_kubelet(world)
     world.api.create(

@@ -18,8 +18,6 @@ from kubeprio.api.core import Container, PodTemplateSpec
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.client.protocol import DeleteRequest
 from kubeprio.controllers import deploymentutil as du
-from kubeprio.controllers.deployment import DeploymentController
-from kubeprio.controllers.replicaset import ReplicaSetController
 from tests.builders import pod
 from tests.unit.controllers.conftest import World
 
@@ -45,21 +43,8 @@ def deployment(
 
 def controllers(world: World) -> None:
     world.add(
-        DeploymentController(
-            world.api,
-            clock=world.clock,
-            rng=world.rng,
-            deployments=world.deployments,
-            replicasets=world.replicasets,
-            pods=world.pods,
-        ),
-        ReplicaSetController(
-            world.api,
-            clock=world.clock,
-            rng=world.rng,
-            pods=world.pods,
-            replicasets=world.replicasets,
-        ),
+        world.deployment_controller(),
+        world.replicaset_controller(),
     )
 
 
@@ -280,14 +265,7 @@ def test_proportional_scaling_TestScale(
 
 def test_a_stale_cache_does_not_create_a_second_replica_set(world: World) -> None:
     """``getNewReplicaSet``: AlreadyExists for a set we own is the set, not a collision."""
-    controller = DeploymentController(
-        world.api,
-        clock=world.clock,
-        rng=world.rng,
-        deployments=world.deployments,
-        replicasets=world.replicasets,
-        pods=world.pods,
-    )
+    controller = world.deployment_controller()
     world.api.create(deployment(2))
     world.deployments.pump()
     world.replicasets.pump()

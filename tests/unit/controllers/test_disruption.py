@@ -41,15 +41,7 @@ def pdb(
 
 
 def controller(world: World) -> DisruptionController:
-    dc = DisruptionController(
-        world.api,
-        clock=world.clock,
-        rng=world.rng,
-        pods=world.pods,
-        pdbs=world.pdbs,
-        replicasets=world.replicasets,
-        deployments=world.deployments,
-    )
+    dc = world.disruption_controller()
     world.add(dc)
     return dc
 

@@ -12,9 +12,7 @@ import dataclasses
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.core import Pod, PodTemplateSpec
 from kubeprio.api.meta import LabelSelector, ObjectMeta, OwnerReference
-from kubeprio.controllers.deployment import DeploymentController
 from kubeprio.controllers.garbagecollector import GarbageCollector
-from kubeprio.controllers.replicaset import ReplicaSetController
 from tests.builders import pod, pod_template
 from tests.unit.controllers.conftest import World
 
@@ -57,21 +55,8 @@ def rs(name: str = "web", finalizers: tuple[str, ...] | None = None) -> ReplicaS
 def test_deleting_a_deployment_deletes_its_replica_sets_and_pods(world: World) -> None:
     collector(world)
     world.add(
-        DeploymentController(
-            world.api,
-            clock=world.clock,
-            rng=world.rng,
-            deployments=world.deployments,
-            replicasets=world.replicasets,
-            pods=world.pods,
-        ),
-        ReplicaSetController(
-            world.api,
-            clock=world.clock,
-            rng=world.rng,
-            pods=world.pods,
-            replicasets=world.replicasets,
-        ),
+        world.deployment_controller(),
+        world.replicaset_controller(),
     )
     world.api.create(
         Deployment(

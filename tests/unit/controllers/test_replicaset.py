@@ -36,9 +36,7 @@ def rs_object(name: str = "web", replicas: int = 3, **spec: object) -> ReplicaSe
 
 
 def controller(world: World) -> ReplicaSetController:
-    rsc = ReplicaSetController(
-        world.api, clock=world.clock, rng=world.rng, pods=world.pods, replicasets=world.replicasets
-    )
+    rsc = world.replicaset_controller()
     world.add(rsc)
     return rsc
 
