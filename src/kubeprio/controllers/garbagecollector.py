@@ -238,19 +238,14 @@ class GarbageCollector(Controller):
                 "uid": obj.metadata.uid,
             }
         }
-        try:
-            self.client.patch(
-                type(obj),
-                obj.metadata.name or "",
-                patch,
-                namespace=obj.metadata.namespace,
-                patch_type=PatchType.STRATEGIC_MERGE_PATCH,
-            )
-        except errors.NotFoundError:
-            return
+        self._patch_if_present(obj, patch)
 
     def _remove_finalizer(self, obj: ApiObject, finalizer: str) -> None:
         patch = {"metadata": {"$deleteFromPrimitiveList/finalizers": [finalizer]}}
+        self._patch_if_present(obj, patch)
+
+    def _patch_if_present(self, obj: ApiObject, patch: dict[str, Any]) -> None:
+        """Strategic-merge ``patch`` into ``obj``; an object already gone needs nothing."""
         try:
             self.client.patch(
                 type(obj),
