@@ -18,6 +18,7 @@ import random
 import time
 from typing import Any
 
+from kubeprio import gctuning
 from kubeprio.api.manifest import Document
 from kubeprio.bench.measure import peak_rss_bytes
 from kubeprio.sim.simulate import simulate
@@ -93,6 +94,7 @@ def main() -> int:
     parser.add_argument("--pods", type=int, default=150000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    gctuning.tune_for_throughput()  # as the `kubeprio` command does
     docs = documents(args.nodes, args.pods, args.seed)
     start = time.perf_counter()
     report, _cluster = simulate(docs, seed=args.seed)

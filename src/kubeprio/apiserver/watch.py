@@ -75,6 +75,11 @@ class ServiceWatch:
         if listener is not None and self._initial:
             listener()
 
+    @property
+    def notifies(self) -> bool:
+        """The store's watch calls its listener for every event and on close."""
+        return True
+
     def close(self) -> None:
         """Stop the watch."""
         self._watch.close()

@@ -312,6 +312,7 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
             sampler.count(done - sampler.total)
     result: dict[str, Any] = {"workload": name, "nodes": shape.nodes, "pods": target}
     result.update(sampler.finish())
+    result.update(_flush_events(cluster, scheduled=scheduler.scheduled - before, busy=result))
     result.update(latency_summary(latencies, "decision"))
     if preemption_latencies:
         result.update(latency_summary(preemption_latencies, "preemption_decision"))
@@ -325,6 +326,25 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
         }
     )
     return result
+
+
+def _flush_events(cluster: Cluster, *, scheduled: int, busy: dict[str, Any]) -> dict[str, Any]:
+    """Write the events the scheduler deferred while busy, and report what that cost.
+
+    The scheduler writes its events when nothing is left to schedule (upstream's
+    broadcaster writes them from another goroutine), so a burst's events are mostly
+    written after its last binding. ``pods_per_s_with_events`` charges them to the run.
+    """
+    queued = cluster.scheduler.recorder.queued
+    t0 = time.perf_counter()
+    cluster.scheduler.recorder.flush()
+    flush_s = time.perf_counter() - t0
+    total_s = float(busy.get("elapsed_s", 0.0)) + flush_s
+    return {
+        "events_written_after": queued,
+        "event_flush_s": round(flush_s, 3),
+        "pods_per_s_with_events": round(scheduled / total_s, 1) if total_s else 0.0,
+    }
 
 
 RUNNERS: Final[dict[str, Callable[[Shape], dict[str, Any]]]] = {

@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from kubeprio import __version__
+from kubeprio import __version__, gctuning
 from kubeprio.cli import bench, check, serve, simulate
 
 
@@ -40,5 +40,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
+    gctuning.tune_for_throughput()
     result: int = handler(args)
     return result

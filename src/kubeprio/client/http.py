@@ -459,6 +459,11 @@ class HttpWatch(Generic[T]):
         """Accepted for protocol compatibility: an HTTP watch cannot wake anyone; poll it."""
         self._listener = listener
 
+    @property
+    def notifies(self) -> bool:
+        """Events arrive only when polled."""
+        return False
+
     def close(self) -> None:
         """Stop the watch."""
         self._closed = True

@@ -113,6 +113,8 @@ class Informer(Generic[T]):
         self._watch: Watch[T] | None = None
         self._resource_version = "0"
         self._started = False
+        self._quiet = False
+        """True while a notifying watch has delivered nothing since the last poll."""
 
     # --- wiring ---------------------------------------------------------------------------
 
@@ -150,9 +152,15 @@ class Informer(Generic[T]):
 
     def pump(self) -> int:
         """Apply pending watch events; relist if the watch ended. Returns events handled."""
+        if self._quiet:
+            # The engine pumps every informer after every unit of work; most have
+            # nothing new, and asking the watch costs more than this flag.
+            return 0
         if not self._started:
             self.start()
         assert self._watch is not None
+        # Cleared before polling: an event queued after the poll calls the listener.
+        self._quiet = self._watch.notifies
         handled = 0
         events = self._watch.poll()
         for event in events:
@@ -168,8 +176,11 @@ class Informer(Generic[T]):
                 self._remove(event.object)
             else:
                 self._upsert(event.object)
-        if self._watch.closed and not events:
-            self._relist()
+        if self._watch.closed:
+            # A closed watch calls nobody: the next pump must look again, and relist.
+            self._quiet = False
+            if not events:
+                self._relist()
         return handled
 
     def stop(self) -> None:
@@ -221,12 +232,17 @@ class Informer(Generic[T]):
             except GoneError:
                 continue
             break
+        self._quiet = False
+        self._watch.set_listener(self._on_pending)
         self._resource_version = listed.resource_version
         fresh = {cache_key(obj): obj for obj in listed.items}
         for key in sorted(set(self._cache) - set(fresh)):
             self._remove(self._cache[key])
         for key in sorted(fresh):
             self._upsert(fresh[key])
+
+    def _on_pending(self) -> None:
+        self._quiet = False
 
     def _upsert(self, obj: T) -> None:
         key = cache_key(obj)

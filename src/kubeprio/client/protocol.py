@@ -68,6 +68,15 @@ class Watch(Protocol[T]):
         """Call ``listener`` whenever events become pending."""
         ...
 
+    @property
+    def notifies(self) -> bool:
+        """Whether the listener is called for every event (and on close) without polling.
+
+        In-process watches do; a watch over HTTP only learns of events when polled.
+        Informers skip polling a notifying watch that has not called them since.
+        """
+        ...
+
     def close(self) -> None:
         """Stop the stream."""
         ...

@@ -10,16 +10,20 @@ recorder (``k8s.io/client-go/tools/record/event.go`` and ``events_cache.go``):
   folded into the first one: its ``count`` goes up and ``lastTimestamp`` moves, through
   a PATCH; the cache of recent events is an LRU of 4096 entries, as upstream.
 
-Differences, on purpose: writes are synchronous (client-go sends them from a goroutine)
-and there is no spam filter (client-go drops bursts above 25 events per object); in a
-simulation every event the components emit is kept. Time comes from the injected
-``Clock``; no randomness is used. Failures to record are swallowed, as upstream: an
-event is best effort and never fails the caller.
+Writes are synchronous by default. A recorder made with ``deferred=True`` queues each
+event with the time it happened and writes the queue when its owner calls ``flush``, as
+client-go's broadcaster hands events to a goroutine so that they never delay the work
+they describe; the scheduler uses it and flushes when it has nothing to schedule. Unlike
+client-go the queue is never dropped from, and there is no spam filter (client-go drops
+bursts above 25 events per object): in a simulation every event the components emit is
+kept. Time comes from the injected ``Clock``; no randomness is used. Failures to record
+are swallowed, as upstream: an event is best effort and never fails the caller.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 from typing import Final
 
 from kubeprio.api import errors, kinds
@@ -35,6 +39,19 @@ MAX_LRU_CACHE_ENTRIES: Final = 4096
 _MAX_NAME_ATTEMPTS: Final = 8
 
 _CacheKey = tuple[str, str, str, str, str, str, str, str, str]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Queued:
+    """An event waiting in a deferred recorder, with the time it happened."""
+
+    ref: ObjectReference
+    event_type: str
+    reason: str
+    message: str
+    action: str | None
+    related: ObjectReference | None
+    at: float
 
 
 def object_reference(obj: ApiObject, field_path: str | None = None) -> ObjectReference:
@@ -56,12 +73,20 @@ class EventRecorder:
     """Records Events for one component (``source.component``) on one host."""
 
     def __init__(
-        self, client: Client, *, clock: Clock, component: str, host: str | None = None
+        self,
+        client: Client,
+        *,
+        clock: Clock,
+        component: str,
+        host: str | None = None,
+        deferred: bool = False,
     ) -> None:
         self._client = client
         self._clock = clock
         self.component = component
         self.host = host
+        self.deferred = deferred
+        self._queued: collections.deque[_Queued] = collections.deque()
         self._cache: collections.OrderedDict[_CacheKey, Event] = collections.OrderedDict()
         self._named_at = -1
         self._named: dict[tuple[str, str], int] = {}
@@ -80,7 +105,8 @@ class EventRecorder:
         action: str | None = None,
         related: ApiObject | None = None,
     ) -> Event | None:
-        """Record an event about ``obj``; return the stored Event, or None if it failed.
+        """Record an event about ``obj``; return the stored Event (None if it failed or
+        was queued by a deferred recorder).
 
         ``action`` and ``related`` are the events.k8s.io fields upstream's scheduler fills
         (``Preempting`` with the preemptor as the related object).
@@ -104,7 +130,45 @@ class EventRecorder:
         action: str | None = None,
         related: ObjectReference | None = None,
     ) -> Event | None:
-        """Record an event about the object ``ref`` points to."""
+        """Record an event about the object ``ref`` points to (or queue it, if deferred)."""
+        now = self._clock.now()
+        if self.deferred:
+            self._queued.append(_Queued(ref, event_type, reason, message, action, related, now))
+            return None
+        return self._write(ref, event_type, reason, message, action, related, now)
+
+    @property
+    def queued(self) -> int:
+        """Events waiting for ``flush``."""
+        return len(self._queued)
+
+    def flush(self) -> int:
+        """Write the queued events in the order they happened; return how many."""
+        written = 0
+        while self._queued:
+            item = self._queued.popleft()
+            self._write(
+                item.ref,
+                item.event_type,
+                item.reason,
+                item.message,
+                item.action,
+                item.related,
+                item.at,
+            )
+            written += 1
+        return written
+
+    def _write(
+        self,
+        ref: ObjectReference,
+        event_type: str,
+        reason: str,
+        message: str,
+        action: str | None,
+        related: ObjectReference | None,
+        now: float,
+    ) -> Event | None:
         key: _CacheKey = (
             self.component,
             self.host or "",
@@ -116,7 +180,6 @@ class EventRecorder:
             reason,
             message,
         )
-        now = self._clock.now()
         previous = self._cache.get(key)
         if previous is not None:
             stored = self._bump(previous, now)

@@ -162,7 +162,9 @@ class Scheduler:
         self.scheduler_name = scheduler_name
         self.retry_unschedulable_on_timer = retry_unschedulable_on_timer
         self.cache = cache if cache is not None else Cache()
-        self.recorder = EventRecorder(client, clock=clock, component=scheduler_name)
+        # Events wait until nothing is left to schedule, as upstream's scheduler hands
+        # them to its broadcaster's goroutine: recording never delays a binding.
+        self.recorder = EventRecorder(client, clock=clock, component=scheduler_name, deferred=True)
         self.fast = FastPath(self.cache.table) if fast_path else None
         self.nominated_load = NominatedLoad(self.cache.table) if fast_path else None
         """Nominated pods' requests per row; ``setup`` makes it the nominator's observer."""
@@ -202,18 +204,22 @@ class Scheduler:
         return handled + self.nodes.pump() + self.pdbs.pump() + self.pods.pump()
 
     def run_once(self) -> bool:
-        """Flush due queue timers, then schedule at most one pod; False if nothing was ready."""
+        """Flush due queue timers, then schedule at most one pod; with no pod ready, write
+        the queued events. False if there was nothing to do."""
         self.queue.flush_backoff_completed()
         self.queue.flush_unschedulable_leftover()
         queued = self.queue.pop()
         if queued is None:
-            return False
+            return self.recorder.flush() > 0
         self.schedule_one(queued)
         return True
 
     def next_wakeup(self) -> float | None:
         """When the queue next has timed work (backoff expiry, and the leftover flush
-        unless ``retry_unschedulable_on_timer`` is off, as in simulation)."""
+        unless ``retry_unschedulable_on_timer`` is off, as in simulation); now while
+        events wait to be written."""
+        if self.recorder.queued:
+            return self.clock.now()
         return self.queue.next_wakeup(include_leftover_flush=self.retry_unschedulable_on_timer)
 
     # --- Handle -----------------------------------------------------------------------------------

@@ -40,3 +40,29 @@ def test_two_events_in_the_same_instant_get_distinct_names(
     assert one is not None
     assert two is not None
     assert one.metadata.name != two.metadata.name
+
+
+def test_a_deferred_recorder_writes_on_flush_with_the_times_the_events_happened(
+    api: ApiService, clock: ManualClock
+) -> None:
+    """client-go's broadcaster writes events from its own goroutine: recording returns at
+    once, and the stored event carries the time it happened, not the time it was written.
+    Repeats queued together still fold into one event with a count."""
+    target = api.create(pod("web").build())
+    recorder = EventRecorder(api, clock=clock, component="default-scheduler", deferred=True)
+    assert recorder.event(target, "Normal", "Scheduled", "assigned") is None
+    clock.advance(3)
+    recorder.event(target, "Warning", "FailedScheduling", "0/1 nodes are available")
+    clock.advance(2)
+    recorder.event(target, "Warning", "FailedScheduling", "0/1 nodes are available")
+    assert recorder.queued == 3
+    assert api.list(Event).items == []
+    clock.advance(60)
+    assert recorder.flush() == 3
+    assert recorder.queued == 0
+    stored = sorted(api.list(Event).items, key=lambda e: e.first_timestamp or "")
+    assert [(e.reason, e.first_timestamp, e.last_timestamp, e.count) for e in stored] == [
+        ("Scheduled", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", 1),
+        ("FailedScheduling", "2026-01-01T00:00:03Z", "2026-01-01T00:00:05Z", 2),
+    ]
+    assert recorder.flush() == 0

@@ -285,6 +285,8 @@ class Harness:
         return current.status.nominated_node_name if current and current.status else None
 
     def events(self, *, reason: str | None = None, name: str | None = None) -> list[Event]:
+        # The scheduler defers its events until it is idle; a reader sees them written.
+        self.scheduler.recorder.flush()
         found = [
             e
             for e in self.api.list(Event).items

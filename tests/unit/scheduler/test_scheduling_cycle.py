@@ -676,3 +676,31 @@ def test_bind_error_message():
         'pods/binding "p": pod p is already assigned to node "node2"'
     )
     assert _condition(h, "p").reason == "SchedulerError"
+
+
+# --- events are written when the scheduler is idle ---------------------------------------------
+
+
+def test_scheduled_events_wait_until_nothing_is_left_to_schedule():
+    """Upstream's scheduler records events through a broadcaster whose goroutine writes
+    them, so a binding never waits for its event. kubeprio's scheduler queues them and
+    writes them once no pod is ready: after each bind the event is not stored yet, and the
+    run_once that finds the queue empty writes all of them, with the binding's time."""
+    from kubeprio.api.core import Event
+
+    h = Harness().start()
+    h.add_nodes(_cpu_node("node1", cpu="4"))
+    h.add_pods(_pending("a", MID, "1"), _pending("b", MID, "1"))
+    h.pump()
+    assert h.scheduler.run_once()
+    assert h.scheduler.run_once()
+    assert (h.node_of("a"), h.node_of("b")) == ("node1", "node1")
+    assert h.api.list(Event).items == []
+    assert h.scheduler.next_wakeup() == h.clock.now()
+    assert h.scheduler.run_once()  # nothing to schedule: the events are written
+    stored = h.api.list(Event).items
+    assert sorted(e.message or "" for e in stored) == [
+        "Successfully assigned default/a to node1",
+        "Successfully assigned default/b to node1",
+    ]
+    assert not h.scheduler.run_once()

@@ -1,0 +1,24 @@
+"""Garbage-collector settings for long runs that hold many immutable objects.
+
+kubeprio keeps every API object as a frozen dataclass and creates several per write, so
+CPython's default first-generation threshold (700 allocations) starts a collection every
+few pods, and each one that reaches the older generations walks the whole cluster state.
+None of those objects form reference cycles that matter (they are trees), so collecting
+less often loses nothing but a little memory held by cycles a bit longer. The command
+line applies this once at start-up; library users and tests keep CPython's defaults.
+Measured on the scheduler_perf shapes (``kubeprio bench``): about a tenth faster.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Final
+
+THRESHOLDS: Final = (50_000, 20, 10)
+"""First-generation allocations before a collection; then CPython's default ratios,
+doubled for the middle generation."""
+
+
+def tune_for_throughput() -> None:
+    """Collect less often (``THRESHOLDS``)."""
+    gc.set_threshold(*THRESHOLDS)
