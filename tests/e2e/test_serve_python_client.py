@@ -85,3 +85,27 @@ def test_a_wrong_token_is_unauthorized(server):
         with pytest.raises(k8s.ApiException) as caught:
             k8s.CoreV1Api(api).list_namespace()
         assert caught.value.status == 401
+
+
+def test_events_expire_after_the_event_ttl(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``--event-ttl`` as kube-apiserver's: an Event is gone one TTL after its last write
+    (the kubelet's and scheduler's events about a pod appear, then disappear)."""
+    base = tmp_path_factory.mktemp("serve-ttl")
+    process = ServeProcess(base / "data", base / "cache", ["--event-ttl", "2s"]).start()
+    try:
+        with _client(process) as api:
+            core = k8s.CoreV1Api(api)
+            pod = k8s.V1Pod(
+                metadata=k8s.V1ObjectMeta(name="short", namespace="default"),
+                spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="c", image="nginx")]),
+            )
+            core.create_namespaced_pod("default", pod)
+
+            def reasons() -> set[str]:
+                return {e.reason for e in core.list_namespaced_event("default").items}
+
+            assert eventually(lambda: "Scheduled" in reasons())
+            assert eventually(lambda: not reasons(), timeout=10.0)
+            assert core.read_namespaced_pod("short", "default").status.phase == "Running"
+    finally:
+        assert process.stop() == 0, process.log()

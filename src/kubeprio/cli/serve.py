@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.core import Node
 from kubeprio.api.manifest import ManifestError, decode_document
 from kubeprio.api.quantity import QuantityError, parse_quantity
@@ -52,6 +53,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--scheduler-config", metavar="FILE", help="a KubeSchedulerConfiguration file"
     )
+    parser.add_argument(
+        "--event-ttl",
+        default="1h0m0s",
+        metavar="DURATION",
+        help="how long an Event is kept after its last write, as kube-apiserver's flag "
+        "(a Go duration; default 1h0m0s)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -86,7 +94,10 @@ def run(args: argparse.Namespace) -> int:
         parse_quantity(args.node_memory)
         nodes = _read_nodes(args.nodes_file) if args.nodes_file else []
         config = load_scheduler_config(args.scheduler_config)
-    except (PathNotFoundError, ManifestError, ProfileError, QuantityError) as exc:
+        event_ttl = parse_duration(args.event_ttl)
+        if event_ttl <= 0:
+            return _fail(f"--event-ttl must be positive, not {args.event_ttl}")
+    except (PathNotFoundError, ManifestError, ProfileError, QuantityError, AnnotationError) as exc:
         return _fail(str(exc))
     options = ServeOptions(
         data_dir=Path(args.data_dir),
@@ -98,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         node_objects=nodes,
         preset=args.preset,
         scheduler_config=config,
+        event_ttl=event_ttl,
     )
     try:
         return run_server(options)

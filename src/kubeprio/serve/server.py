@@ -39,6 +39,7 @@ from kubeprio.api import errors
 from kubeprio.api.core import Node
 from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
+from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.http import KubeApp, create_app
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.kubelet.kubelet import register_node
@@ -74,6 +75,8 @@ class ServeOptions:
     preset: str | None = None
     scheduler_config: SchedulerConfig | None = None
     seed: int | None = None
+    event_ttl: float = DEFAULT_EVENT_TTL
+    """Seconds an Event lives after its last write (kube-apiserver ``--event-ttl``)."""
 
 
 class _Server(uvicorn.Server):
@@ -179,6 +182,7 @@ class Serving:
                 auto_create_namespaces=False,
             )
             self.plane.attach_fleet()
+            self.event_expiry = EventExpiry(self.store, clock=self.clock, ttl=options.event_ttl)
             users = presets.preset_users(options.preset) if options.preset else []
             if options.preset:
                 presets.apply_preset(self.plane.api, options.preset)
@@ -224,7 +228,10 @@ class Serving:
         )
         server = _Server(config)
         self.plane.start()
-        driver = RealTimeDriver(self.plane.components, clock=self.clock, store=self.store)
+        self.event_expiry.start()
+        driver = RealTimeDriver(
+            [*self.plane.components, self.event_expiry], clock=self.clock, store=self.store
+        )
         driver_task = asyncio.create_task(driver.run(self.stop))
         server_task = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started and not server_task.done():

@@ -31,8 +31,10 @@ def test_a_nodes_file_with_something_else_than_nodes(tmp_path, capsys):
         (["--nodes-file", "/nonexistent/nodes.yaml"], "/nonexistent/nodes.yaml"),
         (["--node-cpu", "four"], "quantities must match the regular expression"),
         (["--nodes", "-1"], "--nodes must not be negative"),
+        (["--event-ttl", "an hour"], 'time: invalid duration "an hour"'),
+        (["--event-ttl", "0"], "--event-ttl must be positive, not 0"),
     ],
-    ids=["missing-file", "bad-quantity", "negative-nodes"],
+    ids=["missing-file", "bad-quantity", "negative-nodes", "bad-ttl", "zero-ttl"],
 )
 def test_bad_options(tmp_path, capsys, args, message):
     assert main(["serve", "--data-dir", str(tmp_path / "d"), *args]) == 2

@@ -1,0 +1,116 @@
+"""Event expiry: an Event disappears ``ttl`` after its last write, as with ``--event-ttl``.
+
+kube-apiserver stores every Event with an etcd lease of ``--event-ttl`` (default one
+hour) renewed by each create and update (the events registry's ``TTLFunc``); when the
+lease runs out etcd deletes the key and watchers see the deletion. ``EventExpiry`` does
+the same over a ``Store``: it follows the ``events`` prefix, keeps a heap of (expiry,
+key, revision) with one entry per write, and deletes an Event at its expiry only if it
+was not written again since (the store's revision check; a stale entry is skipped).
+
+Driven like the other components (``pump``/``run_once``/``next_wakeup``); ``kubeprio
+serve`` runs it. When it starts over a store that already holds Events (a restart), an
+Event's last write is taken from its ``lastTimestamp`` (else ``eventTime``, else its
+``creationTimestamp``), since leases are not stored here. Time comes from the injected
+clock; no threads.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Final
+
+from kubeprio.api.core import Event
+from kubeprio.clock import Clock, parse_rfc3339
+from kubeprio.store.errors import KeyNotFoundError, RevisionConflictError
+from kubeprio.store.interface import (
+    EventType,
+    KeyPrefix,
+    ObjectKey,
+    Store,
+    StoreWatch,
+    object_revision,
+)
+
+DEFAULT_EVENT_TTL: Final = 3600.0
+"""kube-apiserver's ``--event-ttl`` default: one hour."""
+
+EVENTS: Final = "events"
+
+
+def _last_write(event: Event) -> float | None:
+    for stamp in (
+        event.last_timestamp,
+        event.event_time,
+        event.metadata.creation_timestamp,
+    ):
+        if stamp:
+            try:
+                return parse_rfc3339(stamp)
+            except ValueError:
+                continue
+    return None
+
+
+class EventExpiry:
+    """Deletes Events ``ttl`` seconds after their last write."""
+
+    def __init__(self, store: Store, *, clock: Clock, ttl: float = DEFAULT_EVENT_TTL) -> None:
+        if ttl <= 0:
+            raise ValueError("the event TTL must be positive")
+        self._store = store
+        self._clock = clock
+        self.ttl = ttl
+        self._heap: list[tuple[float, ObjectKey, int]] = []
+        self._watch: StoreWatch | None = None
+        self.expired = 0
+
+    def start(self) -> None:
+        """Schedule the Events already stored and follow new writes."""
+        stored, revision = self._store.list(KeyPrefix(EVENTS))
+        now = self._clock.now()
+        for obj in stored:
+            if not isinstance(obj, Event):
+                continue
+            written = _last_write(obj)
+            expires = now if written is None else written + self.ttl
+            self._push(expires, obj)
+        self._watch = self._store.watch(KeyPrefix(EVENTS), revision)
+
+    def _push(self, expires: float, event: Event) -> None:
+        meta = event.metadata
+        key = ObjectKey(EVENTS, meta.namespace or "", meta.name or "")
+        heapq.heappush(self._heap, (expires, key, object_revision(event)))
+
+    def pump(self) -> int:
+        """Note the writes since the last pump; each renews its Event's lease."""
+        if self._watch is None:
+            return 0
+        changes = self._watch.poll()
+        now = self._clock.now()
+        for change in changes:
+            if change.type is not EventType.DELETED and isinstance(change.object, Event):
+                self._push(now + self.ttl, change.object)
+        return len(changes)
+
+    def run_once(self) -> bool:
+        """Delete the Events whose lease ran out; False if none was due."""
+        now = self._clock.now()
+        due = False
+        while self._heap and self._heap[0][0] <= now:
+            _, key, revision = heapq.heappop(self._heap)
+            due = True
+            try:
+                self._store.delete(key, expected_revision=revision)
+            except (KeyNotFoundError, RevisionConflictError):
+                continue  # deleted, or written again: a newer entry holds its lease
+            self.expired += 1
+        return due
+
+    def next_wakeup(self) -> float | None:
+        """When the next lease runs out."""
+        return self._heap[0][0] if self._heap else None
+
+    def stop(self) -> None:
+        """Stop following writes."""
+        if self._watch is not None:
+            self._watch.close()
