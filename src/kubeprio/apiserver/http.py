@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Final
 
+import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -61,7 +61,7 @@ RESOURCE_METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
 
 def _dumps(body: JsonDict) -> bytes:
-    return json.dumps(body, separators=(",", ":")).encode()
+    return orjson.dumps(body)
 
 
 def json_response(

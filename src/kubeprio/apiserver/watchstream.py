@@ -19,9 +19,10 @@ synchronous and non-blocking: ``drain`` returns whatever is pending.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from kubeprio.api import errors
 from kubeprio.api.model import JsonDict
@@ -34,7 +35,7 @@ from kubeprio.clock import Clock
 
 def encode_event(event_type: str, obj: JsonDict) -> bytes:
     """One event line, compact JSON plus ``\\n``."""
-    return json.dumps({"type": event_type, "object": obj}, separators=(",", ":")).encode() + b"\n"
+    return orjson.dumps({"type": event_type, "object": obj}, option=orjson.OPT_APPEND_NEWLINE)
 
 
 class WatchStream:

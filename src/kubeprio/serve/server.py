@@ -29,7 +29,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -283,7 +283,21 @@ def run(options: ServeOptions, *, out: IO[str] = sys.stdout) -> int:
                 loop.remove_signal_handler(sig)
 
     try:
-        asyncio.run(main())
+        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+            runner.run(main())
     finally:
         serving.close()
     return 0
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop where it is installed (every platform but Windows), else asyncio's.
+
+    The server's requests, TLS and watch streams all run on this one loop; uvloop's is
+    written in Cython over libuv and carries the same load with less CPU.
+    """
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    return uvloop.new_event_loop

@@ -71,6 +71,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Final
 
+import orjson
+
 from kubeprio.api import kinds, serialization
 from kubeprio.api.meta import ApiObject
 from kubeprio.store.errors import (
@@ -137,6 +139,11 @@ _REPLAY: Final = """SELECT l.revision, l.namespace, l.name, l.type, COALESCE(l.v
     WHERE l.revision > ? AND l.revision <= ? AND l.resource = ?"""
 
 
+def _encode_json(document: Any) -> str:
+    """Compact UTF-8 JSON (orjson: several times faster than ``json`` on objects this size)."""
+    return orjson.dumps(document).decode()
+
+
 class SqliteStore:
     """A ``Store`` in one SQLite database file (WAL), with an in-memory read index."""
 
@@ -161,9 +168,7 @@ class SqliteStore:
         # Compact in steps so a steady write load pays one bulk DELETE per step, not per write.
         self._compact_step = max(1, min(history_limit // 10, 1_000))
         self._models: dict[str, type[Any]] = {info.plural: info.model for info in kinds.RESOURCES}
-        self._encode: Callable[[Any], str] = json.JSONEncoder(
-            ensure_ascii=False, check_circular=False, separators=(",", ":")
-        ).encode
+        self._encode: Callable[[Any], str] = _encode_json
         self._objects = ObjectIndex()
         self._unusable: str | None = None
         self._conn = self._open(fsync_each_commit)
