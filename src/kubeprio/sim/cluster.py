@@ -42,6 +42,7 @@ class SimCluster(ControlPlane):
             kubelet_config=kubelet_config,
             retry_unschedulable_on_timer=False,
             auto_create_namespaces=True,
+            pod_gc_of_unseen_nodes=False,
         )
         self.clock: SimClock = clock
         self.recorder = Recorder(clock)

@@ -5,7 +5,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, disruption and garbage-collection controllers, the shared informers,
+Deployment, Job, disruption, garbage-collection and pod-GC controllers, the shared informers,
 and one simulated kubelet per Node (``KubeletFleet``). Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
 shifts another's choices.
@@ -31,6 +31,7 @@ from kubeprio.controllers.deployment import DeploymentController
 from kubeprio.controllers.disruption import DisruptionController
 from kubeprio.controllers.garbagecollector import GarbageCollector
 from kubeprio.controllers.job import JobController
+from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.router import PodRouter
@@ -62,6 +63,7 @@ class ControlPlane:
         kubelet_config: KubeletConfig | None = None,
         retry_unschedulable_on_timer: bool = False,
         auto_create_namespaces: bool = True,
+        pod_gc_of_unseen_nodes: bool = True,
     ) -> None:
         """Wire the components.
 
@@ -69,6 +71,8 @@ class ControlPlane:
         (on in ``serve``; off in simulation, where a retry against an unchanged cluster
         only adds noise). ``auto_create_namespaces``: create a namespace on first use
         (simulation of dumps without Namespace objects; off in ``serve``, as upstream).
+        ``pod_gc_of_unseen_nodes``: pod GC deletes pods bound to nodes it never saw, as
+        upstream (off in simulation: a dump may leave out nodes that existed).
         """
         self.seed = seed
         self.clock = clock
@@ -144,6 +148,13 @@ class ControlPlane:
                 rng=rng("gc"),
                 owners=[self.deployments, self.replicasets, self.jobs],
                 dependents=[self.replicasets, self.pods],
+            ),
+            PodGCController(
+                api,
+                clock=clock,
+                pods=self.pods,
+                nodes=self.nodes,
+                orphans_of_unseen_nodes=pod_gc_of_unseen_nodes,
             ),
         ]
         self.informers = Informers(

@@ -1,0 +1,289 @@
+"""Pod garbage collection, as kube-controller-manager's ``podgc`` controller.
+
+Upstream ``pkg/controller/podgc/gc_controller.go`` runs every 20 s (``gcCheckPeriod``)
+over all pods and nodes and force-deletes (grace period 0):
+
+* terminated pods (phase neither Pending, Running nor Unknown) beyond
+  ``--terminated-pod-gc-threshold`` (default 12,500; 0 turns this off), evicted pods
+  first, then the oldest by creation timestamp, then by name;
+* terminating pods on a node that is not Ready and carries the
+  ``node.kubernetes.io/out-of-service`` taint;
+* orphaned pods: bound to a node that has been missing for the 40 s quarantine and that a
+  GET confirms gone; those get ``DisruptionTarget`` (reason ``DeletionByPodGC``,
+  "PodGC: node no longer exists");
+* terminating pods that were never scheduled.
+
+A pod that is not yet terminal is first patched to phase Failed (``markFailedAndDeletePod``).
+
+Driven like the other controllers (``next_wakeup``/``run_once``): checks fall on the
+20 s grid from the controller's start, but ``next_wakeup`` names the next tick only while
+some pod qualifies, so an idle cluster (or a finished simulation) has no timer. Candidates
+are tracked from informer events, so deciding whether a tick is needed costs no listing;
+a tick itself walks the candidates only. Time from the injected ``Clock``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+from kubeprio.api import errors
+from kubeprio.api.core import (
+    PHASE_FAILED,
+    PHASE_PENDING,
+    PHASE_RUNNING,
+    PHASE_SUCCEEDED,
+    Node,
+    Pod,
+)
+from kubeprio.client.informer import CacheKey, FuncHandler, Informer, cache_key
+from kubeprio.client.protocol import Client, DeleteRequest, PatchType
+from kubeprio.clock import Clock, rfc3339
+
+GC_CHECK_PERIOD: Final = 20.0
+QUARANTINE_TIME: Final = 40.0
+DEFAULT_TERMINATED_POD_THRESHOLD: Final = 12_500
+"""kube-controller-manager's ``--terminated-pod-gc-threshold`` default."""
+
+TAINT_OUT_OF_SERVICE: Final = "node.kubernetes.io/out-of-service"
+REASON_EVICTED: Final = "Evicted"
+"""The kubelet's reason for pods it evicted (``eviction.PodIsEvicted``)."""
+REASON_DELETION_BY_POD_GC: Final = "DeletionByPodGC"
+MESSAGE_NODE_GONE: Final = "PodGC: node no longer exists"
+_NOT_TERMINATED: Final = frozenset({PHASE_PENDING, PHASE_RUNNING, "Unknown"})
+
+
+def is_terminated(pod: Pod) -> bool:
+    """``isPodTerminated``: any phase but Pending, Running and Unknown."""
+    return (pod.status.phase if pod.status else None) not in _NOT_TERMINATED
+
+
+def _is_evicted(pod: Pod) -> bool:
+    status = pod.status
+    return bool(status and status.phase == PHASE_FAILED and status.reason == REASON_EVICTED)
+
+
+def _gc_order(pod: Pod) -> tuple[bool, str, str]:
+    """``byEvictionAndCreationTimestamp``: evicted first, then oldest, then by name."""
+    meta = pod.metadata
+    return (not _is_evicted(pod), meta.creation_timestamp or "", meta.name or "")
+
+
+def _out_of_service(node: Node) -> bool:
+    """Not Ready and tainted ``node.kubernetes.io/out-of-service`` (any effect)."""
+    ready = any(
+        c.type == "Ready" and c.status == "True"
+        for c in (node.status.conditions if node.status else None) or ()
+    )
+    taints = (node.spec.taints if node.spec else None) or ()
+    return not ready and any(t.key == TAINT_OUT_OF_SERVICE for t in taints)
+
+
+class PodGCController:
+    """Force-deletes terminated, orphaned and stuck terminating pods."""
+
+    name: Final = "pod-garbage-collector"
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        clock: Clock,
+        pods: Informer[Pod],
+        nodes: Informer[Node],
+        terminated_pod_threshold: int = DEFAULT_TERMINATED_POD_THRESHOLD,
+        orphans_of_unseen_nodes: bool = True,
+    ) -> None:
+        """``orphans_of_unseen_nodes=False`` (simulation) collects only the pods of nodes
+        that were deleted while it watched: a snapshot may hold pods whose nodes it does not
+        include, and those nodes existed in the cluster the snapshot came from."""
+        self.client = client
+        self.orphans_of_unseen_nodes = orphans_of_unseen_nodes
+        self._seen_nodes: set[str] = set()
+        self.clock = clock
+        self.nodes = nodes
+        self.terminated_pod_threshold = terminated_pod_threshold
+        self._origin = clock.now()
+        self._last_check = -math.inf
+        self._terminated: dict[CacheKey, Pod] = {}
+        self._terminating: dict[CacheKey, Pod] = {}
+        self._bound: dict[str, set[CacheKey]] = {}
+        """Node name -> the pods bound to it (to find pods whose node is missing)."""
+        self._missing: set[str] = set()
+        """Nodes that pods are bound to and that the node informer does not hold."""
+        self._quarantine: dict[str, float] = {}
+        """Missing node -> when its quarantine ends (first seen missing at a check + 40 s)."""
+        self._pods: dict[CacheKey, Pod] = {}
+        self.deleted = 0
+        pods.add_handler(FuncHandler(self._pod_changed, self._pod_updated, self._pod_deleted))
+        nodes.add_handler(FuncHandler(self._node_added, None, self._node_deleted))
+
+    # --- informer events ----------------------------------------------------------------------
+
+    def _pod_changed(self, pod: Pod) -> None:
+        key = cache_key(pod)
+        self._forget(key)
+        self._pods[key] = pod
+        if is_terminated(pod):
+            self._terminated[key] = pod
+        if pod.metadata.deletion_timestamp:
+            self._terminating[key] = pod
+        node = pod.spec.node_name if pod.spec else None
+        if node:
+            self._bound.setdefault(node, set()).add(key)
+            if self.nodes.get(node) is None and (
+                self.orphans_of_unseen_nodes or node in self._seen_nodes
+            ):
+                self._missing.add(node)
+
+    def _pod_updated(self, old: Pod, new: Pod) -> None:
+        self._pod_changed(new)
+
+    def _pod_deleted(self, pod: Pod) -> None:
+        self._forget(cache_key(pod))
+
+    def _forget(self, key: CacheKey) -> None:
+        previous = self._pods.pop(key, None)
+        if previous is None:
+            return
+        self._terminated.pop(key, None)
+        self._terminating.pop(key, None)
+        node = previous.spec.node_name if previous.spec else None
+        if node:
+            bound = self._bound.get(node)
+            if bound is not None:
+                bound.discard(key)
+                if not bound:
+                    del self._bound[node]
+                    self._missing.discard(node)
+                    self._quarantine.pop(node, None)
+
+    def _node_added(self, node: Node) -> None:
+        name = node.metadata.name or ""
+        self._seen_nodes.add(name)
+        self._missing.discard(name)
+        self._quarantine.pop(name, None)
+
+    def _node_deleted(self, node: Node) -> None:
+        name = node.metadata.name or ""
+        if name in self._bound:
+            self._missing.add(name)
+
+    # --- driving --------------------------------------------------------------------------------
+
+    def _has_work(self) -> bool:
+        if 0 < self.terminated_pod_threshold < len(self._terminated):
+            return True
+        if self._missing:
+            return True
+        for pod in self._terminating.values():
+            node_name = pod.spec.node_name if pod.spec else None
+            if not node_name:
+                return True
+            node = self.nodes.get(node_name)
+            if node is not None and _out_of_service(node):
+                return True
+        return False
+
+    def _next_tick(self, now: float) -> float:
+        """The first grid time at or after ``now`` that is later than the last check."""
+        ticks = max(math.ceil((now - self._origin) / GC_CHECK_PERIOD - 1e-9), 0)
+        tick = self._origin + ticks * GC_CHECK_PERIOD
+        if tick <= self._last_check:
+            tick += GC_CHECK_PERIOD
+        return tick
+
+    def next_wakeup(self) -> float | None:
+        """The next 20 s check, while some pod may be collected."""
+        return self._next_tick(self.clock.now()) if self._has_work() else None
+
+    def run_once(self) -> int:
+        """One ``gc`` pass; returns how many pods it deleted."""
+        before = self.deleted
+        self._last_check = self.clock.now()
+        if self.terminated_pod_threshold > 0:
+            self._gc_terminated()
+        self._gc_terminating()
+        self._gc_orphaned()
+        self._gc_unscheduled_terminating()
+        return self.deleted - before
+
+    # --- the four collections -------------------------------------------------------------------
+
+    def _gc_terminated(self) -> None:
+        excess = len(self._terminated) - self.terminated_pod_threshold
+        if excess <= 0:
+            return
+        for pod in sorted(self._terminated.values(), key=_gc_order)[:excess]:
+            self._mark_failed_and_delete(pod)
+
+    def _gc_terminating(self) -> None:
+        doomed = []
+        for pod in self._terminating.values():
+            node = self.nodes.get((pod.spec.node_name if pod.spec else None) or "")
+            if node is not None and _out_of_service(node):
+                doomed.append(pod)
+        for pod in sorted(doomed, key=_gc_order):
+            self._mark_failed_and_delete(pod)
+
+    def _gc_orphaned(self) -> None:
+        now = self.clock.now()
+        for node in sorted(self._missing):
+            self._quarantine.setdefault(node, now + QUARANTINE_TIME)
+        gone = []
+        for node, ends in sorted(self._quarantine.items()):
+            if ends > now:
+                continue
+            del self._quarantine[node]
+            try:
+                self.client.get(Node, node)
+            except errors.NotFoundError:
+                gone.append(node)
+        for node in gone:
+            keys = sorted(self._bound.get(node, ()))
+            for key in keys:
+                pod = self._pods.get(key)
+                if pod is not None:
+                    self._mark_failed_and_delete(pod, orphaned=True)
+
+    def _gc_unscheduled_terminating(self) -> None:
+        unscheduled = [
+            pod
+            for pod in self._terminating.values()
+            if not (pod.spec.node_name if pod.spec else None)
+        ]
+        for pod in sorted(unscheduled, key=lambda p: cache_key(p)):
+            self._mark_failed_and_delete(pod)
+
+    def _mark_failed_and_delete(self, pod: Pod, *, orphaned: bool = False) -> None:
+        """``markFailedAndDeletePodWithCondition``: phase Failed first, then delete at once."""
+        name, namespace = pod.metadata.name or "", pod.metadata.namespace
+        phase = pod.status.phase if pod.status else None
+        try:
+            if phase not in (PHASE_SUCCEEDED, PHASE_FAILED):
+                status: dict[str, object] = {"phase": PHASE_FAILED}
+                if orphaned:
+                    status["conditions"] = [
+                        {
+                            "type": "DisruptionTarget",
+                            "status": "True",
+                            "reason": REASON_DELETION_BY_POD_GC,
+                            "message": MESSAGE_NODE_GONE,
+                            "lastTransitionTime": rfc3339(self.clock.now()),
+                        }
+                    ]
+                self.client.patch(
+                    Pod,
+                    name,
+                    {"status": status},
+                    namespace=namespace,
+                    patch_type=PatchType.STRATEGIC_MERGE_PATCH,
+                    subresource="status",
+                )
+            self.client.delete(Pod, name, namespace, options=DeleteRequest(grace_period_seconds=0))
+        except errors.NotFoundError:
+            return  # upstream ignores not-found: someone else deleted it
+        self.deleted += 1
+        # Forget it now: the next check must not count it again before the informer
+        # delivers the deletion.
+        self._forget(cache_key(pod))
