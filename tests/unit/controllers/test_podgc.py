@@ -29,12 +29,16 @@ class Cluster:
     def node(self, name: str, *, ready: bool = True, out_of_service: bool = False) -> None:
         builder = node(name)
         if out_of_service:
-            builder = builder.taint("node.kubernetes.io/out-of-service", "nodeshutdown", "NoExecute")
+            builder = builder.taint(
+                "node.kubernetes.io/out-of-service", "nodeshutdown", "NoExecute"
+            )
         built = builder.build()
         condition = NodeCondition(type="Ready", status="True" if ready else "False")
         self.api.create(dataclasses.replace(built, status=NodeStatus(conditions=(condition,))))
 
-    def pod(self, name: str, *, on: str | None = None, phase: str = "Running", **extra: str) -> None:
+    def pod(
+        self, name: str, *, on: str | None = None, phase: str = "Running", **extra: str
+    ) -> None:
         builder = pod(name)
         if on:
             builder = builder.on(on)
