@@ -69,6 +69,10 @@ class NominatedLoad:
         self._counter = 0
         self._resolved = (-1, -1)
         """(table epoch, table size) the rows were resolved against."""
+        self._lowest: int | None = None
+        """The lowest priority among nominated pods (None: to be recomputed)."""
+        self._all_load: Load | None = None
+        self._all_key: tuple[int, int] = (-1, -1)
 
     def __len__(self) -> int:
         return len(self._uids)
@@ -89,6 +93,7 @@ class NominatedLoad:
             if slot == len(self.priority):
                 self._grow()
         self._uids[pod.uid] = slot
+        self._lowest = None
         requests = pod.requests
         self.priority[slot] = pod.priority
         self.cpu[slot] = requests.get(CPU, 0)
@@ -104,6 +109,7 @@ class NominatedLoad:
             return
         self._current()
         slot = self._uids.pop(uid)
+        self._lowest = None
         self._place(slot, -1)
         self.active[slot] = False
         self._nodes[slot] = ""
@@ -165,6 +171,20 @@ class NominatedLoad:
         ] < self.table.capacity:
             self._reset_totals()
 
+    def _lowest_priority(self) -> int:
+        if self._lowest is None:
+            self._lowest = min(int(self.priority[slot]) for slot in self._uids.values())
+        return self._lowest
+
+    def _all(self, n: int) -> Load:
+        """Views of the totals of rows ``0..n`` (kept until the totals array is replaced)."""
+        key = (id(self.totals), n)
+        if self._all_load is None or self._all_key != key:
+            totals = self.totals
+            self._all_load = Load(totals[0, :n], totals[1, :n], totals[2, :n], totals[3, :n])
+            self._all_key = key
+        return self._all_load
+
     def row_of(self, uid: str) -> int:
         """The row the pod with ``uid`` is nominated to (-1: none, or not a table row)."""
         self._current()
@@ -183,6 +203,10 @@ class NominatedLoad:
             return None
         self._current()
         n = self.table.size
+        if exclude_uid not in self._uids and priority <= self._lowest_priority():
+            # Every nominated pod counts (the common case: regular pods while higher
+            # ones wait for their victims): the totals themselves, no array work.
+            return self._all(n)
         k = self._size
         low = self.active[:k] & (self.priority[:k] < priority) & (self.row[:k] >= 0)
         own = self._uids.get(exclude_uid)
