@@ -5,8 +5,11 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kubeprio.api.core import Node, NodeCondition, NodeStatus, Pod, PodStatus
 from kubeprio.apiserver.service import ApiService
@@ -170,3 +173,42 @@ def test_terminating_pods_on_an_out_of_service_node_are_deleted(cluster):
     cluster.driver.advance(GC_CHECK_PERIOD)
     assert cluster.names() == ["on-slow"]
     assert cluster.phase("on-slow") == "Running"
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    pods=st.lists(
+        st.tuples(
+            st.sampled_from(["Succeeded", "Failed", "Evicted", "Running"]), st.integers(0, 3)
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    threshold=st.integers(1, 4),
+)
+def test_the_collected_pods_are_upstreams_first_in_sorted_order(pods, threshold):
+    """Whatever the mix, the pods deleted at a check are the first ``count - threshold``
+    terminated pods in ``byEvictionAndCreationTimestamp`` order (names break ties)."""
+    from kubeprio.admission.chain import AdmissionChain
+    from kubeprio.store.memory import MemoryStore
+
+    clock = ManualClock()
+    api = ApiService(MemoryStore(), clock=clock, rng=random.Random(1), admission=AdmissionChain())
+    cluster = Cluster(api, clock, terminated_pod_threshold=threshold)
+    cluster.node("n1")
+    expected = []
+    for i, (phase, gap) in enumerate(pods):
+        clock.advance(gap)
+        name = f"p{(i * 7) % 10}{i}"
+        extra = {"reason": "Evicted"} if phase == "Evicted" else {}
+        cluster.pod(name, on="n1", phase="Failed" if phase == "Evicted" else phase, **extra)
+        clock.time -= 1  # Cluster.pod moved the clock; keep ties of creation time possible
+        if phase != "Running":
+            created = api.get(Pod, name, "default").metadata.creation_timestamp
+            expected.append((phase != "Evicted", created, name))
+    cluster.driver.advance(GC_CHECK_PERIOD)
+    doomed = {name for _, _, name in sorted(expected)[: max(len(expected) - threshold, 0)]}
+    remaining = set(cluster.names())
+    assert remaining == {f"p{(i * 7) % 10}{i}" for i in range(len(pods))} - doomed
