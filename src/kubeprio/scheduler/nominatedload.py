@@ -69,8 +69,8 @@ class NominatedLoad:
         self._counter = 0
         self._resolved = (-1, -1)
         """(table epoch, table size) the rows were resolved against."""
-        self._lowest: int | None = None
-        """The lowest priority among nominated pods (None: to be recomputed)."""
+        self._priorities: dict[int, int] = {}
+        """Priority -> how many nominated pods have it (a handful of distinct values)."""
         self._all_load: Load | None = None
         self._all_key: tuple[int, int] = (-1, -1)
 
@@ -93,7 +93,7 @@ class NominatedLoad:
             if slot == len(self.priority):
                 self._grow()
         self._uids[pod.uid] = slot
-        self._lowest = None
+        self._priorities[pod.priority] = self._priorities.get(pod.priority, 0) + 1
         requests = pod.requests
         self.priority[slot] = pod.priority
         self.cpu[slot] = requests.get(CPU, 0)
@@ -109,7 +109,12 @@ class NominatedLoad:
             return
         self._current()
         slot = self._uids.pop(uid)
-        self._lowest = None
+        priority = int(self.priority[slot])
+        left = self._priorities[priority] - 1
+        if left:
+            self._priorities[priority] = left
+        else:
+            del self._priorities[priority]
         self._place(slot, -1)
         self.active[slot] = False
         self._nodes[slot] = ""
@@ -172,9 +177,7 @@ class NominatedLoad:
             self._reset_totals()
 
     def _lowest_priority(self) -> int:
-        if self._lowest is None:
-            self._lowest = min(int(self.priority[slot]) for slot in self._uids.values())
-        return self._lowest
+        return min(self._priorities)
 
     def _all(self, n: int) -> Load:
         """Views of the totals of rows ``0..n`` (kept until the totals array is replaced)."""
