@@ -254,6 +254,8 @@ class Serving:
         await asyncio.wait({stop_waiter, server_task}, return_when=asyncio.FIRST_COMPLETED)
         self.stop.set()
         await driver_task
+        # Events the scheduler deferred while busy are written before the store closes.
+        self.plane.scheduler.recorder.flush()
         self.kube.close_watches()
         server.should_exit = True
         done, _ = await asyncio.wait({server_task}, timeout=IDLE_GRACE)
