@@ -11,7 +11,9 @@ Measured: about 12 % faster on ``kubeprio bench scheduling-basic``, 5 % on simul
 
 from __future__ import annotations
 
+import contextlib
 import gc
+from collections.abc import Iterator
 from typing import Final
 
 THRESHOLDS: Final = (50_000, 20, 10)
@@ -22,3 +24,15 @@ doubled for the middle generation."""
 def tune_for_throughput() -> None:
     """Collect less often (``THRESHOLDS``)."""
     gc.set_threshold(*THRESHOLDS)
+
+
+@contextlib.contextmanager
+def tuned_for_throughput() -> Iterator[None]:
+    """``THRESHOLDS`` inside the block, the previous thresholds after it (a command run
+    in-process, as tests do, leaves the interpreter as it found it)."""
+    previous = gc.get_threshold()
+    tune_for_throughput()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)

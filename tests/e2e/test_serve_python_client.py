@@ -91,7 +91,7 @@ def test_events_expire_after_the_event_ttl(tmp_path_factory: pytest.TempPathFact
     """``--event-ttl`` as kube-apiserver's: an Event is gone one TTL after its last write
     (the kubelet's and scheduler's events about a pod appear, then disappear)."""
     base = tmp_path_factory.mktemp("serve-ttl")
-    process = ServeProcess(base / "data", base / "cache", ["--event-ttl", "2s"]).start()
+    process = ServeProcess(base / "data", base / "cache", ["--event-ttl", "3s"]).start()
     try:
         with _client(process) as api:
             core = k8s.CoreV1Api(api)

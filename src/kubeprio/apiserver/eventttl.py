@@ -10,8 +10,10 @@ was not written again since (the store's revision check; a stale entry is skippe
 Driven like the other components (``pump``/``run_once``/``next_wakeup``); ``kubeprio
 serve`` runs it. When it starts over a store that already holds Events (a restart), an
 Event's last write is taken from its ``lastTimestamp`` (else ``eventTime``, else its
-``creationTimestamp``), since leases are not stored here. Time comes from the injected
-clock; no threads.
+``creationTimestamp``), since leases are not stored here. The heap holds at most one
+entry per Event (a rewrite moves its expiry in a map; an entry that comes up early is
+pushed back), so repeated events cost no memory. A delete the store refuses is retried a
+second later. Time comes from the injected clock; no threads.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Final
 
 from kubeprio.api.core import Event
 from kubeprio.clock import Clock, parse_rfc3339
-from kubeprio.store.errors import KeyNotFoundError, RevisionConflictError
+from kubeprio.store.errors import KeyNotFoundError, RevisionConflictError, StorageFailureError
 from kubeprio.store.interface import (
     EventType,
     KeyPrefix,
@@ -35,6 +37,8 @@ DEFAULT_EVENT_TTL: Final = 3600.0
 """kube-apiserver's ``--event-ttl`` default: one hour."""
 
 EVENTS: Final = "events"
+RETRY_DELAY: Final = 1.0
+"""Seconds before retrying a delete the store refused."""
 
 
 def _last_write(event: Event) -> float | None:
@@ -60,7 +64,10 @@ class EventExpiry:
         self._store = store
         self._clock = clock
         self.ttl = ttl
-        self._heap: list[tuple[float, ObjectKey, int]] = []
+        self._leases: dict[ObjectKey, tuple[float, int]] = {}
+        """Event -> (expiry, revision of its last write)."""
+        self._heap: list[tuple[float, ObjectKey]] = []
+        self._in_heap: set[ObjectKey] = set()
         self._watch: StoreWatch | None = None
         self.expired = 0
 
@@ -72,14 +79,17 @@ class EventExpiry:
             if not isinstance(obj, Event):
                 continue
             written = _last_write(obj)
-            expires = now if written is None else written + self.ttl
-            self._push(expires, obj)
+            self._lease(_key(obj), now if written is None else written + self.ttl, obj)
         self._watch = self._store.watch(KeyPrefix(EVENTS), revision)
 
-    def _push(self, expires: float, event: Event) -> None:
-        meta = event.metadata
-        key = ObjectKey(EVENTS, meta.namespace or "", meta.name or "")
-        heapq.heappush(self._heap, (expires, key, object_revision(event)))
+    def _lease(self, key: ObjectKey, expires: float, event: Event) -> None:
+        self._leases[key] = (expires, object_revision(event))
+        self._schedule(key, expires)
+
+    def _schedule(self, key: ObjectKey, when: float) -> None:
+        if key not in self._in_heap:
+            self._in_heap.add(key)
+            heapq.heappush(self._heap, (when, key))
 
     def pump(self) -> int:
         """Note the writes since the last pump; each renews its Event's lease."""
@@ -88,8 +98,10 @@ class EventExpiry:
         changes = self._watch.poll()
         now = self._clock.now()
         for change in changes:
-            if change.type is not EventType.DELETED and isinstance(change.object, Event):
-                self._push(now + self.ttl, change.object)
+            if change.type is EventType.DELETED:
+                self._leases.pop(change.key, None)
+            elif isinstance(change.object, Event):
+                self._lease(change.key, now + self.ttl, change.object)
         return len(changes)
 
     def run_once(self) -> bool:
@@ -97,20 +109,39 @@ class EventExpiry:
         now = self._clock.now()
         due = False
         while self._heap and self._heap[0][0] <= now:
-            _, key, revision = heapq.heappop(self._heap)
+            _, key = heapq.heappop(self._heap)
+            self._in_heap.discard(key)
             due = True
+            lease = self._leases.get(key)
+            if lease is None:
+                continue  # deleted meanwhile
+            expires, revision = lease
+            if expires > now:
+                self._schedule(key, expires)  # written again since: a later expiry
+                continue
             try:
                 self._store.delete(key, expected_revision=revision)
             except (KeyNotFoundError, RevisionConflictError):
-                continue  # deleted, or written again: a newer entry holds its lease
+                # Gone, or written again: that write's watch event renews the lease.
+                self._leases.pop(key, None)
+                continue
+            except StorageFailureError:
+                self._schedule(key, now + RETRY_DELAY)
+                continue
+            self._leases.pop(key, None)
             self.expired += 1
         return due
 
     def next_wakeup(self) -> float | None:
-        """When the next lease runs out."""
+        """When the next lease may run out."""
         return self._heap[0][0] if self._heap else None
 
     def stop(self) -> None:
         """Stop following writes."""
         if self._watch is not None:
             self._watch.close()
+
+
+def _key(event: Event) -> ObjectKey:
+    meta = event.metadata
+    return ObjectKey(EVENTS, meta.namespace or "", meta.name or "")

@@ -304,13 +304,19 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
     # The clock starts after the set-up's garbage is collected: that pause is not a
     # scheduling cost (it was counted in the first window until this was fixed).
     sampler = ThroughputSampler()
+    flushing = 0.0
     while scheduler.scheduled - before < target:
         preempted = scheduler.preemptions
+        attempts = scheduler.scheduled + scheduler.failed_attempts
         t0 = time.perf_counter()
         worked = cluster.step()
         elapsed = time.perf_counter() - t0
         if not worked:
             break
+        if scheduler.scheduled + scheduler.failed_attempts == attempts:
+            # The scheduler had no pod ready and wrote deferred events: not a decision.
+            flushing += elapsed
+            continue
         latencies.append(elapsed)
         if scheduler.preemptions != preempted:
             preemption_latencies.append(elapsed)
@@ -319,7 +325,9 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
             sampler.count(done - sampler.total)
     result: dict[str, Any] = {"workload": name, "nodes": shape.nodes, "pods": target}
     result.update(sampler.finish())
-    result.update(_flush_events(cluster, scheduled=scheduler.scheduled - before, busy=result))
+    result.update(
+        _flush_events(cluster, scheduled=scheduler.scheduled - before, busy=result, during=flushing)
+    )
     result.update(latency_summary(latencies, "decision"))
     if preemption_latencies:
         result.update(latency_summary(preemption_latencies, "preemption_decision"))
@@ -335,12 +343,16 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
     return result
 
 
-def _flush_events(cluster: Cluster, *, scheduled: int, busy: dict[str, Any]) -> dict[str, Any]:
+def _flush_events(
+    cluster: Cluster, *, scheduled: int, busy: dict[str, Any], during: float
+) -> dict[str, Any]:
     """Write the events the scheduler deferred while busy, and report what that cost.
 
     The scheduler writes its events when nothing is left to schedule (upstream's
     broadcaster writes them from another goroutine), so a burst's events are mostly
-    written after its last binding. ``pods_per_s_with_events`` charges them to the run.
+    written after its last binding; ``during`` is the time of the steps in the run that
+    only wrote events (counted in the run's wall time, not as decisions).
+    ``pods_per_s_with_events`` charges the rest to the run as well.
     """
     queued = cluster.scheduler.recorder.queued
     t0 = time.perf_counter()
@@ -349,7 +361,7 @@ def _flush_events(cluster: Cluster, *, scheduled: int, busy: dict[str, Any]) -> 
     total_s = float(busy.get("elapsed_s", 0.0)) + flush_s
     return {
         "events_written_after": queued,
-        "event_flush_s": round(flush_s, 3),
+        "event_flush_s": round(flush_s + during, 3),
         "pods_per_s_with_events": round(scheduled / total_s, 1) if total_s else 0.0,
     }
 

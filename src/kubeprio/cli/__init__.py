@@ -40,6 +40,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
-    gctuning.tune_for_throughput()
-    result: int = handler(args)
+    with gctuning.tuned_for_throughput():
+        result: int = handler(args)
     return result

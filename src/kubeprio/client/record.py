@@ -142,10 +142,11 @@ class EventRecorder:
         """Events waiting for ``flush``."""
         return len(self._queued)
 
-    def flush(self) -> int:
-        """Write the queued events in the order they happened; return how many."""
+    def flush(self, limit: int | None = None) -> int:
+        """Write the queued events (at most ``limit``) in the order they happened; return
+        how many were written."""
         written = 0
-        while self._queued:
+        while self._queued and (limit is None or written < limit):
             item = self._queued.popleft()
             self._write(
                 item.ref,

@@ -25,6 +25,7 @@ a tick itself walks the candidates only. Time from the injected ``Clock``.
 from __future__ import annotations
 
 import heapq
+import logging
 import math
 from typing import Final
 
@@ -40,6 +41,8 @@ from kubeprio.api.core import (
 from kubeprio.client.informer import CacheKey, FuncHandler, Informer, cache_key
 from kubeprio.client.protocol import Client, DeleteRequest, PatchType
 from kubeprio.clock import Clock, rfc3339
+
+LOG = logging.getLogger(__name__)
 
 GC_CHECK_PERIOD: Final = 20.0
 QUARANTINE_TIME: Final = 40.0
@@ -68,6 +71,14 @@ def _gc_order(pod: Pod) -> tuple[bool, str, str]:
     """``byEvictionAndCreationTimestamp``: evicted first, then oldest, then by name."""
     meta = pod.metadata
     return (not _is_evicted(pod), meta.creation_timestamp or "", meta.name or "")
+
+
+def _force_deleted(pod: Pod) -> bool:
+    """Terminal and deleted with a zero grace period: what ``markFailedAndDeletePod`` leaves."""
+    return (
+        pod.metadata.deletion_grace_period_seconds == 0
+        and (pod.status.phase if pod.status else None) not in _NOT_TERMINATED
+    )
 
 
 def _out_of_service(node: Node) -> bool:
@@ -119,15 +130,23 @@ class PodGCController:
         self._quarantine: dict[str, float] = {}
         """Missing node -> when its quarantine ends (first seen missing at a check + 40 s)."""
         self._pods: dict[CacheKey, Pod] = {}
+        self._terminating_on: dict[str, int] = {}
+        """Node name ("" for none) -> how many terminating pods are bound to it."""
+        self._out_of_service: set[str] = set()
+        """Nodes that are not Ready and carry the out-of-service taint."""
         self.deleted = 0
         pods.add_handler(FuncHandler(self._pod_changed, self._pod_updated, self._pod_deleted))
-        nodes.add_handler(FuncHandler(self._node_added, None, self._node_deleted))
+        nodes.add_handler(FuncHandler(self._node_added, self._node_updated, self._node_deleted))
 
     # --- informer events ----------------------------------------------------------------------
 
     def _pod_changed(self, pod: Pod) -> None:
         key = cache_key(pod)
-        self._forget(key, gone=False)
+        previous = self._pods.get(key)
+        old_node = (previous.spec.node_name if previous and previous.spec else None) or ""
+        node = (pod.spec.node_name if pod.spec else None) or ""
+        if previous is not None and old_node != node:
+            self._unbind(key, old_node)
         self._pods[key] = pod
         if is_terminated(pod):
             self._terminated[key] = pod
@@ -135,10 +154,10 @@ class PodGCController:
             if self._queued_order.get(key) != order:
                 self._queued_order[key] = order
                 heapq.heappush(self._gc_queue, (order, key))
-        if pod.metadata.deletion_timestamp:
-            self._terminating[key] = pod
-        node = pod.spec.node_name if pod.spec else None
-        if node:
+        else:
+            self._terminated.pop(key, None)
+        self._set_terminating(key, pod if pod.metadata.deletion_timestamp else None)
+        if node and node != old_node:
             self._bound.setdefault(node, set()).add(key)
             if self.nodes.get(node) is None and (
                 self.orphans_of_unseen_nodes or node in self._seen_nodes
@@ -151,24 +170,46 @@ class PodGCController:
     def _pod_deleted(self, pod: Pod) -> None:
         self._forget(cache_key(pod))
 
-    def _forget(self, key: CacheKey, *, gone: bool = True) -> None:
-        """Drop what is known of ``key``; ``gone=False`` when a newer state follows."""
+    def _forget(self, key: CacheKey) -> None:
+        """The pod is gone: drop everything known of it."""
         previous = self._pods.pop(key, None)
         if previous is None:
             return
         self._terminated.pop(key, None)
-        if gone and self._queued_order.pop(key, None) is not None:
+        if self._queued_order.pop(key, None) is not None:
             self._compact_gc_queue()
-        self._terminating.pop(key, None)
-        node = previous.spec.node_name if previous.spec else None
-        if node:
-            bound = self._bound.get(node)
-            if bound is not None:
-                bound.discard(key)
-                if not bound:
-                    del self._bound[node]
-                    self._missing.discard(node)
-                    self._quarantine.pop(node, None)
+        self._set_terminating(key, None)
+        self._unbind(key, (previous.spec.node_name if previous.spec else None) or "")
+
+    def _unbind(self, key: CacheKey, node: str) -> None:
+        """``key`` no longer counts on ``node``; a node left without pods is no concern
+        (its quarantine ends: upstream only looks at nodes that pods are bound to)."""
+        bound = self._bound.get(node)
+        if bound is None:
+            return
+        bound.discard(key)
+        if not bound:
+            del self._bound[node]
+            self._missing.discard(node)
+            self._quarantine.pop(node, None)
+
+    def _set_terminating(self, key: CacheKey, pod: Pod | None) -> None:
+        """Track terminating pods, and how many per node ("" for unscheduled) still need
+        a check: one this controller already failed and force-deleted, held by a
+        finalizer, would only be deleted again (upstream does, every 20 s, to no effect)."""
+        previous = self._terminating.pop(key, None)
+        if previous is not None and not _force_deleted(previous):
+            node = (previous.spec.node_name if previous.spec else None) or ""
+            left = self._terminating_on[node] - 1
+            if left:
+                self._terminating_on[node] = left
+            else:
+                del self._terminating_on[node]
+        if pod is not None:
+            self._terminating[key] = pod
+            if not _force_deleted(pod):
+                node = (pod.spec.node_name if pod.spec else None) or ""
+                self._terminating_on[node] = self._terminating_on.get(node, 0) + 1
 
     def _compact_gc_queue(self) -> None:
         """Rebuild the heap once entries of departed pods dominate it."""
@@ -181,27 +222,30 @@ class PodGCController:
         self._seen_nodes.add(name)
         self._missing.discard(name)
         self._quarantine.pop(name, None)
+        self._node_updated(node, node)
+
+    def _node_updated(self, old: Node, new: Node) -> None:
+        name = new.metadata.name or ""
+        if _out_of_service(new):
+            self._out_of_service.add(name)
+        else:
+            self._out_of_service.discard(name)
 
     def _node_deleted(self, node: Node) -> None:
         name = node.metadata.name or ""
+        self._out_of_service.discard(name)
         if name in self._bound:
             self._missing.add(name)
 
     # --- driving --------------------------------------------------------------------------------
 
     def _has_work(self) -> bool:
+        """Whether a check would find something to do (counters only: asked every round)."""
         if 0 < self.terminated_pod_threshold < len(self._terminated):
             return True
-        if self._missing:
+        if self._missing or "" in self._terminating_on:
             return True
-        for pod in self._terminating.values():
-            node_name = pod.spec.node_name if pod.spec else None
-            if not node_name:
-                return True
-            node = self.nodes.get(node_name)
-            if node is not None and _out_of_service(node):
-                return True
-        return False
+        return any(node in self._terminating_on for node in self._out_of_service)
 
     def _next_tick(self, now: float) -> float:
         """The first grid time at or after ``now`` that is later than the last check."""
@@ -236,12 +280,23 @@ class PodGCController:
         while len(doomed) < excess and self._gc_queue:
             order, key = heapq.heappop(self._gc_queue)
             pod = self._terminated.get(key)
-            if pod is None or self._queued_order.get(key) != order:
+            if self._queued_order.get(key) != order:
+                continue  # superseded by a later entry, or the pod is gone
+            if pod is None:
+                del self._queued_order[key]
                 continue
             del self._queued_order[key]
             doomed.append(pod)
         for pod in doomed:
             self._mark_failed_and_delete(pod)
+        for pod in doomed:
+            # Until the informer reports it gone (a finalizer may hold it), the pod keeps
+            # its place at the front: upstream counts it and deletes it again each check.
+            key = cache_key(pod)
+            if key in self._terminated and key not in self._queued_order:
+                order = _gc_order(pod)
+                self._queued_order[key] = order
+                heapq.heappush(self._gc_queue, (order, key))
 
     def _gc_terminating(self) -> None:
         doomed = []
@@ -265,6 +320,9 @@ class PodGCController:
                 self.client.get(Node, node)
             except errors.NotFoundError:
                 gone.append(node)
+            except errors.StatusError as exc:
+                # Upstream: logged; the node is queued again at the next check.
+                LOG.warning("pod GC could not read node %s: %s", node, exc)
         for node in gone:
             keys = sorted(self._bound.get(node, ()))
             for key in keys:
@@ -307,9 +365,10 @@ class PodGCController:
                     subresource="status",
                 )
             self.client.delete(Pod, name, namespace, options=DeleteRequest(grace_period_seconds=0))
-        except errors.NotFoundError:
-            return  # upstream ignores not-found: someone else deleted it
+        except errors.StatusError as exc:
+            # Upstream logs the error and goes on with the next pod; not-found means
+            # somebody else deleted it. The next check tries again if it still applies.
+            if not isinstance(exc, errors.NotFoundError):
+                LOG.warning("pod GC could not delete %s/%s: %s", namespace, name, exc)
+            return
         self.deleted += 1
-        # Forget it now: the next check must not count it again before the informer
-        # delivers the deletion.
-        self._forget(cache_key(pod))

@@ -253,9 +253,11 @@ class Serving:
         stop_waiter = asyncio.create_task(self.stop.wait())
         await asyncio.wait({stop_waiter, server_task}, return_when=asyncio.FIRST_COMPLETED)
         self.stop.set()
-        await driver_task
-        # Events the scheduler deferred while busy are written before the store closes.
-        self.plane.scheduler.recorder.flush()
+        try:
+            await driver_task
+        finally:
+            # Events the scheduler deferred while busy are written before the store closes.
+            self.plane.scheduler.recorder.flush()
         self.kube.close_watches()
         server.should_exit = True
         done, _ = await asyncio.wait({server_task}, timeout=IDLE_GRACE)

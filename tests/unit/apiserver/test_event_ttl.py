@@ -112,3 +112,23 @@ def test_after_a_restart_events_expire_one_ttl_after_their_last_timestamp(
 def test_the_ttl_must_be_positive(clock: ManualClock) -> None:
     with pytest.raises(ValueError, match="positive"):
         EventExpiry(MemoryStore(), clock=clock, ttl=0)
+
+
+def test_repeated_writes_keep_one_pending_expiry_per_event(
+    backend: Store, clock: ManualClock
+) -> None:
+    """A FailedScheduling event bumped every few seconds for an hour must not pile up
+    one expiry per write (etcd reuses leases too)."""
+    api, expiry, recorder = _setup(backend, clock)
+    target = api.create(pod("web").build())
+    for _ in range(200):
+        recorder.event(target, "Warning", "FailedScheduling", "0/1 nodes are available")
+        _settle(expiry)
+        clock.advance(10)
+    assert len(expiry._heap) == 1
+    (event,) = api.list(Event).items
+    assert event.count == 200
+    clock.advance(TTL)
+    _settle(expiry)
+    _settle(expiry)
+    assert api.list(Event).items == []

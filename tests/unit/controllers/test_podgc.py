@@ -212,3 +212,40 @@ def test_the_collected_pods_are_upstreams_first_in_sorted_order(pods, threshold)
     doomed = {name for _, _, name in sorted(expected)[: max(len(expected) - threshold, 0)]}
     remaining = set(cluster.names())
     assert remaining == {f"p{(i * 7) % 10}{i}" for i in range(len(pods))} - doomed
+
+
+def test_updates_to_an_orphan_do_not_restart_its_nodes_quarantine(cluster):
+    """Upstream's delaying queue keeps the first deadline of a missing node
+    (``AddAfter`` never postpones a waiting item): pod updates change nothing."""
+    cluster.node("n1")
+    cluster.pod("orphan", on="n1")
+    cluster.driver.settle()
+    cluster.api.delete(Node, "n1")
+    for label in ("a", "b"):
+        cluster.driver.advance(GC_CHECK_PERIOD)
+        current = cluster.api.get(Pod, "orphan", "default")
+        cluster.api.update(
+            dataclasses.replace(
+                current, metadata=dataclasses.replace(current.metadata, labels={"x": label})
+            )
+        )
+    cluster.driver.advance(GC_CHECK_PERIOD)
+    assert cluster.names() == []
+
+
+def test_a_terminated_pod_held_by_a_finalizer_keeps_its_place(cluster):
+    """``gcTerminated`` counts and re-deletes a terminated pod that a finalizer holds (to
+    no effect) instead of deleting one more pod in its place."""
+    cluster.node("n1")
+    held = cluster.api.create(pod("held").on("n1").finalizers("example.com/keep").build())
+    cluster.api.update_status(
+        dataclasses.replace(held, status=dataclasses.replace(held.status, phase="Succeeded"))
+    )
+    clock = cluster.clock
+    clock.advance(1)
+    for name in ("second", "third", "fourth"):
+        cluster.pod(name, on="n1", phase="Succeeded")
+    cluster.driver.advance(GC_CHECK_PERIOD)  # 4 terminated, threshold 2: held and second
+    assert cluster.names() == ["fourth", "held", "third"]
+    cluster.driver.advance(3 * GC_CHECK_PERIOD)  # 3 terminated: held again, nothing else
+    assert cluster.names() == ["fourth", "held", "third"]
