@@ -240,7 +240,7 @@ class Cache:
             self._replace_in_node(node_name, state.pod_info)
             self.generation += 1
             return
-        pod_info = PodInfo.of(pod)
+        pod_info = state.pod_info.updated(pod) if state is not None else PodInfo.of(pod)
         if state is not None:
             self._remove_from_node(self._nodes.get(state.node_name), state.pod_info)
         self._add_to_node(self._node_for(node_name), pod_info)

@@ -284,6 +284,23 @@ class PodInfo:
             affinity=pod_affinity_terms(pod),
         )
 
+    def updated(self, pod: Pod) -> PodInfo:
+        """The view of a newer object of the same pod.
+
+        A status or metadata write keeps the stored spec object (the API service never
+        rebuilds it), and every precomputed part depends only on the spec and the pod's
+        identity, so those are kept; anything else is computed afresh (``of``).
+        """
+        old = self.pod
+        if (
+            pod.spec is not old.spec
+            or pod.metadata.uid != old.metadata.uid
+            or pod.metadata.name != old.metadata.name
+            or pod.metadata.namespace != old.metadata.namespace
+        ):
+            return PodInfo.of(pod)
+        return evolve(self, pod=pod)
+
     @property
     def affinity_terms(self) -> PodAffinityTerms:
         """The parsed affinity terms (empty ones when the pod has none)."""

@@ -259,13 +259,13 @@ class SchedulingQueue:
             for heap in (self._active, self._backoff, self._error_backoff):
                 qpi = heap.get(key)
                 if qpi is not None:
-                    qpi.pod_info = PodInfo.of(new)
+                    qpi.pod_info = qpi.pod_info.updated(new)
                     heap.add_or_update(key, qpi)
                     self._nominator.update_nominated_pod(old, qpi.pod_info)
                     return
         qpi = self._unschedulable.get(key)
         if qpi is not None:
-            qpi.pod_info = PodInfo.of(new)
+            qpi.pod_info = qpi.pod_info.updated(new)
             self._unschedulable.add_or_update(qpi)
             self._nominator.update_nominated_pod(old if old is not None else new, qpi.pod_info)
             for event in events:

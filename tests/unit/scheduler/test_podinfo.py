@@ -118,3 +118,24 @@ def test_host_ports_include_sidecars_only():
         ("0.0.0.0", "TCP", 80),
         ("10.0.0.1", "UDP", 53),
     ]
+
+
+def test_a_newer_object_with_the_same_spec_keeps_the_precomputed_parts() -> None:
+    """Status writes keep the stored spec object: ``updated`` reuses requests and
+    affinity instead of recomputing them; a changed spec is computed afresh."""
+    import dataclasses
+
+    from kubeprio.api.core import PodStatus
+    from kubeprio.scheduler.framework import PodInfo
+
+    first = pod("p").uid("u1").requests(cpu="250m", memory="1Gi").build()
+    info = PodInfo.of(first)
+    running = dataclasses.replace(first, status=PodStatus(phase="Running"))
+    kept = info.updated(running)
+    assert kept.pod is running
+    assert kept.requests is info.requests
+    assert kept == dataclasses.replace(info, pod=running)
+    bigger = pod("p").uid("u1").requests(cpu="2", memory="1Gi").build()
+    fresh = info.updated(bigger)
+    assert fresh.requests is not info.requests
+    assert fresh == PodInfo.of(bigger)
