@@ -51,6 +51,21 @@ class _PodState:
     assumed: bool
 
 
+def _same_for_scheduling(old: PodInfo, new: PodInfo) -> bool:
+    """Whether ``new`` counts exactly as ``old`` on its node: same spec object (so the
+    same requests, ports and affinity), labels (affinity and PDB selectors), deletion
+    state (terminating pods) and start time (victim order)."""
+    before, after = old.pod, new.pod
+    return (
+        before.spec is after.spec
+        and new.requests is old.requests
+        and before.metadata.labels == after.metadata.labels
+        and before.metadata.deletion_timestamp == after.metadata.deletion_timestamp
+        and (before.status.start_time if before.status else None)
+        == (after.status.start_time if after.status else None)
+    )
+
+
 class Cache:
     """Nodes, their pods, and pods assumed by the scheduler but not yet confirmed."""
 
@@ -241,6 +256,17 @@ class Cache:
             self.generation += 1
             return
         pod_info = state.pod_info.updated(pod) if state is not None else PodInfo.of(pod)
+        if (
+            state is not None
+            and state.node_name == node_name
+            and _same_for_scheduling(state.pod_info, pod_info)
+        ):
+            # A status write (the kubelet's, a DisruptionTarget condition): nothing the
+            # node's sums, indexes or victim order depend on changed; swap the object.
+            state.pod_info = pod_info
+            self._replace_in_node(node_name, pod_info)
+            self.generation += 1
+            return
         if state is not None:
             self._remove_from_node(self._nodes.get(state.node_name), state.pod_info)
         self._add_to_node(self._node_for(node_name), pod_info)

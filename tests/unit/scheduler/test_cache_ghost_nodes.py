@@ -65,3 +65,37 @@ def test_removed_node_without_pods_is_forgotten_at_once() -> None:
     cache.remove_node("n1")
     assert cache.node_info("n1") is None
     assert cache.node_infos() == []
+
+
+def test_a_status_write_swaps_the_object_and_a_relabel_re_adds_it() -> None:
+    """Upstream ``UpdatePod`` removes and re-adds; a write that changes nothing the node
+    accounts for (the kubelet's status) only swaps the object, with the same result:
+    the node lists the newer object, its sums and the victim order are unchanged."""
+    import dataclasses
+
+    from kubeprio.api.core import PodStatus
+    from kubeprio.scheduler.victimtable import start_nanos
+
+    cache = _cache_with_pod_on_n1()
+    info = cache.node_info("n1")
+    assert info is not None
+    requested = dict(info.requested)
+    stored = info.pods[0].pod
+    running = dataclasses.replace(stored, status=PodStatus(phase="Running"))
+    cache.update_pod(running)
+    assert info.pods[0].pod is running
+    assert dict(info.requested) == requested
+    assert cache.victims.pods[cache.victims._where["p"][1].slot].pod is running
+    started = dataclasses.replace(
+        running, status=PodStatus(phase="Running", start_time="2026-01-01T00:00:05Z")
+    )
+    cache.update_pod(started)  # the start time orders victims: the entry is re-sorted
+    (_, entry) = cache.victims._where["p"]
+    assert entry.start == start_nanos(info.pods[0])
+    assert info.pods[0].pod is started
+    relabelled = dataclasses.replace(
+        started, metadata=dataclasses.replace(started.metadata, labels={"app": "x"})
+    )
+    cache.update_pod(relabelled)
+    assert [p.pod for p in info.pods] == [relabelled]
+    assert dict(info.requested) == requested
