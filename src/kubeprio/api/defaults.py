@@ -46,7 +46,7 @@ from kubeprio.api.core import (
     ResourceList,
 )
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.model import JsonDict, evolve
+from kubeprio.api.model import INT32_MAX, JsonDict, evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.scheduling import PriorityClass
 
@@ -59,7 +59,6 @@ TERMINATION_MESSAGE_PATH_DEFAULT: Final = "/dev/termination-log"
 TERMINATION_MESSAGE_READ_FILE: Final = "File"
 LABEL_METADATA_NAME: Final = "kubernetes.io/metadata.name"
 DEFAULT_IMAGE_TAG: Final = "latest"
-MAX_INT32: Final = 2**31 - 1
 _MILLI_IN_NANOS: Final = 1_000_000
 
 
@@ -346,7 +345,7 @@ def default_job(job: Job) -> Job:
         changes["parallelism"] = 1
     if spec.backoff_limit is None:
         per_index = spec.extra.get("backoffLimitPerIndex") is not None
-        changes["backoff_limit"] = MAX_INT32 if per_index else 6
+        changes["backoff_limit"] = INT32_MAX if per_index else 6
     if spec.completion_mode is None:
         changes["completion_mode"] = "NonIndexed"
     if spec.suspend is None:

@@ -26,6 +26,11 @@ INT32: Final = "int32"
 Int32 = Annotated[int, INT32]
 """An integer that upstream stores as ``int32``; decoding rejects values outside its range."""
 
+INT32_MAX: Final = 2**31 - 1
+"""The largest ``int32`` (Go's ``math.MaxInt32``)."""
+INT64_MAX: Final = 2**63 - 1
+"""The largest ``int64`` (Go's ``math.MaxInt64``)."""
+
 JSON_NAME = "json"
 """Field-metadata key holding a JSON name that is not the plain camelCase of the attribute."""
 

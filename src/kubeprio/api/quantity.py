@@ -52,6 +52,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
+from kubeprio.api.model import INT64_MAX
 from kubeprio.errors import KubeprioError
 
 __all__ = [
@@ -105,9 +106,8 @@ ERR_RANGE: Final = (
 
 _NANO: Final = 10**9
 _MILLI_IN_NANOS: Final = 10**6
-_MAX_INT64: Final = 2**63 - 1
 _MAX_NANOS: Final = 10 ** (_MAX_DIGITS + 9)  # exclusive bound on |nanos|
-_BINARY_SI_CAP_NANOS: Final = _MAX_INT64 * _NANO  # upstream maxAllowed
+_BINARY_SI_CAP_NANOS: Final = INT64_MAX * _NANO  # upstream maxAllowed
 _BINARY_SI_MIN_NANOS: Final = 1024 * _NANO  # below this BinarySI prints as DecimalSI
 
 # Mirrors parseQuantityString: sign, leading zeros, integer digits, optional
@@ -387,7 +387,7 @@ def _binary_nanos(num: str, denom: str, exponent: int) -> tuple[int, bool]:
         whole = int(num)
         # Upstream's fast path: a rough digit budget, then an int64 overflow check.
         precision = 15 - len(num) - exponent * 3 // 10 - 1
-        keep_text = precision >= 0 and (whole << exponent) <= _MAX_INT64 and whole & 7 != 0
+        keep_text = precision >= 0 and (whole << exponent) <= INT64_MAX and whole & 7 != 0
         nanos = (whole << exponent) * _NANO
     else:
         scaled = int(num + denom) << exponent
@@ -409,7 +409,7 @@ def _exponent_suffix(suffix: str) -> tuple[int, int, QuantityFormat]:
             # len() first: Python refuses int() of very long strings.
             if len(digits) <= 19:
                 parsed = -int(digits) if sign == "-" else int(digits)
-                if -(2**63) <= parsed <= _MAX_INT64:
+                if -(2**63) <= parsed <= INT64_MAX:
                     # Upstream stores int32(parsed), which wraps.
                     wrapped = (parsed + 2**31) % 2**32 - 2**31
                     return 10, wrapped, QuantityFormat.DECIMAL_EXPONENT

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 from kubeprio.api.gotext import go_quote
+from kubeprio.api.model import INT64_MAX
 from kubeprio.errors import KubeprioError
 
 if TYPE_CHECKING:  # only for annotations: meta may come to import this module
@@ -209,7 +210,6 @@ def validate_label_value(value: str) -> list[str]:
 
 _GO_INT_RE: Final = re.compile("[+-]?[0-9]+")
 _INT64_MIN: Final = -(2**63)
-_INT64_MAX: Final = 2**63 - 1
 
 
 def _parse_go_int(text: str) -> int | None:
@@ -217,7 +217,7 @@ def _parse_go_int(text: str) -> int | None:
     if _GO_INT_RE.fullmatch(text) is None:
         return None
     number = int(text)
-    return number if _INT64_MIN <= number <= _INT64_MAX else None
+    return number if _INT64_MIN <= number <= INT64_MAX else None
 
 
 class Operator(enum.StrEnum):

@@ -26,16 +26,14 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any, TypeVar, Union, cast
 
 from kubeprio.api.gotext import json_kind
-from kubeprio.api.model import INT32, JSON_NAME, JsonDict
+from kubeprio.api.model import INT32, INT32_MAX, INT64_MAX, JSON_NAME, JsonDict
 from kubeprio.api.quantity import Quantity, QuantityError, quantity_from_json
 from kubeprio.errors import KubeprioError
 
 _M = TypeVar("_M")
 
 INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
 INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
 
 
 class DecodeError(KubeprioError, ValueError):

@@ -32,7 +32,7 @@ from kubeprio.api.apps import (
 )
 from kubeprio.api.core import PodTemplateSpec
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.model import evolve
+from kubeprio.api.model import INT32_MAX, evolve
 from kubeprio.api.policy import IntOrString
 from kubeprio.api.serialization import to_dict
 from kubeprio.clock import parse_rfc3339
@@ -60,7 +60,6 @@ DEFAULT_MAX_SURGE: Final = "25%"
 DEFAULT_MAX_UNAVAILABLE: Final = "25%"
 DEFAULT_PROGRESS_DEADLINE_SECONDS: Final = 600
 DEFAULT_REVISION_HISTORY_LIMIT: Final = 10
-MAX_INT32: Final = 2**31 - 1
 
 AVAILABLE: Final = "Available"
 PROGRESSING: Final = "Progressing"
@@ -308,7 +307,7 @@ def proportional_sizes(
 def has_progress_deadline(deployment: Deployment) -> bool:
     """``HasProgressDeadline`` (unset means the v1 default, 600 s)."""
     seconds = deployment.spec.progress_deadline_seconds if deployment.spec else None
-    return seconds is None or seconds != MAX_INT32
+    return seconds is None or seconds != INT32_MAX
 
 
 def progress_deadline(deployment: Deployment) -> int:

@@ -29,6 +29,7 @@ import logging
 import math
 from typing import Final
 
+from kubeprio import counts
 from kubeprio.api import errors
 from kubeprio.api.core import (
     PHASE_FAILED,
@@ -73,6 +74,10 @@ def _gc_order(pod: Pod) -> tuple[bool, str, str]:
     return (not _is_evicted(pod), meta.creation_timestamp or "", meta.name or "")
 
 
+def _node_of(pod: Pod) -> str:
+    return (pod.spec.node_name if pod.spec else None) or ""
+
+
 def _force_deleted(pod: Pod) -> bool:
     """Terminal and deleted with a zero grace period: what ``markFailedAndDeletePod`` leaves."""
     return (
@@ -113,6 +118,7 @@ class PodGCController:
         self.orphans_of_unseen_nodes = orphans_of_unseen_nodes
         self._seen_nodes: set[str] = set()
         self.clock = clock
+        self.pods = pods
         self.nodes = nodes
         self.terminated_pod_threshold = terminated_pod_threshold
         self._origin = clock.now()
@@ -129,25 +135,28 @@ class PodGCController:
         """Nodes that pods are bound to and that the node informer does not hold."""
         self._quarantine: dict[str, float] = {}
         """Missing node -> when its quarantine ends (first seen missing at a check + 40 s)."""
-        self._pods: dict[CacheKey, Pod] = {}
         self._terminating_on: dict[str, int] = {}
         """Node name ("" for none) -> how many terminating pods are bound to it."""
         self._out_of_service: set[str] = set()
         """Nodes that are not Ready and carry the out-of-service taint."""
         self.deleted = 0
-        pods.add_handler(FuncHandler(self._pod_changed, self._pod_updated, self._pod_deleted))
+        pods.add_handler(FuncHandler(self._pod_added, self._pod_updated, self._pod_deleted))
         nodes.add_handler(FuncHandler(self._node_added, self._node_updated, self._node_deleted))
 
     # --- informer events ----------------------------------------------------------------------
 
-    def _pod_changed(self, pod: Pod) -> None:
+    def _pod_added(self, pod: Pod) -> None:
+        self._track(None, pod)
+
+    def _pod_updated(self, old: Pod, new: Pod) -> None:
+        self._track(old, new)
+
+    def _track(self, previous: Pod | None, pod: Pod) -> None:
         key = cache_key(pod)
-        previous = self._pods.get(key)
-        old_node = (previous.spec.node_name if previous and previous.spec else None) or ""
-        node = (pod.spec.node_name if pod.spec else None) or ""
-        if previous is not None and old_node != node:
+        old_node = _node_of(previous) if previous is not None else ""
+        node = _node_of(pod)
+        if old_node != node:
             self._unbind(key, old_node)
-        self._pods[key] = pod
         if is_terminated(pod):
             self._terminated[key] = pod
             order = _gc_order(pod)
@@ -164,22 +173,14 @@ class PodGCController:
             ):
                 self._missing.add(node)
 
-    def _pod_updated(self, old: Pod, new: Pod) -> None:
-        self._pod_changed(new)
-
     def _pod_deleted(self, pod: Pod) -> None:
-        self._forget(cache_key(pod))
-
-    def _forget(self, key: CacheKey) -> None:
         """The pod is gone: drop everything known of it."""
-        previous = self._pods.pop(key, None)
-        if previous is None:
-            return
+        key = cache_key(pod)
         self._terminated.pop(key, None)
         if self._queued_order.pop(key, None) is not None:
             self._compact_gc_queue()
         self._set_terminating(key, None)
-        self._unbind(key, (previous.spec.node_name if previous.spec else None) or "")
+        self._unbind(key, _node_of(pod))
 
     def _unbind(self, key: CacheKey, node: str) -> None:
         """``key`` no longer counts on ``node``; a node left without pods is no concern
@@ -199,17 +200,11 @@ class PodGCController:
         finalizer, would only be deleted again (upstream does, every 20 s, to no effect)."""
         previous = self._terminating.pop(key, None)
         if previous is not None and not _force_deleted(previous):
-            node = (previous.spec.node_name if previous.spec else None) or ""
-            left = self._terminating_on[node] - 1
-            if left:
-                self._terminating_on[node] = left
-            else:
-                del self._terminating_on[node]
+            counts.adjust(self._terminating_on, _node_of(previous), -1)
         if pod is not None:
             self._terminating[key] = pod
             if not _force_deleted(pod):
-                node = (pod.spec.node_name if pod.spec else None) or ""
-                self._terminating_on[node] = self._terminating_on.get(node, 0) + 1
+                counts.adjust(self._terminating_on, _node_of(pod), 1)
 
     def _compact_gc_queue(self) -> None:
         """Rebuild the heap once entries of departed pods dominate it."""
@@ -301,7 +296,7 @@ class PodGCController:
     def _gc_terminating(self) -> None:
         doomed = []
         for pod in self._terminating.values():
-            node = self.nodes.get((pod.spec.node_name if pod.spec else None) or "")
+            node = self.nodes.get(_node_of(pod))
             if node is not None and _out_of_service(node):
                 doomed.append(pod)
         for pod in sorted(doomed, key=_gc_order):
@@ -324,18 +319,13 @@ class PodGCController:
                 # Upstream: logged; the node is queued again at the next check.
                 LOG.warning("pod GC could not read node %s: %s", node, exc)
         for node in gone:
-            keys = sorted(self._bound.get(node, ()))
-            for key in keys:
-                pod = self._pods.get(key)
+            for namespace, name in sorted(self._bound.get(node, ())):
+                pod = self.pods.get(name, namespace)
                 if pod is not None:
                     self._mark_failed_and_delete(pod, orphaned=True)
 
     def _gc_unscheduled_terminating(self) -> None:
-        unscheduled = [
-            pod
-            for pod in self._terminating.values()
-            if not (pod.spec.node_name if pod.spec else None)
-        ]
+        unscheduled = [pod for pod in self._terminating.values() if not _node_of(pod)]
         for pod in sorted(unscheduled, key=lambda p: cache_key(p)):
             self._mark_failed_and_delete(pod)
 

@@ -28,20 +28,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
+from kubeprio import counts
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.model import evolve
 from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.nodetable import NodeTable
 from kubeprio.scheduler.snapshot import NodeInfo, has_affinity, has_required_anti_affinity
 from kubeprio.scheduler.victimtable import VictimTable
-
-
-def _count(counts: dict[str, int], name: str, delta: int) -> None:
-    value = counts.get(name, 0) + delta
-    if value > 0:
-        counts[name] = value
-    else:
-        counts.pop(name, None)
 
 
 @dataclasses.dataclass(slots=True)
@@ -170,9 +163,9 @@ class Cache:
         self.victims.add(node.name, pod_info)
         if has_affinity(pod_info):
             self.pods_with_affinity += 1
-            _count(self._affinity_nodes, node.name, 1)
+            counts.adjust(self._affinity_nodes, node.name, 1)
         if has_required_anti_affinity(pod_info):
-            _count(self._anti_affinity_nodes, node.name, 1)
+            counts.adjust(self._anti_affinity_nodes, node.name, 1)
         self.table.refresh_usage(node)
 
     def _remove_from_node(self, node: NodeInfo | None, pod_info: PodInfo) -> None:
@@ -181,9 +174,9 @@ class Cache:
             self.victims.remove(node.name, pod_info)
             if has_affinity(pod_info):
                 self.pods_with_affinity -= 1
-                _count(self._affinity_nodes, node.name, -1)
+                counts.adjust(self._affinity_nodes, node.name, -1)
             if has_required_anti_affinity(pod_info):
-                _count(self._anti_affinity_nodes, node.name, -1)
+                counts.adjust(self._anti_affinity_nodes, node.name, -1)
             if node.node is None:
                 if not node.pods:
                     # The last pod of a ghost (or placeholder) node: drop it (upstream

@@ -26,6 +26,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from kubeprio import counts
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.nodetable import NodeTable
@@ -72,7 +73,7 @@ class NominatedLoad:
         self._priorities: dict[int, int] = {}
         """Priority -> how many nominated pods have it (a handful of distinct values)."""
         self._all_load: Load | None = None
-        self._all_key: tuple[int, int] = (-1, -1)
+        """Views of the totals for ``load``'s common case; dropped with the totals array."""
 
     def __len__(self) -> int:
         return len(self._uids)
@@ -93,7 +94,7 @@ class NominatedLoad:
             if slot == len(self.priority):
                 self._grow()
         self._uids[pod.uid] = slot
-        self._priorities[pod.priority] = self._priorities.get(pod.priority, 0) + 1
+        counts.adjust(self._priorities, pod.priority, 1)
         requests = pod.requests
         self.priority[slot] = pod.priority
         self.cpu[slot] = requests.get(CPU, 0)
@@ -109,12 +110,7 @@ class NominatedLoad:
             return
         self._current()
         slot = self._uids.pop(uid)
-        priority = int(self.priority[slot])
-        left = self._priorities[priority] - 1
-        if left:
-            self._priorities[priority] = left
-        else:
-            del self._priorities[priority]
+        counts.adjust(self._priorities, int(self.priority[slot]), -1)
         self._place(slot, -1)
         self.active[slot] = False
         self._nodes[slot] = ""
@@ -150,6 +146,7 @@ class NominatedLoad:
         """Recompute the per-row totals (the table grew or renumbered its rows)."""
         capacity = self.table.capacity
         self.totals = np.zeros((4, capacity), np.int64)
+        self._all_load = None
         old_versions = self.version
         self.version = np.zeros(capacity, np.int64)
         self.version[: min(len(old_versions), capacity)] = old_versions[:capacity]
@@ -180,12 +177,10 @@ class NominatedLoad:
         return min(self._priorities)
 
     def _all(self, n: int) -> Load:
-        """Views of the totals of rows ``0..n`` (kept until the totals array is replaced)."""
-        key = (id(self.totals), n)
-        if self._all_load is None or self._all_key != key:
+        """Views of the totals of rows ``0..n``."""
+        if self._all_load is None or len(self._all_load.pods) != n:
             totals = self.totals
             self._all_load = Load(totals[0, :n], totals[1, :n], totals[2, :n], totals[3, :n])
-            self._all_key = key
         return self._all_load
 
     def row_of(self, uid: str) -> int:

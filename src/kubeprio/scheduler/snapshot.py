@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final, Protocol
 
+from kubeprio import counts
 from kubeprio.api.core import Node
 from kubeprio.api.resources import CONTAINER_RESTART_POLICY_ALWAYS, PODS, ResourceAmounts, amounts
 from kubeprio.scheduler import framework
@@ -152,11 +153,7 @@ class NodeInfo:
         self.non_zero_cpu -= cpu
         self.non_zero_memory -= memory
         for port in host_ports(stored):
-            count = self.used_ports.get(port, 0) - 1
-            if count > 0:
-                self.used_ports[port] = count
-            else:
-                self.used_ports.pop(port, None)
+            counts.adjust(self.used_ports, port, -1)
         for group in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
             for i, candidate in enumerate(group):
                 if candidate is stored:

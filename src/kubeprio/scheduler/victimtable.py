@@ -35,6 +35,8 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from kubeprio import counts
+from kubeprio.api.model import INT64_MAX
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubeprio.clock import parse_rfc3339
 from kubeprio.scheduler.framework import PodInfo
@@ -50,7 +52,6 @@ MEM_FIELD: Final = 4
 EPH_FIELD: Final = 5
 SLOT: Final = 6
 FIELDS: Final = 7
-INT64_MAX: Final = 2**63 - 1
 STARTLESS: Final = INT64_MAX
 """Stored start of a pod without ``status.startTime`` (it counts as now upstream)."""
 PAD_PRIORITY: Final = INT64_MAX
@@ -214,12 +215,7 @@ class VictimTable:
             self._free.append(entry.slot)
 
     def _count_namespace(self, pod: PodInfo, delta: int) -> None:
-        namespace = pod.pod.metadata.namespace or ""
-        left = self.namespace_pods.get(namespace, 0) + delta
-        if left > 0:
-            self.namespace_pods[namespace] = left
-        else:
-            self.namespace_pods.pop(namespace, None)
+        counts.adjust(self.namespace_pods, pod.pod.metadata.namespace or "", delta)
 
     def attach(self, node_name: str) -> None:
         """The node got a ``NodeTable`` row: write its pods there."""

@@ -40,7 +40,7 @@ from kubeprio.api.core import (
     Toleration,
 )
 from kubeprio.api.errors import FieldError, GoValue
-from kubeprio.api.model import evolve
+from kubeprio.api.model import INT32_MAX, evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.validation.affinity import validate_taint_effect, validate_tolerations
@@ -56,7 +56,7 @@ from kubeprio.api.validation.meta import (
     validate_immutable,
     validate_label_name,
 )
-from kubeprio.api.validation.podspec import MAX_INT32, pod_spec_warnings, validate_pod_spec
+from kubeprio.api.validation.podspec import pod_spec_warnings, validate_pod_spec
 from kubeprio.api.validation.resources import validate_resource_quantity
 
 UPDATABLE_POD_SPEC_FIELDS: Final = (
@@ -229,12 +229,12 @@ def validate_pod_update(new: Pod, old: Pod) -> list[FieldError]:
         return found
     deadline, old_deadline = new_spec.active_deadline_seconds, old_spec.active_deadline_seconds
     if deadline is not None:
-        if deadline < 0 or deadline > MAX_INT32:
+        if deadline < 0 or deadline > INT32_MAX:
             found.append(
                 errors.invalid(
                     "spec.activeDeadlineSeconds",
                     deadline,
-                    f"must be between 0 and {MAX_INT32}, inclusive",
+                    f"must be between 0 and {INT32_MAX}, inclusive",
                 )
             )
             return found

@@ -27,6 +27,7 @@ from kubeprio.api.core import (
     PodTemplateSpec,
 )
 from kubeprio.api.errors import FieldError
+from kubeprio.api.model import INT32_MAX
 from kubeprio.api.validation.affinity import (
     validate_affinity,
     validate_tolerations,
@@ -44,7 +45,6 @@ from kubeprio.api.validation.resources import (
     validate_resource_requirements,
 )
 
-MAX_INT32: Final = 2**31 - 1
 RESTART_POLICIES: Final = ("Always", "OnFailure", "Never")
 DNS_POLICIES: Final = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
 PULL_POLICIES: Final = ("Always", "IfNotPresent", "Never")  # sorted, as sets.List prints them
@@ -287,13 +287,13 @@ def validate_pod_spec(spec: PodSpec, path: str, *, is_pod: bool) -> list[FieldEr
             )
     if (
         spec.active_deadline_seconds is not None
-        and not 1 <= spec.active_deadline_seconds <= MAX_INT32
+        and not 1 <= spec.active_deadline_seconds <= INT32_MAX
     ):
         found.append(
             errors.invalid(
                 child(path, "activeDeadlineSeconds"),
                 spec.active_deadline_seconds,
-                f"must be between 1 and {MAX_INT32}, inclusive",
+                f"must be between 1 and {INT32_MAX}, inclusive",
             )
         )
     for json_key in ("hostname", "subdomain"):

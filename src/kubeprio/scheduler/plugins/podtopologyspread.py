@@ -41,7 +41,7 @@ from typing import Final
 
 from kubeprio.api import errors, meta, nodeaffinity, selectors, taints
 from kubeprio.api.core import Node, Pod, TopologySpreadConstraint
-from kubeprio.api.model import evolve
+from kubeprio.api.model import INT32_MAX, evolve
 from kubeprio.scheduler import framework
 from kubeprio.scheduler.plugins.helper.gomath import go_div, go_round
 from kubeprio.scheduler.plugins.helper.validation import PluginArgsError
@@ -62,7 +62,6 @@ SCHEDULE_ANYWAY: Final = "ScheduleAnyway"
 NODE_INCLUSION_POLICY_HONOR: Final = "Honor"
 NODE_INCLUSION_POLICY_IGNORE: Final = "Ignore"
 
-_MAX_INT32: Final = 2**31 - 1
 _NO_LABELS: Final[Mapping[str, str]] = {}
 _REJECTED: Final = framework.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
 _REJECTED_LABEL: Final = framework.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
@@ -232,7 +231,7 @@ class _CriticalPaths:
 
     def __init__(self) -> None:
         self.values = ["", ""]
-        self.counts = [_MAX_INT32, _MAX_INT32]
+        self.counts = [INT32_MAX, INT32_MAX]
 
     def copy(self) -> _CriticalPaths:
         other = _CriticalPaths()
