@@ -46,14 +46,15 @@ class _PodState:
 
 def _same_for_scheduling(old: PodInfo, new: PodInfo) -> bool:
     """Whether ``new`` counts exactly as ``old`` on its node: same spec object (so the
-    same requests, ports and affinity), labels (affinity and PDB selectors), deletion
-    state (terminating pods) and start time (victim order)."""
+    same requests, ports and affinity), labels (affinity and PDB selectors) and start time
+    (victim order). A deletion mark is not accounted: a terminating pod keeps its
+    resources, and the readers that skip terminating pods (PodTopologySpread, preemption
+    eligibility) read the pod objects themselves."""
     before, after = old.pod, new.pod
     return (
         before.spec is after.spec
         and new.requests is old.requests
         and before.metadata.labels == after.metadata.labels
-        and before.metadata.deletion_timestamp == after.metadata.deletion_timestamp
         and (before.status.start_time if before.status else None)
         == (after.status.start_time if after.status else None)
     )

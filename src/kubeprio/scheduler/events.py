@@ -173,6 +173,10 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
     actions: list[ActionType] = []
     if _labels(new.metadata.labels) != _labels(old.metadata.labels):
         actions.append(ActionType.UPDATE_POD_LABEL)
+    if new.spec is old.spec:
+        # A status or metadata write (the kubelet's, a condition, a deletion mark): the
+        # spec object is shared, so no request, gate or toleration changed.
+        return [ClusterEvent(resource, action) for action in actions or (ActionType.UPDATE,)]
     if _scaled_down(new, old):
         actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
     if not _scheduling_gates(new) and _scheduling_gates(old):

@@ -34,7 +34,7 @@ import numpy as np
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubeprio.scheduler.framework import Code, PodInfo, Status, unresolvable, unschedulable
 from kubeprio.scheduler.nodetable import BoolArray, IntArray, NodeTable
-from kubeprio.scheduler.nominatedload import Load
+from kubeprio.scheduler.nominatedload import ROOM_CPU, ROOM_EPH, ROOM_MEM, ROOM_PODS, Load
 from kubeprio.scheduler.rowstatus import RowStatuses
 
 UNSCHEDULABLE_REASON: Final = "node(s) were unschedulable"
@@ -203,6 +203,16 @@ class FastPath:
                 ok &= table.req_mem[lo:hi] + mem <= table.alloc_mem[lo:hi]
             if eph:
                 ok &= table.req_eph[lo:hi] + eph <= table.alloc_eph[lo:hi]
+        elif load.room is not None:
+            # The same sums, with the nominated pods already taken off the allocatable.
+            room = load.room[:, lo:hi]
+            ok = table.pods[lo:hi] < room[ROOM_PODS]
+            if cpu:
+                ok &= table.req_cpu[lo:hi] + cpu <= room[ROOM_CPU]
+            if mem:
+                ok &= table.req_mem[lo:hi] + mem <= room[ROOM_MEM]
+            if eph:
+                ok &= table.req_eph[lo:hi] + eph <= room[ROOM_EPH]
         else:
             ok = table.pods[lo:hi] + load.pods[lo:hi] < table.alloc_pods[lo:hi]
             if cpu:

@@ -67,6 +67,8 @@ class NodeTable:
         self.epoch = 0
         """Bumped when rows are renumbered or reallocated: every cached row result is stale."""
         self._version_counter = 0
+        self.alloc_version = 0
+        """Bumped whenever some row's allocatable changes (or rows are renumbered)."""
         self.prefer_taint_total = 0
         self.unschedulable: BoolArray = np.zeros(0, np.bool_)
         self.hard_taint: BoolArray = np.zeros(0, np.bool_)
@@ -78,6 +80,7 @@ class NodeTable:
 
     def _allocate(self, capacity: int) -> None:
         self.epoch += 1
+        self.alloc_version += 1
         for name in self._INT_COLUMNS:
             column = np.zeros(capacity, np.int64)
             old: IntArray = getattr(self, name)
@@ -98,6 +101,7 @@ class NodeTable:
     def rebuild(self, nodes: Sequence[NodeInfo]) -> None:
         """Recreate every row from ``nodes`` (after a node was removed)."""
         self.epoch += 1
+        self.alloc_version += 1
         self.prefer_taint_total = 0
         self.prefer_taints[:] = 0
         self.size = 0
@@ -127,10 +131,17 @@ class NodeTable:
         if row is None:
             return
         allocatable = node.allocatable
-        self.alloc_cpu[row] = allocatable.get(CPU, 0)
-        self.alloc_mem[row] = allocatable.get(MEMORY, 0)
-        self.alloc_eph[row] = allocatable.get(EPHEMERAL_STORAGE, 0)
-        self.alloc_pods[row] = allocatable.get(PODS, 0)
+        amounts = (
+            allocatable.get(CPU, 0),
+            allocatable.get(MEMORY, 0),
+            allocatable.get(EPHEMERAL_STORAGE, 0),
+            allocatable.get(PODS, 0),
+        )
+        columns = (self.alloc_cpu, self.alloc_mem, self.alloc_eph, self.alloc_pods)
+        if any(column[row] != amount for column, amount in zip(columns, amounts, strict=True)):
+            for column, amount in zip(columns, amounts, strict=True):
+                column[row] = amount
+            self.alloc_version += 1
         self.extended[row] = any(name not in BASIC_RESOURCES for name in allocatable)
         spec = node.node.spec if node.node is not None else None
         self.unschedulable[row] = bool(spec and spec.unschedulable)

@@ -34,18 +34,25 @@ from kubeprio.scheduler.nodetable import NodeTable
 IntArray = npt.NDArray[np.int64]
 INITIAL_SLOTS: Final = 64
 _SLOT_COLUMNS: Final = ("priority", "cpu", "mem", "eph", "row")
+ROOM_CPU: Final = 0
+ROOM_MEM: Final = 1
+ROOM_EPH: Final = 2
+ROOM_PODS: Final = 3
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Load:
     """Per node row (``NodeTable`` order): requests and count of the nominated pods.
 
-    The arrays may be the ``NominatedLoad``'s own: read them, never write them."""
+    ``room``, when given, is the allocatable less these: rows ``cpu``, ``mem``, ``eph``
+    and ``pods`` (``ROOM_*``), so that a fit check costs what it costs without nominated
+    pods. The arrays may be the ``NominatedLoad``'s own: read them, never write them."""
 
     cpu: IntArray
     mem: IntArray
     eph: IntArray
     pods: IntArray
+    room: IntArray | None = None
 
 
 class NominatedLoad:
@@ -73,7 +80,9 @@ class NominatedLoad:
         self._priorities: dict[int, int] = {}
         """Priority -> how many nominated pods have it (a handful of distinct values)."""
         self._all_load: Load | None = None
-        """Views of the totals for ``load``'s common case; dropped with the totals array."""
+        """``load``'s common case (every nominated pod counts), with its ``room``."""
+        self._all_key = (-1, -1, -1)
+        """(change counter, table allocatable version, rows) ``_all_load`` was made at."""
 
     def __len__(self) -> int:
         return len(self._uids)
@@ -177,10 +186,25 @@ class NominatedLoad:
         return min(self._priorities)
 
     def _all(self, n: int) -> Load:
-        """Views of the totals of rows ``0..n``."""
-        if self._all_load is None or len(self._all_load.pods) != n:
-            totals = self.totals
-            self._all_load = Load(totals[0, :n], totals[1, :n], totals[2, :n], totals[3, :n])
+        """The totals of rows ``0..n`` and the room they leave, remade only after a
+        nomination or an allocatable changed (a few vector operations, then none per
+        pod filtered)."""
+        key = (self._counter, self.table.alloc_version, n)
+        if self._all_load is None or self._all_key != key:
+            totals = self.totals[:, :n]
+            table = self.table
+            allocatable = np.stack(
+                (
+                    table.alloc_cpu[:n],
+                    table.alloc_mem[:n],
+                    table.alloc_eph[:n],
+                    table.alloc_pods[:n],
+                )
+            )
+            self._all_load = Load(
+                totals[0], totals[1], totals[2], totals[3], room=allocatable - totals
+            )
+            self._all_key = key
         return self._all_load
 
     def row_of(self, uid: str) -> int:

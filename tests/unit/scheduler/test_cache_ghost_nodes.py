@@ -99,3 +99,50 @@ def test_a_status_write_swaps_the_object_and_a_relabel_re_adds_it() -> None:
     cache.update_pod(relabelled)
     assert [p.pod for p in info.pods] == [relabelled]
     assert dict(info.requested) == requested
+
+
+def test_a_deletion_mark_swaps_the_object_and_terminating_readers_see_it() -> None:
+    """A terminating pod keeps its resources until it is gone (upstream's cache only
+    drops it on the delete event), so a deletionTimestamp write changes no sum, no victim
+    order: the object is swapped. What skips terminating pods (PodTopologySpread's
+    counts, preemption eligibility) reads the node's pod objects and sees the mark."""
+    import dataclasses
+
+    from kubeprio.api import selectors
+    from kubeprio.api.core import PodCondition, PodStatus
+    from kubeprio.api.meta import LabelSelector
+    from kubeprio.scheduler.plugins.podtopologyspread import count_pods_match_selector
+    from kubeprio.scheduler.preemption import (
+        DISRUPTION_TARGET,
+        PREEMPTION_BY_SCHEDULER,
+        is_terminating_by_preemption,
+    )
+
+    cache = _cache_with_pod_on_n1()
+    info = cache.node_info("n1")
+    assert info is not None
+    requested = dict(info.requested)
+    stored = info.pods[0].pod
+    version = int(cache.table.version[cache.table.index["n1"]])
+    generation = cache.generation
+    everything = selectors.label_selector_as_selector(LabelSelector())
+    assert count_pods_match_selector(info.pods, everything, "default") == 1
+    marked = dataclasses.replace(
+        stored,
+        metadata=dataclasses.replace(stored.metadata, deletion_timestamp="2026-01-01T00:00:00Z"),
+        status=PodStatus(
+            conditions=(
+                PodCondition(type=DISRUPTION_TARGET, status="True", reason=PREEMPTION_BY_SCHEDULER),
+            )
+        ),
+    )
+    cache.update_pod(marked)
+    assert info.pods[0].pod is marked
+    assert cache.victims.pods[cache.victims._where["p"][1].slot].pod is marked
+    assert dict(info.requested) == requested
+    assert int(cache.table.req_cpu[cache.table.index["n1"]]) == 3000
+    # The row's usage did not change, so per-row caches keyed on it stay valid.
+    assert int(cache.table.version[cache.table.index["n1"]]) == version
+    assert cache.generation > generation
+    assert is_terminating_by_preemption(info.pods[0].pod)
+    assert count_pods_match_selector(info.pods, everything, "default") == 0

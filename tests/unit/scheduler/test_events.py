@@ -3,6 +3,8 @@ plugins' ``isSchedulableAfter*`` functions)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from kubeprio.api.core import Node, Pod, Toleration
@@ -281,3 +283,26 @@ def test_table_covers_filter_plugins_and_unknown_plugins_get_everything() -> Non
         assert qh.events_to_register(plugin), plugin
     assert qh.events_to_register("SomethingElse") == qh.ALL_EVENTS
     assert set(names.ALL) >= set(qh.DEFAULT_EVENTS)
+
+
+def test_writes_that_share_the_spec_are_label_or_general_updates() -> None:
+    """A status write or a deletion mark keeps the spec object: upstream finds no request,
+    gate or toleration change in it, so only a label change (or the general update) is
+    reported, for bound and unscheduled pods alike."""
+    marked = dataclasses.replace(
+        BASE_POD,
+        metadata=dataclasses.replace(BASE_POD.metadata, deletion_timestamp="2026-01-01T00:00:00Z"),
+    )
+    assert marked.spec is BASE_POD.spec
+    assert [e.action for e in ev.pod_scheduling_properties_change(marked, BASE_POD)] == [A.UPDATE]
+    relabelled = relabel(BASE_POD, app="b")
+    assert relabelled.spec is BASE_POD.spec
+    events = ev.pod_scheduling_properties_change(relabelled, BASE_POD)
+    assert [e.action for e in events] == [A.UPDATE_POD_LABEL]
+    bound_pod = bound(BASE_POD)
+    bound_marked = dataclasses.replace(
+        bound_pod,
+        metadata=dataclasses.replace(bound_pod.metadata, deletion_timestamp="2026-01-01T00:00:00Z"),
+    )
+    events = ev.pod_scheduling_properties_change(bound_marked, bound_pod)
+    assert [(e.resource, e.action) for e in events] == [(R.ASSIGNED_POD, A.UPDATE)]
