@@ -198,7 +198,7 @@ class Kubelet:
         self._timer_seq = 0
         self._used: dict[str, int] = {}
         self._used_pods = 0
-        self._ip_pool: list[str] = []
+        self._ip_pool: node.PodIpPool | None = None
         self._host_ip: str | None = None
         self._stamp_at = float("nan")
         self._stamp_text = ""
@@ -248,9 +248,9 @@ class Kubelet:
         cidr = (current.spec.pod_cidr if current.spec else None) or node.default_pod_cidr(
             self.node_name
         )
-        if not self._ip_pool or cidr != getattr(self, "_cidr", None):
+        if self._ip_pool is None or cidr != getattr(self, "_cidr", None):
             self._cidr = cidr
-            self._ip_pool = node.pod_ip_pool(cidr)
+            self._ip_pool = node.PodIpPool(cidr)
 
     # --- EventHandler[Pod] -----------------------------------------------------------------
 

@@ -7,8 +7,12 @@ in ``pkg/kubelet/nodestatus/setters.go`` (condition reasons and messages).
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
+
+import pytest
 
 from kubeprio.api.core import Node, NodeCondition
+from kubeprio.kubelet import node as kubelet_node
 from tests.builders import node
 from tests.unit.kubelet.conftest import Cluster
 
@@ -80,3 +84,29 @@ def test_register_node_helper_creates_once(cluster: Cluster) -> None:
     assert first.spec is not None
     assert first.spec.pod_cidr == "10.244.9.0/24"
     assert [a.address for a in first.status.addresses or ()] == ["10.244.9.1", "n9"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "cidr",
+    [
+        "10.1.2.0/24",
+        "10.1.2.0/30",
+        "10.1.2.0/31",
+        "10.1.2.7/32",
+        "10.9.0.0/22",
+        "fd00::/120",
+        "fd00::/127",
+        "fd00::1/128",
+        "10.1.2.9/24",
+    ],
+)
+def test_pod_ip_pool_is_the_hosts_after_the_bridge_address(cidr: str) -> None:
+    """The pool is the network's hosts (ipaddress ``hosts()``), less the first one, which
+    the node's bridge takes; a single-address network keeps its only address."""
+    hosts = [str(h) for h in ipaddress.ip_network(cidr, strict=False).hosts()]
+    expected = hosts[1:] if len(hosts) > 1 else hosts
+    pool = kubelet_node.PodIpPool(cidr)
+    assert len(pool) == len(expected)
+    assert [pool[i] for i in range(len(pool))] == expected
+    with pytest.raises(IndexError):
+        pool[len(pool)]
