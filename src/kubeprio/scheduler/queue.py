@@ -460,7 +460,7 @@ class SchedulingQueue:
         is the informer's latest copy, which upstream requeues instead of the popped one.
         """
         if pod is not None:
-            qpi.pod_info = PodInfo.of(pod)
+            qpi.pod_info = qpi.pod_info.updated(pod)
         qpi.unschedulable_plugins.clear()
         qpi.pending_plugins.clear()
         if code is not Code.ERROR:

@@ -618,7 +618,9 @@ class Scheduler:
                 rejectors.add(failure.diagnosis.absent.plugin)
         latest = self.current_pod(pod) or pod
         if failure.nominated_node is not None:
-            self.queue.add_nominated_pod(PodInfo.of(latest), NominatingInfo(failure.nominated_node))
+            self.queue.add_nominated_pod(
+                queued.pod_info.updated(latest), NominatingInfo(failure.nominated_node)
+            )
         self.queue.requeue_failed(
             queued,
             status.code,
