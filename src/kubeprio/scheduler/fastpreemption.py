@@ -71,6 +71,7 @@ from kubeprio.scheduler.rowstatus import RowStatuses
 from kubeprio.scheduler.victimtable import (
     CPU_FIELD,
     EPH_FIELD,
+    MEM_FIELD,
     PAD_PRIORITY,
     PRIO,
     SEQ,
@@ -93,6 +94,9 @@ MASK_BITS: Final = 62
 """Rows with more pods than this keep no victim mask (their outcome is recomputed)."""
 MIN_CHUNK: Final = 128
 """Fewest rows dry-run per numpy step."""
+SCALAR_ROWS: Final = 2
+"""Stale rows up to which they are dry-run in plain Python: the one or two rows the last
+decision changed cost less than numpy's per-call overhead that way."""
 
 
 def potential_rows(filtered: NodeToStatus, table: NodeTable) -> IntArray:
@@ -273,7 +277,7 @@ class FastPreemption:
                 if load is False:
                     load = self.load.load(pod.priority, pod.uid)
                 assert load is not True
-                self._refresh(verdicts, rows[stale], pod, load, now_nanos, own_row)
+                self._refresh_stale(verdicts, rows[stale], pod, load, now_nanos, own_row)
             candidates = np.flatnonzero(verdicts.kinds[rows] < 0)
             if found + len(candidates) >= wanted:
                 evaluated.append(rows[: int(candidates[wanted - found - 1]) + 1])
@@ -302,6 +306,111 @@ class FastPreemption:
             verdicts = _Verdicts(table.epoch, table.capacity)
             self._cache[key] = verdicts
         return verdicts
+
+    def _refresh_stale(
+        self,
+        verdicts: _Verdicts,
+        rows: IntArray,
+        pod: PodInfo,
+        load: Load | None,
+        now: int,
+        own_row: int,
+    ) -> None:
+        """``_refresh`` of ``rows``: a few rows one by one, more (or rows that must be
+        re-sorted first) across rows at once."""
+        if len(rows) > SCALAR_ROWS:
+            self._refresh(verdicts, rows, pod, load, now, own_row)
+            return
+        left = [
+            row
+            for row in rows.tolist()
+            if not self._refresh_row(verdicts, row, pod, load, now, own_row)
+        ]
+        if left:
+            self._refresh(verdicts, np.array(left, np.int64), pod, load, now, own_row)
+
+    def _refresh_row(
+        self,
+        verdicts: _Verdicts,
+        row: int,
+        pod: PodInfo,
+        load: Load | None,
+        now: int,
+        own_row: int,
+    ) -> bool:
+        """``_refresh`` of one row in plain Python, step for step as ``_dry_run`` does it
+        across rows; False (nothing done) when the row must be re-sorted first."""
+        victims = self.cache.victims
+        table = self.cache.table
+        if victims.startless[row] > 0 and victims.latest_start[row] >= now:
+            return False
+        count = int(victims.count[row])
+        fields = victims.data[:, :count, row].tolist()
+        priorities = fields[PRIO]
+        sizes = list(zip(fields[CPU_FIELD], fields[MEM_FIELD], fields[EPH_FIELD], strict=True))
+        lower = [priority < pod.priority for priority in priorities]
+        requests = (
+            pod.requests.get(CPU, 0),
+            pod.requests.get(MEMORY, 0),
+            pod.requests.get(EPHEMERAL_STORAGE, 0),
+        )
+        # The node with every lower-priority pod removed (and nominated pods added).
+        used = [int(table.req_cpu[row]), int(table.req_mem[row]), int(table.req_eph[row])]
+        used_pods = int(table.pods[row]) - sum(lower)
+        for size, is_lower in zip(sizes, lower, strict=True):
+            if is_lower:
+                used = [u - amount for u, amount in zip(used, size, strict=True)]
+        if load is not None:
+            used[0] += int(load.cpu[row])
+            used[1] += int(load.mem[row])
+            used[2] += int(load.eph[row])
+            used_pods += int(load.pods[row])
+        alloc = (int(table.alloc_cpu[row]), int(table.alloc_mem[row]), int(table.alloc_eph[row]))
+        alloc_pods = int(table.alloc_pods[row])
+        room = [a - r if r > 0 else UNBOUNDED for a, r in zip(alloc, requests, strict=True)]
+        bits = 1 if used_pods + 1 > alloc_pods else 0
+        for i, bit in enumerate((2, 4, 8)):
+            if used[i] > room[i]:
+                bits |= bit
+                if requests[i] > alloc[i]:
+                    bits |= 16
+        kind = KIND_RESOURCES + bits if bits else -1
+        if table.any_blocked and table.unschedulable[row]:
+            kind = KIND_UNSCHEDULABLE
+        elif table.any_blocked and table.hard_taint[row]:
+            kind = KIND_TAINT
+        if not any(lower):
+            kind = KIND_NO_VICTIMS
+        chosen: list[int] = []
+        if kind < 0:
+            # Reprieve, most important first (lower-priority pods are the row's last).
+            for j, size in enumerate(sizes):
+                if not lower[j]:
+                    continue
+                grown = [u + amount for u, amount in zip(used, size, strict=True)]
+                if used_pods <= alloc_pods - 2 and all(
+                    g <= r for g, r in zip(grown, room, strict=True)
+                ):
+                    used = grown
+                    used_pods += 1
+                else:
+                    chosen.append(j)
+            if not chosen:
+                kind = KIND_NO_VICTIM_FOUND
+        verdicts.kinds[row] = kind
+        if count:
+            first = chosen[0] if chosen else 0
+            verdicts.top[row] = priorities[first]
+            verdicts.total[row] = sum(priorities[j] for j in chosen) + len(chosen) * INT32_SHIFT
+            verdicts.count[row] = len(chosen)
+            verdicts.start[row] = fields[START][first]
+            if count <= MASK_BITS:
+                verdicts.mask[row] = sum(1 << j for j in chosen)
+        keep = count <= MASK_BITS and row != own_row
+        verdicts.table_version[row] = table.version[row] if keep else -1
+        verdicts.victim_version[row] = victims.version[row]
+        verdicts.load_version[row] = self.load.row_versions()[row]
+        return True
 
     def _refresh(
         self,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -679,3 +680,35 @@ def test_a_confirmed_start_time_reorders_victims_of_a_known_row() -> None:
     # Before: p0 (600m) stays, p1 and "late" go; after: "late" (200m) stays first, then p0
     # no longer fits beside it and goes, and p1 (300m) fits again.
     assert chosen == [("n0", ["p1", "late"], 0), ("n0", ["p0"], 0)]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios() | uniform_scenarios())
+def test_one_row_dry_run_equals_the_vectorised_one(scenario: Scenario) -> None:
+    """The one or two rows a decision leaves stale are dry-run in plain Python
+    (``_refresh_row``); every outcome the decision reads — the status kind, and for a
+    candidate its first victim's priority and start, the priority sum, the count, the
+    victim mask and whether it may be kept — equals the vectorised dry run's."""
+    from kubeprio.scheduler.fastpreemption import _Verdicts
+
+    h, preemptor = build(scenario)
+    fast = h.evaluator.indexed
+    assert isinstance(fast, FastPreemption)
+    info = PodInfo.of(preemptor)
+    table = fast.cache.table
+    load = fast.load.load(info.priority, info.uid)
+    now = round((EPOCH + NOW) * 1_000_000_000)
+    own_row = fast.load.row_of(info.uid)
+    scalar = _Verdicts(table.epoch, table.capacity)
+    vector = _Verdicts(table.epoch, table.capacity)
+    for row in range(table.size):
+        if not fast._refresh_row(scalar, row, info, load, now, own_row):
+            assert fast.victims.needs_resort(np.array([row]), now)[0]
+            continue
+        fast._refresh(vector, np.array([row], np.int64), info, load, now, own_row)
+        assert int(scalar.kinds[row]) == int(vector.kinds[row])
+        fields = ["table_version", "victim_version", "load_version"]
+        if scalar.kinds[row] < 0:
+            fields += ["top", "total", "count", "start", "mask"]
+        for name in fields:
+            assert int(getattr(scalar, name)[row]) == int(getattr(vector, name)[row]), name
