@@ -80,9 +80,13 @@ class NominatedLoad:
         self._priorities: dict[int, int] = {}
         """Priority -> how many nominated pods have it (a handful of distinct values)."""
         self._all_load: Load | None = None
-        """``load``'s common case (every nominated pod counts), with its ``room``."""
-        self._all_key = (-1, -1, -1)
-        """(change counter, table allocatable version, rows) ``_all_load`` was made at."""
+        """``load``'s common case (every nominated pod counts): views of the totals and
+        of ``_room``; dropped with either array."""
+        self._room: IntArray | None = None
+        """Per row: allocatable cpu, memory, ephemeral storage and pods less ``totals``
+        (``ROOM_*`` order, the totals' own), kept current with them by ``_place``."""
+        self._room_alloc_version = -1
+        """The table's ``alloc_version`` when ``_room`` was computed."""
 
     def __len__(self) -> int:
         return len(self._uids)
@@ -132,11 +136,14 @@ class NominatedLoad:
         if old == row:
             return
         amounts = (int(self.cpu[slot]), int(self.mem[slot]), int(self.eph[slot]), 1)
+        room = self._room
         for target, sign in ((old, -1), (row, 1)):
             if target < 0:
                 continue
             for i, amount in enumerate(amounts):
                 self.totals[i, target] += sign * amount
+                if room is not None:
+                    room[i, target] -= sign * amount
             self._counter += 1
             self.version[target] = self._counter
         self.row[slot] = row
@@ -156,6 +163,7 @@ class NominatedLoad:
         capacity = self.table.capacity
         self.totals = np.zeros((4, capacity), np.int64)
         self._all_load = None
+        self._room = None
         old_versions = self.version
         self.version = np.zeros(capacity, np.int64)
         self.version[: min(len(old_versions), capacity)] = old_versions[:capacity]
@@ -186,25 +194,23 @@ class NominatedLoad:
         return min(self._priorities)
 
     def _all(self, n: int) -> Load:
-        """The totals of rows ``0..n`` and the room they leave, remade only after a
-        nomination or an allocatable changed (a few vector operations, then none per
-        pod filtered)."""
-        key = (self._counter, self.table.alloc_version, n)
-        if self._all_load is None or self._all_key != key:
-            totals = self.totals[:, :n]
-            table = self.table
+        """Views of the totals of rows ``0..n`` and of the room they leave. The room is
+        recomputed (one vector operation) only after an allocatable changed; nominations
+        adjust it in place."""
+        table = self.table
+        if self._room is None or self._room_alloc_version != table.alloc_version:
             allocatable = np.stack(
-                (
-                    table.alloc_cpu[:n],
-                    table.alloc_mem[:n],
-                    table.alloc_eph[:n],
-                    table.alloc_pods[:n],
-                )
+                (table.alloc_cpu, table.alloc_mem, table.alloc_eph, table.alloc_pods)
             )
+            width = min(allocatable.shape[1], self.totals.shape[1])
+            self._room = allocatable[:, :width] - self.totals[:, :width]
+            self._room_alloc_version = table.alloc_version
+            self._all_load = None
+        if self._all_load is None or len(self._all_load.pods) != n:
+            totals = self.totals
             self._all_load = Load(
-                totals[0], totals[1], totals[2], totals[3], room=allocatable - totals
+                totals[0, :n], totals[1, :n], totals[2, :n], totals[3, :n], room=self._room[:, :n]
             )
-            self._all_key = key
         return self._all_load
 
     def row_of(self, uid: str) -> int:
