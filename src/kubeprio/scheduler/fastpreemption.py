@@ -24,7 +24,9 @@ priority, ``nominatedload``). This module computes the very same decision over t
    path does.
 
 A row's outcome is kept per preemptor shape and reused while the row's ``NodeTable``,
-``VictimTable`` and ``NominatedLoad`` versions are unchanged.
+``VictimTable`` and ``NominatedLoad`` versions are unchanged. The one or two rows a
+decision leaves stale are dry-run again in plain Python (``_refresh_row``, the same steps
+for one row), where numpy's per-call overhead would cost more than the arithmetic.
 
 The upstream algorithm stays the specification: ``tests/unit/scheduler/
 test_fastpreemption_differential.py`` checks this module against the Evaluator's general
