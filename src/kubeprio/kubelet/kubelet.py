@@ -556,10 +556,12 @@ class Kubelet:
             self._used_pods -= 1
 
     def _allocate_ip(self) -> str | None:
-        if not self._ip_pool:
+        pool = self._ip_pool
+        if pool is None:
             return None
-        for _ in range(len(self._ip_pool)):
-            ip = self._ip_pool[self._ip_next % len(self._ip_pool)]
+        # Among any len(in use) + 1 consecutive addresses one is free (if the pool has one).
+        for _ in range(min(pool.count, len(self._ips_in_use) + 1)):
+            ip = pool[self._ip_next % pool.count]
             self._ip_next += 1
             if ip not in self._ips_in_use:
                 self._ips_in_use.add(ip)

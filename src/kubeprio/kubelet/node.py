@@ -125,14 +125,12 @@ class PodIpPool:
         if count > 1:
             start, count = start + 1, count - 1
         self._first = int(network.network_address) + start
-        self._count = count
+        self.count = count
+        """How many addresses the pool holds (2^64 - 2 for an IPv6 /64: not a ``len``)."""
         self._address = type(network.network_address)
 
-    def __len__(self) -> int:
-        return self._count
-
     def __getitem__(self, index: int) -> str:
-        if not 0 <= index < self._count:
+        if not 0 <= index < self.count:
             raise IndexError(index)
         return str(self._address(self._first + index))
 

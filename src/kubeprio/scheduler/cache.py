@@ -46,15 +46,19 @@ class _PodState:
 
 def _same_for_scheduling(old: PodInfo, new: PodInfo) -> bool:
     """Whether ``new`` counts exactly as ``old`` on its node: same spec object (so the
-    same requests, ports and affinity), labels (affinity and PDB selectors) and start time
-    (victim order). A deletion mark is not accounted: a terminating pod keeps its
-    resources, and the readers that skip terminating pods (PodTopologySpread, preemption
-    eligibility) read the pod objects themselves."""
+    same requests, ports and affinity), labels (affinity and PDB selectors), deletion
+    state and start time (victim order).
+
+    A deletion mark changes no sum, but upstream's ``updatePod`` (remove, then add) moves
+    the now terminating pod behind its node's other pods, which decides ties between
+    victims of equal priority and start: the terminating one is reprieved last, so it is
+    the one chosen (and skipped, being deleted already) rather than a healthy twin."""
     before, after = old.pod, new.pod
     return (
         before.spec is after.spec
         and new.requests is old.requests
         and before.metadata.labels == after.metadata.labels
+        and before.metadata.deletion_timestamp == after.metadata.deletion_timestamp
         and (before.status.start_time if before.status else None)
         == (after.status.start_time if after.status else None)
     )

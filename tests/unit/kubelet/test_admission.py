@@ -187,3 +187,19 @@ def test_admission_under_node_pressure(
     if not admitted:
         assert result.reason == "Evicted"
         assert result.message == f"The node had condition: [{' '.join(conditions)}]. "
+
+
+def test_pod_ips_come_from_an_ipv6_pod_cidr(cluster: Cluster) -> None:
+    """A node with an IPv6 /64 ``podCIDR`` (2^64 hosts) hands out its hosts in order,
+    after the bridge's first one, without listing them."""
+    import dataclasses
+
+    from kubeprio.api.core import NodeSpec
+
+    built = node("n1").allocatable(cpu="2", pods="10").build()
+    built = dataclasses.replace(
+        built, spec=dataclasses.replace(built.spec or NodeSpec(), pod_cidr="fd00:10:244:1::/64")
+    )
+    cluster.kubelet("n1", node=built)
+    ips = [cluster.run(pod(f"p{i}").build()).status.pod_ip for i in range(2)]  # type: ignore[union-attr]
+    assert ips == ["fd00:10:244:1::2", "fd00:10:244:1::3"]

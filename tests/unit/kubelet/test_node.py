@@ -106,7 +106,16 @@ def test_pod_ip_pool_is_the_hosts_after_the_bridge_address(cidr: str) -> None:
     hosts = [str(h) for h in ipaddress.ip_network(cidr, strict=False).hosts()]
     expected = hosts[1:] if len(hosts) > 1 else hosts
     pool = kubelet_node.PodIpPool(cidr)
-    assert len(pool) == len(expected)
-    assert [pool[i] for i in range(len(pool))] == expected
+    assert pool.count == len(expected)
+    assert [pool[i] for i in range(pool.count)] == expected
     with pytest.raises(IndexError):
-        pool[len(pool)]
+        pool[pool.count]
+
+
+def test_pod_ip_pool_of_an_ipv6_64_is_not_listed() -> None:
+    """A /64 (the usual IPv6 pod CIDR) holds 2^64 - 2 hosts; the pool counts them without
+    listing them, and the addresses are the network's hosts in order."""
+    pool = kubelet_node.PodIpPool("fd00:10:244:1::/64")
+    assert pool.count == 2**64 - 2
+    assert pool[0] == "fd00:10:244:1::2"
+    assert pool[pool.count - 1] == "fd00:10:244:1:ffff:ffff:ffff:ffff"

@@ -101,48 +101,30 @@ def test_a_status_write_swaps_the_object_and_a_relabel_re_adds_it() -> None:
     assert dict(info.requested) == requested
 
 
-def test_a_deletion_mark_swaps_the_object_and_terminating_readers_see_it() -> None:
-    """A terminating pod keeps its resources until it is gone (upstream's cache only
-    drops it on the delete event), so a deletionTimestamp write changes no sum, no victim
-    order: the object is swapped. What skips terminating pods (PodTopologySpread's
-    counts, preemption eligibility) reads the node's pod objects and sees the mark."""
+def test_a_deletion_mark_moves_the_pod_behind_its_equals() -> None:
+    """Upstream ``cacheImpl.updatePod`` removes the old pod and adds the new one, so a pod
+    that becomes terminating goes behind the node's other pods: among victims of equal
+    priority and start time it is reprieved last, so preemption picks it (and skips it,
+    being deleted already) instead of evicting a healthy twin. Its resources stay
+    accounted until its delete arrives."""
     import dataclasses
 
-    from kubeprio.api import selectors
-    from kubeprio.api.core import PodCondition, PodStatus
-    from kubeprio.api.meta import LabelSelector
-    from kubeprio.scheduler.plugins.podtopologyspread import count_pods_match_selector
-    from kubeprio.scheduler.preemption import (
-        DISRUPTION_TARGET,
-        PREEMPTION_BY_SCHEDULER,
-        is_terminating_by_preemption,
-    )
-
-    cache = _cache_with_pod_on_n1()
+    cache = Cache()
+    cache.add_node(node("n1").allocatable(cpu="4", memory="8Gi", pods="10").build())
+    for name in ("a", "b"):
+        cache.add_pod(pod(name).uid(name).priority(1).requests(cpu="1").on("n1").build())
     info = cache.node_info("n1")
     assert info is not None
-    requested = dict(info.requested)
     stored = info.pods[0].pod
-    version = int(cache.table.version[cache.table.index["n1"]])
-    generation = cache.generation
-    everything = selectors.label_selector_as_selector(LabelSelector())
-    assert count_pods_match_selector(info.pods, everything, "default") == 1
     marked = dataclasses.replace(
         stored,
         metadata=dataclasses.replace(stored.metadata, deletion_timestamp="2026-01-01T00:00:00Z"),
-        status=PodStatus(
-            conditions=(
-                PodCondition(type=DISRUPTION_TARGET, status="True", reason=PREEMPTION_BY_SCHEDULER),
-            )
-        ),
     )
     cache.update_pod(marked)
-    assert info.pods[0].pod is marked
-    assert cache.victims.pods[cache.victims._where["p"][1].slot].pod is marked
-    assert dict(info.requested) == requested
-    assert int(cache.table.req_cpu[cache.table.index["n1"]]) == 3000
-    # The row's usage did not change, so per-row caches keyed on it stay valid.
-    assert int(cache.table.version[cache.table.index["n1"]]) == version
-    assert cache.generation > generation
-    assert is_terminating_by_preemption(info.pods[0].pod)
-    assert count_pods_match_selector(info.pods, everything, "default") == 0
+    assert [p.uid for p in info.pods] == ["b", "a"]
+    assert info.pods[1].pod is marked
+    assert info.requested.get("cpu") == 2000
+    row = cache.victims.count[cache.table.index["n1"]]
+    order = sorted(cache.victims._where.items(), key=lambda item: item[1][1].seq)
+    assert [uid for uid, _ in order] == ["b", "a"]
+    assert int(row) == 2
