@@ -291,7 +291,15 @@ def _cached_plan(cls: Any) -> _Plan:
     return _Plan(cls)
 
 
-def _decode_into(cls: type[_M], data: Mapping[str, Any], path: str) -> _M:
+def _decode_into(
+    cls: type[_M],
+    data: Mapping[str, Any],
+    path: str,
+    current: _M | None = None,
+    changed: Collection[str] = (),
+) -> _M:
+    """Decode ``data`` as ``cls``; with ``current``, the modelled keys not in ``changed``
+    are taken from it as they are (``decode_changes``)."""
     plan = _plan(cls)
     kwargs: dict[str, Any] = {}
     extra: JsonDict = {}
@@ -302,7 +310,10 @@ def _decode_into(cls: type[_M], data: Mapping[str, Any], path: str) -> _M:
             extra[key] = value
             continue
         attr, decode = entry
-        kwargs[attr] = decode(value, _join(path, key), plan.struct)
+        if current is None or key in changed:
+            kwargs[attr] = decode(value, _join(path, key), plan.struct)
+        else:
+            kwargs[attr] = getattr(current, attr)
     if extra:
         kwargs["extra"] = extra
     return cls(**kwargs)
@@ -352,23 +363,7 @@ def decode_changes(current: _M, data: Mapping[str, Any], changed: Collection[str
     its top-level ``changed`` keys altered (a patch's result): the other modelled fields are
     taken from ``current`` as they are, since decoding a model's own encoding gives it back.
     Saves decoding a pod's metadata and spec for a status patch."""
-    plan = _plan(type(current))
-    by_key = plan.by_key
-    kwargs: dict[str, Any] = {}
-    extra: JsonDict = {}
-    for key, value in data.items():
-        entry = by_key.get(key)
-        if entry is None or value is None:
-            extra[key] = value
-            continue
-        attr, decode = entry
-        if key in changed:
-            kwargs[attr] = decode(value, _join("", key), plan.struct)
-        else:
-            kwargs[attr] = getattr(current, attr)
-    if extra:
-        kwargs["extra"] = extra
-    return type(current)(**kwargs)
+    return _decode_into(type(current), data, "", current, changed)
 
 
 def to_dict(obj: Any) -> JsonDict:

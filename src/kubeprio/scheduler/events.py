@@ -173,19 +173,18 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
     actions: list[ActionType] = []
     if _labels(new.metadata.labels) != _labels(old.metadata.labels):
         actions.append(ActionType.UPDATE_POD_LABEL)
-    if new.spec is old.spec:
-        # A status or metadata write (the kubelet's, a condition, a deletion mark): the
-        # spec object is shared, so no request, gate or toleration changed.
-        return [ClusterEvent(resource, action) for action in actions or (ActionType.UPDATE,)]
-    if _scaled_down(new, old):
-        actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
-    if not _scheduling_gates(new) and _scheduling_gates(old):
-        actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
-    new_tolerations = (new.spec.tolerations if new.spec else None) or ()
-    old_tolerations = (old.spec.tolerations if old.spec else None) or ()
-    if len(new_tolerations) != len(old_tolerations):
-        # Validation only lets tolerations be added, so a length change is the whole story.
-        actions.append(ActionType.UPDATE_POD_TOLERATION)
+    # A status or metadata write (the kubelet's, a condition, a deletion mark) shares the
+    # spec object: no request, gate or toleration can have changed.
+    if new.spec is not old.spec:
+        if _scaled_down(new, old):
+            actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+        if not _scheduling_gates(new) and _scheduling_gates(old):
+            actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+        new_tolerations = (new.spec.tolerations if new.spec else None) or ()
+        old_tolerations = (old.spec.tolerations if old.spec else None) or ()
+        if len(new_tolerations) != len(old_tolerations):
+            # Validation only lets tolerations be added: a length change is the whole story.
+            actions.append(ActionType.UPDATE_POD_TOLERATION)
     if not actions:
         actions.append(ActionType.UPDATE)
     return [ClusterEvent(resource, action) for action in actions]

@@ -344,7 +344,7 @@ class FastPreemption:
         across rows; False (nothing done) when the row must be re-sorted first."""
         victims = self.cache.victims
         table = self.cache.table
-        if victims.startless[row] > 0 and victims.latest_start[row] >= now:
+        if victims.needs_resort(row, now):
             return False
         count = int(victims.count[row])
         fields = victims.data[:, :count, row].tolist()
@@ -408,10 +408,7 @@ class FastPreemption:
             verdicts.start[row] = fields[START][first]
             if count <= MASK_BITS:
                 verdicts.mask[row] = sum(1 << j for j in chosen)
-        keep = count <= MASK_BITS and row != own_row
-        verdicts.table_version[row] = table.version[row] if keep else -1
-        verdicts.victim_version[row] = victims.version[row]
-        verdicts.load_version[row] = self.load.row_versions()[row]
+        self._stamp(verdicts, row, count <= MASK_BITS and row != own_row)
         return True
 
     def _refresh(
@@ -440,17 +437,21 @@ class FastPreemption:
             if width <= MASK_BITS:
                 bits = np.left_shift(1, np.arange(width, dtype=np.int64))
                 verdicts.mask[rows] = bits @ chosen
-        table = self.cache.table
-        victims = self.cache.victims
-        keep = ~victims.needs_resort(rows, now)
+        keep = ~self.cache.victims.needs_resort(rows, now)
         if width > MASK_BITS:
             keep[:] = False
         if own_row >= 0:
             keep &= rows != own_row
-        # Outcomes that depend on this decision alone (rows re-sorted at ``now``, the row
-        # the preemptor itself is nominated to) are used now and recomputed next time.
+        self._stamp(verdicts, rows, keep)
+
+    def _stamp(self, verdicts: _Verdicts, rows: IntArray | int, keep: BoolArray | bool) -> None:
+        """Record the versions the outcomes of ``rows`` (a row or an array) were computed
+        at. Outcomes not to ``keep`` depend on this decision alone (rows re-sorted at
+        ``now``, the row the preemptor itself is nominated to): they are used now and
+        recomputed next time."""
+        table = self.cache.table
         verdicts.table_version[rows] = np.where(keep, table.version[rows], -1)
-        verdicts.victim_version[rows] = victims.version[rows]
+        verdicts.victim_version[rows] = self.cache.victims.version[rows]
         verdicts.load_version[rows] = self.load.row_versions()[rows]
 
     @staticmethod

@@ -30,7 +30,7 @@ Driven by ``cache.Cache`` only; no clock, no I/O.
 from __future__ import annotations
 
 import bisect
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -292,8 +292,15 @@ class VictimTable:
 
     # --- reading ---------------------------------------------------------------------------------
 
-    def needs_resort(self, rows: IntArray, now_nanos: int) -> npt.NDArray[np.bool_]:
-        """Rows whose stored order may differ from importance order at ``now_nanos``."""
+    @overload
+    def needs_resort(self, rows: int, now_nanos: int) -> bool: ...
+
+    @overload
+    def needs_resort(self, rows: IntArray, now_nanos: int) -> npt.NDArray[np.bool_]: ...
+
+    def needs_resort(self, rows: Any, now_nanos: int) -> Any:
+        """Rows (or the row) whose stored order may differ from importance order at
+        ``now_nanos``."""
         return (self.startless[rows] > 0) & (self.latest_start[rows] >= now_nanos)
 
     def pod(self, slot: int) -> PodInfo:

@@ -207,6 +207,24 @@ def uniform_scenarios(draw: st.DrawFn, max_nodes: int = 12) -> Scenario:
     )
 
 
+def one_node_scenario(pods: list[BoundPod], preemptor_cpu: str, preemptor_memory: str) -> Scenario:
+    """One 1-CPU node holding ``pods`` and a priority-10 preemptor: hand-made cases."""
+    return Scenario(
+        nodes=[NodeSpecs("1", "1000", "32", False, False)],
+        pods=pods,
+        nominated=[],
+        preemptor_priority=10,
+        preemptor_cpu=preemptor_cpu,
+        preemptor_memory=preemptor_memory,
+        preemptor_nominated=None,
+        percentage=10,
+        absolute=100,
+        chunk_rows=None,
+        pdb="none",
+        seed=0,
+    )
+
+
 def _resources(cpu: str, memory: str, storage: str = "0") -> dict[str, str]:
     values = {}
     if cpu != "0":
@@ -409,20 +427,7 @@ def test_indexed_preemption_equals_the_general_path_many(scenario: Scenario) -> 
 
 def test_a_pdb_selecting_pods_sends_preemption_to_the_general_path() -> None:
     """``filterPodsWithPDBViolation`` needs the general path: a PDB that may select a pod."""
-    scenario = Scenario(
-        nodes=[NodeSpecs("1", "1000", "32", False, False)],
-        pods=[BoundPod(0, 0, "1", "0", None, False, False, None)],
-        nominated=[],
-        preemptor_priority=10,
-        preemptor_cpu="1",
-        preemptor_memory="0",
-        preemptor_nominated=None,
-        percentage=10,
-        absolute=100,
-        chunk_rows=None,
-        pdb="none",
-        seed=0,
-    )
+    scenario = one_node_scenario([BoundPod(0, 0, "1", "0", None, False, False, None)], "1", "0")
     h, preemptor = build(scenario)
     h.add_pdb("guard", {"app": "victim"}, allowed=0)
     fast = h.evaluator.indexed
@@ -640,22 +645,13 @@ def test_a_confirmed_start_time_reorders_victims_of_a_known_row() -> None:
     important, and a pod without a start time counts as started now. An assumed pod whose
     binding arrives with a start time moves ahead in victim order (the node's usage is
     unchanged): the next decision must evict the other pod."""
-    scenario = Scenario(
-        nodes=[NodeSpecs("1", "1000", "32", False, False)],
-        pods=[
+    scenario = one_node_scenario(
+        [
             BoundPod(0, 0, "600m", "100", -10.0, False, False, None),
             BoundPod(0, 0, "300m", "100", -5.0, False, False, None),
         ],
-        nominated=[],
-        preemptor_priority=10,
-        preemptor_cpu="400m",
-        preemptor_memory="100",
-        preemptor_nominated=None,
-        percentage=10,
-        absolute=100,
-        chunk_rows=None,
-        pdb="none",
-        seed=0,
+        "400m",
+        "100",
     )
     h, preemptor = build(scenario)
     cache = h.scheduler.cache
