@@ -55,6 +55,7 @@ from kubeprio.api.resources import PODS, ResourceAmounts, pod_requests
 from kubeprio.client import record
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client, DeleteRequest
+from kubeprio.client.statuswrite import write_status
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.kubelet import admission, node, runtime, status
 from kubeprio.kubelet.eviction import PodStats
@@ -62,7 +63,6 @@ from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT, EvictionConfig
 from kubeprio.kubelet.pressure import PressureMonitor
 
 COMPONENT: Final = "kubelet"
-_MAX_STATUS_ATTEMPTS: Final = 5
 DEFAULT_CAPACITY: Final[Mapping[str, str]] = {
     "cpu": "4",
     "memory": "8Gi",
@@ -586,21 +586,15 @@ class Kubelet:
 
     def _write_status(self, pod: Pod, build: Callable[[Pod], PodStatus]) -> Pod | None:
         """Read the pod, apply ``build`` to its status, write it (retrying conflicts)."""
-        name, namespace, uid = pod.metadata.name or "", pod.metadata.namespace, pod.metadata.uid
-        for _ in range(_MAX_STATUS_ATTEMPTS):
-            try:
-                current = self._client.get(Pod, name, namespace)
-            except errors.NotFoundError:
-                return None
-            if current.metadata.uid != uid:
-                return None
-            try:
-                return self._client.update_status(evolve(current, status=build(current)))
-            except errors.ConflictError:
-                continue
-            except errors.NotFoundError:
-                return None
-        return None
+        try:
+            return write_status(
+                self._client,
+                pod,
+                lambda current: evolve(current, status=build(current)),
+                read_first=True,
+            )
+        except errors.ConflictError:
+            return None
 
     def _container_events(self, pod: Pod, *, started: bool) -> None:
         for container in (pod.spec.containers if pod.spec else None) or ():

@@ -1,11 +1,16 @@
 """Carrying out a preemption through the API (upstream ``preemption/executor.go``).
 
-For each victim not already being deleted: patch its status with the
-``DisruptionTarget`` condition (reason ``PreemptionByScheduler``), delete it with
+For each victim not already being deleted: set the ``DisruptionTarget`` condition
+(reason ``PreemptionByScheduler``) in its status, delete it with
 default options — a graceful delete with the pod's own grace period — and record a
 ``Preempted`` event on it. Then clear ``status.nominatedNodeName`` of pods nominated
 to the same node with a strictly lower priority than the preemptor, so they look
 elsewhere. API errors (other than NotFound) fail the preemption for this cycle.
+
+Status writes go through ``client.statuswrite``: upstream sends each as a two-way
+strategic merge patch of the status; kubeprio writes the status with the condition
+set on the latest copy (retrying conflicts), which stores the same result, a new
+condition after the existing ones, without a JSON merge.
 """
 
 from __future__ import annotations
@@ -13,9 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from kubeprio.api import errors
-from kubeprio.api.core import Pod
-from kubeprio.client.protocol import Client, PatchType
+from kubeprio.api.core import Pod, PodCondition
+from kubeprio.api.model import evolve
+from kubeprio.api.podconditions import update_pod_condition
+from kubeprio.client.protocol import Client
 from kubeprio.client.record import EVENT_TYPE_NORMAL, EventRecorder
+from kubeprio.client.statuswrite import write_status
 from kubeprio.clock import Clock, rfc3339
 from kubeprio.scheduler.framework import PodInfo, Status, error
 from kubeprio.scheduler.preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER, Candidate
@@ -50,38 +58,22 @@ class ClientExecutor:
 
     def _preempt_pod(self, node_name: str, preemptor: Pod, victim: Pod) -> None:
         scheduler_name = (preemptor.spec.scheduler_name if preemptor.spec else None) or ""
-        message = f"{scheduler_name}: preempting to accommodate a higher priority pod"
-        namespace = victim.metadata.namespace or ""
-        name = victim.metadata.name or ""
-        existing = [
-            c
-            for c in (victim.status.conditions if victim.status else None) or ()
-            if c.type == DISRUPTION_TARGET
-        ]
-        same = (
-            existing
-            and existing[0].status == "True"
-            and existing[0].reason == PREEMPTION_BY_SCHEDULER
-            and existing[0].message == message
+        condition = PodCondition(
+            type=DISRUPTION_TARGET,
+            status="True",
+            reason=PREEMPTION_BY_SCHEDULER,
+            message=f"{scheduler_name}: preempting to accommodate a higher priority pod",
         )
+        now = rfc3339(self._clock.now())
+
+        def with_condition(latest: Pod) -> Pod | None:
+            status = update_pod_condition(latest.status, condition, now=now)
+            return None if status is None else evolve(latest, status=status)
+
         try:
-            if not same:
-                condition = {
-                    "type": DISRUPTION_TARGET,
-                    "status": "True",
-                    "reason": PREEMPTION_BY_SCHEDULER,
-                    "message": message,
-                    "lastTransitionTime": rfc3339(self._clock.now()),
-                }
-                self._client.patch(
-                    Pod,
-                    name,
-                    {"status": {"conditions": [condition]}},
-                    namespace=namespace,
-                    patch_type=PatchType.STRATEGIC_MERGE_PATCH,
-                    subresource="status",
-                )
-            self._client.delete(Pod, name, namespace)
+            if write_status(self._client, victim, with_condition) is None:
+                return
+            self._client.delete(Pod, victim.metadata.name or "", victim.metadata.namespace)
         except errors.NotFoundError:
             return
         self._recorder.event(
@@ -94,17 +86,17 @@ class ClientExecutor:
         )
 
     def _clear_nomination(self, pod: Pod) -> None:
+        """Upstream ``ClearNominatedNodeName``: a status write of an empty nomination."""
+
+        def without_nomination(latest: Pod) -> Pod | None:
+            if not (latest.status and latest.status.nominated_node_name):
+                return None
+            return evolve(latest, status=evolve(latest.status, nominated_node_name=None))
+
         if not (pod.status and pod.status.nominated_node_name):
             return
         try:
-            self._client.patch(
-                Pod,
-                pod.metadata.name or "",
-                {"status": {"nominatedNodeName": None}},
-                namespace=pod.metadata.namespace,
-                patch_type=PatchType.MERGE_PATCH,
-                subresource="status",
-            )
+            write_status(self._client, pod, without_nomination)
         except errors.StatusError:
             # Upstream only logs this: the nomination is cleared again later if needed.
             return

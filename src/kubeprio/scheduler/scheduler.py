@@ -28,12 +28,14 @@ import numpy as np
 import numpy.typing as npt
 
 from kubeprio.api import errors
-from kubeprio.api.core import TERMINAL_PHASES, Node, Pod
+from kubeprio.api.core import TERMINAL_PHASES, Node, Pod, PodCondition, PodStatus
 from kubeprio.api.model import evolve
+from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.client.informer import FuncHandler, Informer
-from kubeprio.client.protocol import Client, PatchType
+from kubeprio.client.protocol import Client
 from kubeprio.client.record import EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING, EventRecorder
+from kubeprio.client.statuswrite import write_status
 from kubeprio.clock import Clock, rfc3339
 from kubeprio.scheduler import events as cluster_events
 from kubeprio.scheduler import queue as scheduling_queue
@@ -640,51 +642,22 @@ class Scheduler:
         self, pod: Pod, reason: str, message: str, nominated: str | None
     ) -> None:
         """Upstream ``updatePod``: PodScheduled=False and the nomination, skipped if unchanged."""
-        status = pod.status
-        current_nominated = (status.nominated_node_name if status else None) or ""
-        existing = next(
-            (c for c in (status.conditions if status else None) or () if c.type == POD_SCHEDULED),
-            None,
-        )
-        condition_same = (
-            existing is not None
-            and existing.status == "False"
-            and existing.reason == reason
-            and existing.message == message
-        )
-        nomination_same = nominated is None or nominated == current_nominated
-        if condition_same and nomination_same:
-            return
-        patch: dict[str, Any] = {}
-        if not condition_same:
-            transition = (
-                existing.last_transition_time
-                if existing is not None
-                and existing.status == "False"
-                and existing.last_transition_time
-                else rfc3339(self.clock.now())
-            )
-            patch["conditions"] = [
-                {
-                    "type": POD_SCHEDULED,
-                    "status": "False",
-                    "reason": reason,
-                    "message": message,
-                    "lastProbeTime": None,
-                    "lastTransitionTime": transition,
-                }
-            ]
-        if not nomination_same:
-            patch["nominatedNodeName"] = nominated or None
+        condition = PodCondition(type=POD_SCHEDULED, status="False", reason=reason, message=message)
+        now = rfc3339(self.clock.now())
+
+        def with_failure(latest: Pod) -> Pod | None:
+            status = update_pod_condition(latest.status, condition, now=now)
+            current_nominated = (latest.status.nominated_node_name if latest.status else None) or ""
+            renominate = nominated is not None and nominated != current_nominated
+            if status is None and not renominate:
+                return None
+            status = status or latest.status or PodStatus()
+            if renominate:
+                status = evolve(status, nominated_node_name=nominated or None)
+            return evolve(latest, status=status)
+
         try:
-            self.client.patch(
-                Pod,
-                pod.metadata.name or "",
-                {"status": patch},
-                namespace=pod.metadata.namespace,
-                patch_type=PatchType.STRATEGIC_MERGE_PATCH,
-                subresource="status",
-            )
+            write_status(self.client, pod, with_failure)
         except errors.NotFoundError:
             return
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from kubeprio.api.core import Pod
+from kubeprio.api.core import Pod, PodCondition
+from kubeprio.api.model import evolve
 from kubeprio.clock import rfc3339
 from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.nominator import NominatingInfo
@@ -132,6 +133,40 @@ def test_identical_condition_is_not_patched_again():
     [kept] = _disruption_target(h.pod("v1"))
     assert kept.last_transition_time == "2025-06-01T00:00:00Z"
     assert h.pod("v1").metadata.deletion_timestamp is not None
+
+
+def test_disruption_target_goes_after_the_existing_conditions():
+    """Upstream ``PatchPodStatus`` sends a two-way merge patch whose ``$setElementOrder``
+    lists the victim's conditions with DisruptionTarget appended: it ends up last."""
+    h = _cluster(_low("v1", cpu="4"))
+    current = h.pod("v1")
+    ready = (
+        PodCondition(type="PodScheduled", status="True"),
+        PodCondition(type="Ready", status="True"),
+    )
+    h.api.update_status(evolve(current, status=evolve(current.status, conditions=ready)))
+    h.pump()
+    info = h.pod_info(pod("p").uid("p").priority(HIGH).build())
+    victim = PodInfo.of(h.pod("v1"))
+    h.evaluator.executor.prepare_candidate(Candidate("node1", Victims((victim,), 0)), info)
+    types = [c.type for c in h.pod("v1").status.conditions]
+    assert types == ["PodScheduled", "Ready", "DisruptionTarget"]
+
+
+def test_a_stale_victim_copy_still_gets_its_condition_and_keeps_newer_status():
+    """The patch applies to the server's latest object; so does kubeprio's status write
+    (a conflict on the stale copy is re-read and the condition set on the latest)."""
+    h = _cluster(_low("v1", cpu="4"))
+    stale = PodInfo.of(h.pod("v1"))
+    current = h.pod("v1")
+    h.api.update_status(evolve(current, status=evolve(current.status, pod_ip="10.0.0.9")))
+    info = h.pod_info(pod("p").uid("p").priority(HIGH).build())
+    h.evaluator.executor.prepare_candidate(Candidate("node1", Victims((stale,), 0)), info)
+    victim = h.pod("v1")
+    assert victim.status.pod_ip == "10.0.0.9"
+    [condition] = _disruption_target(victim)
+    assert condition.reason == "PreemptionByScheduler"
+    assert victim.metadata.deletion_timestamp is not None
 
 
 def test_victim_already_gone_is_not_an_error():
