@@ -266,8 +266,14 @@ class FastPath:
         found: list[IntArray] = []
         count = 0
         processed = 0
+        kinds: IntArray | None = None
         for lo, hi in _segments(start, n, chunk):
-            ok = self._feasible(pod, lo, hi, load)
+            if kinds is None and processed and not count:
+                # Nothing fitted in the first chunk: most likely nothing fits at all, and
+                # a failure needs every row's kind anyway. One pass over the whole table
+                # gives both, instead of a pass per chunk and then the kinds.
+                kinds = self._plain_kinds(pod, load)
+            ok = self._feasible(pod, lo, hi, load) if kinds is None else kinds[lo:hi] < 0
             for row, status in overrides.items():
                 if lo <= row < hi:
                     ok[row - lo] = status is None
@@ -284,13 +290,8 @@ class FastPath:
         feasible = np.concatenate(found) if found else np.zeros(0, np.int64)
         rejected = None
         if count == 0:
-            kinds = plain_kinds(
-                self.table,
-                pod.requests.get(CPU, 0),
-                pod.requests.get(MEMORY, 0),
-                pod.requests.get(EPHEMERAL_STORAGE, 0),
-                load,
-            )
+            if kinds is None:
+                kinds = self._plain_kinds(pod, load)
             palette = list(PLAIN_PALETTE)
             for row, status in overrides.items():
                 if status is None:
@@ -301,6 +302,16 @@ class FastPath:
             table = self.table
             rejected = RowStatuses(table.names, table.index, kinds, palette, start)
         return FastResult(feasible, np.zeros(0, np.int64), processed, rejected)
+
+    def _plain_kinds(self, pod: PodInfo, load: Load | None) -> IntArray:
+        requests = pod.requests
+        return plain_kinds(
+            self.table,
+            requests.get(CPU, 0),
+            requests.get(MEMORY, 0),
+            requests.get(EPHEMERAL_STORAGE, 0),
+            load,
+        )
 
     def score(self, pod: PodInfo, rows: IntArray) -> IntArray:
         """Weighted default totals: 3·TaintToleration + 1·LeastAllocated + 1·BalancedAllocation.

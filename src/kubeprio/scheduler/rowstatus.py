@@ -11,7 +11,7 @@ the queue, the rows preemption may help — is computed with numpy over the kind
 failed cycle is not a Python loop over every node.
 
 Valid for the cycle that built it (it reads the ``NodeTable``'s names and index, which
-do not change during a cycle). ``reason_counts``, ``rejector_plugins`` and
+do not change during a cycle); its kinds are not changed after it is built. ``reason_counts``, ``rejector_plugins`` and
 ``error_statuses`` accept any mapping and use the vectorised form when they can.
 """
 
@@ -30,7 +30,7 @@ IntArray = npt.NDArray[np.int64]
 class RowStatuses(Mapping[str, Status]):
     """Node name -> status, backed by a kind per row and a palette of statuses."""
 
-    __slots__ = ("_index", "_names", "_order", "_start", "kinds", "palette")
+    __slots__ = ("_index", "_names", "_order", "_present", "_start", "kinds", "palette")
 
     def __init__(
         self,
@@ -46,6 +46,7 @@ class RowStatuses(Mapping[str, Status]):
         """Per row: the palette index of its status, or -1 when the row was not rejected."""
         self.palette = palette
         self._order: IntArray | None = None
+        self._present: list[tuple[int, int]] | None = None
         self._start = start
 
     def _rows(self) -> IntArray:
@@ -72,13 +73,20 @@ class RowStatuses(Mapping[str, Status]):
         return (names[row] for row in self._rows().tolist())
 
     def __len__(self) -> int:
-        return len(self._rows())
+        return sum(rows for _, rows in self.present())
 
     def present(self) -> list[tuple[int, int]]:
-        """(palette index, number of rows) of every kind that occurs."""
-        kinds = self.kinds
-        counts = np.bincount(kinds[kinds >= 0], minlength=len(self.palette))
-        return [(kind, int(counts[kind])) for kind in np.flatnonzero(counts).tolist()]
+        """(palette index, number of rows) of every kind that occurs.
+
+        Computed once: a failed cycle asks three times (errors, the FitError histogram,
+        the rejecting plugins), and the kinds do not change after construction."""
+        if self._present is None:
+            kinds = self.kinds
+            counts = np.bincount(kinds[kinds >= 0], minlength=len(self.palette))
+            self._present = [
+                (kind, int(counts[kind])) for kind in np.flatnonzero(counts).tolist()
+            ]
+        return self._present
 
     def codes(self) -> IntArray:
         """Per row, its status code (-1 where the row was not rejected)."""

@@ -27,6 +27,7 @@ import random
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -131,7 +132,7 @@ def _reference_find(
     return feasible, len(feasible) + len(rejected), rejected
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(populated(), st.data())
 def test_find_visits_nodes_like_find_nodes_that_pass_filters(
     case: tuple[Scheduler, PodInfo], data: st.DataObject
@@ -153,15 +154,20 @@ def test_find_visits_nodes_like_find_nodes_that_pass_filters(
         scheduler, state, pod, nodes, start, wanted
     )
     table = scheduler.cache.table
-    result = scheduler.fast.find(
-        pod,
-        start=start,
-        wanted=wanted,
-        nominated_rows=[table.index[name] for name in nominated],
-        filter_node=lambda row: scheduler.framework.run_filter_plugins_with_nominated_pods(
-            state, pod, nodes[row]
-        ),
-    )
+    # Small chunks split the table into several numpy steps, as 5,000 nodes do: the
+    # search then changes method after a first chunk without feasible rows.
+    chunk_rows = data.draw(st.sampled_from([1, 2, 3, fastpath.CHUNK_ROWS]), label="chunk rows")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fastpath, "CHUNK_ROWS", chunk_rows)
+        result = scheduler.fast.find(
+            pod,
+            start=start,
+            wanted=wanted,
+            nominated_rows=[table.index[name] for name in nominated],
+            filter_node=lambda row: scheduler.framework.run_filter_plugins_with_nominated_pods(
+                state, pod, nodes[row]
+            ),
+        )
     assert [table.names[row] for row in result.feasible.tolist()] == expected_feasible
     assert result.processed == expected_processed
     if not expected_feasible:
