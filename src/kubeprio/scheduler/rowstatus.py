@@ -83,9 +83,7 @@ class RowStatuses(Mapping[str, Status]):
         if self._present is None:
             kinds = self.kinds
             counts = np.bincount(kinds[kinds >= 0], minlength=len(self.palette))
-            self._present = [
-                (kind, int(counts[kind])) for kind in np.flatnonzero(counts).tolist()
-            ]
+            self._present = [(kind, int(counts[kind])) for kind in np.flatnonzero(counts).tolist()]
         return self._present
 
     def codes(self) -> IntArray:
