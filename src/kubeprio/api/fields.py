@@ -10,77 +10,71 @@ Mirrors the ``GetAttrs``/``ToSelectableFields`` functions of upstream registries
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from kubeprio.api.core import Event, Node, Pod
 
-_COMMON: Final = ("metadata.name", "metadata.namespace")
-_POD: Final = (
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.nominatedNodeName",
-    "status.podIP",
-)
-_EVENT: Final = (
-    "involvedObject.kind",
-    "involvedObject.namespace",
-    "involvedObject.name",
-    "involvedObject.uid",
-    "involvedObject.apiVersion",
-    "involvedObject.resourceVersion",
-    "involvedObject.fieldPath",
-    "reason",
-    "reportingComponent",
-    "source",
-    "type",
-)
-_NODE: Final = ("spec.unschedulable",)
+FieldGetter = Callable[[Any], str]
+
+
+def _spec(attr: str) -> FieldGetter:
+    return lambda obj: (getattr(obj.spec, attr) if obj.spec else None) or ""
+
+
+def _status(attr: str) -> FieldGetter:
+    return lambda obj: (getattr(obj.status, attr) if obj.status else None) or ""
+
+
+def _involved(attr: str) -> FieldGetter:
+    return lambda obj: (getattr(obj.involved_object, attr) if obj.involved_object else None) or ""
+
+
+_COMMON_GETTERS: Final[dict[str, FieldGetter]] = {
+    "metadata.name": lambda obj: obj.metadata.name or "",
+    "metadata.namespace": lambda obj: obj.metadata.namespace or "",
+}
+_GETTERS: Final[dict[type[object], dict[str, FieldGetter]]] = {
+    Pod: {
+        **_COMMON_GETTERS,
+        "spec.nodeName": _spec("node_name"),
+        "spec.restartPolicy": _spec("restart_policy"),
+        "spec.schedulerName": _spec("scheduler_name"),
+        "spec.serviceAccountName": _spec("service_account_name"),
+        "spec.hostNetwork": lambda obj: "true" if obj.spec and obj.spec.host_network else "false",
+        "status.phase": _status("phase"),
+        "status.nominatedNodeName": _status("nominated_node_name"),
+        "status.podIP": _status("pod_ip"),
+    },
+    Event: {
+        **_COMMON_GETTERS,
+        "involvedObject.kind": _involved("kind"),
+        "involvedObject.namespace": _involved("namespace"),
+        "involvedObject.name": _involved("name"),
+        "involvedObject.uid": _involved("uid"),
+        "involvedObject.apiVersion": _involved("api_version"),
+        "involvedObject.resourceVersion": _involved("resource_version"),
+        "involvedObject.fieldPath": _involved("field_path"),
+        "reason": lambda obj: obj.reason or "",
+        "reportingComponent": lambda obj: obj.reporting_component or "",
+        "source": lambda obj: (obj.source.component if obj.source else None) or "",
+        "type": lambda obj: obj.type or "",
+    },
+    Node: {
+        **_COMMON_GETTERS,
+        "spec.unschedulable": lambda obj: (
+            "true" if obj.spec and obj.spec.unschedulable else "false"
+        ),
+    },
+}
+
+
+def field_getters(model: type[object]) -> Mapping[str, FieldGetter]:
+    """Per selectable field of ``model``, the function reading it from an object (missing
+    values are empty strings): a selector reads only the fields it names."""
+    return _GETTERS.get(model, _COMMON_GETTERS)
 
 
 def supported_fields(model: type[object]) -> frozenset[str]:
     """The field names a selector may use for ``model``."""
-    extra: tuple[str, ...] = ()
-    if model is Pod:
-        extra = _POD
-    elif model is Event:
-        extra = _EVENT
-    elif model is Node:
-        extra = _NODE
-    return frozenset(_COMMON + extra)
-
-
-def object_fields(obj: object) -> Mapping[str, str]:
-    """The selectable field values of ``obj`` (missing values are empty strings)."""
-    metadata = obj.metadata  # type: ignore[attr-defined]
-    fields = {"metadata.name": metadata.name or "", "metadata.namespace": metadata.namespace or ""}
-    if isinstance(obj, Pod):
-        spec, status = obj.spec, obj.status
-        fields["spec.nodeName"] = (spec.node_name if spec else None) or ""
-        fields["spec.restartPolicy"] = (spec.restart_policy if spec else None) or ""
-        fields["spec.schedulerName"] = (spec.scheduler_name if spec else None) or ""
-        fields["spec.serviceAccountName"] = (spec.service_account_name if spec else None) or ""
-        fields["spec.hostNetwork"] = "true" if spec and spec.host_network else "false"
-        fields["status.phase"] = (status.phase if status else None) or ""
-        fields["status.nominatedNodeName"] = (status.nominated_node_name if status else None) or ""
-        fields["status.podIP"] = (status.pod_ip if status else None) or ""
-    elif isinstance(obj, Event):
-        ref = obj.involved_object
-        fields["involvedObject.kind"] = (ref.kind if ref else None) or ""
-        fields["involvedObject.namespace"] = (ref.namespace if ref else None) or ""
-        fields["involvedObject.name"] = (ref.name if ref else None) or ""
-        fields["involvedObject.uid"] = (ref.uid if ref else None) or ""
-        fields["involvedObject.apiVersion"] = (ref.api_version if ref else None) or ""
-        fields["involvedObject.resourceVersion"] = (ref.resource_version if ref else None) or ""
-        fields["involvedObject.fieldPath"] = (ref.field_path if ref else None) or ""
-        fields["reason"] = obj.reason or ""
-        fields["reportingComponent"] = obj.reporting_component or ""
-        fields["source"] = (obj.source.component if obj.source else None) or ""
-        fields["type"] = obj.type or ""
-    elif isinstance(obj, Node):
-        fields["spec.unschedulable"] = "true" if obj.spec and obj.spec.unschedulable else "false"
-    return fields
+    return frozenset(field_getters(model))

@@ -43,7 +43,11 @@ def object_filter(
             if requirement.field not in supported:
                 raise errors.bad_request(f"field label not supported: {requirement.field}")
         if parsed_fields.requirements:
-            field_match = lambda obj: parsed_fields.matches(fields.object_fields(obj))  # noqa: E731
+            getters = fields.field_getters(info.model)
+            named = {r.field: getters[r.field] for r in parsed_fields.requirements}
+            field_match = lambda obj: parsed_fields.matches(  # noqa: E731
+                {name: get(obj) for name, get in named.items()}
+            )
     if label_match and field_match:
         return lambda obj: label_match(obj) and field_match(obj)
     return label_match or field_match

@@ -273,6 +273,9 @@ class FastPath:
                 # a failure needs every row's kind anyway. One pass over the whole table
                 # gives both, instead of a pass per chunk and then the kinds.
                 kinds = self._plain_kinds(pod, load)
+                if not overrides and not (kinds < 0).any():
+                    processed = n
+                    break
             ok = self._feasible(pod, lo, hi, load) if kinds is None else kinds[lo:hi] < 0
             for row, status in overrides.items():
                 if lo <= row < hi:
