@@ -739,3 +739,31 @@ def test_store_agrees_with_a_dict_model_over_random_operations(
     run_state_machine_as_test(
         machine, settings=settings(max_examples=30, stateful_step_count=30, deadline=None)
     )
+
+
+# --- batches (group commit) ------------------------------------------------------------------
+
+
+def test_writes_in_a_batch_are_read_at_once_and_watched_in_order_by_its_end(
+    store: Store,
+) -> None:
+    """``Store.batch``: reads inside see every write at once; revisions stay one per
+    write; watchers get all of the batch's events, in order, once it ends; batches nest."""
+    watch = store.watch(KeyPrefix("pods"), 0)
+    with store.batch():
+        a = create_pod(store, "a")
+        assert store.get(pod_key("a")) == a
+        with store.batch():
+            b = store.update(pod_key("a"), labelled(a, step="2"), expected_revision=1)
+        c = create_pod(store, "c")
+        store.delete(pod_key("c"))
+        assert store.list(KeyPrefix("pods")) == ([b], 4)
+        assert store.current_revision() == 4
+    assert drain(watch) == [
+        (EventType.ADDED, "pods/default/a", 1),
+        (EventType.MODIFIED, "pods/default/a", 2),
+        (EventType.ADDED, "pods/default/c", 3),
+        (EventType.DELETED, "pods/default/c", 4),
+    ]
+    assert object_revision(c) == 3
+    assert object_revision(store.create(pod_key("d"), pod("d").build())) == 5

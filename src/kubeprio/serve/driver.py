@@ -11,7 +11,8 @@ the listener runs inside the write, on the loop thread, so no locking is needed.
 It shares the loop with uvicorn, because ``ApiService`` and the store are not
 thread-safe: a settle yields to the loop (``await asyncio.sleep(0)``) after every
 ``budget`` seconds of work, so HTTP requests are served while thousands of pods are
-scheduled. A component that raises is logged and the loop goes on after a short pause
+scheduled. Each round between two yields writes as one batch (``Store.batch``: one
+SQLite COMMIT for all its binds, events and status writes). A component that raises is logged and the loop goes on after a short pause
 (a server must outlive one bad object; the simulation, by contrast, aborts).
 
 Who drives it: ``serve.server`` runs ``RealTimeDriver.run`` as a task and sets ``stop``.
@@ -95,18 +96,22 @@ class RealTimeDriver:
         while True:
             deadline = time.perf_counter() + self.budget
             progressed = False
-            for component in self.components:
-                if self._pump(component):
-                    progressed = True
-            for component in self.components:
-                # Unlike the simulation, informers are pumped once per round, not after
-                # every unit of work: components tolerate stale caches (the scheduler
-                # assumes its binds, controllers keep expectations), as upstream's do,
-                # and a pump of every informer per pod would cost more than the pod.
-                while self._run_once(component):
-                    progressed = True
-                    if time.perf_counter() > deadline:
-                        break
+            # One round is one group commit: nobody outside sees its writes before the
+            # round ends (no HTTP request is served until the next await).
+            with self.store.batch():
+                for component in self.components:
+                    if self._pump(component):
+                        progressed = True
+                for component in self.components:
+                    # Unlike the simulation, informers are pumped once per round, not
+                    # after every unit of work: components tolerate stale caches (the
+                    # scheduler assumes its binds, controllers keep expectations), as
+                    # upstream's do, and a pump of every informer per pod would cost
+                    # more than the pod.
+                    while self._run_once(component):
+                        progressed = True
+                        if time.perf_counter() > deadline:
+                            break
             self.settles += 1
             if not progressed:
                 return

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import NamedTuple, Protocol, TypeVar
 
 from kubeprio.api.meta import ApiObject, ObjectMeta
@@ -132,6 +133,18 @@ class Store(Protocol):
 
     def compact(self, revision: int) -> None:
         """Forget history up to and including ``revision`` (capped at the current revision)."""
+        ...
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Group the writes made inside into one durable commit (a group commit).
+
+        Reads see each write at once; watchers see the writes, in order, no later than
+        the end of the batch, and a durable store makes them durable only there. For
+        in-process callers whose writes nobody outside sees before the batch ends (the
+        serve driver's components between two yields to the HTTP server); a write
+        acknowledged to a client must not be made inside a batch. Batches nest (the
+        outermost one commits).
+        """
         ...
 
     def close(self) -> None:

@@ -9,6 +9,9 @@ Nothing survives the process.
 
 from __future__ import annotations
 
+import contextlib
+from contextlib import AbstractContextManager
+
 from kubeprio.api.meta import ApiObject
 from kubeprio.store.errors import KeyExistsError
 from kubeprio.store.interface import EventType, KeyPrefix, ObjectKey, StoreEvent, with_revision
@@ -61,6 +64,10 @@ class MemoryStore:
     def compact(self, revision: int) -> None:
         """Forget watch history up to ``revision`` (at most the current revision)."""
         self._hub.compact(min(revision, self._revision))
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Nothing to group: memory has no commit, and watchers see each write at once."""
+        return contextlib.nullcontext()
 
     def close(self) -> None:
         """Close every watch."""

@@ -50,6 +50,16 @@ first incomplete one). ``fsync_each_commit=True`` selects ``synchronous=FULL``: 
 is fsynced at every COMMIT, which closes that window at the cost of one fsync per write
 (about 230 µs here against 25 µs; see ``docs/storage.md``).
 
+Batches (group commit). Inside ``batch()`` the writes share one transaction: each is a
+savepoint (a failed one is undone alone and raises, as above), the in-memory index and
+revision move at once so later reads and writes in the batch see it, and the watch events
+are published, in order, after the batch's COMMIT. One COMMIT (one append of the WAL
+frames, each page once) then serves many writes instead of one each. Nothing written in
+a batch is acknowledged outside the process before that COMMIT: ``serve``'s driver runs
+each round of its components (binds, events, kubelet status writes) in a batch, between
+two yields to the HTTP server, and no HTTP request is answered in between. A batch that
+ends with the store unusable is rolled back.
+
 Failures. Every ``sqlite3`` error is raised as ``StorageFailureError`` (``from`` the
 cause). A failed statement before COMMIT rolls back and leaves the store as it was; a
 failed COMMIT or ROLLBACK leaves the outcome unknown, so the store refuses further use
@@ -64,10 +74,11 @@ the disk. This is the only module that imports ``sqlite3`` (an import-linter con
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any, Final
 
@@ -171,6 +182,8 @@ class SqliteStore:
         self._encode: Callable[[Any], str] = _encode_json
         self._objects = ObjectIndex()
         self._unusable: str | None = None
+        self._batched: builtins.list[StoreEvent] | None = None
+        """Inside ``batch``: the watch events to publish once it commits."""
         self._conn = self._open(fsync_each_commit)
         try:
             self._revision, self._compacted = self._load()
@@ -235,6 +248,29 @@ class SqliteStore:
             self._transaction(lambda: self._compact_log(revision))
             self._compacted = revision
         self._hub.compact(revision)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction for every write made inside (group commit; see *Batches*)."""
+        if self._batched is not None:
+            yield
+            return
+        self._check_usable()
+        try:
+            self._conn.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise StorageFailureError(f"{self.path}: {exc}") from exc
+        self._batched = []
+        try:
+            yield
+        finally:
+            pending, self._batched = self._batched, None
+            if self._unusable is None:
+                self._commit()
+                for event in pending:
+                    self._hub.publish(event)
+            else:
+                self._rollback()
 
     def close(self) -> None:
         """Close every watch and the database (which checkpoints the WAL into it)."""
@@ -431,7 +467,8 @@ class SqliteStore:
 
         previous = self._objects.get(key) if key in self._objects else None
         self._transaction(statements)
-        # Committed: from here on the write is acknowledged.
+        # Committed (or, in a batch, part of the batch's commit): from here on the write
+        # is acknowledged.
         self._revision = revision
         if compact_to:
             self._compacted = compact_to
@@ -439,7 +476,11 @@ class SqliteStore:
             self._objects.remove(key)
         else:
             self._objects.put(key, stored)
-        self._hub.publish(StoreEvent(event_type, key, stored, revision, previous))
+        event = StoreEvent(event_type, key, stored, revision, previous)
+        if self._batched is None:
+            self._hub.publish(event)
+        else:
+            self._batched.append(event)
         return stored
 
     def _compact_log(self, revision: int) -> None:
@@ -448,16 +489,38 @@ class SqliteStore:
         self._conn.execute("UPDATE meta SET value = ? WHERE key = 'compacted'", (revision,))
 
     def _transaction(self, statements: Callable[[], None]) -> None:
-        """Run ``statements`` in one transaction; raise ``StorageFailureError`` if it fails."""
+        """Run ``statements`` in one transaction (a savepoint inside a batch); raise
+        ``StorageFailureError`` if it fails, leaving the database as it was."""
         conn = self._conn
+        if self._batched is not None:
+            self._savepoint(statements)
+            return
         try:
             conn.execute("BEGIN")
             statements()
         except sqlite3.Error as exc:
             self._rollback()
             raise StorageFailureError(f"{self.path}: {exc}") from exc
+        self._commit()
+
+    def _savepoint(self, statements: Callable[[], None]) -> None:
+        """Inside a batch: ``statements`` as a savepoint, undone alone if they fail."""
+        conn = self._conn
         try:
-            conn.execute("COMMIT")
+            conn.execute("SAVEPOINT write")
+            statements()
+            conn.execute("RELEASE write")
+        except sqlite3.Error as exc:
+            try:
+                conn.execute("ROLLBACK TO write")
+                conn.execute("RELEASE write")
+            except sqlite3.Error as undo:
+                self._unusable = f"ROLLBACK TO SAVEPOINT failed: {undo}"
+            raise StorageFailureError(f"{self.path}: {exc}") from exc
+
+    def _commit(self) -> None:
+        try:
+            self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
             # The frames may or may not have reached the WAL: the outcome is unknown.
             self._unusable = f"COMMIT failed: {exc}"

@@ -8,7 +8,10 @@ safety under ``kill -9`` is in ``test_sqlite_crash.py``.
 from __future__ import annotations
 
 import dataclasses
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -256,3 +259,96 @@ def test_fsync_each_commit_stores_the_same_way(path: Path) -> None:
 def test_history_sizes_must_be_positive(path: Path, kwargs: dict[str, int]) -> None:
     with pytest.raises(ValueError, match="positive"):
         SqliteStore(path, **kwargs)
+
+
+# --- batches (group commit) ------------------------------------------------------------------
+
+
+def test_a_batch_publishes_its_events_after_its_commit(path: Path) -> None:
+    """Watchers see nothing of a batch before its COMMIT, then everything, in order; a
+    reopened file has every write of the batch."""
+    with SqliteStore(path) as store:
+        watch = store.watch(KeyPrefix("pods"), 0)
+        with store.batch():
+            store.create(key("a"), pod("a").build())
+            store.create(key("b"), pod("b").build())
+            assert watch.poll() == []
+            assert store._conn.in_transaction  # one transaction for the whole batch
+        assert [(e.type, e.key.name, e.revision) for e in watch.poll()] == [
+            (EventType.ADDED, "a", 1),
+            (EventType.ADDED, "b", 2),
+        ]
+        assert not store._conn.in_transaction
+    with SqliteStore(path) as reopened:
+        assert [object_revision(o) for o in reopened.list(KeyPrefix("pods"))[0]] == [1, 2]
+        assert reopened.verify() == []
+
+
+_KILLED_IN_A_BATCH = """
+import os, signal, sys
+from kubeprio.store.interface import ObjectKey
+from kubeprio.store.sqlite import SqliteStore
+from tests.builders import pod
+store = SqliteStore(sys.argv[1])
+store.create(ObjectKey("pods", "default", "before"), pod("before").build())
+with store.batch():
+    store.create(ObjectKey("pods", "default", "in-1"), pod("in-1").build())
+    store.create(ObjectKey("pods", "default", "in-2"), pod("in-2").build())
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_batch_killed_before_its_commit_leaves_none_of_its_writes(path: Path) -> None:
+    """``kill -9`` inside a batch: the batch was never acknowledged, and it is atomic."""
+    result = subprocess.run(
+        [sys.executable, "-c", _KILLED_IN_A_BATCH, str(path)],
+        cwd=Path(__file__).parents[3],
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == -signal.SIGKILL, result.stderr
+    with SqliteStore(path) as store:
+        assert [o.metadata.name for o in store.list(KeyPrefix("pods"))[0]] == ["before"]
+        assert store.current_revision() == 1
+        assert store.verify() == []
+
+
+def test_a_failed_write_in_a_batch_is_undone_alone(path: Path) -> None:
+    SqliteStore(path).close()
+    with sqlite3.connect(path) as conn:  # a failure the way a full disk would inject it
+        conn.execute(
+            "CREATE TRIGGER boom BEFORE INSERT ON log WHEN NEW.name = 'boom' "
+            "BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
+        )
+    conn.close()
+    with SqliteStore(path) as store:
+        watch = store.watch(KeyPrefix("pods"), 0)
+        with store.batch():
+            store.create(key("a"), pod("a").build())
+            with pytest.raises(StorageFailureError, match="injected failure"):
+                store.create(key("boom"), pod("boom").build())
+            store.create(key("b"), pod("b").build())
+        assert [(e.key.name, e.revision) for e in watch.poll()] == [("a", 1), ("b", 2)]
+    with SqliteStore(path) as reopened:
+        assert [o.metadata.name for o in reopened.list(KeyPrefix("pods"))[0]] == ["a", "b"]
+        assert reopened.verify() == []
+
+
+def test_a_batch_whose_commit_fails_publishes_nothing_and_the_store_refuses_use(
+    path: Path,
+) -> None:
+    store = SqliteStore(path)
+    store.create(key("a"), pod("a").build())
+    watch = store.watch(KeyPrefix("pods"), 1)
+    real = store._conn
+    store._conn = _FailingCommit(real)  # type: ignore[assignment]
+    with pytest.raises(StorageFailureError, match="disk I/O error"), store.batch():
+        store.create(key("b"), pod("b").build())
+    assert watch.poll() == []
+    with pytest.raises(StorageFailureError, match="unusable"):
+        store.get(key("a"))
+    store._conn = real
+    store.close()
+    with SqliteStore(path) as reopened:
+        assert reopened.current_revision() == 1
+        assert reopened.verify() == []
