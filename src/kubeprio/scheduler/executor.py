@@ -10,7 +10,9 @@ elsewhere. API errors (other than NotFound) fail the preemption for this cycle.
 Status writes go through ``client.statuswrite``: upstream sends each as a two-way
 strategic merge patch of the status; kubeprio writes the status with the condition
 set on the latest copy (retrying conflicts), which stores the same result, a new
-condition after the existing ones, without a JSON merge.
+condition after the existing ones, without a JSON merge. One difference, on purpose: a
+victim replaced meanwhile by another pod of the same name (another uid) is left alone,
+where upstream's patch and delete by name would hit the newcomer.
 """
 
 from __future__ import annotations

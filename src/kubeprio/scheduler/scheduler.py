@@ -20,6 +20,7 @@ single-threaded driver the observable order is the same: assume first, bind next
 from __future__ import annotations
 
 import dataclasses
+import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, overload
@@ -58,6 +59,8 @@ from kubeprio.scheduler.preemption import fit_error_message
 from kubeprio.scheduler.rowstatus import RowStatuses, error_statuses, rejector_plugins
 from kubeprio.scheduler.runtime import Framework
 from kubeprio.scheduler.snapshot import NodeInfo
+
+LOG: Final = logging.getLogger("kubeprio.scheduler")
 
 MIN_FEASIBLE_NODES_TO_FIND: Final = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: Final = 5
@@ -658,8 +661,12 @@ class Scheduler:
 
         try:
             write_status(self.client, pod, with_failure)
-        except errors.NotFoundError:
-            return
+        except errors.StatusError as exc:
+            # Upstream's handleSchedulingFailure only logs a failed status update: the pod
+            # is requeued already, and the next attempt writes its condition again.
+            LOG.debug(
+                "status of %s/%s not updated: %s", pod.metadata.namespace, pod.metadata.name, exc
+            )
 
     def _record(self, pod: Pod, *, event_type: str, reason: str, action: str, message: str) -> None:
         self.recorder.event(pod, event_type, reason, message, action=action)

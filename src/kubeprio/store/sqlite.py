@@ -58,7 +58,10 @@ frames, each page once) then serves many writes instead of one each. Nothing wri
 a batch is acknowledged outside the process before that COMMIT: ``serve``'s driver runs
 each round of its components (binds, events, kubelet status writes) in a batch, between
 two yields to the HTTP server, and no HTTP request is answered in between. A batch that
-ends with the store unusable is rolled back.
+ends with the store unusable is rolled back; one interrupted by a ``BaseException``
+(KeyboardInterrupt) is rolled back and makes the store unusable (memory may be a step
+ahead of the file); one whose body raised an ``Exception`` commits the writes that
+returned.
 
 Failures. Every ``sqlite3`` error is raised as ``StorageFailureError`` (``from`` the
 cause). A failed statement before COMMIT rolls back and leaves the store as it was; a
@@ -263,14 +266,27 @@ class SqliteStore:
         self._batched = []
         try:
             yield
-        finally:
-            pending, self._batched = self._batched, None
-            if self._unusable is None:
-                self._commit()
-                for event in pending:
-                    self._hub.publish(event)
-            else:
-                self._rollback()
+        except Exception:
+            # The writes that returned are whole (a failed one undid its savepoint).
+            self._end_batch()
+            raise
+        except BaseException:
+            # Interrupted (KeyboardInterrupt, ...) perhaps between a write's statements
+            # and its in-memory step: memory and file may disagree, so keep neither.
+            self._batched = None
+            self._unusable = "a batch was interrupted"
+            self._rollback()
+            raise
+        self._end_batch()
+
+    def _end_batch(self) -> None:
+        pending, self._batched = self._batched or [], None
+        if self._unusable is None:
+            self._commit()
+            for event in pending:
+                self._hub.publish(event)
+        else:
+            self._rollback()
 
     def close(self) -> None:
         """Close every watch and the database (which checkpoints the WAL into it)."""
@@ -510,13 +526,15 @@ class SqliteStore:
             conn.execute("SAVEPOINT write")
             statements()
             conn.execute("RELEASE write")
-        except sqlite3.Error as exc:
+        except BaseException as exc:
             try:
                 conn.execute("ROLLBACK TO write")
                 conn.execute("RELEASE write")
             except sqlite3.Error as undo:
                 self._unusable = f"ROLLBACK TO SAVEPOINT failed: {undo}"
-            raise StorageFailureError(f"{self.path}: {exc}") from exc
+            if isinstance(exc, sqlite3.Error):
+                raise StorageFailureError(f"{self.path}: {exc}") from exc
+            raise
 
     def _commit(self) -> None:
         try:

@@ -169,6 +169,24 @@ def test_a_stale_victim_copy_still_gets_its_condition_and_keeps_newer_status():
     assert victim.metadata.deletion_timestamp is not None
 
 
+def test_a_victim_replaced_under_the_same_name_is_left_alone():
+    """A deliberate difference: upstream patches and deletes by name, so a newcomer with
+    the victim's name would be hit; kubeprio writes only to the victim's uid."""
+    from kubeprio.client.protocol import DeleteRequest
+
+    h = _cluster(_low("v1", cpu="4"))
+    stale = PodInfo.of(h.pod("v1"))
+    h.api.delete(Pod, "v1", "default", options=DeleteRequest(grace_period_seconds=0))
+    newcomer = h.api.create(pod("v1").priority(LOW).requests(cpu="1").build())
+    info = h.pod_info(pod("p").uid("p").priority(HIGH).build())
+    status = h.evaluator.executor.prepare_candidate(Candidate("node1", Victims((stale,), 0)), info)
+    assert status is None
+    after = h.pod("v1")
+    assert after.metadata.uid == newcomer.metadata.uid
+    assert after.metadata.resource_version == newcomer.metadata.resource_version
+    assert h.events(reason="Preempted") == []
+
+
 def test_victim_already_gone_is_not_an_error():
     """NotFound on the patch or delete is ignored and no event is recorded."""
     from kubeprio.client.protocol import DeleteRequest

@@ -352,3 +352,65 @@ def test_a_batch_whose_commit_fails_publishes_nothing_and_the_store_refuses_use(
     with SqliteStore(path) as reopened:
         assert reopened.current_revision() == 1
         assert reopened.verify() == []
+
+
+def test_a_batch_whose_body_raises_keeps_the_writes_that_returned(path: Path) -> None:
+    with SqliteStore(path) as store:
+        watch = store.watch(KeyPrefix("pods"), 0)
+
+        def failing_round() -> None:
+            with store.batch():
+                store.create(key("a"), pod("a").build())
+                raise RuntimeError("component failed")
+
+        with pytest.raises(RuntimeError, match="component failed"):
+            failing_round()
+        assert [(e.key.name, e.revision) for e in watch.poll()] == [("a", 1)]
+        assert object_revision(store.create(key("b"), pod("b").build())) == 2
+    with SqliteStore(path) as reopened:
+        assert reopened.current_revision() == 2
+        assert reopened.verify() == []
+
+
+class _InterruptAfterInsert:
+    """A connection that is interrupted (KeyboardInterrupt) right after inserting ``name``'s
+    log row: between a write's statements, where memory has not moved yet."""
+
+    def __init__(self, conn: sqlite3.Connection, name: str) -> None:
+        self._conn = conn
+        self._name = name
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        cursor = self._conn.execute(sql, *args)
+        if sql.lstrip().upper().startswith("INSERT INTO LOG") and self._name in args[0]:
+            raise KeyboardInterrupt
+        return cursor
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
+def test_a_batch_interrupted_mid_write_is_rolled_back_and_the_store_refuses_use(
+    path: Path,
+) -> None:
+    store = SqliteStore(path)
+    store.create(key("a"), pod("a").build())
+    watch = store.watch(KeyPrefix("pods"), 1)
+    real = store._conn
+    store._conn = _InterruptAfterInsert(real, "c")  # type: ignore[assignment]
+
+    def interrupted_round() -> None:
+        with store.batch():
+            store.create(key("b"), pod("b").build())
+            store.create(key("c"), pod("c").build())
+
+    with pytest.raises(KeyboardInterrupt):
+        interrupted_round()
+    assert watch.poll() == []
+    with pytest.raises(StorageFailureError, match="interrupted"):
+        store.get(key("a"))
+    store._conn = real
+    store.close()
+    with SqliteStore(path) as reopened:
+        assert [o.metadata.name for o in reopened.list(KeyPrefix("pods"))[0]] == ["a"]
+        assert reopened.verify() == []
