@@ -26,8 +26,12 @@ INT32: Final = "int32"
 Int32 = Annotated[int, INT32]
 """An integer that upstream stores as ``int32``; decoding rejects values outside its range."""
 
+INT32_MIN: Final = -(2**31)
+"""The smallest ``int32`` (Go's ``math.MinInt32``)."""
 INT32_MAX: Final = 2**31 - 1
 """The largest ``int32`` (Go's ``math.MaxInt32``)."""
+INT64_MIN: Final = -(2**63)
+"""The smallest ``int64`` (Go's ``math.MinInt64``)."""
 INT64_MAX: Final = 2**63 - 1
 """The largest ``int64`` (Go's ``math.MaxInt64``)."""
 

@@ -52,7 +52,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from kubeprio.api.model import INT64_MAX
+from kubeprio.api.model import INT64_MAX, INT64_MIN
 from kubeprio.errors import KubeprioError
 
 __all__ = [
@@ -409,7 +409,7 @@ def _exponent_suffix(suffix: str) -> tuple[int, int, QuantityFormat]:
             # len() first: Python refuses int() of very long strings.
             if len(digits) <= 19:
                 parsed = -int(digits) if sign == "-" else int(digits)
-                if -(2**63) <= parsed <= INT64_MAX:
+                if INT64_MIN <= parsed <= INT64_MAX:
                     # Upstream stores int32(parsed), which wraps.
                     wrapped = (parsed + 2**31) % 2**32 - 2**31
                     return 10, wrapped, QuantityFormat.DECIMAL_EXPONENT

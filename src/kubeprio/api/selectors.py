@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 from kubeprio.api.gotext import go_quote
-from kubeprio.api.model import INT64_MAX
+from kubeprio.api.model import INT64_MAX, INT64_MIN
 from kubeprio.errors import KubeprioError
 
 if TYPE_CHECKING:  # only for annotations: meta may come to import this module
@@ -209,7 +209,6 @@ def validate_label_value(value: str) -> list[str]:
 # --- label requirements ----------------------------------------------------------------
 
 _GO_INT_RE: Final = re.compile("[+-]?[0-9]+")
-_INT64_MIN: Final = -(2**63)
 
 
 def _parse_go_int(text: str) -> int | None:
@@ -217,7 +216,7 @@ def _parse_go_int(text: str) -> int | None:
     if _GO_INT_RE.fullmatch(text) is None:
         return None
     number = int(text)
-    return number if _INT64_MIN <= number <= INT64_MAX else None
+    return number if INT64_MIN <= number <= INT64_MAX else None
 
 
 class Operator(enum.StrEnum):

@@ -26,14 +26,19 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any, TypeVar, Union, cast
 
 from kubeprio.api.gotext import json_kind
-from kubeprio.api.model import INT32, INT32_MAX, INT64_MAX, JSON_NAME, JsonDict
+from kubeprio.api.model import (
+    INT32,
+    INT32_MAX,
+    INT32_MIN,
+    INT64_MAX,
+    INT64_MIN,
+    JSON_NAME,
+    JsonDict,
+)
 from kubeprio.api.quantity import Quantity, QuantityError, quantity_from_json
 from kubeprio.errors import KubeprioError
 
 _M = TypeVar("_M")
-
-INT32_MIN = -(2**31)
-INT64_MIN = -(2**63)
 
 
 class DecodeError(KubeprioError, ValueError):

@@ -18,7 +18,7 @@ from typing import Final, TypeVar
 from kubeprio.api import errors, kinds, selectors
 from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod, PodTemplateSpec
 from kubeprio.api.meta import ApiObject, LabelSelector, ObjectMeta, OwnerReference
-from kubeprio.api.model import evolve
+from kubeprio.api.model import INT32_MAX, INT32_MIN, evolve
 from kubeprio.api.patch import PatchType
 from kubeprio.client.protocol import Client
 from kubeprio.clock import parse_rfc3339
@@ -139,7 +139,7 @@ def deletion_cost(pod: Pod) -> int:
         value = int(text.strip())
     except ValueError:
         return 0
-    return value if -(2**31) <= value < 2**31 else 0
+    return value if INT32_MIN <= value <= INT32_MAX else 0
 
 
 def adopt(client: Client, obj: T, owner: ApiObject) -> T:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, Protocol
 
 from kubeprio.api.core import PREEMPT_NEVER, Pod
-from kubeprio.api.model import evolve
+from kubeprio.api.model import INT64_MIN, evolve
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.selectors import Selector, SelectorError, label_selector_as_selector
 from kubeprio.clock import Clock, parse_rfc3339
@@ -436,7 +436,7 @@ def earliest_start_of_top_victims(victims: Victims, now_nanos: int) -> int:
     """Upstream ``GetEarliestPodStartTime``: among the highest-priority victims."""
     pods = victims.pods
     if not pods:
-        return -(2**63)
+        return INT64_MIN
     earliest = pod_start_nanos(pods[0].pod, now_nanos)
     top = pods[0].priority
     for info in pods:

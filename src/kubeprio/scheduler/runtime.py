@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final, Literal
 
+from kubeprio.api.model import INT64_MAX
 from kubeprio.scheduler.framework import (
     BindPlugin,
     Code,
@@ -41,7 +42,7 @@ from kubeprio.scheduler.snapshot import NodeInfo
 NominatedPodsLookup = Callable[[str], Sequence[PodInfo]]
 """node name -> pods nominated to it (freshest versions)."""
 
-MAX_TOTAL_SCORE: Final = 2**63 - 1
+MAX_TOTAL_SCORE: Final = INT64_MAX
 
 
 class PluginError(Exception):

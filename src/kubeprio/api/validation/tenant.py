@@ -24,12 +24,11 @@ from typing import Final
 
 from kubeprio.api import errors, selectors
 from kubeprio.api.errors import FieldError
-from kubeprio.api.model import INT32_MAX
+from kubeprio.api.model import INT32_MAX, INT32_MIN
 from kubeprio.api.tenant import AUDIT, ENFORCE, Tenant, TenantPriorityClasses
 from kubeprio.api.validation.meta import dns1123_label_errors, dns1123_subdomain_errors
 
 ENFORCEMENT_MODES: Final = (ENFORCE, AUDIT)
-INT32_MIN: Final = -(2**31)
 
 
 def compile_allowed_regex(pattern: str) -> re.Pattern[str]:
