@@ -38,6 +38,7 @@ from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod, PodCondition
 from kubeprio.api.meta import ApiObject, Condition, LabelSelector, OwnerReference
 from kubeprio.api.model import evolve
+from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.api.policy import IntOrString, PodDisruptionBudget, PodDisruptionBudgetStatus
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
@@ -513,19 +514,10 @@ class DisruptionController(Controller):
         if wait > 0:
             self.stale_queue.add_after(key, wait)
             return
-        status = pod.status
-        assert status is not None
-        conditions = tuple(
-            PodCondition(
-                type="DisruptionTarget",
-                status="False",
-                last_transition_time=rfc3339(self.clock.now()),
-            )
-            if c.type == "DisruptionTarget"
-            else c
-            for c in status.conditions or ()
-        )
-        self.client.update_status(evolve(pod, status=evolve(status, conditions=conditions)))
+        reset = PodCondition(type="DisruptionTarget", status="False")
+        status = update_pod_condition(pod.status, reset, now=rfc3339(self.clock.now()))
+        if status is not None:
+            self.client.update_status(evolve(pod, status=status))
 
 
 def _replicas(value: int | None) -> int:

@@ -38,9 +38,14 @@ from kubeprio.api.core import (
     PHASE_SUCCEEDED,
     Node,
     Pod,
+    PodCondition,
+    PodStatus,
 )
+from kubeprio.api.model import evolve
+from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.client.informer import CacheKey, FuncHandler, Informer, cache_key
-from kubeprio.client.protocol import Client, DeleteRequest, PatchType
+from kubeprio.client.protocol import Client, DeleteRequest
+from kubeprio.client.statuswrite import write_status
 from kubeprio.clock import Clock, rfc3339
 
 LOG = logging.getLogger(__name__)
@@ -55,6 +60,12 @@ REASON_EVICTED: Final = "Evicted"
 """The kubelet's reason for pods it evicted (``eviction.PodIsEvicted``)."""
 REASON_DELETION_BY_POD_GC: Final = "DeletionByPodGC"
 MESSAGE_NODE_GONE: Final = "PodGC: node no longer exists"
+_NODE_GONE: Final = PodCondition(
+    type="DisruptionTarget",
+    status="True",
+    reason=REASON_DELETION_BY_POD_GC,
+    message=MESSAGE_NODE_GONE,
+)
 _NOT_TERMINATED: Final = frozenset({PHASE_PENDING, PHASE_RUNNING, "Unknown"})
 
 
@@ -330,30 +341,23 @@ class PodGCController:
             self._mark_failed_and_delete(pod)
 
     def _mark_failed_and_delete(self, pod: Pod, *, orphaned: bool = False) -> None:
-        """``markFailedAndDeletePodWithCondition``: phase Failed first, then delete at once."""
+        """``markFailedAndDeletePodWithCondition``: phase Failed (with the condition, set as
+        ``UpdatePodCondition`` sets it) first, then delete at once."""
         name, namespace = pod.metadata.name or "", pod.metadata.namespace
         phase = pod.status.phase if pod.status else None
+        now = rfc3339(self.clock.now())
+
+        def failed(latest: Pod) -> Pod:
+            status = evolve(latest.status or PodStatus(), phase=PHASE_FAILED)
+            if orphaned:
+                status = update_pod_condition(status, _NODE_GONE, now=now) or status
+            return evolve(latest, status=status)
+
         try:
-            if phase not in (PHASE_SUCCEEDED, PHASE_FAILED):
-                status: dict[str, object] = {"phase": PHASE_FAILED}
-                if orphaned:
-                    status["conditions"] = [
-                        {
-                            "type": "DisruptionTarget",
-                            "status": "True",
-                            "reason": REASON_DELETION_BY_POD_GC,
-                            "message": MESSAGE_NODE_GONE,
-                            "lastTransitionTime": rfc3339(self.clock.now()),
-                        }
-                    ]
-                self.client.patch(
-                    Pod,
-                    name,
-                    {"status": status},
-                    namespace=namespace,
-                    patch_type=PatchType.STRATEGIC_MERGE_PATCH,
-                    subresource="status",
-                )
+            if phase not in (PHASE_SUCCEEDED, PHASE_FAILED) and (
+                write_status(self.client, pod, failed) is None
+            ):
+                return  # gone, or replaced by another pod of the same name
             self.client.delete(Pod, name, namespace, options=DeleteRequest(grace_period_seconds=0))
         except errors.StatusError as exc:
             # Upstream logs the error and goes on with the next pod; not-found means
