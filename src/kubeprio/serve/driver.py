@@ -12,8 +12,9 @@ It shares the loop with uvicorn, because ``ApiService`` and the store are not
 thread-safe: a settle yields to the loop (``await asyncio.sleep(0)``) after every
 ``budget`` seconds of work, so HTTP requests are served while thousands of pods are
 scheduled. Each round between two yields writes as one batch (``Store.batch``: one
-SQLite COMMIT for all its binds, events and status writes). A component that raises is logged and the loop goes on after a short pause
-(a server must outlive one bad object; the simulation, by contrast, aborts).
+SQLite COMMIT for all its binds, events and status writes). A component that raises is
+logged and the loop goes on after a short pause (a server must outlive one bad object;
+the simulation, by contrast, aborts).
 
 Who drives it: ``serve.server`` runs ``RealTimeDriver.run`` as a task and sets ``stop``.
 """

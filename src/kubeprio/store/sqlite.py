@@ -182,7 +182,6 @@ class SqliteStore:
         # Compact in steps so a steady write load pays one bulk DELETE per step, not per write.
         self._compact_step = max(1, min(history_limit // 10, 1_000))
         self._models: dict[str, type[Any]] = {info.plural: info.model for info in kinds.RESOURCES}
-        self._encode: Callable[[Any], str] = _encode_json
         self._objects = ObjectIndex()
         self._unusable: str | None = None
         self._batched: builtins.list[StoreEvent] | None = None
@@ -459,7 +458,7 @@ class SqliteStore:
         revision = self._revision + 1
         stored: ApiObject = with_revision(obj, revision)
         value = (
-            None if event_type is EventType.DELETED else self._encode(serialization.to_dict(stored))
+            None if event_type is EventType.DELETED else _encode_json(serialization.to_dict(stored))
         )
         compact_to = revision - self._history_limit
         if compact_to - self._compacted < self._compact_step:

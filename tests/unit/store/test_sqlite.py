@@ -156,14 +156,20 @@ def test_an_object_of_the_wrong_kind_for_the_resource_is_refused(path: Path) -> 
         assert store.current_revision() == 0
 
 
-def test_a_failed_statement_rolls_back_and_the_store_goes_on(path: Path) -> None:
+def _refuse_writes_of_boom(path: Path) -> None:
+    """Create the store and make every write of the name ``boom`` fail inside SQLite
+    (a failure injected the way a full disk would cause one)."""
     SqliteStore(path).close()
-    with sqlite3.connect(path) as conn:  # inject a failure the way a full disk would
+    with sqlite3.connect(path) as conn:
         conn.execute(
             "CREATE TRIGGER boom BEFORE INSERT ON log WHEN NEW.name = 'boom' "
             "BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
         )
     conn.close()
+
+
+def test_a_failed_statement_rolls_back_and_the_store_goes_on(path: Path) -> None:
+    _refuse_writes_of_boom(path)
     with SqliteStore(path) as store:
         a = store.create(key("a"), pod("a").build())
         with pytest.raises(StorageFailureError, match="injected failure") as caught:
@@ -314,13 +320,7 @@ def test_a_batch_killed_before_its_commit_leaves_none_of_its_writes(path: Path) 
 
 
 def test_a_failed_write_in_a_batch_is_undone_alone(path: Path) -> None:
-    SqliteStore(path).close()
-    with sqlite3.connect(path) as conn:  # a failure the way a full disk would inject it
-        conn.execute(
-            "CREATE TRIGGER boom BEFORE INSERT ON log WHEN NEW.name = 'boom' "
-            "BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
-        )
-    conn.close()
+    _refuse_writes_of_boom(path)
     with SqliteStore(path) as store:
         watch = store.watch(KeyPrefix("pods"), 0)
         with store.batch():
