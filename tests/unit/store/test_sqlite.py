@@ -181,19 +181,27 @@ def test_a_failed_statement_rolls_back_and_the_store_goes_on(path: Path) -> None
         assert store.verify() == []
 
 
-class _FailingCommit:
-    """A connection whose COMMIT fails (as on an I/O error), delegating everything else."""
+class _Delegating:
+    """A stand-in for the store's connection that passes everything to the real one;
+    subclasses make ``execute`` fail where a test needs it."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
-        if sql == "COMMIT":
-            raise sqlite3.OperationalError("disk I/O error")
         return self._conn.execute(sql, *args)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
+
+
+class _FailingCommit(_Delegating):
+    """A connection whose COMMIT fails (as on an I/O error)."""
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        if sql == "COMMIT":
+            raise sqlite3.OperationalError("disk I/O error")
+        return super().execute(sql, *args)
 
 
 def test_a_failed_commit_makes_the_store_refuse_further_use(path: Path) -> None:
@@ -372,22 +380,19 @@ def test_a_batch_whose_body_raises_keeps_the_writes_that_returned(path: Path) ->
         assert reopened.verify() == []
 
 
-class _InterruptAfterInsert:
+class _InterruptAfterInsert(_Delegating):
     """A connection that is interrupted (KeyboardInterrupt) right after inserting ``name``'s
     log row: between a write's statements, where memory has not moved yet."""
 
     def __init__(self, conn: sqlite3.Connection, name: str) -> None:
-        self._conn = conn
+        super().__init__(conn)
         self._name = name
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
-        cursor = self._conn.execute(sql, *args)
+        cursor = super().execute(sql, *args)
         if sql.lstrip().upper().startswith("INSERT INTO LOG") and self._name in args[0]:
             raise KeyboardInterrupt
         return cursor
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._conn, name)
 
 
 def test_a_batch_interrupted_mid_write_is_rolled_back_and_the_store_refuses_use(
