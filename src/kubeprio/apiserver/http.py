@@ -60,12 +60,12 @@ Authenticator = Callable[[Mapping[str, str]], UserInfo | None]
 RESOURCE_METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
 
-def _dumps(body: JsonDict) -> bytes:
+def _dumps(body: JsonDict | orjson.Fragment) -> bytes:
     return orjson.dumps(body)
 
 
 def json_response(
-    body: JsonDict,
+    body: JsonDict | orjson.Fragment,
     code: int = 200,
     *,
     warnings: tuple[str, ...] = (),

@@ -32,10 +32,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
+
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale, ScaleSpec, ScaleStatus
 from kubeprio.api.core import Binding
+from kubeprio.api.encoded import json_fragment
 from kubeprio.api.manifest import ManifestError, parse_text
 from kubeprio.api.meta import DeleteOptions, ObjectMeta
 from kubeprio.api.model import JsonDict
@@ -75,10 +78,13 @@ class RestRequest:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """A JSON answer: status code, body, admission warnings."""
+    """A JSON answer: status code, body, admission warnings.
+
+    A single stored object travels as an ``orjson.Fragment`` of its shared encoding
+    (``api.encoded``): the write that stored it, or another reader, already encoded it."""
 
     code: int
-    body: JsonDict
+    body: JsonDict | orjson.Fragment
     warnings: tuple[str, ...] = ()
 
 
@@ -166,7 +172,7 @@ class RestHandler:
                 api_version=output.table_api_version,
             )
             return Reply(200, table)
-        return Reply(200, to_dict(obj))
+        return Reply(200, json_fragment(obj))
 
     def list_collection(self, request: RestRequest) -> Reply:
         """GET a collection with selectors and ``limit``/``continue``."""
@@ -204,7 +210,7 @@ class RestHandler:
                 "kind": f"{info.kind}List",
                 "apiVersion": info.api_version,
                 "metadata": metadata,
-                "items": [to_dict(item) for item in result.items],
+                "items": [json_fragment(item, remember=False) for item in result.items],
             },
         )
 
@@ -339,7 +345,7 @@ class RestHandler:
         """POST a new object: 201 with the stored object."""
         obj, warnings = self._read_object(request, request.target.info.model, expect_name=False)
         result = self.service.create_object(obj, user=request.user, dry_run=dry_run(request.query))
-        return Reply(201, to_dict(result.obj), (*warnings, *result.warnings))
+        return Reply(201, json_fragment(result.obj), (*warnings, *result.warnings))
 
     def update(self, request: RestRequest) -> Reply:
         """PUT an object (or its status): 200 with the stored object."""
@@ -351,7 +357,7 @@ class RestHandler:
             user=request.user,
             dry_run=dry_run(request.query),
         )
-        return Reply(200, to_dict(result.obj), (*warnings, *result.warnings))
+        return Reply(200, json_fragment(result.obj), (*warnings, *result.warnings))
 
     def _patch_type(self, request: RestRequest) -> PatchType:
         content_type = media_type(request.content_type)
@@ -397,7 +403,7 @@ class RestHandler:
             if patch_type is not PatchType.APPLY_PATCH or target.subresource:
                 raise
             return self._apply_create(request, body, warnings)
-        return Reply(200, to_dict(result.obj), (*warnings, *result.warnings))
+        return Reply(200, json_fragment(result.obj), (*warnings, *result.warnings))
 
     def _parse_apply_body(self, request: RestRequest) -> tuple[Any, list[str]]:
         """An apply body: JSON (what kubectl sends) or YAML."""
@@ -420,7 +426,7 @@ class RestHandler:
                 f"{exc.message}"
             ) from exc
         result = self.service.create_object(obj, user=request.user, dry_run=dry_run(request.query))
-        return Reply(201, to_dict(result.obj), (*warnings, *result.warnings))
+        return Reply(201, json_fragment(result.obj), (*warnings, *result.warnings))
 
     def _delete_options(self, request: RestRequest) -> DeleteRequest:
         options = DeleteOptions()
@@ -454,7 +460,7 @@ class RestHandler:
             info.model, target.name, target.namespace, options=options, user=request.user
         )
         if options.dry_run or info.plural in RETURNS_DELETED_OBJECT or self._exists(target):
-            return Reply(200, to_dict(obj))
+            return Reply(200, json_fragment(obj))
         return Reply(
             200, status.deleted_status(target.name, info.group, info.plural, obj.metadata.uid)
         )

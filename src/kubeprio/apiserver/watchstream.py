@@ -25,15 +25,15 @@ from typing import Any
 import orjson
 
 from kubeprio.api import errors
+from kubeprio.api.encoded import json_fragment
 from kubeprio.api.model import JsonDict
-from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver import status, tables
 from kubeprio.apiserver.negotiation import Output
 from kubeprio.apiserver.watch import ServiceWatch
 from kubeprio.clock import Clock
 
 
-def encode_event(event_type: str, obj: JsonDict) -> bytes:
+def encode_event(event_type: str, obj: JsonDict | orjson.Fragment) -> bytes:
     """One event line, compact JSON plus ``\\n``."""
     return orjson.dumps({"type": event_type, "object": obj}, option=orjson.OPT_APPEND_NEWLINE)
 
@@ -79,9 +79,9 @@ class WatchStream:
             error=error,
         )
 
-    def _encode_object(self, obj: Any) -> JsonDict:
+    def _encode_object(self, obj: Any) -> JsonDict | orjson.Fragment:
         if not self._output.table:
-            return to_dict(obj)
+            return json_fragment(obj)
         table = tables.build_table(
             self._model,
             [obj],

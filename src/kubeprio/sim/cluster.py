@@ -7,6 +7,8 @@ plus the ``Recorder`` — all driven by the ``Engine``.
 
 from __future__ import annotations
 
+from kubeprio.api.core import Event
+from kubeprio.client.informer import Informer
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
@@ -46,6 +48,9 @@ class SimCluster(ControlPlane):
         )
         self.clock: SimClock = clock
         self.recorder = Recorder(clock)
+        # Only the report reads Events: the cluster itself (and ``serve``) never watches them.
+        self.events: Informer[Event] = Informer(self.api, Event)
+        self.informers.informers.append(self.events)
         self.pods.add_handler(self.recorder)
         self.events.add_handler(self.recorder)
         self.nodes.add_handler(self.recorder)

@@ -22,7 +22,7 @@ from typing import Any, Final
 from kubeprio.admission.defaults import default_chain
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
-from kubeprio.api.core import Event, Node, Pod
+from kubeprio.api.core import Node, Pod
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
@@ -91,7 +91,6 @@ class ControlPlane:
         self.deployments: Informer[Deployment] = Informer(api, Deployment)
         self.jobs: Informer[Job] = Informer(api, Job)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(api, PodDisruptionBudget)
-        self.events: Informer[Event] = Informer(api, Event)
         self.router = PodRouter()
         self.pods.add_index(
             NODE_INDEX, lambda p: [p.spec.node_name] if p.spec and p.spec.node_name else []
@@ -165,7 +164,6 @@ class ControlPlane:
                 self.replicasets,
                 self.jobs,
                 self.pods,
-                self.events,
             ]
         )
 

@@ -85,9 +85,8 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any, Final
 
-import orjson
-
 from kubeprio.api import kinds, serialization
+from kubeprio.api.encoded import json_bytes
 from kubeprio.api.meta import ApiObject
 from kubeprio.store.errors import (
     KeyExistsError,
@@ -151,11 +150,6 @@ _COMPACT: Final = """DELETE FROM log WHERE revision IN (
 _REPLAY: Final = """SELECT l.revision, l.namespace, l.name, l.type, COALESCE(l.value, p.value)
     FROM log AS l LEFT JOIN log AS p ON l.value IS NULL AND p.revision = l.prev_revision
     WHERE l.revision > ? AND l.revision <= ? AND l.resource = ?"""
-
-
-def _encode_json(document: Any) -> str:
-    """Compact UTF-8 JSON (orjson: several times faster than ``json`` on objects this size)."""
-    return orjson.dumps(document).decode()
 
 
 class SqliteStore:
@@ -457,9 +451,7 @@ class SqliteStore:
             )
         revision = self._revision + 1
         stored: ApiObject = with_revision(obj, revision)
-        value = (
-            None if event_type is EventType.DELETED else _encode_json(serialization.to_dict(stored))
-        )
+        value = None if event_type is EventType.DELETED else json_bytes(stored).decode()
         compact_to = revision - self._history_limit
         if compact_to - self._compacted < self._compact_step:
             compact_to = 0
