@@ -57,34 +57,52 @@ class FieldValidation(enum.StrEnum):
         )
 
 
-class _Object(dict[str, Any]):
-    """A decoded JSON object that remembers the keys it saw more than once."""
+class _Pairs(list[tuple[str, Any]]):
+    """A decoded JSON object as its key/value pairs in document order (keys may repeat)."""
 
-    __slots__ = ("duplicates",)
 
-    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
-        super().__init__()
-        self.duplicates: list[str] = []
-        for key, value in pairs:
-            if key in self and key not in self.duplicates:
-                self.duplicates.append(key)
-            self[key] = value
+class _DuplicateKeyError(Exception):
+    """A JSON object gave a key twice: decode again, slowly, to name the paths."""
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    decoded = dict(pairs)
+    if len(decoded) != len(pairs):
+        raise _DuplicateKeyError
+    return decoded
 
 
 def parse_json(text: bytes | str) -> tuple[Any, list[str]]:
     """``json.loads`` plus the paths of keys given twice (the last value wins, as in Go).
 
-    The result holds plain ``dict``s only (patch code compares element types).
+    The result holds plain ``dict``s only (patch code compares element types). Bodies
+    almost never repeat a key, so the first pass only counts keys (C-built dicts); a body
+    that does is decoded a second time to find where.
     """
+    try:
+        return json.loads(text, object_pairs_hook=_unique_object), []
+    except _DuplicateKeyError:
+        pass
     duplicates: list[str] = []
-    return _plain(json.loads(text, object_pairs_hook=_Object), "", duplicates), duplicates
+    return _plain(json.loads(text, object_pairs_hook=_Pairs), "", duplicates), duplicates
 
 
 def _plain(value: Any, path: str, duplicates: list[str]) -> Any:
-    if isinstance(value, dict):
-        if isinstance(value, _Object):
-            duplicates.extend(f'duplicate field "{_path(path, key)}"' for key in value.duplicates)
-        return {key: _plain(item, _path(path, key), duplicates) for key, item in value.items()}
+    """Plain dicts from ``_Pairs``, reporting each repeated key once, where it repeats.
+
+    Go's decoder meets the keys in document order and decodes every value, the
+    overwritten ones too, so a repeat inside a value that a later one replaces counts.
+    """
+    if isinstance(value, _Pairs):
+        result: dict[str, Any] = {}
+        reported: set[str] = set()
+        for key, item in value:
+            child = _path(path, key)
+            if key in result and key not in reported:
+                reported.add(key)
+                duplicates.append(f'duplicate field "{child}"')
+            result[key] = _plain(item, child, duplicates)
+        return result
     if isinstance(value, list):
         return [_plain(item, f"{path}[{index}]", duplicates) for index, item in enumerate(value)]
     return value

@@ -330,10 +330,13 @@ class ApiService:
         self.admission.validate(evolve(request, obj=new), outcome)
         if subresource != "status":
             outcome.warnings.extend(validation.warnings(new))
-        new = evolve(
-            new,
-            metadata=evolve(new.metadata, resource_version=current.metadata.resource_version),
-        )
+        if new.metadata.resource_version != current.metadata.resource_version:
+            # A write without a resourceVersion (no compare-and-swap): compare (and answer
+            # a dry run) at the current one. Writers that sent theirs skip this copy.
+            new = evolve(
+                new,
+                metadata=evolve(new.metadata, resource_version=current.metadata.resource_version),
+            )
         if new == current or dry_run:
             return WriteResult(current if new == current else new, tuple(outcome.warnings))
         if (

@@ -17,7 +17,7 @@ from kubeprio.api.serialization import to_dict
 def _pod(name: str) -> Pod:
     return Pod(
         metadata=ObjectMeta(name=name, namespace="default", labels={"app": name}),
-        spec=PodSpec(containers=[Container(name="c", image="pause")]),
+        spec=PodSpec(containers=(Container(name="c", image="pause"),)),
     )
 
 
