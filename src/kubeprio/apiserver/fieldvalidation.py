@@ -88,19 +88,19 @@ def parse_json(text: bytes | str) -> tuple[Any, list[str]]:
 
 
 def _plain(value: Any, path: str, duplicates: list[str]) -> Any:
-    """Plain dicts from ``_Pairs``, reporting each repeated key once, where it repeats.
+    """Plain dicts from ``_Pairs``, reporting each repeated path once, where it repeats.
 
-    Go's decoder meets the keys in document order and decodes every value, the
-    overwritten ones too, so a repeat inside a value that a later one replaces counts.
+    As sigs.k8s.io/json's strict decoder: it meets the keys in document order, decodes
+    every value (the overwritten ones too, so a repeat inside a value that a later one
+    replaces counts) and keeps one error per path.
     """
     if isinstance(value, _Pairs):
         result: dict[str, Any] = {}
-        reported: set[str] = set()
         for key, item in value:
             child = _path(path, key)
-            if key in result and key not in reported:
-                reported.add(key)
-                duplicates.append(f'duplicate field "{child}"')
+            message = f'duplicate field "{child}"'
+            if key in result and message not in duplicates:
+                duplicates.append(message)
             result[key] = _plain(item, child, duplicates)
         return result
     if isinstance(value, list):

@@ -1,8 +1,8 @@
 """``fieldvalidation.parse_json``: the decoded body and the keys given twice.
 
-Upstream (``k8s.io/apimachinery/pkg/util/json`` strict decoding, via
-``fieldValidation``): a repeated key keeps its last value, as Go's decoder does, and
-is reported once as ``duplicate field "<path>"``, in the order the repeats appear.
+Upstream (sigs.k8s.io/json strict decoding, behind ``fieldValidation``): a repeated key
+keeps its last value, as Go's decoder does, and is reported as ``duplicate field
+"<path>"`` when the decoder meets the repeat (document order), once per path.
 """
 
 from __future__ import annotations
@@ -36,6 +36,12 @@ CASES = [
         ['duplicate field "m.k"', 'duplicate field "m"'],
     ),
     ('{"a": 1, "a": 2, "a": 3}', {"a": 3}, ['duplicate field "a"']),
+    # One error per path, wherever it repeats.
+    (
+        '{"m": {"k": 1, "k": 2}, "m": {"k": 3, "k": 4}}',
+        {"m": {"k": 4}},
+        ['duplicate field "m.k"', 'duplicate field "m"'],
+    ),
     ("[1, 2]", [1, 2], []),
 ]
 
