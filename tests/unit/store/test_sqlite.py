@@ -7,12 +7,14 @@ safety under ``kill -9`` is in ``test_sqlite_crash.py``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import signal
 import sqlite3
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -204,24 +206,36 @@ class _FailingCommit(_Delegating):
         return super().execute(sql, *args)
 
 
+@contextlib.contextmanager
+def _connection_swapped(
+    store: SqliteStore, broken: Callable[[sqlite3.Connection], _Delegating]
+) -> Iterator[None]:
+    """Run the block with ``broken(real)`` as the store's connection; then put the real
+    one back and close the store (so the file can be reopened and checked)."""
+    real = store._conn
+    store._conn = broken(real)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        store._conn = real
+        store.close()
+
+
 def test_a_failed_commit_makes_the_store_refuse_further_use(path: Path) -> None:
     """After a failed COMMIT the outcome is unknown; only a reopen (from the file) is safe."""
     store = SqliteStore(path)
     store.create(key("a"), pod("a").build())
-    real = store._conn
-    store._conn = _FailingCommit(real)  # type: ignore[assignment]
-    with pytest.raises(StorageFailureError, match="disk I/O error"):
-        store.create(key("b"), pod("b").build())
-    for call in (
-        lambda: store.create(key("c"), pod("c").build()),
-        lambda: store.get(key("a")),
-        lambda: store.list(KeyPrefix("pods")),
-        lambda: store.watch(KeyPrefix("pods"), 0),
-    ):
-        with pytest.raises(StorageFailureError, match="unusable"):
-            call()
-    store._conn = real
-    store.close()
+    with _connection_swapped(store, _FailingCommit):
+        with pytest.raises(StorageFailureError, match="disk I/O error"):
+            store.create(key("b"), pod("b").build())
+        for call in (
+            lambda: store.create(key("c"), pod("c").build()),
+            lambda: store.get(key("a")),
+            lambda: store.list(KeyPrefix("pods")),
+            lambda: store.watch(KeyPrefix("pods"), 0),
+        ):
+            with pytest.raises(StorageFailureError, match="unusable"):
+                call()
     with SqliteStore(path) as reopened:
         assert reopened.current_revision() == 1  # the failed COMMIT was rolled back
         assert reopened.verify() == []
@@ -348,15 +362,12 @@ def test_a_batch_whose_commit_fails_publishes_nothing_and_the_store_refuses_use(
     store = SqliteStore(path)
     store.create(key("a"), pod("a").build())
     watch = store.watch(KeyPrefix("pods"), 1)
-    real = store._conn
-    store._conn = _FailingCommit(real)  # type: ignore[assignment]
-    with pytest.raises(StorageFailureError, match="disk I/O error"), store.batch():
-        store.create(key("b"), pod("b").build())
-    assert watch.poll() == []
-    with pytest.raises(StorageFailureError, match="unusable"):
-        store.get(key("a"))
-    store._conn = real
-    store.close()
+    with _connection_swapped(store, _FailingCommit):
+        with pytest.raises(StorageFailureError, match="disk I/O error"), store.batch():
+            store.create(key("b"), pod("b").build())
+        assert watch.poll() == []
+        with pytest.raises(StorageFailureError, match="unusable"):
+            store.get(key("a"))
     with SqliteStore(path) as reopened:
         assert reopened.current_revision() == 1
         assert reopened.verify() == []
@@ -401,21 +412,18 @@ def test_a_batch_interrupted_mid_write_is_rolled_back_and_the_store_refuses_use(
     store = SqliteStore(path)
     store.create(key("a"), pod("a").build())
     watch = store.watch(KeyPrefix("pods"), 1)
-    real = store._conn
-    store._conn = _InterruptAfterInsert(real, "c")  # type: ignore[assignment]
 
     def interrupted_round() -> None:
         with store.batch():
             store.create(key("b"), pod("b").build())
             store.create(key("c"), pod("c").build())
 
-    with pytest.raises(KeyboardInterrupt):
-        interrupted_round()
-    assert watch.poll() == []
-    with pytest.raises(StorageFailureError, match="interrupted"):
-        store.get(key("a"))
-    store._conn = real
-    store.close()
+    with _connection_swapped(store, lambda real: _InterruptAfterInsert(real, "c")):
+        with pytest.raises(KeyboardInterrupt):
+            interrupted_round()
+        assert watch.poll() == []
+        with pytest.raises(StorageFailureError, match="interrupted"):
+            store.get(key("a"))
     with SqliteStore(path) as reopened:
         assert [o.metadata.name for o in reopened.list(KeyPrefix("pods"))[0]] == ["a"]
         assert reopened.verify() == []
