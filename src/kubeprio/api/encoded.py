@@ -65,4 +65,4 @@ def json_bytes(obj: Any, *, remember: bool = True) -> bytes:
 
 def json_fragment(obj: Any, *, remember: bool = True) -> orjson.Fragment:
     """``json_bytes(obj)`` to embed as is in a larger ``orjson.dumps`` document."""
-    return orjson.Fragment(_SHARED.json_bytes(obj, remember=remember))
+    return orjson.Fragment(json_bytes(obj, remember=remember))
