@@ -46,22 +46,22 @@ class _PodState:
 
 def _same_for_scheduling(old: PodInfo, new: PodInfo) -> bool:
     """Whether ``new`` counts exactly as ``old`` on its node: same spec object (so the
-    same requests, ports and affinity), labels (affinity and PDB selectors), deletion
-    state and start time (victim order).
-
-    A deletion mark changes no sum, but upstream's ``updatePod`` (remove, then add) moves
-    the now terminating pod behind its node's other pods, which decides ties between
-    victims of equal priority and start: the terminating one is reprieved last, so it is
-    the one chosen (and skipped, being deleted already) rather than a healthy twin."""
+    same requests, ports and affinity), labels (affinity and PDB selectors) and start
+    time (victim order). Such an update only moves the pod to the end of its node's list
+    (``NodeInfo.move_to_end``); the node's sums and indexes stay."""
     before, after = old.pod, new.pod
     return (
         before.spec is after.spec
         and new.requests is old.requests
         and before.metadata.labels == after.metadata.labels
-        and before.metadata.deletion_timestamp == after.metadata.deletion_timestamp
         and (before.status.start_time if before.status else None)
         == (after.status.start_time if after.status else None)
     )
+
+
+def _same_pod(a: PodInfo, b: PodInfo) -> bool:
+    """Whether two pod infos are the same pod (uid, or key without one)."""
+    return a.uid == b.uid if (a.uid or b.uid) else a.key == b.key
 
 
 class Cache:
@@ -174,9 +174,14 @@ class Cache:
         self.table.refresh_usage(node)
 
     def _remove_from_node(self, node: NodeInfo | None, pod_info: PodInfo) -> None:
-        if node is not None and node.remove_pod(pod_info):
+        if node is None or not node.pods:
+            return
+        last = node.pods[-1]
+        if node.remove_pod(pod_info):
             # Before anything else: the victim table mirrors NodeInfo.pods, ghosts included.
-            self.victims.remove(node.name, pod_info)
+            # The node's last pod took the removed one's place (upstream swaps).
+            moved = None if _same_pod(last, pod_info) else last
+            self.victims.remove(node.name, pod_info, moved)
             if has_affinity(pod_info):
                 self.pods_with_affinity -= 1
                 counts.adjust(self._affinity_nodes, node.name, -1)
@@ -193,16 +198,14 @@ class Cache:
                 return
             self.table.refresh_usage(node)
 
-    def _replace_in_node(self, node_name: str, pod_info: PodInfo) -> None:
+    def _move_to_end_in_node(self, node_name: str, old: PodInfo, new: PodInfo) -> None:
+        """Upstream ``updatePod`` for an update that changes none of the node's sums:
+        the pod goes last in its node's list, the last pod takes its place."""
         node = self._nodes.get(node_name)
         if node is None:
             return
-        for group in (node.pods, node.pods_with_affinity, node.pods_with_required_anti_affinity):
-            for i, other in enumerate(group):
-                if other.uid == pod_info.uid:
-                    group[i] = pod_info
-                    break
-        self.victims.replace(node_name, pod_info)
+        moved = node.move_to_end(old, new)
+        self.victims.move_to_end(node_name, old, new, moved)
 
     # --- SharedLister (the plugins' view of the snapshot) ----------------------------------
 
@@ -248,9 +251,10 @@ class Cache:
         if state is not None and state.assumed and state.node_name == node_name:
             # The binding of an assumed pod arrived: its requests are already accounted;
             # only the object is newer (upstream's cache confirms the assumed pod).
-            state.pod_info = evolve(state.pod_info, pod=pod)
+            previous = state.pod_info
+            state.pod_info = evolve(previous, pod=pod)
             state.assumed = False
-            self._replace_in_node(node_name, state.pod_info)
+            self._move_to_end_in_node(node_name, previous, state.pod_info)
             self.generation += 1
             return
         pod_info = state.pod_info.updated(pod) if state is not None else PodInfo.of(pod)
@@ -259,10 +263,12 @@ class Cache:
             and state.node_name == node_name
             and _same_for_scheduling(state.pod_info, pod_info)
         ):
-            # A status write (the kubelet's, a DisruptionTarget condition): nothing the
-            # node's sums, indexes or victim order depend on changed; swap the object.
+            # A status write (the kubelet's, a DisruptionTarget condition, a deletion
+            # mark): nothing the node's sums or indexes depend on changed; the pod only
+            # moves to the end of its node's list, as upstream's remove-then-add moves it.
+            previous = state.pod_info
             state.pod_info = pod_info
-            self._replace_in_node(node_name, pod_info)
+            self._move_to_end_in_node(node_name, previous, pod_info)
             self.generation += 1
             return
         if state is not None:

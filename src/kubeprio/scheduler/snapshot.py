@@ -76,6 +76,15 @@ def has_required_anti_affinity(pod: PodInfo) -> bool:
     return anti is not None and bool(anti.required_during_scheduling_ignored_during_execution)
 
 
+def _swap_remove(pods: list[PodInfo], index: int) -> PodInfo:
+    """Remove ``pods[index]`` by moving the last pod into its place; return the removed."""
+    removed = pods[index]
+    last = pods.pop()
+    if index < len(pods):
+        pods[index] = last
+    return removed
+
+
 class NodeInfo:
     """A node with its pods and their aggregate requests."""
 
@@ -141,11 +150,15 @@ class NodeInfo:
         self.generation += 1
 
     def remove_pod(self, pod: PodInfo) -> bool:
-        """Forget a pod (matched by uid, then key); False if it was not here."""
+        """Forget a pod (matched by uid, then key); False if it was not here.
+
+        As upstream's ``removeFromSlice``, the node's last pod moves into the hole: the
+        order of ``pods`` decides ties between equal victims, so it must be upstream's.
+        """
         index = self._index_of(pod)
         if index < 0:
             return False
-        stored = self.pods.pop(index)
+        stored = _swap_remove(self.pods, index)
         requested = self.requested
         for name, value in stored.requests.items():
             requested[name] = requested.get(name, 0) - value
@@ -157,10 +170,34 @@ class NodeInfo:
         for group in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
             for i, candidate in enumerate(group):
                 if candidate is stored:
-                    del group[i]
+                    _swap_remove(group, i)
                     break
         self.generation += 1
         return True
+
+    def move_to_end(self, old: PodInfo, new: PodInfo) -> PodInfo | None:
+        """Upstream ``updatePod`` (remove, then add) for a pod whose new object counts
+        exactly as the old one: ``new`` goes last and the last pod takes ``old``'s place;
+        the sums stay. Returns the pod that moved into the hole (None if ``old`` was last).
+        """
+        index = self._index_of(old)
+        if index < 0:
+            return None
+        pods = self.pods
+        stored = pods[index]
+        moved = None
+        if index < len(pods) - 1:
+            moved = pods[-1]
+            pods[index] = moved
+        pods[-1] = new
+        for group in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
+            for i, candidate in enumerate(group):
+                if candidate is stored:
+                    _swap_remove(group, i)
+                    group.append(new)
+                    break
+        self.generation += 1
+        return moved
 
     def _index_of(self, pod: PodInfo) -> int:
         for i, candidate in enumerate(self.pods):

@@ -16,10 +16,13 @@ Each row holds ``count[i]`` entries, sorted by ``(-priority, start, seq)``:
   the row is re-sorted at decision time when a started pod of the row starts at or after
   now (``needs_resort``) — rare: start times are in the past.
 * ``seq`` is the order of ``NodeInfo.pods`` (upstream's stable tie order): a global
-  counter taken when the cache adds the pod to the node.
+  counter taken when the cache appends the pod to the node. Upstream removes a pod by
+  moving the node's last pod into its place, and updates one by removing and appending
+  it, so the moved pod takes the removed pod's ``seq`` (``remove``, ``move_to_end``):
+  sorting a node's entries by ``seq`` always lists them in ``NodeInfo.pods`` order.
 
 Entries past ``count[i]`` are padding (priority ``PAD_PRIORITY``, never "lower" than a
-preemptor, and zero requests). The cache calls ``add``/``remove``/``replace`` when it
+preemptor, and zero requests). The cache calls ``add``/``remove``/``move_to_end`` when it
 changes a node's pod list, ``attach`` when a node gets its row and ``relayout`` after the
 ``NodeTable`` renumbers rows: each is O(pods on that node), never O(cluster). Pods on
 nodes without a row (placeholders) are kept per node name until the row exists.
@@ -130,17 +133,68 @@ class VictimTable:
         else:
             self.pods[slot] = pod
         self._seq += 1
-        entry = _Entry(-pod.priority, start_nanos(pod), self._seq, slot)
-        entries = self._entries.setdefault(node_name, [])
+        self._count_namespace(pod, 1)
+        self._place(node_name, _Entry(-pod.priority, start_nanos(pod), self._seq, slot), pod)
+
+    def remove(self, node_name: str, pod: PodInfo, moved: PodInfo | None = None) -> None:
+        """``pod`` left ``node_name``'s pod list and ``moved`` (the list's last pod, if
+        it was not ``pod``) took its place, as upstream's ``removeFromSlice`` swaps."""
+        found = self._where.pop(pod.uid or pod.key, None)
+        if found is None:
+            return
+        name, entry = found
+        self._take(name, entry)
+        self.pods[entry.slot] = None
+        self._free.append(entry.slot)
+        self._count_namespace(pod, -1)
+        if moved is not None:
+            self._reorder(name, moved, entry.seq)
+
+    def move_to_end(
+        self, node_name: str, old: PodInfo, new: PodInfo, moved: PodInfo | None
+    ) -> None:
+        """Upstream ``updatePod``: ``new`` replaced ``old`` at the end of the node's list
+        and ``moved`` (the former last pod, None if that was ``old``) took ``old``'s place.
+        ``new`` counts as ``old`` (same requests); its start time may differ."""
+        found = self._where.pop(old.uid or old.key, None)
+        if found is None:
+            return
+        name, entry = found
+        self.pods[entry.slot] = new
+        seq = entry.seq
+        if moved is not None:
+            self._seq += 1
+            seq = self._seq
+        start = start_nanos(new)
+        if moved is None and start == entry.start and -new.priority == entry.neg_priority:
+            # Still last, same place in importance order: only the object changes.
+            self._where[new.uid or new.key] = (name, entry)
+            return
+        self._take(name, entry)
+        self._place(name, _Entry(-new.priority, start, seq, entry.slot), new)
+        if moved is not None:
+            self._reorder(name, moved, entry.seq)
+
+    def _reorder(self, name: str, pod: PodInfo, seq: int) -> None:
+        """``pod`` took the list position whose order is ``seq``."""
+        found = self._where.pop(pod.uid or pod.key, None)
+        if found is None:
+            return
+        _, entry = found
+        self._take(name, entry)
+        self._place(name, entry._replace(seq=seq), pod)
+
+    def _place(self, name: str, entry: _Entry, pod: PodInfo) -> None:
+        """Insert ``entry`` into the node's sorted entries and its row."""
+        entries = self._entries.setdefault(name, [])
         position = bisect.bisect_right(entries, entry)
         entries.insert(position, entry)
-        self._where[pod.uid or pod.key] = (node_name, entry)
-        self._count_namespace(pod, 1)
-        row = self.table.index.get(node_name)
+        self._where[pod.uid or pod.key] = (name, entry)
+        row = self.table.index.get(name)
         if row is None:
             return
         if row >= self.capacity or len(entries) > self.width:
-            self._write_row(node_name)
+            self._write_row(name)
             return
         # Shift the row's tail right by one and store the entry (two numpy calls).
         k = len(entries) - 1
@@ -156,20 +210,13 @@ class VictimTable:
         elif entry.start > self.latest_start[row]:
             self.latest_start[row] = entry.start
 
-    def remove(self, node_name: str, pod: PodInfo) -> None:
-        """``pod`` left ``node_name``'s pod list."""
-        found = self._where.pop(pod.uid or pod.key, None)
-        if found is None:
-            return
-        name, entry = found
+    def _take(self, name: str, entry: _Entry) -> None:
+        """Remove ``entry`` from the node's sorted entries and its row."""
         entries = self._entries[name]
         position = bisect.bisect_left(entries, entry)
         del entries[position]
         if not entries:
             del self._entries[name]
-        self.pods[entry.slot] = None
-        self._free.append(entry.slot)
-        self._count_namespace(pod, -1)
         row = self.table.index.get(name)
         if row is None or row >= self.capacity:
             return
@@ -187,22 +234,6 @@ class VictimTable:
             starts = block[:k, START]
             started = starts[starts != STARTLESS]
             self.latest_start[row] = started.max() if len(started) else NO_START
-
-    def replace(self, node_name: str, pod: PodInfo) -> None:
-        """``pod`` replaced the entry with its uid in place (its position in the list kept)."""
-        found = self._where.get(pod.uid or pod.key)
-        if found is None:
-            return
-        name, entry = found
-        self.pods[entry.slot] = pod
-        start = start_nanos(pod)
-        if start != entry.start or -pod.priority != entry.neg_priority:
-            entries = self._entries[name]
-            del entries[bisect.bisect_left(entries, entry)]
-            moved = _Entry(-pod.priority, start, entry.seq, entry.slot)
-            bisect.insort(entries, moved)
-            self._where[pod.uid or pod.key] = (name, moved)
-            self._write_row(name)
 
     def drop_node(self, node_name: str) -> None:
         """Forget every pod of a node the cache dropped together with its pods."""

@@ -69,8 +69,8 @@ def test_removed_node_without_pods_is_forgotten_at_once() -> None:
 
 def test_a_status_write_swaps_the_object_and_a_relabel_re_adds_it() -> None:
     """Upstream ``UpdatePod`` removes and re-adds; a write that changes nothing the node
-    accounts for (the kubelet's status) only swaps the object, with the same result:
-    the node lists the newer object, its sums and the victim order are unchanged."""
+    accounts for (the kubelet's status) only moves the newer object to the end of the
+    node's list (``test_preemption_ties`` checks the order), with the sums unchanged."""
     import dataclasses
 
     from kubeprio.api.core import PodStatus

@@ -84,11 +84,35 @@ def check_table(cache: Cache) -> None:
     assert victims.namespace_pods == namespaces
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(OPS, max_size=60))
-def test_rows_list_pods_in_victim_order_through_cache_changes(ops: list[Op]) -> None:
-    """``SelectVictimsOnNode`` sorts a node's pods with ``util.MoreImportantPod``."""
-    cache = Cache()
+class _UpstreamOrder:
+    """Upstream's ``NodeInfo.Pods`` order per node name: ``AddPod`` appends,
+    ``removeFromSlice`` moves the last pod into the hole, ``updatePod`` removes then adds."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, list[str]] = {}
+
+    def add(self, node_name: str, uid: str) -> None:
+        for name, pods in list(self.nodes.items()):
+            if uid in pods:
+                # Still held by a ghost node the test forgot: the cache updates it.
+                self.remove(name, uid)
+        self.nodes.setdefault(node_name, []).append(uid)
+
+    def remove(self, node_name: str, uid: str) -> None:
+        pods = self.nodes[node_name]
+        index = pods.index(uid)
+        pods[index] = pods[-1]
+        pods.pop()
+        if not pods:
+            del self.nodes[node_name]
+
+    def update(self, node_name: str, uid: str) -> None:
+        self.remove(node_name, uid)
+        self.add(node_name, uid)
+
+
+def _run_ops(ops: list[Op], cache: Cache, order: _UpstreamOrder) -> None:
+    """Apply ``ops`` to ``cache`` (and to ``order``), checking the table after each."""
     known: dict[int, Pod] = {}
     assumed: dict[int, PodInfo] = {}
     nodes_added: set[int] = set()
@@ -100,10 +124,13 @@ def test_rows_list_pods_in_victim_order_through_cache_changes(ops: list[Op]) -> 
             cache.remove_node(f"n{b}")
             nodes_added.discard(b)
             known = {i: p for i, p in known.items() if p.spec and p.spec.node_name != f"n{b}"}
+            if cache.node_info(f"n{b}") is None and f"n{b}" not in cache._nodes:
+                order.nodes.pop(f"n{b}", None)
         elif action == "add" and a not in known and a not in assumed:
             start = None if c == 0 else 10 * c
             known[a] = _pod(a, b, [-1, 0, 0, 5, 100][b], start, ["x", "y"][a % 2])
             cache.add_pod(known[a])
+            order.add(f"n{b}", f"uid-{a}")
         elif action == "update" and a in known:
             current = known[a]
             status = dataclasses.replace(
@@ -111,21 +138,50 @@ def test_rows_list_pods_in_victim_order_through_cache_changes(ops: list[Op]) -> 
             )
             known[a] = dataclasses.replace(current, status=status)
             cache.update_pod(known[a])
+            order.update(current.spec.node_name or "", f"uid-{a}")  # type: ignore[union-attr]
         elif action == "remove" and a in known:
-            cache.remove_pod(known.pop(a))
+            gone = known.pop(a)
+            cache.remove_pod(gone)
+            order.remove(gone.spec.node_name or "", f"uid-{a}")  # type: ignore[union-attr]
         elif action == "assume" and a not in known and a not in assumed:
             assumed[a] = PodInfo.of(_pod(a, b, [0, 5, 5, 10, 1][c], None, "x"))
             cache.assume_pod(assumed[a], f"n{b}")
+            order.add(f"n{b}", f"uid-{a}")
         elif action == "forget" and a in assumed:
             info = assumed.pop(a)
+            node_name = info.pod.spec.node_name or ""  # type: ignore[union-attr]
             if c % 2:
                 cache.forget_pod(info)
+                order.remove(node_name, f"uid-{a}")
             else:
                 # The binding arrives: the assumed pod is confirmed, with a start time now.
-                confirmed = _pod(a, int(info.pod.spec.node_name[1:]), info.priority, 3, "x")  # type: ignore[union-attr,index]
+                confirmed = _pod(a, int(node_name[1:]), info.priority, 3, "x")
                 known[a] = confirmed
                 cache.add_pod(confirmed)
+                order.update(node_name, f"uid-{a}")
         check_table(cache)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(OPS, max_size=60))
+def test_rows_list_pods_in_victim_order_through_cache_changes(ops: list[Op]) -> None:
+    """``SelectVictimsOnNode`` sorts a node's pods with ``util.MoreImportantPod``."""
+    _run_ops(ops, Cache(), _UpstreamOrder())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(OPS, max_size=60))
+def test_node_pod_order_is_upstreams_through_cache_changes(ops: list[Op]) -> None:
+    """Upstream ``NodeInfo.RemovePod`` (``removeFromSlice``) moves the node's last pod
+    into the removed pod's place, and ``cacheImpl.updatePod`` (every update of a bound
+    pod, and the confirmation of an assumed one) is ``removePod`` then ``addPod``. The
+    order of ``NodeInfo.Pods`` is what ``SelectVictimsOnNode`` keeps for victims of equal
+    priority and start, so which of two identical pods is evicted depends on it."""
+    cache = Cache()
+    order = _UpstreamOrder()
+    _run_ops(ops, cache, order)
+    held = {name: [p.uid for p in info.pods] for name, info in cache._nodes.items() if info.pods}
+    assert held == order.nodes
 
 
 @settings(max_examples=200, deadline=None)
