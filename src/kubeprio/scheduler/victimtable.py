@@ -165,13 +165,12 @@ class VictimTable:
         if moved is not None:
             self._seq += 1
             seq = self._seq
-        start = start_nanos(new)
-        if moved is None and start == entry.start and -new.priority == entry.neg_priority:
-            # Still last, same place in importance order: only the object changes.
-            self._where[new.uid or new.key] = (name, entry)
-            return
-        self._take(name, entry)
-        self._place(name, _Entry(-new.priority, start, seq, entry.slot), new)
+        updated = _Entry(-new.priority, start_nanos(new), seq, entry.slot)
+        if updated.start == entry.start:
+            self._move_entry(name, entry, updated, new)
+        else:
+            self._take(name, entry)
+            self._place(name, updated, new)
         if moved is not None:
             self._reorder(name, moved, entry.seq)
 
@@ -181,8 +180,28 @@ class VictimTable:
         if found is None:
             return
         _, entry = found
-        self._take(name, entry)
-        self._place(name, entry._replace(seq=seq), pod)
+        self._move_entry(name, entry, entry._replace(seq=seq), pod)
+
+    def _move_entry(self, name: str, old: _Entry, new: _Entry, pod: PodInfo) -> None:
+        """Replace ``old`` by ``new`` (same start, same requests) in the node's sorted
+        entries and row: one shift of the entries between their two positions."""
+        entries = self._entries[name]
+        source = bisect.bisect_left(entries, old)
+        del entries[source]
+        target = bisect.bisect_right(entries, new)
+        entries.insert(target, new)
+        self._where[pod.uid or pod.key] = (name, new)
+        row = self.table.index.get(name)
+        if row is None or row >= self.capacity:
+            return
+        block = self.data[:, :, row].T
+        if target < source:
+            block[target + 1 : source + 1] = block[target:source]
+        elif target > source:
+            block[source:target] = block[source + 1 : target + 1]
+        block[target] = _values(new, pod)
+        self._version_counter += 1
+        self.version[row] = self._version_counter
 
     def _place(self, name: str, entry: _Entry, pod: PodInfo) -> None:
         """Insert ``entry`` into the node's sorted entries and its row."""
