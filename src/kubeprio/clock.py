@@ -52,8 +52,13 @@ def rfc3339_micro(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_rfc3339(text: str) -> float:
-    """Parse a Kubernetes timestamp (``Z`` or offset form, optional fraction) to seconds."""
+    """Parse a Kubernetes timestamp (``Z`` or offset form, optional fraction) to seconds.
+
+    Memoised: the scheduler reads the same few start times (one-second precision) at
+    every update of a pod on a node.
+    """
     normalized = text.strip()
     if normalized.endswith(("Z", "z")):
         normalized = normalized[:-1] + "+00:00"

@@ -36,6 +36,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
+import functools
 import itertools
 import json
 import re
@@ -166,6 +167,13 @@ def validate_label_key(key: str) -> list[str]:
     ending alphanumeric; the optional prefix is a DNS-1123 subdomain. Returns upstream's
     messages, empty when valid.
     """
+    return list(_label_key_messages(key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_key_messages(key: str) -> tuple[str, ...]:
+    """``validate_label_key``, memoised: a cluster repeats a few keys in every object
+    (labels, annotations, condition types), and each write validates them again."""
     parts = key.split("/")
     errors: list[str] = []
     if len(parts) == 1:
@@ -177,11 +185,11 @@ def validate_label_key(key: str) -> list[str]:
         else:
             errors.extend(f"prefix part {m}" for m in _validate_dns1123_subdomain(prefix))
     else:
-        return [
+        return (
             "a valid label key "
             + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+        )
     if not name:
         errors.append("name part must be non-empty")
     elif _byte_len(name) > _LABEL_MAX_BYTES:
@@ -191,11 +199,17 @@ def validate_label_key(key: str) -> list[str]:
             "name part "
             + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
         )
-    return errors
+    return tuple(errors)
 
 
 def validate_label_value(value: str) -> list[str]:
     """Check a label value, upstream ``IsLabelValue``: empty, or a <=63-byte name."""
+    return list(_label_value_messages(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_value_messages(value: str) -> tuple[str, ...]:
+    """``validate_label_value``, memoised (label values repeat as keys do)."""
     errors = []
     if _byte_len(value) > _LABEL_MAX_BYTES:
         errors.append(f"must be no more than {_LABEL_MAX_BYTES} bytes")
@@ -203,7 +217,7 @@ def validate_label_value(value: str) -> list[str]:
         errors.append(
             _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
         )
-    return errors
+    return tuple(errors)
 
 
 # --- label requirements ----------------------------------------------------------------

@@ -17,6 +17,7 @@ Pure: times are passed in (RFC 3339 strings); no I/O.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Final
 
@@ -52,8 +53,18 @@ REASON_POD_COMPLETED: Final = "PodCompleted"
 REASON_TERMINATION_BY_KUBELET: Final = "TerminationByKubelet"
 
 
+@functools.lru_cache(maxsize=64)
 def _condition(type_: str, status: bool, reason: str | None = None) -> PodCondition:
+    """A kubelet-owned condition: type, status and reason only. Models are immutable, so
+    every pod shares the few there are."""
     return PodCondition(type=type_, status="True" if status else "False", reason=reason)
+
+
+@functools.lru_cache(maxsize=1024)
+def _kubelet_condition(type_: str, status: str, reason: str | None, stamp: str) -> PodCondition:
+    """A kubelet-owned condition with its transition time: pods started in the same
+    second share one object."""
+    return PodCondition(type=type_, status=status, reason=reason, last_transition_time=stamp)
 
 
 def _stamped(condition: PodCondition, stamp: str) -> PodCondition:
@@ -79,7 +90,9 @@ def merge_conditions(
     *,
     now: str,
 ) -> tuple[PodCondition, ...]:
-    """``mergePodStatus`` for conditions, stamping transition times as the status manager."""
+    """``mergePodStatus`` for conditions, stamping transition times as the status manager.
+
+    ``kubelet`` holds conditions as ``_condition`` builds them (type, status, reason)."""
     previous = {c.type: c for c in old or ()}
     result: list[PodCondition] = [c for c in old or () if c.type not in KUBELET_CONDITIONS]
     for condition in shared:
@@ -96,7 +109,11 @@ def merge_conditions(
             stamp = before.last_transition_time
         else:
             stamp = now
-        result.append(_stamped(condition, stamp))
+        result.append(
+            _kubelet_condition(
+                condition.type or "", condition.status or "", condition.reason, stamp
+            )
+        )
     return tuple(result)
 
 
