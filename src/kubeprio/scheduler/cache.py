@@ -20,7 +20,9 @@ their node, or a deleted node whose pods are not gone yet: upstream's *ghost*) k
 its pods out of the snapshot and is dropped with its last pod. Every change refreshes the
 node's row of the ``NodeTable`` (the vectorised fast path reads it) in O(1), and the
 node's row of the ``VictimTable`` (pods in importance order, for indexed preemption) in
-O(pods on the node).
+O(pods on the node). A node's pods are in upstream's order, which breaks ties between equal
+victims: added pods go last, a removed pod's place goes to the node's last pod, and an
+update moves the pod last (upstream's ``updatePod`` is remove then add).
 """
 
 from __future__ import annotations
@@ -59,9 +61,10 @@ def _same_for_scheduling(old: PodInfo, new: PodInfo) -> bool:
     )
 
 
-def _same_pod(a: PodInfo, b: PodInfo) -> bool:
-    """Whether two pod infos are the same pod (uid, or key without one)."""
-    return a.uid == b.uid if (a.uid or b.uid) else a.key == b.key
+def _same_pod(stored: PodInfo, pod: PodInfo) -> bool:
+    """Whether ``stored`` is ``pod`` as ``NodeInfo.remove_pod`` matches them (uid, or key
+    when ``pod`` has none)."""
+    return stored.uid == pod.uid if pod.uid else stored.key == pod.key
 
 
 class Cache:

@@ -166,6 +166,10 @@ class VictimTable:
             self._seq += 1
             seq = self._seq
         updated = _Entry(-new.priority, start_nanos(new), seq, entry.slot)
+        if updated == entry:
+            # Still last, same start: the row does not change, only the object.
+            self._where[new.uid or new.key] = (name, entry)
+            return
         if updated.start == entry.start:
             self._move_entry(name, entry, updated, new)
         else:
