@@ -61,12 +61,6 @@ def _same_for_scheduling(old: PodInfo, new: PodInfo) -> bool:
     )
 
 
-def _same_pod(stored: PodInfo, pod: PodInfo) -> bool:
-    """Whether ``stored`` is ``pod`` as ``NodeInfo.remove_pod`` matches them (uid, or key
-    when ``pod`` has none)."""
-    return stored.uid == pod.uid if pod.uid else stored.key == pod.key
-
-
 class Cache:
     """Nodes, their pods, and pods assumed by the scheduler but not yet confirmed."""
 
@@ -180,10 +174,11 @@ class Cache:
         if node is None or not node.pods:
             return
         last = node.pods[-1]
-        if node.remove_pod(pod_info):
+        removed = node.remove_pod(pod_info)
+        if removed is not None:
             # Before anything else: the victim table mirrors NodeInfo.pods, ghosts included.
             # The node's last pod took the removed one's place (upstream swaps).
-            moved = None if _same_pod(last, pod_info) else last
+            moved = None if last is removed else last
             self.victims.remove(node.name, pod_info, moved)
             if has_affinity(pod_info):
                 self.pods_with_affinity -= 1

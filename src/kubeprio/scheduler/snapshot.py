@@ -149,15 +149,16 @@ class NodeInfo:
             self.pods_with_required_anti_affinity.append(pod)
         self.generation += 1
 
-    def remove_pod(self, pod: PodInfo) -> bool:
-        """Forget a pod (matched by uid, then key); False if it was not here.
+    def remove_pod(self, pod: PodInfo) -> PodInfo | None:
+        """Forget a pod (matched by uid, then key); return the stored one, None if it was
+        not here.
 
         As upstream's ``removeFromSlice``, the node's last pod moves into the hole: the
         order of ``pods`` decides ties between equal victims, so it must be upstream's.
         """
         index = self._index_of(pod)
         if index < 0:
-            return False
+            return None
         stored = _swap_remove(self.pods, index)
         requested = self.requested
         for name, value in stored.requests.items():
@@ -173,7 +174,7 @@ class NodeInfo:
                     _swap_remove(group, i)
                     break
         self.generation += 1
-        return True
+        return stored
 
     def move_to_end(self, old: PodInfo, new: PodInfo) -> PodInfo | None:
         """Upstream ``updatePod`` (remove, then add) for a pod whose new object counts
