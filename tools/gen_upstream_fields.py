@@ -1,17 +1,25 @@
 """Generate ``src/kubeprio/apiserver/upstream_fields.json`` from the official Python client.
 
-The API server needs the field names of upstream's Go structs to do what upstream's strict
-JSON decoder does (``fieldValidation=Strict|Warn``: report unknown fields, drop them). The
-official ``kubernetes`` Python client (a dev dependency, pinned in pyproject.toml) is
+The API server needs the field names and types of upstream's Go structs twice:
+
+* to do what upstream's strict JSON decoder does (``fieldValidation=Strict|Warn``: report
+  unknown fields, drop them), in ``apiserver.fieldvalidation``;
+* to publish OpenAPI v3 component schemas (``apiserver.openapi``), which ``kubectl
+  explain`` walks.
+
+The official ``kubernetes`` Python client (a dev dependency, pinned in pyproject.toml) is
 generated from upstream's OpenAPI document, so its models carry every field with its JSON
-name and type. This script walks the types reachable from the kinds kubeprio serves and
-writes a compact table::
+name, its type and whether it is required. This script walks the types reachable from the
+kinds kubeprio serves and writes a compact table of those facts (no descriptions: the
+texts kubeprio serves are its own, in ``apiserver.schemadocs``)::
 
     {"roots": {"Pod": "V1Pod", ...},
-     "types": {"V1Pod": {"apiVersion": "", "metadata": "V1ObjectMeta", ...}, ...}}
+     "types": {"V1Pod": {"schema": "io.k8s.api.core.v1.Pod", "required": [...],
+                         "fields": {"apiVersion": "string", "metadata": "V1ObjectMeta"}}}}
 
-A value is ``""`` for a scalar or free-form value (not checked further), ``"T"`` for an
-object of type T, ``"[]T"`` for a list of T and ``"{}T"`` for a map of T.
+A field type is a scalar (``string``, ``integer``, ``boolean``, ``date-time``,
+``int-or-string``, ``quantity``, ``object`` for free-form JSON), a type name (``V1PodSpec``),
+``[]T`` for a list of T or ``{}T`` for a map of T.
 
 Run: ``.venv/bin/python tools/gen_upstream_fields.py`` and review the diff.
 """
@@ -20,7 +28,9 @@ from __future__ import annotations
 
 import json
 import re
+import typing
 from pathlib import Path
+from typing import Any
 
 import kubernetes.client as k8s
 
@@ -39,28 +49,92 @@ ROOTS = {
     "Scale": "V1Scale",
     "DeleteOptions": "V1DeleteOptions",
 }
-SCALARS = {"str", "int", "float", "bool", "datetime", "date", "object", "bytearray"}
+SCALARS = {"str": "string", "int": "integer", "bool": "boolean", "datetime": "date-time"}
+
+# resource.Quantity fields: the client types them as plain strings.
+QUANTITIES = {
+    ("V1ContainerStatus", "allocatedResources"),
+    ("V1EmptyDirVolumeSource", "sizeLimit"),
+    ("V1NodeStatus", "allocatable"),
+    ("V1NodeStatus", "capacity"),
+    ("V1PodSpec", "overhead"),
+    ("V1PodStatus", "allocatedResources"),
+    ("V1ResourceFieldSelector", "divisor"),
+    ("V1ResourceRequirements", "limits"),
+    ("V1ResourceRequirements", "requests"),
+    ("V1VolumeResourceRequirements", "limits"),
+    ("V1VolumeResourceRequirements", "requests"),
+}
+
+# Go packages of upstream's schema names (the explain type is the last dotted part).
+META_TYPES = {
+    "DeleteOptions",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "ManagedFieldsEntry",
+    "ObjectMeta",
+    "OwnerReference",
+    "Preconditions",
+}
+PACKAGES = (
+    ("RollingUpdateDeployment", "apps.v1"),
+    ("Deployment", "apps.v1"),
+    ("ReplicaSet", "apps.v1"),
+    ("Job", "batch.v1"),
+    ("PodFailurePolicy", "batch.v1"),
+    ("SuccessPolicy", "batch.v1"),
+    ("UncountedTerminatedPods", "batch.v1"),
+    ("PodDisruptionBudget", "policy.v1"),
+    ("Eviction", "policy.v1"),
+    ("PriorityClass", "scheduling.v1"),
+    ("Scale", "autoscaling.v1"),
+)
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 
 
-def type_ref(openapi_type: str, pending: list[str]) -> str:
+def schema_name(client_name: str) -> str:
+    """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
+    match = re.fullmatch(r"(?:Core)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name)
+    assert match, client_name
+    version, name = match.group(1).lower(), match.group(2)
+    if name in META_TYPES:
+        return f"io.k8s.apimachinery.pkg.apis.meta.{version}.{name}"
+    if version != "v1":
+        return f"io.k8s.api.scheduling.{version}.{name}"
+    package = next((pkg for prefix, pkg in PACKAGES if name.startswith(prefix)), "core.v1")
+    return f"io.k8s.api.{package}.{name}"
+
+
+def model_field(model: Any, json_name: str) -> Any:
+    """The pydantic field behind a JSON name (Python names differ: ``exec`` is ``var_exec``)."""
+    for name, info in model.model_fields.items():
+        if (info.serialization_alias or name) == json_name:
+            return info
+    raise KeyError(f"{model.__name__}.{json_name}")
+
+
+def type_ref(model: Any, attr: str, openapi_type: str, pending: list[str]) -> str:
     """Translate a client type string (``List[V1Container]``) into the table's notation."""
     match = re.fullmatch(r"List\[(.+)\]", openapi_type)
     if match:
-        inner = type_ref(match.group(1), pending)
-        return f"[]{inner}" if inner else ""
+        return "[]" + type_ref(model, attr, match.group(1), pending)
     match = re.fullmatch(r"Dict\[str, (.+)\]", openapi_type)
     if match:
-        inner = type_ref(match.group(1), pending)
-        return f"{{}}{inner}" if inner else ""
+        return "{}" + type_ref(model, attr, match.group(1), pending)
+    if (model.__name__, model.attribute_map[attr]) in QUANTITIES:
+        return "quantity"
+    if openapi_type == "object":
+        # IntOrString is the only union the client models; anything else is free-form.
+        union = typing.get_args(model_field(model, model.attribute_map[attr]).annotation)
+        return "int-or-string" if len(union) > 1 else "object"
     if openapi_type in SCALARS:
-        return ""
+        return SCALARS[openapi_type]
     pending.append(openapi_type)
     return openapi_type
 
 
 def main() -> None:
-    types: dict[str, dict[str, str]] = {}
+    types: dict[str, dict[str, Any]] = {}
     pending = list(ROOTS.values())
     while pending:
         name = pending.pop()
@@ -68,9 +142,19 @@ def main() -> None:
             continue
         model = getattr(k8s, name)
         fields: dict[str, str] = {}
+        required: list[str] = []
         for attr, openapi_type in sorted(model.openapi_types.items()):
-            fields[model.attribute_map[attr]] = type_ref(openapi_type, pending)
-        types[name] = dict(sorted(fields.items()))
+            json_name = model.attribute_map[attr]
+            fields[json_name] = type_ref(model, attr, openapi_type, pending)
+            if model_field(model, json_name).is_required():
+                required.append(json_name)
+        types[name] = {
+            "schema": schema_name(name),
+            "required": sorted(required),
+            "fields": dict(sorted(fields.items())),
+        }
+    names = [entry["schema"] for entry in types.values()]
+    assert len(names) == len(set(names)), "two client types map to one schema name"
     table = {"roots": ROOTS, "types": dict(sorted(types.items()))}
     OUT.write_text(json.dumps(table, indent=0, sort_keys=False) + "\n")
     print(f"wrote {OUT} ({len(types)} types)")

@@ -196,3 +196,62 @@ def test_get_pods_watch_streams_changes(server):
     lines = [line.split() for line in out.splitlines()]
     assert lines[0] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
     assert lines[1][:3] == ["w1", "0/1", "Pending"]
+
+
+def test_explain_shows_a_kind_with_its_fields_types_and_enums(server):
+    """kubectl explain finds the schema by its x-kubernetes-group-version-kind list."""
+    result = server.kubectl("explain", "pc")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
+        "GROUP:      scheduling.k8s.io",
+        "KIND:       PriorityClass",
+        "VERSION:    v1",
+    ]
+    assert "DESCRIPTION:" in lines
+    assert "  value\t<integer>" in lines
+    assert "  metadata\t<ObjectMeta>" in lines
+    assert lines[lines.index("  preemptionPolicy\t<string>") + 1] == (
+        "  enum: Never, PreemptLowerPriority"
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "field_line"),
+    [
+        ("pod.spec.priorityClassName", "FIELD: priorityClassName <string>"),
+        ("pod.status.nominatedNodeName", "FIELD: nominatedNodeName <string>"),
+        ("pdb.spec.minAvailable", "FIELD: minAvailable <IntOrString>"),
+        ("deploy.spec.template.spec", "FIELD: spec <PodSpec>"),
+        ("pod.spec.containers.resources.limits", "FIELD: limits <map[string]Quantity>"),
+        ("tenant.spec.priorityClasses", "FIELD: priorityClasses <TenantPriorityClasses>"),
+    ],
+)
+def test_explain_walks_field_paths_through_refs_lists_and_maps(server, path, field_line):
+    result = server.kubectl("explain", path)
+    assert result.returncode == 0, result.stderr
+    assert field_line in result.stdout.splitlines()
+
+
+def test_explain_recursive_lists_nested_fields(server):
+    result = server.kubectl("explain", "pdb.spec", "--recursive")
+    assert result.returncode == 0, result.stderr
+    assert "    matchLabels\t<map[string]string>" in result.stdout.splitlines()
+
+
+def test_explain_of_an_unknown_field_is_kubectls_error(server):
+    result = server.kubectl("explain", "pc.nosuch")
+    assert result.returncode == 1
+    assert result.stderr.strip() == 'error: field "nosuch" does not exist'
+
+
+def test_client_side_apply_still_patches_from_kubectls_own_structs(server, tmp_path):
+    """With schemas published but no SMP request body, kubectl falls back to its Go structs,
+    whose list merge keys produce ``$setElementOrder`` directives (kubectl-wire.md §4)."""
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text(CLASSES)
+    assert server.kubectl("apply", "-f", str(manifest)).returncode == 0
+    manifest.write_text(CLASSES.replace("image: nginx", "image: nginx:2"))
+    result = server.kubectl("apply", "-f", str(manifest), "-v=9")
+    assert result.returncode == 0, result.stderr
+    assert "$setElementOrder/containers" in result.stderr

@@ -14,8 +14,8 @@ every key given twice, then drops the unknown ones (a Go struct cannot hold them
 
 kubeprio's models keep unmodelled keys in ``extra`` (so real dumps round-trip), so they
 cannot tell a typo from an upstream field they do not model. The field names of upstream's
-structs therefore come from ``upstream_fields.json``, generated from the official client's
-models by ``tools/gen_upstream_fields.py``. Kinds without an entry (``Tenant``) are not
+structs therefore come from ``apiserver.upstreamtable``, generated from the official
+client's models. Kinds without an entry (``Tenant``) are not
 checked.
 
 Who drives it: ``apiserver.rest`` parses every JSON body with ``parse_json`` (which reports
@@ -28,11 +28,11 @@ from __future__ import annotations
 import enum
 import functools
 import json
-from importlib import resources
 from typing import Any, Final
 
 from kubeprio.api import errors
 from kubeprio.api.model import JsonDict
+from kubeprio.apiserver import upstreamtable
 
 STRICT_PREFIX: Final = "strict decoding error: "
 
@@ -110,9 +110,19 @@ def _plain(value: Any, path: str, duplicates: list[str]) -> Any:
 
 @functools.cache
 def _table() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    raw = resources.files("kubeprio.apiserver").joinpath("upstream_fields.json").read_text()
-    data = json.loads(raw)
-    return data["roots"], data["types"]
+    """Roots and, per type, each field's nested type or ``""`` where nothing nests.
+
+    A scalar, or a list or map of scalars, is not walked.
+    """
+    table = upstreamtable.load()
+    types = {
+        name: {
+            field: ref if upstreamtable.is_object_type(ref) else ""
+            for field, ref in entry["fields"].items()
+        }
+        for name, entry in table.types.items()
+    }
+    return table.roots, types
 
 
 def has_schema(kind: str) -> bool:

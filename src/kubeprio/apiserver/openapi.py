@@ -1,19 +1,23 @@
-"""OpenAPI v3 documents, just enough for kubectl's server-side field validation.
+"""OpenAPI v3 documents: kubectl's server-side field validation and ``kubectl explain``.
 
 What it is: ``/openapi/v3`` (the index of group versions) and ``/openapi/v3/<gv>`` (one
-document per group version), built from ``api.kinds.RESOURCES``. kubectl 1.32 runs
-``create -f`` and ``apply -f`` with ``--validate=strict``: it fetches these documents and
-looks, per kind, for a PATCH operation tagged with ``x-kubernetes-group-version-kind``
-whose parameters include ``fieldValidation``. Found, it sends ``fieldValidation=Strict``
-and leaves validation to the server (``apiserver.fieldvalidation``); not found, it falls
-back to client-side validation with the protobuf OpenAPI v2, which kubeprio does not
-serve, and the command fails (shared/reference/kubectl-wire.md §4).
+document per group version), built from ``api.kinds.RESOURCES``. Two kubectl features
+read them (shared/reference/kubectl-wire.md §4):
 
-Deliberately absent: ``requestBody`` content types and component schemas. When a PATCH
-operation lists ``application/strategic-merge-patch+json`` kubectl computes its
-client-side-apply patches from ``components.schemas``, and an incomplete schema would
-produce different patches than the compiled-in Go structs kubectl otherwise uses.
-``kubectl explain`` therefore reports that the kind is not in the schema.
+* ``create -f`` and ``apply -f`` run with ``--validate=strict``: kubectl looks, per kind,
+  for a PATCH operation tagged with ``x-kubernetes-group-version-kind`` whose parameters
+  include ``fieldValidation``. Found, it sends ``fieldValidation=Strict`` and leaves
+  validation to the server (``apiserver.fieldvalidation``); not found, it falls back to
+  client-side validation with the protobuf OpenAPI v2, which kubeprio does not serve.
+* ``kubectl explain`` finds the component schema whose ``x-kubernetes-group-version-kind``
+  list holds the kind and walks its ``properties``, following ``$ref``. The shapes are
+  upstream's (``apiserver.upstreamtable``: field names, types, required fields, schema
+  names); the descriptions are kubeprio's own (``apiserver.schemadocs``).
+
+Deliberately absent: ``requestBody`` content types. When a PATCH operation lists
+``application/strategic-merge-patch+json``, kubectl computes its client-side-apply patches
+from the schemas, which would then need upstream's ``x-kubernetes-patch-*`` list
+extensions; without it kubectl uses its compiled-in Go structs, as against a real server.
 
 Who drives it: ``apiserver.http``. Rules: pure; documents are built once per app.
 """
@@ -26,8 +30,74 @@ from typing import Final
 
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.model import JsonDict
+from kubeprio.apiserver import schemadocs, upstreamtable
+from kubeprio.apiserver.upstreamtable import TypeEntry
 
 OPENAPI_VERSION: Final = "3.0.0"
+SCHEMA_REF: Final = "#/components/schemas/"
+INT_OR_STRING: Final = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+QUANTITY: Final = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+
+# Types without a type keyword, so kubectl names them (``<IntOrString>``, ``<Quantity>``).
+_SPECIAL_SCHEMAS: Final[dict[str, JsonDict]] = {
+    INT_OR_STRING: {
+        "description": 'An integer or a string, such as 3 or "25%".',
+        "x-kubernetes-int-or-string": True,
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+    },
+    QUANTITY: {
+        "description": "A resource amount, such as 500m (CPU) or 1Gi (memory).",
+        "oneOf": [{"type": "string"}, {"type": "number"}],
+    },
+}
+_SPECIAL_OF_SCALAR: Final = {"int-or-string": INT_OR_STRING, "quantity": QUANTITY}
+_SCALARS: Final[dict[str, JsonDict]] = {
+    "string": {"type": "string"},
+    "integer": {"type": "integer"},
+    "boolean": {"type": "boolean"},
+    "date-time": {"type": "string", "format": "date-time"},
+    "object": {"type": "object"},
+    "int-or-string": {"$ref": SCHEMA_REF + INT_OR_STRING},
+    "quantity": {"$ref": SCHEMA_REF + QUANTITY},
+}
+
+# kubeprio's own kind, in the generated table's notation.
+_KUBEPRIO_ROOTS: Final = {"Tenant": "KubeprioV1alpha1Tenant"}
+_KUBEPRIO_TYPES: Final[dict[str, TypeEntry]] = {
+    "KubeprioV1alpha1Tenant": {
+        "schema": "io.kubeprio.v1alpha1.Tenant",
+        "required": [],
+        "fields": {
+            "apiVersion": "string",
+            "kind": "string",
+            "metadata": "V1ObjectMeta",
+            "spec": "KubeprioV1alpha1TenantSpec",
+            "status": "object",
+        },
+    },
+    "KubeprioV1alpha1TenantSpec": {
+        "schema": "io.kubeprio.v1alpha1.TenantSpec",
+        "required": [],
+        "fields": {
+            "enforcement": "string",
+            "groups": "[]string",
+            "namespaceSelector": "V1LabelSelector",
+            "namespaces": "[]string",
+            "priorityClasses": "KubeprioV1alpha1TenantPriorityClasses",
+            "users": "[]string",
+        },
+    },
+    "KubeprioV1alpha1TenantPriorityClasses": {
+        "schema": "io.kubeprio.v1alpha1.TenantPriorityClasses",
+        "required": [],
+        "fields": {
+            "allowed": "[]string",
+            "allowedRegex": "string",
+            "default": "string",
+            "maxValue": "integer",
+        },
+    },
+}
 
 
 def gv_path(info: ResourceInfo) -> str:
@@ -61,8 +131,94 @@ def _operation(info: ResourceInfo, verb: str, action: str) -> JsonDict:
     }
 
 
+def _short(schema_name: str) -> str:
+    """``io.k8s.api.core.v1.PodSpec`` -> ``PodSpec`` (what kubectl shows as the type)."""
+    return schema_name.rsplit(".", 1)[-1]
+
+
+def _type_schema(ref: str, types: dict[str, TypeEntry]) -> JsonDict:
+    if ref.startswith("[]"):
+        return {"type": "array", "items": _type_schema(ref[2:], types)}
+    if ref.startswith("{}"):
+        return {"type": "object", "additionalProperties": _type_schema(ref[2:], types)}
+    scalar = _SCALARS.get(ref)
+    if scalar is not None:
+        return dict(scalar)
+    return {"$ref": SCHEMA_REF + types[ref]["schema"]}
+
+
+def _property(
+    owner: str, field: str, ref: str, types: dict[str, TypeEntry], *, root: bool
+) -> JsonDict:
+    schema = _type_schema(ref, types)
+    if "$ref" in schema:
+        # OpenAPI 3.0 ignores siblings of $ref, so upstream wraps a described ref in allOf.
+        schema = {"allOf": [schema]}
+    description = schemadocs.FIELDS.get((owner, field)) or (
+        schemadocs.ROOT_FIELDS.get(field) if root else None
+    )
+    if description:
+        schema["description"] = description
+    enum = schemadocs.ENUMS.get((owner, field))
+    if enum:
+        schema["enum"] = list(enum)
+    return schema
+
+
+def _object_schema(entry: TypeEntry, types: dict[str, TypeEntry], *, root: bool) -> JsonDict:
+    owner = _short(entry["schema"])
+    schema: JsonDict = {
+        "type": "object",
+        "properties": {
+            field: _property(owner, field, ref, types, root=root)
+            for field, ref in entry["fields"].items()
+        },
+    }
+    if entry["required"]:
+        schema["required"] = list(entry["required"])
+    description = schemadocs.TYPES.get(owner)
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def component_schemas(resources: list[ResourceInfo]) -> JsonDict:
+    """The schemas of ``resources`` and every type they reach, keyed by upstream's names.
+
+    Each kind's schema carries ``x-kubernetes-group-version-kind`` as a list, which is
+    how ``kubectl explain`` finds it.
+    """
+    table = upstreamtable.load()
+    roots = {**table.roots, **_KUBEPRIO_ROOTS}
+    types = {**table.types, **_KUBEPRIO_TYPES}
+    schemas: JsonDict = {}
+    for info in resources:
+        root = roots.get(info.kind)
+        if root is None:
+            continue
+        schema = _object_schema(types[root], types, root=True)
+        schema["x-kubernetes-group-version-kind"] = [
+            {"group": info.group, "kind": info.kind, "version": info.version}
+        ]
+        schemas[types[root]["schema"]] = schema
+        pending = [upstreamtable.element(ref) for ref in types[root]["fields"].values()]
+        while pending:
+            ref = pending.pop()
+            if ref in _SCALARS:
+                special = _SPECIAL_OF_SCALAR.get(ref)
+                if special:
+                    schemas[special] = _SPECIAL_SCHEMAS[special]
+                continue
+            entry = types[ref]
+            if entry["schema"] in schemas:
+                continue
+            schemas[entry["schema"]] = _object_schema(entry, types, root=False)
+            pending.extend(upstreamtable.element(child) for child in entry["fields"].values())
+    return dict(sorted(schemas.items()))
+
+
 def group_version_document(group_version: str, resources: list[ResourceInfo]) -> JsonDict:
-    """The OpenAPI document of one group version: create/update/patch per kind."""
+    """The OpenAPI document of one group version: create/update/patch per kind, schemas."""
     paths: JsonDict = {}
     for info in resources:
         prefix = "/" + gv_path(info)
@@ -84,7 +240,7 @@ def group_version_document(group_version: str, resources: list[ResourceInfo]) ->
         "openapi": OPENAPI_VERSION,
         "info": {"title": "Kubernetes", "version": "v1.32.0"},
         "paths": paths,
-        "components": {"schemas": {}},
+        "components": {"schemas": component_schemas(resources)},
     }
 
 

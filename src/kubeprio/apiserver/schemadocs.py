@@ -1,0 +1,202 @@
+"""What ``kubectl explain`` says about a kind or field: kubeprio's own descriptions.
+
+What it is: the ``description`` and ``enum`` texts of the OpenAPI component schemas
+(``apiserver.openapi``). The schema shapes are upstream's (generated from the official
+client); the texts are written here, for the kinds and fields this project is about —
+priority, preemption, disruption budgets, tenants — and say what kubeprio does, which is
+what upstream does unless ``docs/`` says otherwise. A field without an entry is shown by
+kubectl as ``<no description>``.
+
+Keys are upstream's short type names (the last part of the schema name: ``PodSpec``), and
+``(type, field)`` pairs. ``ROOT_FIELDS`` describe the fields every kind has.
+
+Who drives it: ``apiserver.openapi``. Rules: data only; the enums are the validators' own
+constants.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from kubeprio.api.tenant import AUDIT, ENFORCE
+from kubeprio.api.validation.policy import UNHEALTHY_POD_EVICTION_POLICIES
+from kubeprio.api.validation.scheduling import PREEMPTION_POLICIES
+
+TYPES: Final[dict[str, str]] = {
+    "Pod": (
+        "A Pod is one or more containers scheduled together onto a node. Pending pods are "
+        "scheduled highest priority first; a pod that fits nowhere may preempt pods of "
+        "lower priority (see spec.priority and spec.preemptionPolicy)."
+    ),
+    "PodSpec": "The desired state of a Pod: its containers, where it may run, and its priority.",
+    "PodStatus": (
+        "The most recently observed state of a Pod, written by the scheduler and the kubelet."
+    ),
+    "PriorityClass": (
+        "A PriorityClass maps a class name to an integer priority. A pod names its class in "
+        "spec.priorityClassName; Priority admission then sets the pod's spec.priority to the "
+        "class value and spec.preemptionPolicy to the class policy. A pod without a class "
+        "gets the global default class, or priority 0 if there is none. Class values above "
+        "1000000000 are reserved for the system classes."
+    ),
+    "PodDisruptionBudget": (
+        "A PodDisruptionBudget limits how many of the pods it selects may be down at once "
+        "because of voluntary disruptions. Evictions (pods/eviction, kubectl drain) are "
+        "refused with 429 when they would break it. The scheduler prefers preemption "
+        "victims that keep every budget, but may break one when no other choice makes room."
+    ),
+    "PodDisruptionBudgetSpec": "What a PodDisruptionBudget protects and how much disruption it allows.",
+    "PodDisruptionBudgetStatus": "The disruption controller's last count of the selected pods.",
+    "Node": "A Node is a machine that runs pods; kubeprio simulates one kubelet per Node.",
+    "Namespace": "A Namespace groups names; a Tenant may own namespaces and limit their classes.",
+    "Event": "An Event reports something that happened to an object, such as Scheduled or Preempted.",
+    "Deployment": "A Deployment manages ReplicaSets to keep a number of pod replicas running.",
+    "ReplicaSet": (
+        "A ReplicaSet keeps a number of pods from its template running; a preempted pod is "
+        "replaced by a new one, which goes back through the scheduling queue."
+    ),
+    "Job": (
+        "A Job runs pods until a number of them succeed. Preempted pods are retried; whether "
+        "they count against backoffLimit depends on podFailurePolicy."
+    ),
+    "Tenant": (
+        "A kubeprio Tenant owns namespaces and limits which PriorityClasses pods in them may "
+        "use. Pods and workloads asking for a class outside the allowlist are refused at "
+        "admission (or, with enforcement Audit, admitted with a warning)."
+    ),
+    "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
+    "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",
+}
+
+ROOT_FIELDS: Final[dict[str, str]] = {
+    "apiVersion": "The versioned schema of this object, such as v1 or scheduling.k8s.io/v1.",
+    "kind": "The kind of this object, such as Pod or PriorityClass.",
+    "metadata": "Standard object metadata: name, namespace, labels, annotations, owners.",
+    "spec": "The desired state of the object.",
+    "status": "The most recently observed state of the object, written by the system.",
+}
+
+FIELDS: Final[dict[tuple[str, str], str]] = {
+    ("PriorityClass", "value"): (
+        "The priority of pods of this class. Higher values are scheduled first and may "
+        "preempt lower ones. User classes may use at most 1000000000; larger values are "
+        "reserved for system-node-critical and system-cluster-critical. Immutable."
+    ),
+    ("PriorityClass", "globalDefault"): (
+        "Whether pods without a priorityClassName get this class. At most one class may "
+        "set it; with none, such pods get priority 0."
+    ),
+    ("PriorityClass", "description"): "Free text saying when to use this class.",
+    ("PriorityClass", "preemptionPolicy"): (
+        "Whether pods of this class may preempt lower-priority pods. PreemptLowerPriority "
+        "(the default) allows it; Never queues the pods ahead of lower priorities but never "
+        "evicts anyone for them. Immutable."
+    ),
+    ("PodSpec", "priority"): (
+        "The pod's priority, set by Priority admission from its PriorityClass; a value given "
+        "by the user must equal the class value or the pod is refused."
+    ),
+    ("PodSpec", "priorityClassName"): (
+        "The PriorityClass of this pod. system-node-critical and system-cluster-critical are "
+        "built in; other names must exist. Empty means the global default class, if any."
+    ),
+    ("PodSpec", "preemptionPolicy"): (
+        "Copied from the pod's PriorityClass by Priority admission: PreemptLowerPriority or Never."
+    ),
+    ("PodSpec", "nodeName"): (
+        "The node this pod is bound to. The scheduler sets it through pods/binding; a pod "
+        "created with it set skips the scheduler."
+    ),
+    ("PodSpec", "nodeSelector"): "Labels a node must have for this pod to be placed on it.",
+    ("PodSpec", "tolerations"): "The node taints this pod tolerates.",
+    ("PodSpec", "affinity"): "Node affinity, pod affinity and pod anti-affinity rules.",
+    ("PodSpec", "terminationGracePeriodSeconds"): (
+        "Seconds a deleted or preempted pod may take to stop (default 30). It keeps its "
+        "node resources until then, so a preemptor waits for its victims to terminate."
+    ),
+    ("PodSpec", "containers"): "The containers of the pod; their requests decide where it fits.",
+    ("PodSpec", "schedulerName"): "The scheduler that places this pod (default-scheduler).",
+    ("PodStatus", "nominatedNodeName"): (
+        "The node where this pod preempted pods and expects to run once they are gone. The "
+        "node's room is held for it against pods of lower or equal priority. It is not a "
+        "binding: the pod may still be placed elsewhere."
+    ),
+    ("PodStatus", "phase"): "Pending, Running, Succeeded, Failed or Unknown.",
+    ("PodStatus", "conditions"): (
+        "PodScheduled (False with reason Unschedulable while no node fits), Ready, and "
+        "DisruptionTarget, set with reason PreemptionByScheduler on a preemption victim "
+        "before it is deleted."
+    ),
+    ("PodStatus", "startTime"): (
+        "When the kubelet accepted the pod. Among preemption candidates the scheduler "
+        "prefers the node whose highest-priority victims started latest."
+    ),
+    ("PodStatus", "reason"): "A short reason for the phase, such as Evicted or OutOfcpu.",
+    ("PodStatus", "message"): "A human-readable explanation of the phase.",
+    ("ResourceRequirements", "requests"): (
+        "The resources the scheduler reserves for the container on its node."
+    ),
+    ("ResourceRequirements", "limits"): (
+        "The most the container may use; requests default to limits when only limits are set."
+    ),
+    ("PodDisruptionBudgetSpec", "minAvailable"): (
+        "The number or percentage of selected pods that must stay available. Exclusive with "
+        "maxUnavailable."
+    ),
+    ("PodDisruptionBudgetSpec", "maxUnavailable"): (
+        "The number or percentage of selected pods that may be unavailable. Exclusive with "
+        "minAvailable."
+    ),
+    ("PodDisruptionBudgetSpec", "selector"): "The pods this budget protects.",
+    ("PodDisruptionBudgetSpec", "unhealthyPodEvictionPolicy"): (
+        "When pods that are running but not ready may be evicted: IfHealthyBudget (only "
+        "while the budget has healthy pods to spare) or AlwaysAllow."
+    ),
+    ("PodDisruptionBudgetStatus", "disruptionsAllowed"): (
+        "How many selected pods may be disrupted now; an eviction needs it above 0."
+    ),
+    ("PodDisruptionBudgetStatus", "currentHealthy"): "Selected pods that are ready now.",
+    ("PodDisruptionBudgetStatus", "desiredHealthy"): "Selected pods that must stay ready.",
+    ("PodDisruptionBudgetStatus", "expectedPods"): "Selected pods counted by the budget.",
+    ("NodeStatus", "allocatable"): "The resources pods may request on this node.",
+    ("NodeStatus", "capacity"): "The node's total resources.",
+    ("NodeSpec", "unschedulable"): "Cordoned: no new pods are placed on the node.",
+    ("NodeSpec", "taints"): "Taints that repel pods which do not tolerate them.",
+    ("ObjectMeta", "deletionTimestamp"): (
+        "Set when the object is deleted with a grace period; the object stays until then. "
+        "A terminating victim still holds its node resources."
+    ),
+    ("DeploymentSpec", "replicas"): "How many pods to keep running (default 1).",
+    ("ReplicaSetSpec", "replicas"): "How many pods to keep running (default 1).",
+    ("JobSpec", "backoffLimit"): "How many failed pods the Job allows before it fails.",
+    ("JobSpec", "podFailurePolicy"): (
+        "Rules on failed pods; a rule matching the DisruptionTarget condition can make "
+        "preempted pods not count against backoffLimit."
+    ),
+    ("TenantSpec", "namespaces"): "Namespaces the Tenant owns, by name.",
+    ("TenantSpec", "namespaceSelector"): "Namespaces the Tenant owns, by label.",
+    ("TenantSpec", "priorityClasses"): "The class allowlist of the Tenant's pods.",
+    ("TenantSpec", "enforcement"): (
+        "Enforce refuses pods outside the allowlist; Audit admits them with a warning and an event."
+    ),
+    ("TenantSpec", "users"): "Users who act as this Tenant in kubeprio serve.",
+    ("TenantSpec", "groups"): "Groups whose members act as this Tenant in kubeprio serve.",
+    ("TenantPriorityClasses", "allowed"): "Class names the Tenant's pods may use.",
+    ("TenantPriorityClasses", "allowedRegex"): (
+        "A regular expression; class names matching it whole are allowed too."
+    ),
+    ("TenantPriorityClasses", "default"): "The class given to the Tenant's pods that name none.",
+    ("TenantPriorityClasses", "maxValue"): "The highest class value the Tenant's pods may use.",
+}
+
+# Listed sorted, as upstream's schemas list them.
+ENUMS: Final[dict[tuple[str, str], tuple[str, ...]]] = {
+    ("PriorityClass", "preemptionPolicy"): tuple(sorted(PREEMPTION_POLICIES)),
+    ("PodSpec", "preemptionPolicy"): tuple(sorted(PREEMPTION_POLICIES)),
+    ("PodSpec", "restartPolicy"): ("Always", "Never", "OnFailure"),
+    ("PodStatus", "phase"): ("Failed", "Pending", "Running", "Succeeded", "Unknown"),
+    ("PodDisruptionBudgetSpec", "unhealthyPodEvictionPolicy"): tuple(
+        sorted(UNHEALTHY_POD_EVICTION_POLICIES)
+    ),
+    ("TenantSpec", "enforcement"): tuple(sorted((AUDIT, ENFORCE))),
+}
