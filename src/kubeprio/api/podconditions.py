@@ -10,7 +10,8 @@ a victim before deleting it. The rules:
 2. an existing condition of the same type is replaced in place, keeping its
    ``lastTransitionTime`` when its status does not change;
 3. nothing is written when status, reason, message, ``lastProbeTime`` and
-   ``lastTransitionTime`` would all stay the same.
+   ``lastTransitionTime`` would all stay the same; times compare as instants
+   (``metav1.Time.Equal``), so ``...T10:00:00Z`` equals ``...T12:00:00+02:00``.
 
 Pure: no I/O.
 """
@@ -19,6 +20,16 @@ from __future__ import annotations
 
 from kubeprio.api.core import PodCondition, PodStatus
 from kubeprio.api.model import evolve
+from kubeprio.clock import parse_rfc3339
+
+
+def same_instant(first: str | None, second: str | None) -> bool:
+    """Whether two optional timestamps name the same instant (unset equals only unset)."""
+    if first == second:
+        return True
+    if first is None or second is None:
+        return False
+    return parse_rfc3339(first) == parse_rfc3339(second)
 
 
 def update_pod_condition(
@@ -38,8 +49,8 @@ def update_pod_condition(
             stamped.status == old.status
             and stamped.reason == old.reason
             and stamped.message == old.message
-            and stamped.last_probe_time == old.last_probe_time
-            and stamped.last_transition_time == old.last_transition_time
+            and same_instant(stamped.last_probe_time, old.last_probe_time)
+            and same_instant(stamped.last_transition_time, old.last_transition_time)
         ):
             return None
         updated = (*conditions[:index], stamped, *conditions[index + 1 :])

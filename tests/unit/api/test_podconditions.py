@@ -4,7 +4,8 @@ Rules checked: a new condition is appended after the existing ones (the order th
 upstream's two-way strategic merge patch fixes with ``$setElementOrder``); an existing
 one is replaced in place; its lastTransitionTime moves only when its status changes;
 and nothing is written when status, reason, message, lastProbeTime and
-lastTransitionTime would all stay the same.
+lastTransitionTime would all stay the same, times comparing as instants
+(``metav1.Time.Equal``), not as texts.
 """
 
 from __future__ import annotations
@@ -70,6 +71,18 @@ CASES = [
         (_c("PodScheduled", "False", probe=EARLIER),),
         _c("PodScheduled", "False", at=None),
         (_c("PodScheduled", "False", at=EARLIER),),
+    ),
+    (
+        "the same lastProbeTime written with an offset: nothing to write",
+        (_c("PodScheduled", "False", probe=EARLIER),),
+        _c("PodScheduled", "False", at=None, probe="2026-11-21T13:00:00+02:00"),
+        None,
+    ),
+    (
+        "a later lastProbeTime is a change",
+        (_c("PodScheduled", "False", probe=EARLIER),),
+        _c("PodScheduled", "False", at=None, probe=NOW),
+        (_c("PodScheduled", "False", at=EARLIER, probe=NOW),),
     ),
 ]
 
