@@ -255,3 +255,56 @@ def test_client_side_apply_still_patches_from_kubectls_own_structs(server, tmp_p
     result = server.kubectl("apply", "-f", str(manifest), "-v=9")
     assert result.returncode == 0, result.stderr
     assert "$setElementOrder/containers" in result.stderr
+
+
+def _json(server, *args):
+    result = server.kubectl("get", *args, "-o", "json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_create_generators_send_protobuf_and_the_objects_read_as_upstreams(server):
+    """``kubectl create <kind>`` posts Kubernetes protobuf (Content-Type
+    application/vnd.kubernetes.protobuf); the server decodes it like upstream's, leaving
+    out Go's zero values of non-pointer omitempty fields and keeping pointer zeros."""
+    commands = [
+        (
+            "priorityclass",
+            "high",
+            "--value=1000",
+            "--description=batch work",
+            "--preemption-policy=Never",
+        ),
+        ("deployment", "web", "--image=nginx", "--replicas=0", "--port=80"),
+        ("poddisruptionbudget", "web-pdb", "--selector=app=web", "--min-available=50%"),
+        ("namespace", "team-a"),
+        ("job", "once", "--image=busybox", "--", "sleep", "5"),
+    ]
+    for command in commands:
+        result = server.kubectl("create", *command)
+        assert result.returncode == 0, (command, result.stderr)
+    pc = _json(server, "pc", "high")
+    assert (pc["value"], pc["description"], pc["preemptionPolicy"]) == (1000, "batch work", "Never")
+    assert "globalDefault" not in pc
+    assert "generation" not in pc["metadata"]
+    deploy = _json(server, "deploy", "web")
+    assert deploy["spec"]["replicas"] == 0
+    container = deploy["spec"]["template"]["spec"]["containers"][0]
+    assert container["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    assert "stdin" not in container
+    pdb = _json(server, "pdb", "web-pdb")
+    assert pdb["spec"]["minAvailable"] == "50%"
+    assert pdb["spec"]["selector"] == {"matchLabels": {"app": "web"}}
+    assert _json(server, "ns", "team-a")["status"]["phase"] == "Active"
+    job = _json(server, "job", "once")
+    assert job["spec"]["template"]["spec"]["containers"][0]["command"] == ["sleep", "5"]
+
+
+def test_a_protobuf_create_meets_the_same_admission_as_json(server):
+    result = server.kubectl("create", "priorityclass", "huge", "--value=2000000000")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        'error: failed to create priorityclass: PriorityClass.scheduling.k8s.io "huge" is '
+        "invalid: value: Forbidden: maximum allowed value of a user defined priority is "
+        "1000000000"
+    )

@@ -35,6 +35,8 @@ from kubeprio.api.model import JsonDict
 from kubeprio.apiserver import upstreamtable
 
 STRICT_PREFIX: Final = "strict decoding error: "
+MAX_STRICT_ERRORS: Final = 100
+"""sigs.k8s.io/json keeps at most this many strict-decoding errors per body."""
 
 
 class FieldValidation(enum.StrEnum):
@@ -203,6 +205,16 @@ def _walk_value(
     if isinstance(value, dict):
         return _walk_object(value, ref, path, types, problems, patch)
     return value
+
+
+def strict_problems(duplicates: list[str], unknown: list[str]) -> list[str]:
+    """The problems upstream's decoder reports: each text once, at most 100 of them.
+
+    sigs.k8s.io/json saves a strict error only while it has fewer than
+    ``MAX_STRICT_ERRORS`` and drops repeats, so a huge body cannot make a huge answer (or
+    a flood of ``Warning`` headers).
+    """
+    return list(dict.fromkeys([*duplicates, *unknown]))[:MAX_STRICT_ERRORS]
 
 
 def strict_error(problems: list[str]) -> str:

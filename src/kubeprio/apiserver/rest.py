@@ -6,7 +6,8 @@ of the HTTP library so it is easy to read and test. It mirrors upstream's handle
 ``patch.go``, ``delete.go``, ``get.go``/``watch.go``) for what kubectl and the Python
 client send (shared/reference/kubectl-wire.md):
 
-* bodies: JSON (YAML accepted), strict field validation (``apiserver.fieldvalidation``),
+* bodies: JSON (YAML and Kubernetes protobuf, ``apiserver.protobuf``, accepted), strict
+  field validation (``apiserver.fieldvalidation``),
   decode failures as 400 ``Pod in version "v1" cannot be handled as a Pod: ...``; the URL's
   namespace fills an empty ``metadata.namespace`` and a different one is a 400;
 * create answers 201, ``dryRun=All`` writes nothing; update is PUT; PATCH takes the four
@@ -45,7 +46,7 @@ from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
-from kubeprio.apiserver import fieldvalidation, status, tables
+from kubeprio.apiserver import fieldvalidation, protobuf, status, tables
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import dry_run, flag, integer, media_type, negotiate
 from kubeprio.apiserver.routes import Target
@@ -247,8 +248,11 @@ class RestHandler:
     def _parse_body(self, request: RestRequest) -> tuple[Any, list[str]]:
         """The decoded body and its duplicate-key problems."""
         body = request.body
-        if media_type(request.content_type) in ("application/yaml", "application/x-yaml"):
+        content_type = media_type(request.content_type)
+        if content_type in ("application/yaml", "application/x-yaml"):
             return _parse_yaml(body), []
+        if content_type == protobuf.CONTENT_TYPE:
+            return protobuf.decode(body), []
         try:
             return fieldvalidation.parse_json(body)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -303,7 +307,7 @@ class RestHandler:
     ) -> tuple[JsonDict, list[str]]:
         mode = FieldValidation.parse(request.query.get("fieldValidation"))
         pruned, unknown = fieldvalidation.check(kind, data, patch=patch)
-        problems = [*duplicates, *unknown]
+        problems = fieldvalidation.strict_problems(duplicates, unknown)
         if not problems:
             return data, []
         if mode is FieldValidation.STRICT:

@@ -130,6 +130,21 @@ def test_warn_field_validation_answers_warning_headers_and_drops_the_field(clien
     assert "foo" not in response.json()["spec"]
 
 
+def test_strict_errors_stop_at_upstreams_limit_of_100(client):
+    """sigs.k8s.io/json saves at most 100 strict errors; the rest of the body is still
+    pruned, so nothing unknown is stored."""
+    extra = {f"x{index:03d}": index for index in range(150)}
+    strict = client.post(f"{PODS}?fieldValidation=Strict", json=pod_manifest("a", **extra))
+    problems = strict.json()["message"].split("strict decoding error: ", 1)[1].split(", ")
+    assert len(problems) == 100
+    assert problems[0] == 'unknown field "spec.x000"'
+    assert problems[-1] == 'unknown field "spec.x099"'
+    warned = client.post(f"{PODS}?fieldValidation=Warn", json=pod_manifest("b", **extra))
+    assert warned.status_code == 201
+    assert len(warned.headers.get_list("warning")) == 100
+    assert not set(extra) & set(warned.json()["spec"])
+
+
 def test_ignore_field_validation_drops_silently_and_keeps_upstream_fields(client):
     body = pod_manifest("a", foo=1, volumes=[{"name": "v", "emptyDir": {}}])
     response = client.post(f"{PODS}?fieldValidation=Ignore", json=body)

@@ -1,0 +1,216 @@
+"""Generate ``src/kubeprio/apiserver/upstream_protobuf.json`` from upstream's .proto files.
+
+Why: kubectl's typed clients send built-in objects as Kubernetes protobuf
+(``Content-Type: application/vnd.kubernetes.protobuf``): ``kubectl create priorityclass``,
+``create deployment``, ``create poddisruptionbudget``, ``create namespace``, ``create
+job``. Decoding them needs each message's field numbers, names and types, which only
+upstream's ``generated.proto`` files state. This script parses them and writes the
+messages reachable from the kinds kubeprio serves::
+
+    {"roots": {"PriorityClass": "k8s.io.api.scheduling.v1.PriorityClass", ...},
+     "messages": {"k8s.io.api.scheduling.v1.PriorityClass":
+                      {"2": ["value", "optional", "int32"], ...}, ...}}
+
+A field is ``[json name, "optional" | "repeated" | "map" | "inline", type, omit zero]``:
+``omit zero`` is 1 when the Go field is a non-pointer tagged ``omitempty`` (read from the
+package's ``types.go``), so Go's JSON leaves its zero value out; the type is a proto
+scalar type (``string``, ``int32``, ...) or a full message name; a map's key is always a
+string and its type is the value's. ``inline`` marks an embedded Go struct (``Probe``'s
+``handler``, ``Volume``'s ``volumeSource``): its fields sit in the parent's JSON object.
+The proto files do not say which fields are embedded, so the field names of the JSON
+table (``upstream_fields.json``, from the official client) decide: a field JSON does not
+know, whose message's fields JSON has in the parent, is embedded. The messages the decoder turns into JSON scalars (Time,
+Quantity, IntOrString, RawExtension, ...) are listed like the others.
+
+The .proto files are read from git mirrors of k8s.io/api and k8s.io/apimachinery (not
+part of this repository), at ``HEAD``::
+
+    .venv/bin/python tools/gen_upstream_protobuf.py --api DIR --apimachinery DIR
+
+then review the diff. Field numbers never change upstream, so newer files only add.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import re
+import subprocess
+from pathlib import Path
+
+ROOTS = {
+    "Namespace": "k8s.io.api.core.v1.Namespace",
+    "Node": "k8s.io.api.core.v1.Node",
+    "Pod": "k8s.io.api.core.v1.Pod",
+    "Event": "k8s.io.api.core.v1.Event",
+    "Binding": "k8s.io.api.core.v1.Binding",
+    "PriorityClass": "k8s.io.api.scheduling.v1.PriorityClass",
+    "PodDisruptionBudget": "k8s.io.api.policy.v1.PodDisruptionBudget",
+    "Eviction": "k8s.io.api.policy.v1.Eviction",
+    "Deployment": "k8s.io.api.apps.v1.Deployment",
+    "ReplicaSet": "k8s.io.api.apps.v1.ReplicaSet",
+    "Job": "k8s.io.api.batch.v1.Job",
+    "Scale": "k8s.io.api.autoscaling.v1.Scale",
+    "DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+}
+OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_protobuf.json"
+JSON_TABLE = OUT.with_name("upstream_fields.json")
+
+FIELD = re.compile(r"^\s*(optional|repeated)\s+(\S+)\s+(\w+)\s*=\s*(\d+)\s*(?:\[.*\])?;")
+MAP_FIELD = re.compile(r"^\s*map<\s*string\s*,\s*(\S+)\s*>\s+(\w+)\s*=\s*(\d+)\s*;")
+
+
+def read_proto(import_path: str, repos: dict[str, str]) -> str:
+    """The text of ``k8s.io/<repo>/<path>`` at HEAD of its mirror."""
+    _, repo, path = import_path.split("/", 2)
+    return subprocess.run(
+        ["git", "--git-dir", repos[repo], "show", f"HEAD:{path}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def parse(text: str) -> tuple[str, list[str], dict[str, dict[str, list[str]]]]:
+    """Package, imports and messages (fields by number) of one proto file."""
+    package = re.search(r"^package\s+([\w.]+);", text, re.MULTILINE)
+    assert package, "no package line"
+    imports = re.findall(r'^import\s+"([^"]+)";', text, re.MULTILINE)
+    messages: dict[str, dict[str, list[str]]] = {}
+    current: dict[str, list[str]] | None = None
+    for line in text.splitlines():
+        stripped = line.split("//", 1)[0].strip()
+        opening = re.match(r"^message\s+(\w+)\s*\{", stripped)
+        if opening:
+            current = messages.setdefault(f"{package.group(1)}.{opening.group(1)}", {})
+            continue
+        if stripped == "}":
+            current = None
+            continue
+        if current is None:
+            continue
+        field = FIELD.match(stripped)
+        if field:
+            label, type_name, name, number = field.groups()
+            current[number] = [name, label, type_name]
+            continue
+        map_field = MAP_FIELD.match(stripped)
+        if map_field:
+            value_type, name, number = map_field.groups()
+            current[number] = [name, "map", value_type]
+    return package.group(1), imports, messages
+
+
+GO_FIELD = re.compile(r'^\s*(\S+)(?:\s+(\S+))?\s+`json:"([^"]*)"[^`]*protobuf:"[^"]*name=(\w+)')
+
+
+def go_zero_rules(text: str, package: str) -> dict[str, dict[str, bool]]:
+    """Per Go struct (as its proto message name), per proto field: whether Go's JSON leaves
+    a zero value out (a non-pointer field tagged ``omitempty``)."""
+    rules: dict[str, dict[str, bool]] = {}
+    current: dict[str, bool] | None = None
+    for line in text.splitlines():
+        opening = re.match(r"^type\s+(\w+)\s+struct\s*\{", line)
+        if opening:
+            current = rules.setdefault(f"{package}.{opening.group(1)}", {})
+            continue
+        if line.startswith("}"):
+            current = None
+            continue
+        field = GO_FIELD.match(line) if current is not None else None
+        if field and current is not None:
+            go_type = field.group(2) or field.group(1)  # an embedded struct has no name
+            current[field.group(4)] = not go_type.startswith("*") and "omitempty" in field.group(3)
+    return rules
+
+
+def qualify(type_name: str, package: str, known: dict[str, dict[str, list[str]]]) -> str:
+    """A field type as a full message name (scalars stay as they are)."""
+    if type_name.startswith("."):
+        return type_name[1:]
+    local = f"{package}.{type_name}"
+    return local if local in known else type_name
+
+
+def mark_embedded(messages: dict[str, dict[str, list[str]]]) -> None:
+    """Relabel the fields that are embedded Go structs ``inline`` (see the module doc)."""
+    json_types = json.loads(JSON_TABLE.read_text())["types"]
+    json_fields = {entry["schema"]: set(entry["fields"]) for entry in json_types.values()}
+
+    def flat_names(message: str) -> set[str]:
+        names: set[str] = set()
+        for name, label, type_name, *_ in messages[message].values():
+            names |= flat_names(type_name) if label == "inline" else {name}
+        return names
+
+    changed = True
+    while changed:  # an embedded struct may embed another (EphemeralContainerCommon)
+        changed = False
+        for message, fields in messages.items():
+            known = json_fields.get("io.k8s." + message.removeprefix("k8s.io."))
+            if known is None:
+                continue
+            for entry in fields.values():
+                name, label, type_name = entry[:3]
+                embedded = label == "optional" and name not in known and type_name in messages
+                if embedded and flat_names(type_name) <= known:
+                    entry[1] = "inline"
+                    changed = True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--api", required=True, help="git dir of k8s.io/api")
+    parser.add_argument("--apimachinery", required=True, help="git dir of k8s.io/apimachinery")
+    args = parser.parse_args()
+    repos = {"api": args.api, "apimachinery": args.apimachinery}
+    pending = sorted(
+        {
+            f"k8s.io/api/{root.split('.')[3]}/{root.split('.')[4]}/generated.proto"
+            for root in ROOTS.values()
+            if root.startswith("k8s.io.api.")
+        }
+        | {"k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto"}
+    )
+    seen: set[str] = set()
+    all_messages: dict[str, dict[str, list[str]]] = {}
+    packages: dict[str, str] = {}
+    zero_rules: dict[str, dict[str, bool]] = {}
+    while pending:
+        path = pending.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        package, imports, messages = parse(read_proto(path, repos))
+        for name in messages:
+            packages[name] = package
+        all_messages.update(messages)
+        pending.extend(imports)
+        types_go = path.replace("generated.proto", "types.go")
+        # A package without types.go (runtime, intstr, resource): the defaults apply.
+        with contextlib.suppress(subprocess.CalledProcessError):
+            zero_rules.update(go_zero_rules(read_proto(types_go, repos), package))
+    for name, fields in all_messages.items():
+        rules = zero_rules.get(name, {})
+        for entry in fields.values():
+            entry[2] = qualify(entry[2], packages[name], all_messages)
+            # Without Go source, only an empty string is left out.
+            entry.append(int(rules.get(entry[0], entry[2] == "string")))
+    reachable: dict[str, dict[str, list[str]]] = {}
+    stack = list(ROOTS.values())
+    while stack:
+        name = stack.pop()
+        if name in reachable:
+            continue
+        fields = all_messages[name]
+        reachable[name] = dict(sorted(fields.items(), key=lambda item: int(item[0])))
+        stack.extend(entry[2] for entry in fields.values() if entry[2] in all_messages)
+    mark_embedded(reachable)
+    table = {"roots": ROOTS, "messages": dict(sorted(reachable.items()))}
+    OUT.write_text(json.dumps(table, indent=0, separators=(",", ":")) + "\n")
+    print(f"wrote {OUT} ({len(reachable)} messages from {len(seen)} files)")
+
+
+if __name__ == "__main__":
+    main()
