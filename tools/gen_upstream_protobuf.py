@@ -61,8 +61,8 @@ FIELD = re.compile(r"^\s*(optional|repeated)\s+(\S+)\s+(\w+)\s*=\s*(\d+)\s*(?:\[
 MAP_FIELD = re.compile(r"^\s*map<\s*string\s*,\s*(\S+)\s*>\s+(\w+)\s*=\s*(\d+)\s*;")
 
 
-def read_proto(import_path: str, repos: dict[str, str]) -> str:
-    """The text of ``k8s.io/<repo>/<path>`` at HEAD of its mirror."""
+def read_source(import_path: str, repos: dict[str, str]) -> str:
+    """The text of ``k8s.io/<repo>/<path>`` (a .proto or .go file) at HEAD of its mirror."""
     _, repo, path = import_path.split("/", 2)
     return subprocess.run(
         ["git", "--git-dir", repos[repo], "show", f"HEAD:{path}"],
@@ -182,7 +182,7 @@ def main() -> None:
         if path in seen:
             continue
         seen.add(path)
-        package, imports, messages = parse(read_proto(path, repos))
+        package, imports, messages = parse(read_source(path, repos))
         for name in messages:
             packages[name] = package
         all_messages.update(messages)
@@ -190,7 +190,7 @@ def main() -> None:
         types_go = path.replace("generated.proto", "types.go")
         # A package without types.go (runtime, intstr, resource): the defaults apply.
         with contextlib.suppress(subprocess.CalledProcessError):
-            zero_rules.update(go_zero_rules(read_proto(types_go, repos), package))
+            zero_rules.update(go_zero_rules(read_source(types_go, repos), package))
     for name, fields in all_messages.items():
         rules = zero_rules.get(name, {})
         for entry in fields.values():

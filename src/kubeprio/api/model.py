@@ -35,6 +35,12 @@ INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 """The largest ``int64`` (Go's ``math.MaxInt64``)."""
 
+
+def wrap_int32(value: int) -> int:
+    """``int32(value)`` as Go converts: the low 32 bits, two's complement."""
+    return (value - INT32_MIN) % 2**32 + INT32_MIN
+
+
 JSON_NAME = "json"
 """Field-metadata key holding a JSON name that is not the plain camelCase of the attribute."""
 

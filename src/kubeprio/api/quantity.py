@@ -52,7 +52,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from kubeprio.api.model import INT64_MAX, INT64_MIN
+from kubeprio.api.model import INT64_MAX, INT64_MIN, wrap_int32
 from kubeprio.errors import KubeprioError
 
 __all__ = [
@@ -411,8 +411,7 @@ def _exponent_suffix(suffix: str) -> tuple[int, int, QuantityFormat]:
                 parsed = -int(digits) if sign == "-" else int(digits)
                 if INT64_MIN <= parsed <= INT64_MAX:
                     # Upstream stores int32(parsed), which wraps.
-                    wrapped = (parsed + 2**31) % 2**32 - 2**31
-                    return 10, wrapped, QuantityFormat.DECIMAL_EXPONENT
+                    return 10, wrap_int32(parsed), QuantityFormat.DECIMAL_EXPONENT
     raise QuantityError(ERR_SUFFIX)
 
 

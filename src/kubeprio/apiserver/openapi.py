@@ -50,6 +50,7 @@ _SPECIAL_SCHEMAS: Final[dict[str, JsonDict]] = {
         "oneOf": [{"type": "string"}, {"type": "number"}],
     },
 }
+# The table's scalars that are upstream schemas of their own, referenced by name.
 _SPECIAL_OF_SCALAR: Final = {"int-or-string": INT_OR_STRING, "quantity": QUANTITY}
 _SCALARS: Final[dict[str, JsonDict]] = {
     "string": {"type": "string"},
@@ -57,8 +58,7 @@ _SCALARS: Final[dict[str, JsonDict]] = {
     "boolean": {"type": "boolean"},
     "date-time": {"type": "string", "format": "date-time"},
     "object": {"type": "object"},
-    "int-or-string": {"$ref": SCHEMA_REF + INT_OR_STRING},
-    "quantity": {"$ref": SCHEMA_REF + QUANTITY},
+    **{scalar: {"$ref": SCHEMA_REF + name} for scalar, name in _SPECIAL_OF_SCALAR.items()},
 }
 
 # kubeprio's own kind, in the generated table's notation.

@@ -38,7 +38,7 @@ from importlib import resources
 from typing import Any, Final
 
 from kubeprio.api import errors
-from kubeprio.api.model import JsonDict
+from kubeprio.api.model import JsonDict, wrap_int32
 
 CONTENT_TYPE: Final = "application/vnd.kubernetes.protobuf"
 MAGIC: Final = b"k8s\x00"
@@ -77,8 +77,7 @@ def decode(body: bytes) -> JsonDict:
     if not body.startswith(MAGIC):
         raise errors.bad_request("provided input is not protobuf: missing the k8s prefix")
     try:
-        envelope = _fields(body[len(MAGIC) :])
-        api_version, kind, raw = _unknown(envelope)
+        api_version, kind, raw = _unknown(body[len(MAGIC) :])
         roots, messages = _table()
         message = roots.get(kind)
         if message is None:
@@ -90,20 +89,11 @@ def decode(body: bytes) -> JsonDict:
         raise errors.bad_request(f"malformed protobuf body: {exc}") from exc
 
 
-def _unknown(envelope: list[Field]) -> tuple[str, str, bytes]:
+def _unknown(body: bytes) -> tuple[str, str, bytes]:
     """``runtime.Unknown``: typeMeta (1: apiVersion, 2: kind) and raw (2)."""
-    api_version = kind = ""
-    raw = b""
-    for number, _wire, value in envelope:
-        if number == 1:
-            for meta_number, _meta_wire, meta_value in _fields(value):
-                if meta_number == 1:
-                    api_version = meta_value.decode()
-                elif meta_number == 2:
-                    kind = meta_value.decode()
-        elif number == 2:
-            raw = value
-    return api_version, kind, raw
+    envelope = _by_number(body)
+    type_meta = _by_number(envelope.get(1, b""))
+    return type_meta.get(1, b"").decode(), type_meta.get(2, b"").decode(), envelope.get(2, b"")
 
 
 def _varint(data: bytes, position: int) -> tuple[int, int]:
@@ -148,17 +138,21 @@ def _fields(data: bytes) -> list[Field]:
     return fields
 
 
+def _by_number(data: bytes) -> dict[int, Any]:
+    """A small message's fields by number (a repeated number: the last one wins, as in
+    protobuf), for the messages read by hand (the envelope, Time, IntOrString, ...)."""
+    return {number: value for number, _wire, value in _fields(data)}
+
+
 def _signed(value: int, bits: int) -> int:
     """A varint read as two's complement (negative int32s are sign-extended to 64 bits)."""
     value &= (1 << 64) - 1
     if value >= 1 << 63:
         value -= 1 << 64
-    if bits == 32:
-        value = (value + (1 << 31)) % (1 << 32) - (1 << 31)
-    return value
+    return wrap_int32(value) if bits == 32 else value
 
 
-def _scalar(type_name: str, wire: int, value: Any) -> Any:
+def _scalar(type_name: str, value: Any) -> Any:
     if type_name == "string":
         return value.decode()
     if type_name == "bool":
@@ -179,23 +173,23 @@ def _repeated_scalars(type_name: str, wire: int, value: Any) -> list[Any]:
         position = 0
         while position < len(value):
             item, position = _varint(value, position)
-            items.append(_scalar(type_name, _VARINT, item))
+            items.append(_scalar(type_name, item))
         return items
-    return [_scalar(type_name, wire, value)]
+    return [_scalar(type_name, value)]
 
 
-def _value(type_name: str, wire: int, value: Any, messages: dict[str, dict[int, list[Any]]]) -> Any:
+def _value(type_name: str, value: Any, messages: dict[str, dict[int, list[Any]]]) -> Any:
     """One field value as JSON; None when upstream's JSON would leave it out."""
     if type_name not in messages:
-        return _scalar(type_name, wire, value)
+        return _scalar(type_name, value)
     if type_name in (_TIME, _MICRO_TIME):
         return _time(value, micro=type_name == _MICRO_TIME)
     if type_name == _QUANTITY:
-        return _only_string(value)
+        return str(_by_number(value).get(1, b"").decode())
     if type_name == _INT_OR_STRING:
         return _int_or_string(value)
     if type_name in (_RAW_EXTENSION, _FIELDS_V1):
-        raw = _only_bytes(value)
+        raw = _by_number(value).get(1, b"")
         return json.loads(raw) if raw else None
     return _message(value, type_name, messages)
 
@@ -216,11 +210,11 @@ def _message(data: bytes, name: str, messages: dict[str, dict[int, list[Any]]]) 
         elif label == "repeated":
             items = obj.setdefault(json_name, [])
             if type_name in messages:
-                items.append(_value(type_name, wire, value, messages))
+                items.append(_value(type_name, value, messages))
             else:
                 items.extend(_repeated_scalars(type_name, wire, value))
         else:
-            decoded = _value(type_name, wire, value, messages)
+            decoded = _value(type_name, value, messages)
             zero = omit_zero and type_name not in messages and not decoded
             if decoded is None or zero:
                 obj.pop(json_name, None)
@@ -233,51 +227,27 @@ def _map_entry(
     data: bytes, value_type: str, messages: dict[str, dict[int, list[Any]]]
 ) -> tuple[str, Any]:
     """A map entry message: 1 is the (string) key, 2 the value."""
-    key = ""
-    item: Any = None
-    for number, wire, value in _fields(data):
-        if number == 1:
-            key = value.decode()
-        elif number == 2:
-            item = _value(value_type, wire, value, messages)
-    if item is None:  # an entry without a value holds the type's zero value
-        item = _value(value_type, _LENGTH_DELIMITED, b"", messages)
-    return key, item
+    entry = _by_number(data)
+    # An entry without a value holds the type's zero value.
+    zero = b"" if value_type in messages or value_type in ("string", "bytes") else 0
+    return entry.get(1, b"").decode(), _value(value_type, entry.get(2, zero), messages)
 
 
 def _time(data: bytes, *, micro: bool) -> str | None:
     """``metav1.Time``/``MicroTime`` (1: seconds, 2: nanos) as upstream's JSON text."""
-    seconds = nanos = 0
-    for number, _wire, value in _fields(data):
-        if number == 1:
-            seconds = _signed(value, 64)
-        elif number == 2:
-            nanos = _signed(value, 32)
     if not data:
         return None
-    moment = datetime.fromtimestamp(seconds, UTC)
+    fields = _by_number(data)
+    moment = datetime.fromtimestamp(_signed(fields.get(1, 0), 64), UTC)
     if micro:
+        nanos = _signed(fields.get(2, 0), 32)
         return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{nanos // 1000:06d}Z"
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _only_string(data: bytes) -> str:
-    return next((value.decode() for number, _w, value in _fields(data) if number == 1), "")
-
-
-def _only_bytes(data: bytes) -> bytes:
-    return next((value for number, _w, value in _fields(data) if number == 1), b"")
-
-
 def _int_or_string(data: bytes) -> int | str:
     """``IntOrString``: 1 is the type (0 int, 1 string), 2 the int, 3 the string."""
-    kind = int_value = 0
-    text = ""
-    for number, _wire, value in _fields(data):
-        if number == 1:
-            kind = value
-        elif number == 2:
-            int_value = _signed(value, 32)
-        elif number == 3:
-            text = value.decode()
-    return text if kind == 1 else int_value
+    fields = _by_number(data)
+    if fields.get(1, 0) == 1:
+        return str(fields.get(3, b"").decode())
+    return _signed(fields.get(2, 0), 32)

@@ -185,12 +185,9 @@ class NodeInfo:
         if index < 0:
             return None
         pods = self.pods
-        stored = pods[index]
-        moved = None
-        if index < len(pods) - 1:
-            moved = pods[-1]
-            pods[index] = moved
-        pods[-1] = new
+        stored = _swap_remove(pods, index)
+        moved = pods[index] if index < len(pods) else None
+        pods.append(new)
         for group in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
             for i, candidate in enumerate(group):
                 if candidate is stored:
