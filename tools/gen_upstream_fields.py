@@ -48,6 +48,9 @@ ROOTS = {
     "Eviction": "V1Eviction",
     "Scale": "V1Scale",
     "DeleteOptions": "V1DeleteOptions",
+    "SelfSubjectAccessReview": "V1SelfSubjectAccessReview",
+    "SelfSubjectRulesReview": "V1SelfSubjectRulesReview",
+    "SelfSubjectReview": "V1SelfSubjectReview",
 }
 SCALARS = {"str": "string", "int": "integer", "bool": "boolean", "datetime": "date-time"}
 
@@ -69,6 +72,7 @@ QUANTITIES = {
 # Go packages of upstream's schema names (the explain type is the last dotted part).
 META_TYPES = {
     "DeleteOptions",
+    "FieldSelectorRequirement",
     "LabelSelector",
     "LabelSelectorRequirement",
     "ManagedFieldsEntry",
@@ -88,6 +92,18 @@ PACKAGES = (
     ("Eviction", "policy.v1"),
     ("PriorityClass", "scheduling.v1"),
     ("Scale", "autoscaling.v1"),
+    ("SelfSubjectAccessReview", "authorization.v1"),
+    ("SelfSubjectRulesReview", "authorization.v1"),
+    ("SubjectAccessReviewStatus", "authorization.v1"),
+    ("SubjectRulesReviewStatus", "authorization.v1"),
+    ("ResourceAttributes", "authorization.v1"),
+    ("NonResourceAttributes", "authorization.v1"),
+    ("ResourceRule", "authorization.v1"),
+    ("NonResourceRule", "authorization.v1"),
+    ("FieldSelectorAttributes", "authorization.v1"),
+    ("LabelSelectorAttributes", "authorization.v1"),
+    ("SelfSubjectReview", "authentication.v1"),
+    ("UserInfo", "authentication.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 

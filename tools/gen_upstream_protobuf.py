@@ -53,6 +53,9 @@ ROOTS = {
     "Job": "k8s.io.api.batch.v1.Job",
     "Scale": "k8s.io.api.autoscaling.v1.Scale",
     "DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    "SelfSubjectAccessReview": "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
+    "SelfSubjectRulesReview": "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
+    "SelfSubjectReview": "k8s.io.api.authentication.v1.SelfSubjectReview",
 }
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_protobuf.json"
 JSON_TABLE = OUT.with_name("upstream_fields.json")

@@ -69,6 +69,8 @@ def test_kubeconfig_holds_the_ca_the_https_url_and_an_admin_token(kestrel):
 
 def test_requests_without_a_valid_token_are_unauthorized(kestrel):
     # kubectl's text for a 401 (``errors.IsUnauthorized`` in kubectl's cmdutil.checkErr).
+    # With a cold discovery cache kubectl first logs its failed discovery: warm it.
+    kestrel.ok("get", "pc")
     result = kestrel.kubectl("get", "pods", "--token", "not-a-token")
     assert result.returncode == 1
     assert result.stderr.strip() == "error: You must be logged in to the server (Unauthorized)"
@@ -125,6 +127,66 @@ def test_a_tenant_user_may_read_classes_and_work_in_its_namespaces(kestrel):
         "namespace/kestrel-web\n"
     )
     kestrel.ok("get", "pods", "-n", "kestrel-web", context=ALICE)
+
+
+@pytest.mark.parametrize(
+    ("args", "context", "code", "stdout"),
+    [
+        (("create", "pods", "-n", "kestrel-web"), ALICE, 0, "yes"),
+        (("create", "pods", "--subresource", "eviction", "-n", "kestrel-web"), ALICE, 0, "yes"),
+        (("create", "pods", "-n", "platform-monitoring"), ALICE, 1,
+         'no - kubeprio: namespace "platform-monitoring" belongs to no Tenant'),
+        (("create", "events", "-n", "kestrel-web"), ALICE, 1,
+         'no - kubeprio: tenant users may only read "events"'),
+        (("get", "/version"), ALICE, 0, "yes"),
+        (("create", "pods", "-n", "platform-monitoring", "--as", "alice"), None, 1,
+         'no - kubeprio: namespace "platform-monitoring" belongs to no Tenant'),
+        (("*", "*"), None, 0, "yes"),
+    ],
+    ids=["own-namespace", "eviction", "elsewhere", "events", "path", "as-alice", "admin"],
+)  # fmt: skip
+def test_auth_can_i(kestrel, args, context, code, stdout):
+    # kubectl's RunAccessCheck: "yes", or "no - <reason>" and exit code 1.
+    result = kestrel.kubectl("auth", "can-i", *args, context=context)
+    assert (result.returncode, result.stdout.strip()) == (code, stdout), result.stderr
+
+
+def test_auth_can_i_list_shows_the_tenant_users_rules(kestrel):
+    lines = kestrel.ok("auth", "can-i", "--list", "-n", "kestrel-web", context=ALICE)
+    rows = [line.split() for line in lines.splitlines()]
+    assert rows[0] == ["Resources", "Non-Resource", "URLs", "Resource", "Names", "Verbs"]
+    assert ["pods", "[]", "[]", "[create", "delete", "deletecollection", "get", "list",
+            "patch", "update", "watch]"] in rows  # fmt: skip
+    assert ["events", "[]", "[]", "[get", "list", "watch]"] in rows
+    assert ["pods/eviction", "[]", "[]", "[create]"] in rows
+    assert ["namespaces", "[]", "[kestrel-web]", "[get]"] in rows
+    assert ["[/apis/*]", "[]", "[get]"] in rows
+    elsewhere = kestrel.ok("auth", "can-i", "--list", "-n", "platform-monitoring", context=ALICE)
+    assert not any(line.startswith("pods ") for line in elsewhere.splitlines())
+    admin = [line.split() for line in kestrel.ok("auth", "can-i", "--list").splitlines()]
+    assert admin[1:] == [["*.*", "[]", "[]", "[*]"], ["[*]", "[]", "[*]"]]
+
+
+def test_auth_whoami_and_impersonation(kestrel):
+    rows = [
+        line.split(None, 1) for line in kestrel.ok("auth", "whoami", context=ALICE).splitlines()
+    ]
+    assert rows == [["ATTRIBUTE", "VALUE"], ["Username", "alice"], ["UID", "alice"],
+                    ["Groups", "[system:authenticated]"]]  # fmt: skip
+    who = json.loads(
+        kestrel.ok("auth", "whoami", "--as", "bob", "--as-group", "devs", "-o", "json")
+    )
+    assert who["status"]["userInfo"] == {
+        "username": "bob",
+        "groups": ["devs", "system:authenticated"],
+    }
+    refused = kestrel.kubectl("get", "pods", "-n", "kestrel-web", "--as", "bob", context=ALICE)
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        'Error from server (Forbidden): users "bob" is forbidden: User "alice" cannot '
+        'impersonate resource "users" in API group "" at the cluster scope'
+    )
+    assert kestrel.ok("get", "--raw", "/readyz", context=ALICE) == "ok"
 
 
 POD = """\

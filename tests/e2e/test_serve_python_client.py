@@ -76,6 +76,33 @@ def test_a_tenant_user_is_forbidden_outside_its_namespaces(server):
         assert caught.value.status == 403
 
 
+def test_self_reviews_through_the_official_client(server):
+    with _client(server, "kubeprio-alice") as api:
+        authz = k8s.AuthorizationV1Api(api)
+
+        def allowed(namespace: str) -> bool:
+            review = k8s.V1SelfSubjectAccessReview(
+                spec=k8s.V1SelfSubjectAccessReviewSpec(
+                    resource_attributes=k8s.V1ResourceAttributes(
+                        verb="create", resource="pods", namespace=namespace
+                    )
+                )
+            )
+            answer = authz.create_self_subject_access_review(review)
+            return bool(answer.status.allowed)
+
+        assert allowed("kestrel-web") is True
+        assert allowed("default") is False
+        rules = authz.create_self_subject_rules_review(
+            k8s.V1SelfSubjectRulesReview(
+                spec=k8s.V1SelfSubjectRulesReviewSpec(namespace="kestrel-web")
+            )
+        )
+        assert any("pods" in (rule.resources or ()) for rule in rules.status.resource_rules)
+        who = k8s.AuthenticationV1Api(api).create_self_subject_review(k8s.V1SelfSubjectReview())
+        assert who.status.user_info.username == "alice"
+
+
 def test_a_wrong_token_is_unauthorized(server):
     configuration = k8s.Configuration()
     configuration.host = server.url

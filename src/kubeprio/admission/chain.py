@@ -45,6 +45,9 @@ class UserInfo:
 
     name: str
     groups: tuple[str, ...] = ()
+    uid: str = ""
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Upstream's ``user.Info.GetExtra()`` as sorted pairs (set by impersonation)."""
 
 
 def is_admin(user: UserInfo | None) -> bool:

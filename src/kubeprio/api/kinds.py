@@ -17,6 +17,7 @@ from kubeprio.api.batch import Job
 from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
+from kubeprio.api.reviews import SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.tenant import Tenant
 
@@ -125,7 +126,22 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                                            ("get", "patch", "update")),)),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
 )  # fmt: skip
-"""Every kind served, in discovery order (core first, then groups)."""
+"""Every stored kind, in discovery order (core first, then groups)."""
+
+REVIEWS: Final[tuple[ResourceInfo, ...]] = (
+    ResourceInfo("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews",
+                 "selfsubjectreview", False, SelfSubjectReview, verbs=("create",)),
+    ResourceInfo("authorization.k8s.io", "v1", "SelfSubjectAccessReview",
+                 "selfsubjectaccessreviews", "selfsubjectaccessreview", False,
+                 SelfSubjectAccessReview, verbs=("create",)),
+    ResourceInfo("authorization.k8s.io", "v1", "SelfSubjectRulesReview",
+                 "selfsubjectrulesreviews", "selfsubjectrulesreview", False,
+                 SelfSubjectRulesReview, verbs=("create",)),
+)  # fmt: skip
+"""Create-only kinds answered at once and never stored (``apiserver.reviews``)."""
+
+SERVED: Final[tuple[ResourceInfo, ...]] = RESOURCES + REVIEWS
+"""Every kind the API server serves (routes, discovery, OpenAPI)."""
 
 NON_STORED_KINDS: Final[dict[str, type[Any]]] = {
     "Binding": Binding,

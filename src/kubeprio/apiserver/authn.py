@@ -98,7 +98,7 @@ class TokenAuthenticator:
             groups = tuple(g for g in record.groups if g)
             if AUTHENTICATED_GROUP not in groups:
                 groups = (*groups, AUTHENTICATED_GROUP)
-            self._users[record.token] = UserInfo(record.user, groups)
+            self._users[record.token] = UserInfo(record.user, groups, record.uid)
 
     def __call__(self, headers: Mapping[str, str]) -> UserInfo | None:
         """The caller, or None (401) for a missing or unknown token."""

@@ -17,26 +17,39 @@ authorizer, a fixed policy in place of RBAC:
 * outside those namespaces a tenant user may read PriorityClasses (to see which classes
   exist: kubeprio's choice, upstream grants no such default), get its own namespaces
   and its own Tenant, and nothing else — lists across all namespaces included;
-* anybody else authenticated may only use discovery (``/version``, ``/api``, ``/apis``,
-  ``/openapi``), as upstream's ``system:basic-user``/``system:discovery`` roles allow.
+* anybody authenticated may use discovery (``/version``, ``/api``, ``/apis``,
+  ``/openapi``, ``/healthz``...), as upstream's ``system:discovery`` role allows, and
+  create the three self reviews (``kubectl auth can-i``, ``kubectl auth whoami``), as
+  ``system:basic-user`` allows;
+* tenant users get exactly the verbs each resource serves (its discovery verbs): an
+  unknown resource, a wildcard or an unserved verb is refused, as upstream's ``admin``
+  role lists its resources and verbs one by one.
+
+``decide`` answers with a ``Decision`` whose reason explains the answer in kubeprio's
+words (``kubectl auth can-i`` prints it after "no"); ``rules_for`` lists what a user may
+do in a namespace (``kubectl auth can-i --list``), derived from ``decide`` itself over
+every served resource and verb, so the two cannot disagree.
 
 A refusal is 403 with upstream's text (``responsewriters.forbiddenMessage`` wrapped in
 ``NewForbidden``): ``pods is forbidden: User "alice" cannot create resource "pods" in
 API group "" in the namespace "other"``.
 
 Who drives it: ``apiserver.http`` asks it for every resource request when ``serve``
-passes one. Reads Tenants and Namespaces through the admission ``Listers``; no writes.
+passes one, and ``apiserver.reviews`` for the self reviews. Reads Tenants and Namespaces
+through the admission ``Listers``; no writes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Final, Protocol
 
-from kubeprio.admission.chain import Listers, UserInfo, is_admin
+from kubeprio.admission.chain import MASTERS_GROUP, Listers, UserInfo, is_admin
 from kubeprio.admission.tenant import owning_tenant
-from kubeprio.api import errors
+from kubeprio.api import errors, kinds
+from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.reviews import NonResourceRule, ResourceRule
 from kubeprio.api.tenant import Tenant
 from kubeprio.apiserver.negotiation import flag
 from kubeprio.apiserver.routes import Target
@@ -50,24 +63,70 @@ TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
 """Subresources a tenant user may write (others, like ``pods/binding``, are the system's)."""
 TENANT_READABLE_CLUSTER: Final = frozenset({"priorityclasses"})
 """Cluster-scoped resources every tenant user may read."""
+SELF_REVIEWS: Final = frozenset(
+    {
+        ("authorization.k8s.io", "selfsubjectaccessreviews"),
+        ("authorization.k8s.io", "selfsubjectrulesreviews"),
+        ("authentication.k8s.io", "selfsubjectreviews"),
+    }
+)
+"""What upstream's ``system:basic-user`` lets every authenticated user create."""
+DISCOVERY_PATHS: Final = (
+    "/api",
+    "/api/*",
+    "/apis",
+    "/apis/*",
+    "/healthz",
+    "/livez",
+    "/openapi",
+    "/openapi/*",
+    "/readyz",
+    "/version",
+    "/version/",
+)
+"""Upstream's ``system:discovery`` and ``system:public-info-viewer`` paths (verb ``get``)."""
+WILDCARD: Final = "*"
+ADMIN_REASON: Final = f'kubeprio: members of "{MASTERS_GROUP}" may do anything'
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Attributes:
-    """What a resource request does (upstream ``authorizer.AttributesRecord``)."""
+    """What a request does (upstream ``authorizer.AttributesRecord``).
+
+    A resource request names a group, resource and so on; a non-resource request
+    (``resource_request`` false) names only a ``path``.
+    """
 
     user: UserInfo
     verb: str
-    group: str
-    resource: str
+    group: str = ""
+    resource: str = ""
     subresource: str = ""
     namespace: str = ""
     name: str = ""
+    resource_request: bool = True
+    path: str = ""
 
     @property
     def resource_path(self) -> str:
         """``pods`` or ``pods/eviction``."""
         return f"{self.resource}/{self.subresource}" if self.subresource else self.resource
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Decision:
+    """An authorizer's answer and, in kubeprio's words, why."""
+
+    allowed: bool
+    reason: str = ""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Rules:
+    """What a user may do in one namespace (a SelfSubjectRulesReview's status)."""
+
+    resource_rules: tuple[ResourceRule, ...]
+    non_resource_rules: tuple[NonResourceRule, ...]
 
 
 def request_verb(method: str, target: Target, query: Mapping[str, str]) -> str:
@@ -112,6 +171,41 @@ class Authorizer(Protocol):
         ...
 
 
+class ReviewingAuthorizer(Authorizer, Protocol):
+    """An authorizer that can also explain itself and list a user's rules."""
+
+    def decide(self, attrs: Attributes) -> Decision:
+        """The answer and its reason."""
+        ...
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        """Everything ``user`` may do in ``namespace`` (cluster-wide rules included)."""
+        ...
+
+
+ADMIN_RULES: Final = Rules(
+    (ResourceRule(verbs=(WILDCARD,), api_groups=(WILDCARD,), resources=(WILDCARD,)),),
+    (NonResourceRule(verbs=(WILDCARD,), non_resource_urls=(WILDCARD,)),),
+)
+"""What upstream's ``cluster-admin`` role lists."""
+
+
+class AllowAll:
+    """The answer when no authorizer is configured: everything is allowed."""
+
+    def authorize(self, attrs: Attributes) -> bool:
+        """Always True."""
+        return True
+
+    def decide(self, attrs: Attributes) -> Decision:
+        """Always allowed."""
+        return Decision(True)
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        """Everything."""
+        return ADMIN_RULES
+
+
 def is_member(tenant: Tenant, user: UserInfo) -> bool:
     """Whether ``user`` acts as ``tenant`` (``spec.users`` or ``spec.groups``)."""
     spec = tenant.spec
@@ -122,33 +216,160 @@ def is_member(tenant: Tenant, user: UserInfo) -> bool:
     return any(group in (spec.groups or ()) for group in user.groups)
 
 
+def path_matches(pattern: str, path: str) -> bool:
+    """RBAC's non-resource URL match: exact, or a prefix before a trailing ``*``."""
+    if pattern.endswith(WILDCARD):
+        return path.startswith(pattern[:-1])
+    return path == pattern
+
+
+def _verbs_of(info: ResourceInfo, subresource: str) -> tuple[str, ...] | None:
+    """The verbs a resource or one of its subresources serves (None: no such subresource)."""
+    if not subresource:
+        return info.verbs
+    return next((sub.verbs for sub in info.subresources if sub.name == subresource), None)
+
+
 class TenantAuthorizer:
     """Admins anything; tenant users inside their tenant's namespaces (see module doc)."""
 
-    def __init__(self, listers: Listers) -> None:
+    def __init__(
+        self, listers: Listers, resources: tuple[ResourceInfo, ...] = kinds.SERVED
+    ) -> None:
         self._listers = listers
+        self._resources = resources
+        self._served = {(info.group, info.plural): info for info in resources}
 
     def authorize(self, attrs: Attributes) -> bool:
         """Apply the policy of the module docstring."""
+        return self.decide(attrs).allowed
+
+    def decide(self, attrs: Attributes) -> Decision:
+        """The policy of the module docstring, with its reason."""
         if is_admin(attrs.user):
-            return True
-        if attrs.namespace:
-            tenant = owning_tenant(self._listers, attrs.namespace)
-            if tenant is None or not is_member(tenant, attrs.user):
-                return False
-            if attrs.subresource:
-                return attrs.verb in READ_VERBS or (
-                    attrs.resource_path in TENANT_WRITABLE_SUBRESOURCES
+            return Decision(True, ADMIN_REASON)
+        if not attrs.resource_request:
+            if attrs.verb == "get" and any(path_matches(p, attrs.path) for p in DISCOVERY_PATHS):
+                return Decision(True, "kubeprio: every authenticated user may use discovery")
+            return Decision(
+                False, "kubeprio: outside discovery, only cluster admins may use non-resource paths"
+            )
+        if (attrs.group, attrs.resource) in SELF_REVIEWS:
+            allowed = attrs.verb == "create" and not attrs.subresource
+            return Decision(
+                allowed,
+                "kubeprio: every authenticated user may create self reviews"
+                if allowed
+                else "kubeprio: self reviews may only be created",
+            )
+        info = self._served.get((attrs.group, attrs.resource))
+        if info is None:
+            return Decision(
+                False,
+                f'kubeprio: tenant users get no access to "{attrs.resource}" in API group '
+                f'"{attrs.group}" (not a resource this server lists for them)',
+            )
+        verbs = _verbs_of(info, attrs.subresource)
+        if verbs is None or attrs.verb not in verbs:
+            return Decision(
+                False, f'kubeprio: "{attrs.resource_path}" does not serve the verb "{attrs.verb}"'
+            )
+        if info.namespaced and attrs.namespace:
+            return self._in_namespace(attrs)
+        return self._at_cluster_scope(attrs)
+
+    def _in_namespace(self, attrs: Attributes) -> Decision:
+        tenant = owning_tenant(self._listers, attrs.namespace)
+        if tenant is None:
+            return Decision(False, f'kubeprio: namespace "{attrs.namespace}" belongs to no Tenant')
+        tenant_name = tenant.metadata.name
+        if not is_member(tenant, attrs.user):
+            return Decision(
+                False,
+                f'kubeprio: User "{attrs.user.name}" is not a member of Tenant "{tenant_name}", '
+                f'which owns namespace "{attrs.namespace}"',
+            )
+        writable = (
+            attrs.resource_path in TENANT_WRITABLE_SUBRESOURCES
+            if attrs.subresource
+            else attrs.resource not in TENANT_READ_ONLY
+        )
+        if not writable and attrs.verb not in READ_VERBS:
+            return Decision(False, f'kubeprio: tenant users may only read "{attrs.resource_path}"')
+        return Decision(
+            True,
+            f'kubeprio: allowed to members of Tenant "{tenant_name}", which owns namespace '
+            f'"{attrs.namespace}"',
+        )
+
+    def _at_cluster_scope(self, attrs: Attributes) -> Decision:
+        if attrs.verb in READ_VERBS and not attrs.subresource:
+            if attrs.resource in TENANT_READABLE_CLUSTER:
+                return Decision(True, f"kubeprio: every tenant user may read {attrs.resource}")
+            if attrs.resource == "namespaces" and attrs.verb == "get" and attrs.name:
+                tenant = owning_tenant(self._listers, attrs.name)
+                if tenant is not None and is_member(tenant, attrs.user):
+                    return Decision(
+                        True,
+                        f'kubeprio: allowed to members of Tenant "{tenant.metadata.name}", '
+                        f'which owns namespace "{attrs.name}"',
+                    )
+            if attrs.resource == "tenants" and attrs.verb == "get" and attrs.name:
+                tenant = self._listers.tenants.get(attrs.name)
+                if tenant is not None and is_member(tenant, attrs.user):
+                    return Decision(True, f'kubeprio: allowed to members of Tenant "{attrs.name}"')
+        return Decision(
+            False,
+            "kubeprio: at the cluster scope tenant users may only read priorityclasses, "
+            "get their namespaces and get their Tenant",
+        )
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        """Every served (sub)resource and verb ``decide`` allows, grouped into rules."""
+        if is_admin(user):
+            return ADMIN_RULES
+        verbs_of: dict[tuple[str, str], list[str]] = {}
+        names_of: dict[tuple[str, str, str], list[str]] = {}
+        for attrs in self._candidates(user, namespace):
+            if not self.decide(attrs).allowed:
+                continue
+            if attrs.name:
+                names_of.setdefault((attrs.group, attrs.resource_path, attrs.verb), []).append(
+                    attrs.name
                 )
-            return attrs.resource not in TENANT_READ_ONLY or attrs.verb in READ_VERBS
-        if attrs.verb not in READ_VERBS:
-            return False
-        if attrs.resource in TENANT_READABLE_CLUSTER:
-            return True
-        if attrs.resource == "namespaces" and attrs.verb == "get" and attrs.name:
-            tenant = owning_tenant(self._listers, attrs.name)
-            return tenant is not None and is_member(tenant, attrs.user)
-        if attrs.resource == "tenants" and attrs.verb == "get" and attrs.name:
-            tenant = self._listers.tenants.get(attrs.name)
-            return tenant is not None and is_member(tenant, attrs.user)
-        return False
+            else:
+                verbs_of.setdefault((attrs.group, attrs.resource_path), []).append(attrs.verb)
+        # One rule per group and verb set, as a role would list them.
+        merged: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+        for (group, path), verbs in verbs_of.items():
+            merged.setdefault((group, tuple(verbs)), []).append(path)
+        resource_rules = tuple(
+            ResourceRule(verbs=verbs, api_groups=(group,), resources=tuple(paths))
+            for (group, verbs), paths in merged.items()
+        ) + tuple(
+            ResourceRule(
+                verbs=(verb,), api_groups=(group,), resources=(path,), resource_names=tuple(names)
+            )
+            for (group, path, verb), names in names_of.items()
+        )
+        return Rules(
+            resource_rules, (NonResourceRule(verbs=("get",), non_resource_urls=DISCOVERY_PATHS),)
+        )
+
+    def _candidates(self, user: UserInfo, namespace: str) -> Iterator[Attributes]:
+        """Every request worth asking about: each served (sub)resource and verb, and the
+        named gets of the namespaces and Tenants the user may belong to."""
+        for info in self._resources:
+            scope = namespace if info.namespaced else ""
+            paths = [("", info.verbs)] + [(sub.name, sub.verbs) for sub in info.subresources]
+            for subresource, verbs in paths:
+                for verb in verbs:
+                    yield Attributes(user, verb, info.group, info.plural, subresource, scope)
+        tenants = [t for t in self._listers.tenants.list() if is_member(t, user)]
+        for tenant in tenants:
+            yield Attributes(user, "get", "kubeprio.io", "tenants", name=tenant.metadata.name or "")
+        names = {ns.metadata.name or "" for ns in self._listers.namespaces.list()}
+        for tenant in tenants:
+            names.update(tenant.spec.namespaces or () if tenant.spec else ())
+        for name in sorted(names - {""}):
+            yield Attributes(user, "get", "", "namespaces", name=name)

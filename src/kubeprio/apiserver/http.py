@@ -6,13 +6,15 @@ What it is: ``create_app(service)`` returns a Starlette application serving
   for ``v=v2``, legacy otherwise), ``/api/v1`` and ``/apis/<g>/<v>`` (legacy resource
   lists), ``/apis/<g>`` (``APIGroup``) -- ``apiserver.discovery``;
 * ``/openapi/v3`` and ``/openapi/v3/<gv>`` -- ``apiserver.openapi``;
+* ``/healthz``, ``/livez``, ``/readyz`` -- "ok";
 * every resource path of the resource table -- ``apiserver.routes`` resolves it,
   ``apiserver.rest`` serves it; watches stream as chunked newline-delimited JSON.
 
 This module only translates between HTTP and those modules: it reads the request (path,
 query, ``Accept``, ``Content-Type``, body), asks the authenticator who is calling (every
-path, discovery included: 401 without credentials) and the authorizer whether the caller
-may make a resource request (``apiserver.authz``), writes
+path, discovery included: 401 without credentials), applies ``Impersonate-*`` headers
+(``apiserver.impersonation``), and asks the authorizer whether the caller may make a
+resource request (``apiserver.authz``), writes
 JSON with ``Content-Type: application/json`` (kubectl refuses success bodies of any other
 type), ``Warning: 299 - "..."`` headers for admission warnings, and error ``Status``
 bodies (``apiserver.status``). It is the only module of the API server that imports the
@@ -43,7 +45,7 @@ from starlette.routing import Route
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
 from kubeprio.api.model import JsonDict
-from kubeprio.apiserver import authz, discovery, openapi, status
+from kubeprio.apiserver import authz, discovery, impersonation, openapi, status
 from kubeprio.apiserver.rest import DEFAULT_WATCH_TIMEOUT, Reply, RestHandler, RestRequest
 from kubeprio.apiserver.routes import RouteTable, Target, split_path
 from kubeprio.apiserver.service import ApiService
@@ -58,6 +60,8 @@ Authenticator = Callable[[Mapping[str, str]], UserInfo | None]
 """Maps request headers to the caller; ``None`` means unauthenticated (401)."""
 
 RESOURCE_METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+IMPERSONATE_PREFIX: Final = b"impersonate-"
+HEALTH_PATHS: Final = ("/healthz", "/livez", "/readyz")
 
 
 def _dumps(body: JsonDict | orjson.Fragment) -> bytes:
@@ -92,28 +96,34 @@ class KubeApp:
         *,
         clock: Clock,
         authenticator: Authenticator | None,
-        authorizer: authz.Authorizer | None,
+        authorizer: authz.ReviewingAuthorizer | None,
         watch_timeout: float,
         bookmark_interval: float,
     ) -> None:
         self.service = service
-        self.rest = RestHandler(service, clock=clock, watch_timeout=watch_timeout)
-        self.routes = RouteTable(kinds.RESOURCES)
+        self.rest = RestHandler(
+            service, clock=clock, watch_timeout=watch_timeout, reviewer=authorizer
+        )
+        self.routes = RouteTable(kinds.SERVED)
         self.authenticator = authenticator
         self.authorizer = authorizer
         self.streams: dict[WatchStream, Callable[[], None]] = {}
         self.bookmark_interval = bookmark_interval
-        self.openapi_docs = openapi.documents(kinds.RESOURCES)
+        self.openapi_docs = openapi.documents(kinds.SERVED)
         self.openapi_index = _dumps(openapi.index(self.openapi_docs))
 
     # --- plumbing --------------------------------------------------------------------------
 
     def _user(self, request: Request) -> UserInfo | None:
-        if self.authenticator is None:
-            return None
-        user = self.authenticator(request.headers)
-        if user is None:
-            raise errors.UnauthorizedError.build("Unauthorized")
+        user = None
+        if self.authenticator is not None:
+            user = self.authenticator(request.headers)
+            if user is None:
+                raise errors.UnauthorizedError.build("Unauthorized")
+        headers = request.headers.raw
+        if any(name.startswith(IMPERSONATE_PREFIX) for name, _ in headers):
+            pairs = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers]
+            user = impersonation.impersonate(user, pairs, self.authorizer)
         return user
 
     def _authorize(self, user: UserInfo | None, request: Request, target: Target) -> None:
@@ -139,6 +149,14 @@ class KubeApp:
             return error_response(exc)
         return json_response(discovery.VERSION_INFO)
 
+    async def health(self, request: Request) -> Response:
+        """``/healthz``, ``/livez``, ``/readyz``: "ok" once the server answers at all."""
+        try:
+            self._user(request)
+        except errors.StatusError as exc:
+            return error_response(exc)
+        return Response(b"ok", media_type="text/plain; charset=utf-8")
+
     async def api(self, request: Request) -> Response:
         """``/api``: aggregated (v2 when asked) or ``APIVersions``."""
         try:
@@ -147,7 +165,7 @@ class KubeApp:
             return error_response(exc)
         if discovery.wants_aggregated(request.headers.get("accept", "")):
             return json_response(
-                discovery.aggregated(kinds.RESOURCES, core=True),
+                discovery.aggregated(kinds.SERVED, core=True),
                 content_type=discovery.AGGREGATED_CONTENT_TYPE,
             )
         return json_response(discovery.api_versions())
@@ -160,10 +178,10 @@ class KubeApp:
             return error_response(exc)
         if discovery.wants_aggregated(request.headers.get("accept", "")):
             return json_response(
-                discovery.aggregated(kinds.RESOURCES, core=False),
+                discovery.aggregated(kinds.SERVED, core=False),
                 content_type=discovery.AGGREGATED_CONTENT_TYPE,
             )
-        return json_response(discovery.api_group_list(kinds.RESOURCES))
+        return json_response(discovery.api_group_list(kinds.SERVED))
 
     async def openapi_root(self, request: Request) -> Response:
         """``/openapi/v3``."""
@@ -295,7 +313,7 @@ def create_app(
     service: ApiService,
     *,
     authenticator: Authenticator | None = None,
-    authorizer: authz.Authorizer | None = None,
+    authorizer: authz.ReviewingAuthorizer | None = None,
     clock: Clock | None = None,
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
@@ -318,6 +336,7 @@ def create_app(
     routes = [
         Route("/version", app_state.version, methods=["GET"]),
         Route("/version/", app_state.version, methods=["GET"]),
+        *(Route(path, app_state.health, methods=["GET"]) for path in HEALTH_PATHS),
         Route("/api", app_state.api, methods=["GET"]),
         Route("/api/", app_state.api, methods=["GET"]),
         Route("/apis", app_state.apis, methods=["GET"]),

@@ -46,7 +46,8 @@ from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
-from kubeprio.apiserver import fieldvalidation, protobuf, status, tables
+from kubeprio.apiserver import fieldvalidation, protobuf, reviews, status, tables
+from kubeprio.apiserver.authz import AllowAll, ReviewingAuthorizer
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import dry_run, flag, integer, media_type, negotiate
 from kubeprio.apiserver.routes import Target
@@ -98,10 +99,12 @@ class RestHandler:
         *,
         clock: Clock,
         watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
+        reviewer: ReviewingAuthorizer | None = None,
     ) -> None:
         self.service = service
         self.clock = clock
         self.watch_timeout = watch_timeout
+        self.reviewer: ReviewingAuthorizer = reviewer or AllowAll()
 
     # --- dispatch ------------------------------------------------------------------------
 
@@ -110,6 +113,13 @@ class RestHandler:
         target = request.target
         method = request.method
         sub = target.subresource
+        if target.info.model in reviews.MODELS:
+            # Create-only and never stored: no object paths, no other verbs.
+            if not target.is_collection:
+                raise status.path_not_found()
+            if method == "POST":
+                return self.review(request)
+            raise status.method_not_allowed(method)
         if sub == "":
             if target.is_collection:
                 if method == "GET":
@@ -350,6 +360,12 @@ class RestHandler:
         obj, warnings = self._read_object(request, request.target.info.model, expect_name=False)
         result = self.service.create_object(obj, user=request.user, dry_run=dry_run(request.query))
         return Reply(201, json_fragment(result.obj), (*warnings, *result.warnings))
+
+    def review(self, request: RestRequest) -> Reply:
+        """POST a self review: 201 with the answer in its status (nothing is stored)."""
+        obj, warnings = self._read_object(request, request.target.info.model, expect_name=False)
+        body = reviews.answer(obj, request.user, self.reviewer, now=self.clock.now())
+        return Reply(201, body, tuple(warnings))
 
     def update(self, request: RestRequest) -> Reply:
         """PUT an object (or its status): 200 with the stored object."""

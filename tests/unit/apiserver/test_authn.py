@@ -75,15 +75,15 @@ def test_bearer_header(header, token):
     assert bearer_token({"authorization": header} if header else {}) == token
 
 
-def test_authenticated_users_get_system_authenticated():
+def test_authenticated_users_get_system_authenticated_and_their_uid():
     authenticate = TokenAuthenticator(
         [TokenRecord("t1", "alice", "u1"), TokenRecord("t2", "root", "u2", ("system:masters",))]
     )
     assert authenticate({"authorization": "Bearer t1"}) == UserInfo(
-        "alice", ("system:authenticated",)
+        "alice", ("system:authenticated",), "u1"
     )
     assert authenticate({"authorization": "Bearer t2"}) == UserInfo(
-        "root", ("system:masters", "system:authenticated")
+        "root", ("system:masters", "system:authenticated"), "u2"
     )
     assert authenticate({"authorization": "Bearer t3"}) is None
     assert authenticate({}) is None
@@ -92,5 +92,5 @@ def test_authenticated_users_get_system_authenticated():
 def test_a_later_duplicate_token_wins():
     authenticate = TokenAuthenticator(parse_token_file("t1,alice,u1\nt1,bob,u2\n"))
     assert authenticate({"authorization": "Bearer t1"}) == UserInfo(
-        "bob", ("system:authenticated",)
+        "bob", ("system:authenticated",), "u2"
     )

@@ -1,0 +1,201 @@
+"""Answering the self reviews: ``kubectl auth can-i``, ``can-i --list`` and ``whoami``.
+
+What it is: the create handlers of the three never-stored kinds, as upstream's
+``pkg/registry/authorization/selfsubjectaccessreview``, ``.../selfsubjectrulesreview``
+and ``pkg/registry/authentication/selfsubjectreview`` write them:
+
+* SelfSubjectAccessReview: validated first (exactly one of ``resourceAttributes`` and
+  ``nonResourceAttributes``; ``metadata`` empty), then the caller's request is put to the
+  authorizer; the object comes back with ``status.allowed`` and the reason;
+* SelfSubjectRulesReview: ``spec.namespace`` is required ("no namespace on request");
+  the status lists the authorizer's rules for the caller there;
+* SelfSubjectReview: the caller's user name, uid, groups and extra.
+
+Each needs a caller: without one (a server with no authentication) the answer is
+upstream's 400 "no user present on request". Answers are JSON shaped as upstream's
+encoder writes them (``allowed``, ``incomplete`` and both rule lists always present,
+``metadata.creationTimestamp: null`` for the two authorization reviews).
+
+Who drives it: ``apiserver.rest`` for a POST to one of ``api.kinds.REVIEWS``, with the
+authorizer ``serve`` configured (``authz.AllowAll`` when there is none). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from kubeprio.admission.chain import UserInfo
+from kubeprio.api import errors
+from kubeprio.api.model import JsonDict
+from kubeprio.api.reviews import (
+    AUTHENTICATION_V1,
+    AUTHORIZATION_V1,
+    NonResourceRule,
+    ResourceRule,
+    SelfSubjectAccessReview,
+    SelfSubjectReview,
+    SelfSubjectRulesReview,
+)
+from kubeprio.api.serialization import to_dict
+from kubeprio.apiserver.authz import Attributes, ReviewingAuthorizer
+from kubeprio.clock import rfc3339
+
+MODELS: Final = frozenset({SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview})
+"""The review kinds' models (``api.kinds.REVIEWS``)."""
+AUTHORIZATION_GROUP: Final = "authorization.k8s.io"
+
+
+def _caller(user: UserInfo | None) -> UserInfo:
+    if user is None:
+        raise errors.bad_request("no user present on request")
+    return user
+
+
+def answer(
+    review: Any, user: UserInfo | None, authorizer: ReviewingAuthorizer, *, now: float
+) -> JsonDict:
+    """The created review with its status filled in."""
+    if isinstance(review, SelfSubjectAccessReview):
+        return access_review(review, user, authorizer)
+    if isinstance(review, SelfSubjectRulesReview):
+        return rules_review(review, user, authorizer)
+    if isinstance(review, SelfSubjectReview):
+        return identity_review(_caller(user), now=now)
+    raise errors.bad_request(f"not a review: {type(review).__name__}")
+
+
+def _validate_access_review(review: SelfSubjectAccessReview) -> None:
+    """``ValidateSelfSubjectAccessReview``."""
+    spec = review.spec
+    resource = spec.resource_attributes if spec else None
+    non_resource = spec.non_resource_attributes if spec else None
+    problems: list[errors.FieldError] = []
+    if resource is not None and non_resource is not None:
+        problems.append(
+            errors.invalid(
+                "spec.nonResourceAttributes",
+                to_dict(non_resource),
+                "cannot be specified in combination with resourceAttributes",
+            )
+        )
+    if resource is None and non_resource is None:
+        problems.append(
+            errors.invalid(
+                "spec.resourceAttributes",
+                None,
+                "exactly one of nonResourceAttributes or resourceAttributes must be specified",
+            )
+        )
+    # Semantic equality with an empty ObjectMeta: nulls (kubectl's creationTimestamp)
+    # and managed fields do not count.
+    metadata = {
+        key: value
+        for key, value in to_dict(review.metadata).items()
+        if value is not None and key != "managedFields"
+    }
+    if metadata:
+        problems.append(errors.invalid("metadata", to_dict(review.metadata), "must be empty"))
+    if problems:
+        # Upstream decodes into the internal type, whose kind is empty: the message
+        # names only the group (".authorization.k8s.io").
+        raise errors.invalid_error("", AUTHORIZATION_GROUP, "", problems)
+
+
+def access_review(
+    review: SelfSubjectAccessReview, user: UserInfo | None, authorizer: ReviewingAuthorizer
+) -> JsonDict:
+    """``kubectl auth can-i VERB RESOURCE``: may the caller make this request?"""
+    _validate_access_review(review)
+    caller = _caller(user)
+    assert review.spec is not None  # validated above
+    resource = review.spec.resource_attributes
+    if resource is not None:
+        attrs = Attributes(
+            user=caller,
+            verb=resource.verb or "",
+            group=resource.group or "",
+            resource=resource.resource or "",
+            subresource=resource.subresource or "",
+            namespace=resource.namespace or "",
+            name=resource.name or "",
+        )
+    else:
+        non_resource = review.spec.non_resource_attributes
+        assert non_resource is not None
+        attrs = Attributes(
+            user=caller,
+            verb=non_resource.verb or "",
+            resource_request=False,
+            path=non_resource.path or "",
+        )
+    decision = authorizer.decide(attrs)
+    status: JsonDict = {"allowed": decision.allowed}
+    if decision.reason:
+        status["reason"] = decision.reason
+    return {
+        "kind": "SelfSubjectAccessReview",
+        "apiVersion": AUTHORIZATION_V1,
+        "metadata": {"creationTimestamp": None},
+        "spec": to_dict(review.spec),
+        "status": status,
+    }
+
+
+def _resource_rule(rule: ResourceRule) -> JsonDict:
+    out: JsonDict = {"verbs": list(rule.verbs)}
+    if rule.api_groups:
+        out["apiGroups"] = list(rule.api_groups)
+    if rule.resources:
+        out["resources"] = list(rule.resources)
+    if rule.resource_names:
+        out["resourceNames"] = list(rule.resource_names)
+    return out
+
+
+def _non_resource_rule(rule: NonResourceRule) -> JsonDict:
+    out: JsonDict = {"verbs": list(rule.verbs)}
+    if rule.non_resource_urls:
+        out["nonResourceURLs"] = list(rule.non_resource_urls)
+    return out
+
+
+def rules_review(
+    review: SelfSubjectRulesReview, user: UserInfo | None, authorizer: ReviewingAuthorizer
+) -> JsonDict:
+    """``kubectl auth can-i --list``: everything the caller may do in a namespace."""
+    caller = _caller(user)
+    namespace = review.spec.namespace if review.spec else None
+    if not namespace:
+        raise errors.bad_request("no namespace on request")
+    rules = authorizer.rules_for(caller, namespace)
+    # Upstream answers with a new object: the spec it was asked about is not echoed.
+    return {
+        "kind": "SelfSubjectRulesReview",
+        "apiVersion": AUTHORIZATION_V1,
+        "metadata": {"creationTimestamp": None},
+        "spec": {},
+        "status": {
+            "resourceRules": [_resource_rule(rule) for rule in rules.resource_rules],
+            "nonResourceRules": [_non_resource_rule(rule) for rule in rules.non_resource_rules],
+            "incomplete": False,
+        },
+    }
+
+
+def identity_review(user: UserInfo, *, now: float) -> JsonDict:
+    """``kubectl auth whoami``: the caller as authentication (and impersonation) saw it."""
+    user_info: JsonDict = {}
+    if user.name:
+        user_info["username"] = user.name
+    if user.uid:
+        user_info["uid"] = user.uid
+    if user.groups:
+        user_info["groups"] = list(user.groups)
+    if user.extra:
+        user_info["extra"] = {key: list(values) for key, values in user.extra}
+    return {
+        "kind": "SelfSubjectReview",
+        "apiVersion": AUTHENTICATION_V1,
+        "metadata": {"creationTimestamp": rfc3339(now)},
+        "status": {"userInfo": user_info},
+    }
