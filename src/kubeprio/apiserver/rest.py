@@ -63,6 +63,10 @@ RETURNS_DELETED_OBJECT: Final = frozenset({"pods"})
 """Registries with ``ReturnDeletedObject: true``; others answer a deletion with a Status."""
 
 PATCH_MEDIA_TYPES: Final = {member.value: member for member in PatchType}
+JSON_TYPE: Final = "application/json"
+YAML_TYPE: Final = "application/yaml"
+OBJECT_MEDIA_TYPES: Final = (JSON_TYPE, YAML_TYPE, protobuf.CONTENT_TYPE)
+"""What upstream decodes an object body from (CBOR is behind a feature gate in 1.32)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,14 +259,24 @@ class RestHandler:
 
     # --- decoding ------------------------------------------------------------------------
 
-    def _parse_body(self, request: RestRequest) -> tuple[Any, list[str]]:
-        """The decoded body and its duplicate-key problems."""
+    def _parse_body(self, request: RestRequest, *, patch: bool = False) -> tuple[Any, list[str]]:
+        """The decoded body and its duplicate-key problems.
+
+        An object body is JSON (also without a Content-Type, as upstream takes the first
+        supported type), YAML or protobuf; anything else is upstream's 415. A ``patch``
+        body was already matched to its patch type and is JSON."""
         body = request.body
         content_type = media_type(request.content_type)
-        if content_type in ("application/yaml", "application/x-yaml"):
-            return _parse_yaml(body), []
-        if content_type == protobuf.CONTENT_TYPE:
-            return protobuf.decode(body), []
+        if not patch:
+            if content_type == YAML_TYPE:
+                return _parse_yaml(body), []
+            if content_type == protobuf.CONTENT_TYPE:
+                return protobuf.decode(body), []
+            if content_type not in ("", JSON_TYPE):
+                raise errors.UnsupportedMediaTypeError.build(
+                    "the body of the request was in an unknown format - accepted media "
+                    f"types include: {', '.join(OBJECT_MEDIA_TYPES)}"
+                )
         try:
             return fieldvalidation.parse_json(body)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -397,7 +411,7 @@ class RestHandler:
         if patch_type is PatchType.APPLY_PATCH:
             body, duplicates = self._parse_apply_body(request)
         else:
-            body, duplicates = self._parse_body(request)
+            body, duplicates = self._parse_body(request, patch=True)
         warnings: list[str] = []
         if isinstance(body, dict) and patch_type is not PatchType.JSON_PATCH:
             body, warnings = self._validate_fields(
@@ -587,7 +601,7 @@ class RestHandler:
             )
         else:
             patch_type = self._patch_type(request)
-            body, _ = self._parse_body(request)
+            body, _ = self._parse_body(request, patch=True)
             try:
                 patched = apply_patch(scale_doc, body, patch_type=patch_type, kind="Scale")
                 new_scale = from_dict(Scale, patched)

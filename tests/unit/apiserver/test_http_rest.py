@@ -226,6 +226,32 @@ def test_unknown_patch_content_type_is_415(client):
     assert response.json()["reason"] == "UnsupportedMediaType"
 
 
+@pytest.mark.parametrize(
+    "content_type",
+    ["text/plain", "application/x-yaml", "application/merge-patch+json", "application/cbor"],
+)
+def test_an_object_body_of_an_unknown_type_is_415_and_nothing_is_stored(client, content_type):
+    # Upstream NegotiateInputSerializer: NewUnsupportedMediaTypeError over the serializers
+    # a 1.32 server decodes objects from (JSON, YAML, protobuf; CBOR is gated off).
+    response = client.post(
+        PCS, content=json.dumps(pc_manifest("q")), headers={"Content-Type": content_type}
+    )
+    assert response.status_code == 415
+    assert response.json()["reason"] == "UnsupportedMediaType"
+    assert response.json()["message"] == (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+    )
+    assert client.get(f"{PCS}/q").status_code == 404
+
+
+@pytest.mark.parametrize("content_type", ["", "application/json; charset=utf-8"])
+def test_an_object_body_without_a_type_or_with_parameters_is_json(client, content_type):
+    headers = {"Content-Type": content_type} if content_type else {}
+    response = client.post(PCS, content=json.dumps(pc_manifest("r")), headers=headers)
+    assert response.status_code == 201
+
+
 def test_delete_reads_a_body_without_content_type_and_returns_the_pod(client):
     client.post(PODS, json=pod_manifest("a"))
     response = client.request("DELETE", f"{PODS}/a", content=b'{"gracePeriodSeconds":0}')
