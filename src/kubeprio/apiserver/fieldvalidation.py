@@ -116,7 +116,7 @@ def _table() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
 
     A scalar, or a list or map of scalars, is not walked.
     """
-    table = upstreamtable.load()
+    table = upstreamtable.served()
     types = {
         name: {
             field: ref if upstreamtable.is_object_type(ref) else ""

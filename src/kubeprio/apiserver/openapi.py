@@ -61,44 +61,6 @@ _SCALARS: Final[dict[str, JsonDict]] = {
     **{scalar: {"$ref": SCHEMA_REF + name} for scalar, name in _SPECIAL_OF_SCALAR.items()},
 }
 
-# kubeprio's own kind, in the generated table's notation.
-_KUBEPRIO_ROOTS: Final = {"Tenant": "KubeprioV1alpha1Tenant"}
-_KUBEPRIO_TYPES: Final[dict[str, TypeEntry]] = {
-    "KubeprioV1alpha1Tenant": {
-        "schema": "io.kubeprio.v1alpha1.Tenant",
-        "required": [],
-        "fields": {
-            "apiVersion": "string",
-            "kind": "string",
-            "metadata": "V1ObjectMeta",
-            "spec": "KubeprioV1alpha1TenantSpec",
-            "status": "object",
-        },
-    },
-    "KubeprioV1alpha1TenantSpec": {
-        "schema": "io.kubeprio.v1alpha1.TenantSpec",
-        "required": [],
-        "fields": {
-            "enforcement": "string",
-            "groups": "[]string",
-            "namespaceSelector": "V1LabelSelector",
-            "namespaces": "[]string",
-            "priorityClasses": "KubeprioV1alpha1TenantPriorityClasses",
-            "users": "[]string",
-        },
-    },
-    "KubeprioV1alpha1TenantPriorityClasses": {
-        "schema": "io.kubeprio.v1alpha1.TenantPriorityClasses",
-        "required": [],
-        "fields": {
-            "allowed": "[]string",
-            "allowedRegex": "string",
-            "default": "string",
-            "maxValue": "integer",
-        },
-    },
-}
-
 
 def gv_path(info: ResourceInfo) -> str:
     """``api/v1`` or ``apis/<group>/<version>`` (the key in the v3 index)."""
@@ -188,9 +150,9 @@ def component_schemas(resources: list[ResourceInfo]) -> JsonDict:
     Each kind's schema carries ``x-kubernetes-group-version-kind`` as a list, which is
     how ``kubectl explain`` finds it.
     """
-    table = upstreamtable.load()
-    roots = {**table.roots, **_KUBEPRIO_ROOTS}
-    types = {**table.types, **_KUBEPRIO_TYPES}
+    table = upstreamtable.served()
+    roots = table.roots
+    types = table.types
     schemas: JsonDict = {}
     for info in resources:
         root = roots.get(info.kind)

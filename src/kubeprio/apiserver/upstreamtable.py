@@ -6,8 +6,11 @@ entry names upstream's schema (``io.k8s.api.core.v1.PodSpec``), its required fie
 each field's type: a scalar (``string``, ``integer``, ``boolean``, ``date-time``,
 ``int-or-string``, ``quantity``, ``object``), a type name, ``[]T`` (list) or ``{}T`` (map).
 
-Who drives it: ``apiserver.fieldvalidation`` (strict decoding) and ``apiserver.openapi``
-(component schemas for ``kubectl explain``). Rules: read once, never mutated.
+``served()`` adds kubeprio's own kind (Tenant), written here in the same notation, so
+it gets strict field validation and an ``explain`` schema like a CRD with a structural
+schema. Who drives it: ``apiserver.fieldvalidation`` (strict decoding) and
+``apiserver.openapi`` (component schemas for ``kubectl explain``). Rules: read once,
+never mutated.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
 TypeEntry = dict[str, Any]
 """``{"schema": str, "required": [str], "fields": {json name: type}}``."""
@@ -47,3 +50,49 @@ def load() -> UpstreamTable:
     raw = resources.files("kubeprio.apiserver").joinpath("upstream_fields.json").read_text()
     data = json.loads(raw)
     return UpstreamTable(roots=data["roots"], types=data["types"])
+
+
+KUBEPRIO_ROOTS: Final = {"Tenant": "KubeprioV1alpha1Tenant"}
+"""kubeprio's own kinds, in the generated table's notation."""
+KUBEPRIO_TYPES: Final[dict[str, TypeEntry]] = {
+    "KubeprioV1alpha1Tenant": {
+        "schema": "io.kubeprio.v1alpha1.Tenant",
+        "required": [],
+        "fields": {
+            "apiVersion": "string",
+            "kind": "string",
+            "metadata": "V1ObjectMeta",
+            "spec": "KubeprioV1alpha1TenantSpec",
+            "status": "object",
+        },
+    },
+    "KubeprioV1alpha1TenantSpec": {
+        "schema": "io.kubeprio.v1alpha1.TenantSpec",
+        "required": [],
+        "fields": {
+            "enforcement": "string",
+            "groups": "[]string",
+            "namespaceSelector": "V1LabelSelector",
+            "namespaces": "[]string",
+            "priorityClasses": "KubeprioV1alpha1TenantPriorityClasses",
+            "users": "[]string",
+        },
+    },
+    "KubeprioV1alpha1TenantPriorityClasses": {
+        "schema": "io.kubeprio.v1alpha1.TenantPriorityClasses",
+        "required": [],
+        "fields": {
+            "allowed": "[]string",
+            "allowedRegex": "string",
+            "default": "string",
+            "maxValue": "integer",
+        },
+    },
+}
+
+
+@functools.cache
+def served() -> UpstreamTable:
+    """Upstream's table plus kubeprio's own kinds: every kind the server serves."""
+    table = load()
+    return UpstreamTable({**table.roots, **KUBEPRIO_ROOTS}, {**table.types, **KUBEPRIO_TYPES})

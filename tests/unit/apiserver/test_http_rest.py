@@ -110,6 +110,29 @@ def test_strict_field_validation_rejects_unknown_fields(client, body, message):
     assert response.json()["message"] == message
 
 
+def test_tenants_get_strict_field_validation_like_a_structural_crd(client):
+    """A CRD with a structural schema prunes unknown fields, and reports them in Strict
+    and Warn mode like a built-in kind (a mistyped ``users`` must not vanish silently)."""
+    tenants = "/apis/kubeprio.io/v1alpha1/tenants"
+    body = {
+        "apiVersion": "kubeprio.io/v1alpha1",
+        "kind": "Tenant",
+        "metadata": {"name": "t"},
+        "spec": {"user": ["alice"], "priorityClasses": {"allowed": ["a"], "maxvalue": 5}},
+    }
+    strict = client.post(f"{tenants}?fieldValidation=Strict", json=body)
+    assert strict.status_code == 400
+    assert strict.json()["message"] == (
+        'Tenant in version "v1alpha1" cannot be handled as a Tenant: strict decoding error: '
+        'unknown field "spec.user", unknown field "spec.priorityClasses.maxvalue"'
+    )
+    assert client.get(f"{tenants}/t").status_code == 404
+    warned = client.post(f"{tenants}?fieldValidation=Warn", json=body)
+    assert warned.status_code == 201
+    assert len(warned.headers.get_list("warning")) == 2
+    assert warned.json()["spec"] == {"priorityClasses": {"allowed": ["a"]}}
+
+
 def test_strict_field_validation_reports_duplicate_fields(client):
     raw = b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"},"spec":{"containers":[{"name":"c"}]}}'
     response = client.post(
