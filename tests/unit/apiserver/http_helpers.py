@@ -7,6 +7,10 @@ from typing import Any
 from starlette.testclient import TestClient
 
 from kubeprio.admission.defaults import default_chain
+from kubeprio.api.core import Namespace
+from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.tenant import Tenant, TenantSpec
+from kubeprio.apiserver.authn import TokenRecord
 from kubeprio.apiserver.http import create_app
 from kubeprio.apiserver.service import ApiService
 
@@ -19,6 +23,30 @@ AGGREGATED_ACCEPT = (
     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
     "application/json"
 )
+
+
+TENANCY_TOKENS = [
+    TokenRecord("admin-token", "admin", "admin-uid", ("system:masters",)),
+    TokenRecord("alice-token", "alice", "alice-uid"),
+    TokenRecord("bob-token", "bob", "bob-uid"),
+    TokenRecord("dev-token", "dave", "dave-uid", ("kestrel-devs",)),
+]
+"""An admin, a tenant user (alice), an outsider (bob) and a member by group (dave)."""
+
+
+def create_tenancy(api: ApiService) -> None:
+    """Namespaces ``team-a`` (labelled), ``team-b``, ``other`` and the Tenant ``kestrel``
+    owning the first two, with user ``alice`` and group ``kestrel-devs``."""
+    for name, labels in (("team-a", {"tenant": "kestrel"}), ("team-b", {}), ("other", {})):
+        api.create_object(Namespace(metadata=ObjectMeta(name=name, labels=labels)))
+    api.create_object(
+        Tenant(
+            metadata=ObjectMeta(name="kestrel"),
+            spec=TenantSpec(
+                namespaces=("team-a", "team-b"), users=("alice",), groups=("kestrel-devs",)
+            ),
+        )
+    )
 
 
 def make_client(api: ApiService, *, admission: bool = True, **kwargs: Any) -> TestClient:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import pytest
 
 from kubeprio.admission.chain import UserInfo
-from kubeprio.api.core import Namespace
-from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.tenant import Tenant, TenantSpec
-from kubeprio.apiserver.authn import TokenAuthenticator, TokenRecord
+from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer, attributes, forbidden, request_verb
 from kubeprio.apiserver.routes import RouteTable
-from tests.unit.apiserver.http_helpers import make_client, pod_manifest
+from tests.unit.apiserver.http_helpers import (
+    TENANCY_TOKENS,
+    create_tenancy,
+    make_client,
+    pod_manifest,
+)
 
 ADMIN = {"Authorization": "Bearer admin-token"}
 ALICE = {"Authorization": "Bearer alice-token"}
@@ -29,29 +31,10 @@ DEV = {"Authorization": "Bearer dev-token"}
 def http(api):
     client = make_client(
         api,
-        authenticator=TokenAuthenticator(
-            [
-                TokenRecord("admin-token", "admin", "admin", ("system:masters",)),
-                TokenRecord("alice-token", "alice", "alice"),
-                TokenRecord("bob-token", "bob", "bob"),
-                TokenRecord("dev-token", "dave", "dave", ("kestrel-devs",)),
-            ]
-        ),
+        authenticator=TokenAuthenticator(TENANCY_TOKENS),
         authorizer=TenantAuthorizer(api.listers),
     )
-    for name, labels in (("team-a", {"tenant": "kestrel"}), ("team-b", {}), ("other", {})):
-        api.create_object(Namespace(metadata=ObjectMeta(name=name, labels=labels)))
-    api.create_object(
-        Tenant(
-            metadata=ObjectMeta(name="kestrel"),
-            spec=TenantSpec(
-                namespace_selector=None,
-                namespaces=("team-a", "team-b"),
-                users=("alice",),
-                groups=("kestrel-devs",),
-            ),
-        )
-    )
+    create_tenancy(api)
     return client
 
 

@@ -17,12 +17,14 @@ import pytest
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import kinds
-from kubeprio.api.core import Namespace
-from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.tenant import Tenant, TenantSpec
-from kubeprio.apiserver.authn import TokenAuthenticator, TokenRecord
+from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import Attributes, TenantAuthorizer, path_matches
-from tests.unit.apiserver.http_helpers import make_client, pod_manifest
+from tests.unit.apiserver.http_helpers import (
+    TENANCY_TOKENS,
+    create_tenancy,
+    make_client,
+    pod_manifest,
+)
 
 ADMIN = {"Authorization": "Bearer admin-token"}
 ALICE = {"Authorization": "Bearer alice-token"}
@@ -31,36 +33,17 @@ DEV = {"Authorization": "Bearer dev-token"}
 SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 SSRR = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
 SSR = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
-TOKENS = [
-    TokenRecord("admin-token", "admin", "admin-uid", ("system:masters",)),
-    TokenRecord("alice-token", "alice", "alice-uid"),
-    TokenRecord("bob-token", "bob", "bob-uid"),
-    TokenRecord("dev-token", "dave", "dave-uid", ("kestrel-devs",)),
-]
-
-
-def _tenancy(api: Any) -> None:
-    for name, labels in (("team-a", {"tenant": "kestrel"}), ("team-b", {}), ("other", {})):
-        api.create_object(Namespace(metadata=ObjectMeta(name=name, labels=labels)))
-    api.create_object(
-        Tenant(
-            metadata=ObjectMeta(name="kestrel"),
-            spec=TenantSpec(
-                namespaces=("team-a", "team-b"), users=("alice",), groups=("kestrel-devs",)
-            ),
-        )
-    )
 
 
 @pytest.fixture
 def authorizer(api):
-    _tenancy(api)
+    create_tenancy(api)
     return TenantAuthorizer(api.listers)
 
 
 @pytest.fixture
 def http(api, authorizer):
-    return make_client(api, authenticator=TokenAuthenticator(TOKENS), authorizer=authorizer)
+    return make_client(api, authenticator=TokenAuthenticator(TENANCY_TOKENS), authorizer=authorizer)
 
 
 def _can_i(http, headers, **attributes: str) -> dict[str, Any]:
