@@ -17,7 +17,13 @@ from kubeprio.api.batch import Job
 from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
-from kubeprio.api.reviews import SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview
+from kubeprio.api.reviews import (
+    AUTHENTICATION_GROUP,
+    AUTHORIZATION_GROUP,
+    SelfSubjectAccessReview,
+    SelfSubjectReview,
+    SelfSubjectRulesReview,
+)
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.tenant import Tenant
 
@@ -65,6 +71,11 @@ class ResourceInfo:
     def api_version(self) -> str:
         """``v1`` for core, ``group/version`` otherwise."""
         return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def verbs_by_subresource(self) -> dict[str, tuple[str, ...]]:
+        """``{"": verbs, "status": its verbs, ...}``: what each path of the kind serves."""
+        return {"": self.verbs, **{sub.name: sub.verbs for sub in self.subresources}}
 
     @property
     def group_resource(self) -> str:
@@ -129,12 +140,12 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
 """Every stored kind, in discovery order (core first, then groups)."""
 
 REVIEWS: Final[tuple[ResourceInfo, ...]] = (
-    ResourceInfo("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews",
+    ResourceInfo(AUTHENTICATION_GROUP, "v1", "SelfSubjectReview", "selfsubjectreviews",
                  "selfsubjectreview", False, SelfSubjectReview, verbs=("create",)),
-    ResourceInfo("authorization.k8s.io", "v1", "SelfSubjectAccessReview",
+    ResourceInfo(AUTHORIZATION_GROUP, "v1", "SelfSubjectAccessReview",
                  "selfsubjectaccessreviews", "selfsubjectaccessreview", False,
                  SelfSubjectAccessReview, verbs=("create",)),
-    ResourceInfo("authorization.k8s.io", "v1", "SelfSubjectRulesReview",
+    ResourceInfo(AUTHORIZATION_GROUP, "v1", "SelfSubjectRulesReview",
                  "selfsubjectrulesreviews", "selfsubjectrulesreview", False,
                  SelfSubjectRulesReview, verbs=("create",)),
 )  # fmt: skip

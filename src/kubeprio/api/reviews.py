@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import JsonDict, extra_field, json_name
 
-AUTHORIZATION_V1 = "authorization.k8s.io/v1"
-AUTHENTICATION_V1 = "authentication.k8s.io/v1"
+AUTHORIZATION_GROUP = "authorization.k8s.io"
+AUTHENTICATION_GROUP = "authentication.k8s.io"
+AUTHORIZATION_V1 = f"{AUTHORIZATION_GROUP}/v1"
+AUTHENTICATION_V1 = f"{AUTHENTICATION_GROUP}/v1"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

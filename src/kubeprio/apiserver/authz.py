@@ -49,7 +49,7 @@ from kubeprio.admission.chain import MASTERS_GROUP, Listers, UserInfo, is_admin
 from kubeprio.admission.tenant import owning_tenant
 from kubeprio.api import errors, kinds
 from kubeprio.api.kinds import ResourceInfo
-from kubeprio.api.reviews import NonResourceRule, ResourceRule
+from kubeprio.api.reviews import NonResourceRule, ResourceRule, SubjectRulesReviewStatus
 from kubeprio.api.tenant import Tenant
 from kubeprio.apiserver.negotiation import flag
 from kubeprio.apiserver.routes import Target
@@ -63,13 +63,7 @@ TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
 """Subresources a tenant user may write (others, like ``pods/binding``, are the system's)."""
 TENANT_READABLE_CLUSTER: Final = frozenset({"priorityclasses"})
 """Cluster-scoped resources every tenant user may read."""
-SELF_REVIEWS: Final = frozenset(
-    {
-        ("authorization.k8s.io", "selfsubjectaccessreviews"),
-        ("authorization.k8s.io", "selfsubjectrulesreviews"),
-        ("authentication.k8s.io", "selfsubjectreviews"),
-    }
-)
+SELF_REVIEWS: Final = frozenset((info.group, info.plural) for info in kinds.REVIEWS)
 """What upstream's ``system:basic-user`` lets every authenticated user create."""
 DISCOVERY_PATHS: Final = (
     "/api",
@@ -121,14 +115,6 @@ class Decision:
     reason: str = ""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Rules:
-    """What a user may do in one namespace (a SelfSubjectRulesReview's status)."""
-
-    resource_rules: tuple[ResourceRule, ...]
-    non_resource_rules: tuple[NonResourceRule, ...]
-
-
 def request_verb(method: str, target: Target, query: Mapping[str, str]) -> str:
     """The verb of a resource request (``requestinfo.go``)."""
     if method == "GET":
@@ -178,14 +164,16 @@ class ReviewingAuthorizer(Authorizer, Protocol):
         """The answer and its reason."""
         ...
 
-    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+    def rules_for(self, user: UserInfo, namespace: str) -> SubjectRulesReviewStatus:
         """Everything ``user`` may do in ``namespace`` (cluster-wide rules included)."""
         ...
 
 
-ADMIN_RULES: Final = Rules(
-    (ResourceRule(verbs=(WILDCARD,), api_groups=(WILDCARD,), resources=(WILDCARD,)),),
-    (NonResourceRule(verbs=(WILDCARD,), non_resource_urls=(WILDCARD,)),),
+ADMIN_RULES: Final = SubjectRulesReviewStatus(
+    resource_rules=(
+        ResourceRule(verbs=(WILDCARD,), api_groups=(WILDCARD,), resources=(WILDCARD,)),
+    ),
+    non_resource_rules=(NonResourceRule(verbs=(WILDCARD,), non_resource_urls=(WILDCARD,)),),
 )
 """What upstream's ``cluster-admin`` role lists."""
 
@@ -201,7 +189,7 @@ class AllowAll:
         """Always allowed."""
         return Decision(True)
 
-    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+    def rules_for(self, user: UserInfo, namespace: str) -> SubjectRulesReviewStatus:
         """Everything."""
         return ADMIN_RULES
 
@@ -223,11 +211,11 @@ def path_matches(pattern: str, path: str) -> bool:
     return path == pattern
 
 
-def _verbs_of(info: ResourceInfo, subresource: str) -> tuple[str, ...] | None:
-    """The verbs a resource or one of its subresources serves (None: no such subresource)."""
-    if not subresource:
-        return info.verbs
-    return next((sub.verbs for sub in info.subresources if sub.name == subresource), None)
+def _member_reason(tenant_name: str | None, namespace: str) -> str:
+    return (
+        f'kubeprio: allowed to members of Tenant "{tenant_name}", which owns namespace '
+        f'"{namespace}"'
+    )
 
 
 class TenantAuthorizer:
@@ -269,7 +257,7 @@ class TenantAuthorizer:
                 f'kubeprio: tenant users get no access to "{attrs.resource}" in API group '
                 f'"{attrs.group}" (not a resource this server lists for them)',
             )
-        verbs = _verbs_of(info, attrs.subresource)
+        verbs = info.verbs_by_subresource.get(attrs.subresource)
         if verbs is None or attrs.verb not in verbs:
             return Decision(
                 False, f'kubeprio: "{attrs.resource_path}" does not serve the verb "{attrs.verb}"'
@@ -296,11 +284,7 @@ class TenantAuthorizer:
         )
         if not writable and attrs.verb not in READ_VERBS:
             return Decision(False, f'kubeprio: tenant users may only read "{attrs.resource_path}"')
-        return Decision(
-            True,
-            f'kubeprio: allowed to members of Tenant "{tenant_name}", which owns namespace '
-            f'"{attrs.namespace}"',
-        )
+        return Decision(True, _member_reason(tenant_name, attrs.namespace))
 
     def _at_cluster_scope(self, attrs: Attributes) -> Decision:
         if attrs.verb in READ_VERBS and not attrs.subresource:
@@ -309,11 +293,7 @@ class TenantAuthorizer:
             if attrs.resource == "namespaces" and attrs.verb == "get" and attrs.name:
                 tenant = owning_tenant(self._listers, attrs.name)
                 if tenant is not None and is_member(tenant, attrs.user):
-                    return Decision(
-                        True,
-                        f'kubeprio: allowed to members of Tenant "{tenant.metadata.name}", '
-                        f'which owns namespace "{attrs.name}"',
-                    )
+                    return Decision(True, _member_reason(tenant.metadata.name, attrs.name))
             if attrs.resource == "tenants" and attrs.verb == "get" and attrs.name:
                 tenant = self._listers.tenants.get(attrs.name)
                 if tenant is not None and is_member(tenant, attrs.user):
@@ -324,7 +304,7 @@ class TenantAuthorizer:
             "get their namespaces and get their Tenant",
         )
 
-    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+    def rules_for(self, user: UserInfo, namespace: str) -> SubjectRulesReviewStatus:
         """Every served (sub)resource and verb ``decide`` allows, grouped into rules."""
         if is_admin(user):
             return ADMIN_RULES
@@ -352,8 +332,11 @@ class TenantAuthorizer:
             )
             for (group, path, verb), names in names_of.items()
         )
-        return Rules(
-            resource_rules, (NonResourceRule(verbs=("get",), non_resource_urls=DISCOVERY_PATHS),)
+        return SubjectRulesReviewStatus(
+            resource_rules=resource_rules,
+            non_resource_rules=(
+                NonResourceRule(verbs=("get",), non_resource_urls=DISCOVERY_PATHS),
+            ),
         )
 
     def _candidates(self, user: UserInfo, namespace: str) -> Iterator[Attributes]:
@@ -361,8 +344,7 @@ class TenantAuthorizer:
         named gets of the namespaces and Tenants the user may belong to."""
         for info in self._resources:
             scope = namespace if info.namespaced else ""
-            paths = [("", info.verbs)] + [(sub.name, sub.verbs) for sub in info.subresources]
-            for subresource, verbs in paths:
+            for subresource, verbs in info.verbs_by_subresource.items():
                 for verb in verbs:
                     yield Attributes(user, verb, info.group, info.plural, subresource, scope)
         tenants = [t for t in self._listers.tenants.list() if is_member(t, user)]

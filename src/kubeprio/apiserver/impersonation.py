@@ -30,14 +30,13 @@ from urllib.parse import unquote
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors
+from kubeprio.api.reviews import AUTHENTICATION_GROUP, AUTHENTICATION_V1
 from kubeprio.apiserver.authz import Attributes, Authorizer, forbidden
 
 USER_HEADER: Final = "impersonate-user"
 GROUP_HEADER: Final = "impersonate-group"
 UID_HEADER: Final = "impersonate-uid"
 EXTRA_PREFIX: Final = "impersonate-extra-"
-AUTHENTICATION_GROUP: Final = "authentication.k8s.io"
-AUTHENTICATION_V1: Final = "authentication.k8s.io/v1"
 SERVICE_ACCOUNT_PREFIX: Final = "system:serviceaccount:"
 ANONYMOUS: Final = "system:anonymous"
 AUTHENTICATED: Final = "system:authenticated"

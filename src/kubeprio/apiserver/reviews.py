@@ -25,24 +25,24 @@ from __future__ import annotations
 from typing import Any, Final
 
 from kubeprio.admission.chain import UserInfo
-from kubeprio.api import errors
+from kubeprio.api import errors, kinds
 from kubeprio.api.model import JsonDict
 from kubeprio.api.reviews import (
     AUTHENTICATION_V1,
+    AUTHORIZATION_GROUP,
     AUTHORIZATION_V1,
-    NonResourceRule,
-    ResourceRule,
     SelfSubjectAccessReview,
     SelfSubjectReview,
     SelfSubjectRulesReview,
+    SubjectAccessReviewStatus,
 )
+from kubeprio.api.reviews import UserInfo as ReviewedUser
 from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver.authz import Attributes, ReviewingAuthorizer
 from kubeprio.clock import rfc3339
 
-MODELS: Final = frozenset({SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview})
-"""The review kinds' models (``api.kinds.REVIEWS``)."""
-AUTHORIZATION_GROUP: Final = "authorization.k8s.io"
+MODELS: Final = frozenset(info.model for info in kinds.REVIEWS)
+"""The review kinds' models."""
 
 
 def _caller(user: UserInfo | None) -> UserInfo:
@@ -129,34 +129,14 @@ def access_review(
             path=non_resource.path or "",
         )
     decision = authorizer.decide(attrs)
-    status: JsonDict = {"allowed": decision.allowed}
-    if decision.reason:
-        status["reason"] = decision.reason
+    status = SubjectAccessReviewStatus(allowed=decision.allowed, reason=decision.reason or None)
     return {
         "kind": "SelfSubjectAccessReview",
         "apiVersion": AUTHORIZATION_V1,
         "metadata": {"creationTimestamp": None},
         "spec": to_dict(review.spec),
-        "status": status,
+        "status": to_dict(status),
     }
-
-
-def _resource_rule(rule: ResourceRule) -> JsonDict:
-    out: JsonDict = {"verbs": list(rule.verbs)}
-    if rule.api_groups:
-        out["apiGroups"] = list(rule.api_groups)
-    if rule.resources:
-        out["resources"] = list(rule.resources)
-    if rule.resource_names:
-        out["resourceNames"] = list(rule.resource_names)
-    return out
-
-
-def _non_resource_rule(rule: NonResourceRule) -> JsonDict:
-    out: JsonDict = {"verbs": list(rule.verbs)}
-    if rule.non_resource_urls:
-        out["nonResourceURLs"] = list(rule.non_resource_urls)
-    return out
 
 
 def rules_review(
@@ -174,28 +154,21 @@ def rules_review(
         "apiVersion": AUTHORIZATION_V1,
         "metadata": {"creationTimestamp": None},
         "spec": {},
-        "status": {
-            "resourceRules": [_resource_rule(rule) for rule in rules.resource_rules],
-            "nonResourceRules": [_non_resource_rule(rule) for rule in rules.non_resource_rules],
-            "incomplete": False,
-        },
+        "status": to_dict(rules),
     }
 
 
 def identity_review(user: UserInfo, *, now: float) -> JsonDict:
     """``kubectl auth whoami``: the caller as authentication (and impersonation) saw it."""
-    user_info: JsonDict = {}
-    if user.name:
-        user_info["username"] = user.name
-    if user.uid:
-        user_info["uid"] = user.uid
-    if user.groups:
-        user_info["groups"] = list(user.groups)
-    if user.extra:
-        user_info["extra"] = {key: list(values) for key, values in user.extra}
+    user_info = ReviewedUser(
+        username=user.name or None,
+        uid=user.uid or None,
+        groups=user.groups or None,
+        user_extra=dict(user.extra) or None,
+    )
     return {
         "kind": "SelfSubjectReview",
         "apiVersion": AUTHENTICATION_V1,
         "metadata": {"creationTimestamp": rfc3339(now)},
-        "status": {"userInfo": user_info},
+        "status": {"userInfo": to_dict(user_info)},
     }

@@ -336,8 +336,7 @@ def test_the_rules_list_exactly_what_decide_allows(authorizer, user, namespace):
                            name)  # fmt: skip
         assert authorizer.decide(attrs).allowed, attrs
     for info in kinds.SERVED:
-        paths = [("", info.verbs)] + [(s.name, s.verbs) for s in info.subresources]
-        for sub, verbs in paths:
+        for sub, verbs in info.verbs_by_subresource.items():
             for verb in verbs:
                 attrs = Attributes(user, verb, info.group, info.plural, sub,
                                    namespace if info.namespaced else "")  # fmt: skip
