@@ -45,7 +45,9 @@ MAX_NODE_SCORE: Final = 100
 SCORE_CACHE_SHAPES: Final = 64
 """Request shapes whose per-row scores are kept (workloads repeat a few shapes)."""
 SCALAR_ROWS: Final = 8
-"""Up to this many stale rows are rescored in plain Python."""
+"""Up to this many stale rows are rescored (or refiltered) in plain Python."""
+KINDS_CACHE_SHAPES: Final = 16
+"""Request shapes whose per-row filter outcomes are kept."""
 CHUNK_ROWS: Final = 512
 """Rows filtered per numpy step: enough to amortise numpy's per-call cost."""
 
@@ -119,13 +121,19 @@ PLAIN_PALETTE: Final = _plain_palette()
 
 
 def plain_kinds(
-    table: NodeTable, cpu: int, mem: int, eph: int, load: Load | None = None
+    table: NodeTable,
+    cpu: int,
+    mem: int,
+    eph: int,
+    load: Load | None = None,
+    rows: IntArray | None = None,
 ) -> IntArray:
-    """Every row's plain-filter outcome as a ``PLAIN_PALETTE`` kind (-1: the pod fits)."""
-    n = table.size
-    count = table.pods[:n] if load is None else table.pods[:n] + load.pods[:n]
-    bits = (count + 1 > table.alloc_pods[:n]).astype(np.int64)
-    beyond = np.zeros(n, np.bool_)
+    """The plain-filter outcome of every row (or of ``rows``) as a ``PLAIN_PALETTE`` kind
+    (-1: the pod fits)."""
+    at: slice | IntArray = slice(0, table.size) if rows is None else rows
+    count = table.pods[at] if load is None else table.pods[at] + load.pods[at]
+    bits = (count + 1 > table.alloc_pods[at]).astype(np.int64)
+    beyond = np.zeros(len(bits), np.bool_)
     for bit, amount, used, extra, capacity in (
         (2, cpu, table.req_cpu, None if load is None else load.cpu, table.alloc_cpu),
         (4, mem, table.req_mem, None if load is None else load.mem, table.alloc_mem),
@@ -133,15 +141,38 @@ def plain_kinds(
     ):
         if amount <= 0:
             continue
-        total = used[:n] if extra is None else used[:n] + extra[:n]
-        short = amount > capacity[:n] - total
+        total = used[at] if extra is None else used[at] + extra[at]
+        short = amount > capacity[at] - total
         bits |= short * bit
-        beyond |= short & (amount > capacity[:n])
+        beyond |= short & (amount > capacity[at])
     kinds: IntArray = np.where(bits > 0, KIND_RESOURCES + bits + 16 * beyond, -1)
     if table.any_blocked:
-        kinds = np.where(table.hard_taint[:n], KIND_TAINT, kinds)
-        kinds = np.where(table.unschedulable[:n], KIND_UNSCHEDULABLE, kinds)
+        kinds = np.where(table.hard_taint[at], KIND_TAINT, kinds)
+        kinds = np.where(table.unschedulable[at], KIND_UNSCHEDULABLE, kinds)
     return kinds
+
+
+def _row_kind(table: NodeTable, row: int, cpu: int, mem: int, eph: int, load: Load | None) -> int:
+    """``plain_kinds`` of one row in plain Python (same rules, same precedence)."""
+    if table.unschedulable[row]:
+        return KIND_UNSCHEDULABLE
+    if table.hard_taint[row]:
+        return KIND_TAINT
+    count = int(table.pods[row]) + (int(load.pods[row]) if load is not None else 0)
+    bits = 1 if count + 1 > int(table.alloc_pods[row]) else 0
+    beyond = False
+    for bit, amount, used, extra, capacity in (
+        (2, cpu, table.req_cpu, None if load is None else load.cpu, table.alloc_cpu),
+        (4, mem, table.req_mem, None if load is None else load.mem, table.alloc_mem),
+        (8, eph, table.req_eph, None if load is None else load.eph, table.alloc_eph),
+    ):
+        if amount <= 0:
+            continue
+        room = int(capacity[row]) - int(used[row]) - (0 if extra is None else int(extra[row]))
+        if amount > room:
+            bits |= bit
+            beyond = beyond or amount > int(capacity[row])
+    return KIND_RESOURCES + bits + 16 * beyond if bits else -1
 
 
 def _resource_status(
@@ -187,6 +218,7 @@ class FastPath:
     def __init__(self, table: NodeTable) -> None:
         self.table = table
         self._score_cache: dict[tuple[int, int, int, int], _ScoreCache] = {}
+        self._kinds_cache: dict[tuple[int, int, int, bool], _KindsCache] = {}
 
     def _feasible(self, pod: PodInfo, lo: int, hi: int, load: Load | None = None) -> BoolArray:
         """Rows ``lo..hi`` that pass NodeUnschedulable, TaintToleration and NodeResourcesFit
@@ -266,13 +298,21 @@ class FastPath:
         found: list[IntArray] = []
         count = 0
         processed = 0
-        kinds: IntArray | None = None
+        # A shape that fitted nowhere last time most likely fits nowhere now: start from
+        # every row's cached kind instead of filtering a first chunk.
+        kinds = self._cached_kinds(pod, load) if self._fitted_nowhere(pod, load) else None
+        checked_all = False
         for lo, hi in _segments(start, n, chunk):
-            if kinds is None and processed and not count:
-                # Nothing fitted in the first chunk: most likely nothing fits at all, and
-                # a failure needs every row's kind anyway. One pass over the whole table
-                # gives both, instead of a pass per chunk and then the kinds.
-                kinds = self._plain_kinds(pod, load)
+            if not count and not checked_all and (kinds is not None or processed):
+                # Nothing fitted in the first chunk (or every row's kind is at hand): most
+                # likely nothing fits at all, and a failure needs every row's kind anyway.
+                # One pass over the whole table gives both, instead of a pass per chunk
+                # and then the kinds.
+                checked_all = True
+                if kinds is None:
+                    kinds = self._cached_kinds(pod, load)
+                if kinds is None:
+                    kinds = self._plain_kinds(pod, load)
                 if not overrides and not (kinds < 0).any():
                     processed = n
                     break
@@ -315,6 +355,54 @@ class FastPath:
             requests.get(EPHEMERAL_STORAGE, 0),
             load,
         )
+
+    def _cached_kinds(self, pod: PodInfo, load: Load | None) -> IntArray | None:
+        """Every row's kind for ``pod``'s request shape (a copy the caller may change),
+        recomputed only for rows whose table or nominated-load ``version`` changed since;
+        None when ``load`` was made for this pod alone (not cached)."""
+        key = _kinds_key(pod, load)
+        if key is None:
+            return None
+        cpu, mem, eph, _ = key
+        table = self.table
+        n = table.size
+        cache = self._kinds_cache.get(key)
+        if cache is None or cache.epoch != table.epoch or cache.size != n:
+            if cache is None and len(self._kinds_cache) >= KINDS_CACHE_SHAPES:
+                self._kinds_cache.pop(next(iter(self._kinds_cache)))
+            kinds = plain_kinds(table, cpu, mem, eph, load)
+            load_version = None if load is None or load.version is None else load.version[:n]
+            cache = _KindsCache(
+                table.epoch,
+                n,
+                kinds,
+                table.version[:n].copy(),
+                None if load_version is None else load_version.copy(),
+            )
+            self._kinds_cache[key] = cache
+            cache.fitted = bool((kinds < 0).any())
+            return kinds.copy()
+        stale = cache.table_version != table.version[:n]
+        if load is not None and load.version is not None and cache.load_version is not None:
+            stale |= cache.load_version != load.version[:n]
+        rows = np.flatnonzero(stale)
+        if len(rows) > SCALAR_ROWS:
+            cache.kinds[rows] = plain_kinds(table, cpu, mem, eph, load, rows)
+        else:
+            # A few rows (a bind, a victim gone): plain Python beats a dozen numpy calls.
+            for row in rows.tolist():
+                cache.kinds[row] = _row_kind(table, row, cpu, mem, eph, load)
+        cache.table_version[rows] = table.version[rows]
+        if load is not None and load.version is not None and cache.load_version is not None:
+            cache.load_version[rows] = load.version[rows]
+        cache.fitted = bool((cache.kinds < 0).any())
+        return cache.kinds.copy()
+
+    def _fitted_nowhere(self, pod: PodInfo, load: Load | None) -> bool:
+        """Whether ``pod``'s shape fitted no row when its kinds were last computed."""
+        key = _kinds_key(pod, load)
+        cache = None if key is None else self._kinds_cache.get(key)
+        return cache is not None and not cache.fitted
 
     def score(self, pod: PodInfo, rows: IntArray) -> IntArray:
         """Weighted default totals: 3·TaintToleration + 1·LeastAllocated + 1·BalancedAllocation.
@@ -388,6 +476,43 @@ class FastPath:
                 table.alloc_mem[rows], table.req_mem[rows] + mem,
             )  # fmt: skip
         return scores
+
+
+def _kinds_key(pod: PodInfo, load: Load | None) -> tuple[int, int, int, bool] | None:
+    """The ``_KindsCache`` key of ``pod``'s shape; None when ``load`` was made for this pod
+    alone (its outcomes are not cached)."""
+    if load is not None and load.version is None:
+        return None
+    requests = pod.requests
+    return (
+        requests.get(CPU, 0),
+        requests.get(MEMORY, 0),
+        requests.get(EPHEMERAL_STORAGE, 0),
+        load is not None,
+    )
+
+
+class _KindsCache:
+    """Every row's plain-filter kind for one request shape, with the row versions (of the
+    table and, with nominated pods, of their load) it was computed from."""
+
+    __slots__ = ("epoch", "fitted", "kinds", "load_version", "size", "table_version")
+
+    def __init__(
+        self,
+        epoch: int,
+        size: int,
+        kinds: IntArray,
+        table_version: IntArray,
+        load_version: IntArray | None,
+    ) -> None:
+        self.epoch = epoch
+        self.size = size
+        self.kinds = kinds
+        self.table_version = table_version
+        self.load_version = load_version
+        self.fitted = True
+        """Whether some row fitted when the kinds were last brought up to date."""
 
 
 class _ScoreCache:

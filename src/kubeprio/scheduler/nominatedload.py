@@ -53,6 +53,9 @@ class Load:
     eph: IntArray
     pods: IntArray
     room: IntArray | None = None
+    version: IntArray | None = None
+    """For the load of every nominated pod: the ``NominatedLoad``'s per-row versions
+    (callers cache per-row results against them); None for a load made for one pod."""
 
 
 class NominatedLoad:
@@ -209,7 +212,12 @@ class NominatedLoad:
         if self._all_load is None or len(self._all_load.pods) != n:
             totals = self.totals
             self._all_load = Load(
-                totals[0, :n], totals[1, :n], totals[2, :n], totals[3, :n], room=self._room[:, :n]
+                totals[0, :n],
+                totals[1, :n],
+                totals[2, :n],
+                totals[3, :n],
+                room=self._room[:, :n],
+                version=self.version[:n],
             )
         return self._all_load
 

@@ -416,3 +416,79 @@ def test_node_table_rows_mirror_the_cache_after_any_changes(data: st.DataObject)
         for row, info in enumerate(infos):
             assert table.index[info.name] == row
             assert _table_row(table, row) == _expected_row(info), (op, info.name)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_cached_filter_outcomes_equal_a_fresh_pass_after_any_changes(
+    data: st.DataObject,
+) -> None:
+    """The per-shape cache of filter outcomes (refreshed only for rows whose table or
+    nominated-load version moved) always equals ``plain_kinds`` computed from scratch,
+    and the one-row form agrees with it row by row: a stale row would let the fast path
+    place a pod on a full node or report the wrong reason."""
+    scheduler = _scheduler()
+    cache = scheduler.cache
+    fast, load = scheduler.fast, scheduler.nominated_load
+    assert fast is not None
+    assert load is not None
+    specs = [data.draw(cs.pod_specs(f"probe-{i}", plain=True)) for i in range(2)]
+    probes = [PodInfo.of(cs.build_pod(spec, uid=spec.name)) for spec in specs]
+    pods: dict[str, Pod] = {}
+    nominated: dict[str, PodInfo] = {}
+    ops = st.sampled_from(
+        # Nominations are frequent: each one moves a row's load and not its table version.
+        ("add_node", "update_node", "add_pod", "remove_pod", "remove_node")
+        + ("nominate",) * 4
+        + ("unnominate",) * 2
+    )
+    for serial, op in enumerate(data.draw(st.lists(ops, min_size=1, max_size=30), label="ops")):
+        names = tuple(info.name for info in cache.node_infos())
+        if op in ("add_node", "update_node"):
+            name = (
+                data.draw(st.sampled_from(names))
+                if op == "update_node" and names
+                else f"node-{serial}"
+            )
+            cache.add_node(cs.build_node(data.draw(cs.node_specs(name))))
+        elif op == "remove_node" and names:
+            cache.remove_node(data.draw(st.sampled_from(names)))
+        elif op == "add_pod" and names:
+            spec = data.draw(
+                cs.pod_specs(f"pod-{serial}", plain=True, node_names=names, bound=True)
+            )
+            pods[spec.name] = cs.build_pod(spec, uid=spec.name)
+            cache.add_pod(pods[spec.name])
+        elif op == "remove_pod" and pods:
+            cache.remove_pod(pods.pop(data.draw(st.sampled_from(sorted(pods)))))
+        elif op == "nominate" and names:
+            # A nominee shaped like a probe: a few on one node flip the probe's outcome.
+            spec = specs[data.draw(st.integers(0, 1))]
+            nominee = PodInfo.of(cs.build_pod(spec, uid=f"nominee-{serial}"))
+            nominated[nominee.uid] = nominee
+            load.nominated(nominee, data.draw(st.sampled_from(names)))
+        elif op == "unnominate" and nominated:
+            load.unnominated(nominated.pop(data.draw(st.sampled_from(sorted(nominated)))).uid)
+        table = cache.table
+        for probe in probes:
+            requests = probe.requests
+            amounts = (
+                requests.get("cpu", 0),
+                requests.get("memory", 0),
+                requests.get("ephemeral-storage", 0),
+            )
+            # The load every nominated pod counts in (what a pod of the lowest priority sees).
+            every = (
+                load.load(min((p.priority for p in nominated.values()), default=0), "")
+                if nominated
+                else None
+            )
+            for with_load in (None, every):
+                cached = fast._cached_kinds(probe, with_load)
+                fresh = fastpath.plain_kinds(table, *amounts, with_load)
+                assert cached is not None
+                assert cached.tolist() == fresh.tolist(), (op, probe.name)
+                rows = [
+                    fastpath._row_kind(table, row, *amounts, with_load) for row in range(table.size)
+                ]
+                assert rows == fresh.tolist()
