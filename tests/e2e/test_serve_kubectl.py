@@ -460,3 +460,29 @@ def test_drain_evicts_through_the_eviction_api_and_respects_the_pdb(tmp_path):
         assert {p["spec"]["nodeName"] for p in _pods(server, "default")} == {"node-2"}
     finally:
         assert server.stop() == 0, server.log()
+
+
+def test_kubectl_logs_answers_as_for_containers_that_print_nothing(kestrel):
+    """``kubectl logs`` (pods/log): an empty log for a started container, upstream's 400s
+    for a missing previous instance or container, and ``-f`` returns once the container
+    stops (upstream ``validateContainerLogStatus`` and ``validateContainer`` texts)."""
+    ns = "kestrel-web"
+    kestrel.ok(
+        "run", "short", "-n", ns, "--image=busybox", "--restart=Never",
+        "--annotations=kubeprio.io/duration=3s",
+    )  # fmt: skip
+    eventually(lambda: "Running" in kestrel.ok("get", "pod", "short", "-n", ns, "--no-headers"))
+    assert kestrel.ok("logs", "short", "-n", ns, context=ALICE) == ""
+    previous = kestrel.kubectl("logs", "short", "-n", ns, "--previous")
+    assert previous.returncode == 1
+    assert previous.stderr.strip() == (
+        'Error from server (BadRequest): previous terminated container "short" in pod "short" '
+        "not found"
+    )
+    followed = kestrel.kubectl("logs", "-f", "short", "-n", ns, timeout=30)
+    assert (followed.returncode, followed.stdout) == (0, "")
+    assert "Completed" in kestrel.ok("get", "pod", "short", "-n", ns, "--no-headers")
+    # A container the pod lacks: kubectl asks the server, which names the pod.
+    missing = kestrel.kubectl("logs", "short", "-n", ns, "-c", "nope")
+    assert missing.returncode == 1
+    assert "container nope is not valid for pod short" in missing.stderr

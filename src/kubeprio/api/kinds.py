@@ -99,6 +99,7 @@ class ResourceInfo:
 _POD_SUBRESOURCES: Final = (
     Subresource("binding", "", "v1", "Binding", ("create",)),
     Subresource("eviction", "policy", "v1", "Eviction", ("create",)),
+    Subresource("log", "", "v1", "Pod", ("get",)),
     Subresource("status", "", "v1", "Pod", ("get", "patch", "update")),
 )
 

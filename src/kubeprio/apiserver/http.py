@@ -44,15 +44,27 @@ from starlette.routing import Route
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
+from kubeprio.api.core import Pod
 from kubeprio.api.model import JsonDict
-from kubeprio.apiserver import authz, discovery, impersonation, openapi, status
-from kubeprio.apiserver.rest import DEFAULT_WATCH_TIMEOUT, Reply, RestHandler, RestRequest
+from kubeprio.apiserver import authz, discovery, impersonation, openapi, podlogs, status
+from kubeprio.apiserver.rest import (
+    DEFAULT_WATCH_TIMEOUT,
+    LogFollow,
+    Reply,
+    RestHandler,
+    RestRequest,
+    TextReply,
+)
 from kubeprio.apiserver.routes import RouteTable, Target, split_path
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
 
 JSON_TYPE: Final = "application/json"
+TEXT_TYPE: Final = "text/plain"
+"""``pods/log`` answers (upstream's log REST produces text/plain)."""
+FOLLOW_POLL_SECONDS: Final = 0.5
+"""How often a followed log checks whether its container still runs."""
 DEFAULT_BOOKMARK_INTERVAL: Final = 60.0
 """Upstream sends a bookmark about once a minute to watchers that allow them."""
 
@@ -108,6 +120,7 @@ class KubeApp:
         self.authenticator = authenticator
         self.authorizer = authorizer
         self.streams: dict[WatchStream, Callable[[], None]] = {}
+        self._closing = False
         self.bookmark_interval = bookmark_interval
         self.openapi_docs = openapi.documents(kinds.SERVED)
         self.openapi_index = _dumps(openapi.index(self.openapi_docs))
@@ -134,7 +147,9 @@ class KubeApp:
             raise authz.forbidden(attrs)
 
     def close_watches(self) -> None:
-        """End every open watch stream (server shutdown): clients see the stream close."""
+        """End every open watch stream and followed log (server shutdown): clients see
+        the stream close."""
+        self._closing = True
         for stream, wake in list(self.streams.items()):
             stream.close()
             wake()
@@ -259,7 +274,28 @@ class KubeApp:
                 media_type=JSON_TYPE,
                 headers={"Cache-Control": "no-cache, private"},
             )
+        if isinstance(reply, TextReply):
+            # Set as a header: a media type would gain "; charset=utf-8".
+            return Response(reply.body, headers={"Content-Type": TEXT_TYPE})
+        if isinstance(reply, LogFollow):
+            return StreamingResponse(self._follow(reply), headers={"Content-Type": TEXT_TYPE})
         return self._reply(reply)
+
+    async def _follow(self, follow: LogFollow) -> AsyncIterator[bytes]:
+        """A followed log: open while the container runs (it prints nothing, so no chunk
+        is ever sent), closed when it stops, when its pod goes, or at shutdown."""
+        while not self._closing and self._still_running(follow):
+            await asyncio.sleep(FOLLOW_POLL_SECONDS)
+        nothing_logged: tuple[bytes, ...] = ()
+        for chunk in nothing_logged:
+            yield chunk
+
+    def _still_running(self, follow: LogFollow) -> bool:
+        try:
+            pod = self.service.get(Pod, follow.name, follow.namespace)
+        except errors.NotFoundError:
+            return False
+        return pod.metadata.uid == follow.uid and podlogs.is_running(pod, follow.container)
 
     def _reply(self, reply: Reply) -> Response:
         return json_response(reply.body, reply.code, warnings=reply.warnings)

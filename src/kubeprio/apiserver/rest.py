@@ -38,7 +38,7 @@ import orjson
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale, ScaleSpec, ScaleStatus
-from kubeprio.api.core import Binding
+from kubeprio.api.core import Binding, Pod
 from kubeprio.api.encoded import json_fragment
 from kubeprio.api.manifest import ManifestError, parse_text
 from kubeprio.api.meta import DeleteOptions, ObjectMeta
@@ -46,7 +46,7 @@ from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
-from kubeprio.apiserver import fieldvalidation, protobuf, reviews, status, tables
+from kubeprio.apiserver import fieldvalidation, podlogs, protobuf, reviews, status, tables
 from kubeprio.apiserver.authz import AllowAll, ReviewingAuthorizer
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import dry_run, flag, integer, media_type, negotiate
@@ -94,6 +94,23 @@ class Reply:
     warnings: tuple[str, ...] = ()
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class TextReply:
+    """A plain-text answer (``pods/log``)."""
+
+    body: bytes
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LogFollow:
+    """A followed log of a running container: the stream stays open while it runs."""
+
+    namespace: str
+    name: str
+    uid: str
+    container: str
+
+
 class RestHandler:
     """Serves resource requests against one ``ApiService``."""
 
@@ -112,7 +129,7 @@ class RestHandler:
 
     # --- dispatch ------------------------------------------------------------------------
 
-    def handle(self, request: RestRequest) -> Reply | WatchStream:
+    def handle(self, request: RestRequest) -> Reply | WatchStream | TextReply | LogFollow:
         """Serve one request; raise ``StatusError`` for failures."""
         target = request.target
         method = request.method
@@ -161,7 +178,24 @@ class RestHandler:
             return self.bind(request)
         elif sub == "eviction" and method == "POST":
             return self.evict(request)
+        elif sub == "log" and method == "GET":
+            return self.logs(request)
         raise status.method_not_allowed(method)
+
+    def logs(self, request: RestRequest) -> TextReply | LogFollow:
+        """``pods/log`` (see ``podlogs``): options first, then the pod, its container and
+        what its kubelet would answer. Simulated containers print nothing."""
+        target = request.target
+        options = podlogs.parse_options(request.query, target.name)
+        pod: Pod = self.service.get(Pod, target.name, target.namespace)
+        container = podlogs.container_for(pod, options.container)
+        if not (pod.spec and pod.spec.node_name):
+            # Upstream's LogLocation: no node yet, an empty log.
+            return TextReply(b"")
+        podlogs.check_kubelet_answer(pod, container, previous=options.previous)
+        if options.follow and not options.previous and podlogs.is_running(pod, container):
+            return LogFollow(target.namespace or "", target.name, pod.metadata.uid or "", container)
+        return TextReply(b"")
 
     # --- reads ---------------------------------------------------------------------------
 
