@@ -48,6 +48,8 @@ SCALAR_ROWS: Final = 8
 """Up to this many stale rows are rescored (or refiltered) in plain Python."""
 KINDS_CACHE_SHAPES: Final = 16
 """Request shapes whose per-row filter outcomes are kept."""
+STALE_FRACTION: Final = 16
+"""Beyond 1/16 of the rows stale, cached outcomes are recomputed in one pass over all."""
 CHUNK_ROWS: Final = 512
 """Rows filtered per numpy step: enough to amortise numpy's per-call cost."""
 
@@ -386,6 +388,15 @@ class FastPath:
         if load is not None and load.version is not None and cache.load_version is not None:
             stale |= cache.load_version != load.version[:n]
         rows = np.flatnonzero(stale)
+        if len(rows) > n // STALE_FRACTION:
+            # Many rows moved (binds in a busy stream): gathering them costs more than
+            # one pass over contiguous columns.
+            cache.kinds = plain_kinds(table, cpu, mem, eph, load)
+            cache.table_version = table.version[:n].copy()
+            if load is not None and load.version is not None:
+                cache.load_version = load.version[:n].copy()
+            cache.fitted = bool((cache.kinds < 0).any())
+            return cache.kinds.copy()
         if len(rows) > SCALAR_ROWS:
             cache.kinds[rows] = plain_kinds(table, cpu, mem, eph, load, rows)
         else:
