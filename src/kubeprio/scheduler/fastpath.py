@@ -122,6 +122,18 @@ def _plain_palette() -> tuple[Status, ...]:
 PLAIN_PALETTE: Final = _plain_palette()
 
 
+def _resource_checks(
+    table: NodeTable, cpu: int, mem: int, eph: int, load: Load | None
+) -> tuple[tuple[int, int, IntArray, IntArray | None, IntArray], ...]:
+    """NodeResourcesFit's checks per resource: the kind's reason bit, the pod's request,
+    the requested column, the nominated pods' column (None without them), allocatable."""
+    return (
+        (2, cpu, table.req_cpu, None if load is None else load.cpu, table.alloc_cpu),
+        (4, mem, table.req_mem, None if load is None else load.mem, table.alloc_mem),
+        (8, eph, table.req_eph, None if load is None else load.eph, table.alloc_eph),
+    )
+
+
 def plain_kinds(
     table: NodeTable,
     cpu: int,
@@ -136,11 +148,7 @@ def plain_kinds(
     count = table.pods[at] if load is None else table.pods[at] + load.pods[at]
     bits = (count + 1 > table.alloc_pods[at]).astype(np.int64)
     beyond = np.zeros(len(bits), np.bool_)
-    for bit, amount, used, extra, capacity in (
-        (2, cpu, table.req_cpu, None if load is None else load.cpu, table.alloc_cpu),
-        (4, mem, table.req_mem, None if load is None else load.mem, table.alloc_mem),
-        (8, eph, table.req_eph, None if load is None else load.eph, table.alloc_eph),
-    ):
+    for bit, amount, used, extra, capacity in _resource_checks(table, cpu, mem, eph, load):
         if amount <= 0:
             continue
         total = used[at] if extra is None else used[at] + extra[at]
@@ -163,11 +171,7 @@ def _row_kind(table: NodeTable, row: int, cpu: int, mem: int, eph: int, load: Lo
     count = int(table.pods[row]) + (int(load.pods[row]) if load is not None else 0)
     bits = 1 if count + 1 > int(table.alloc_pods[row]) else 0
     beyond = False
-    for bit, amount, used, extra, capacity in (
-        (2, cpu, table.req_cpu, None if load is None else load.cpu, table.alloc_cpu),
-        (4, mem, table.req_mem, None if load is None else load.mem, table.alloc_mem),
-        (8, eph, table.req_eph, None if load is None else load.eph, table.alloc_eph),
-    ):
+    for bit, amount, used, extra, capacity in _resource_checks(table, cpu, mem, eph, load):
         if amount <= 0:
             continue
         room = int(capacity[row]) - int(used[row]) - (0 if extra is None else int(extra[row]))

@@ -44,6 +44,7 @@ from kubeprio.api.meta import LabelSelector, OwnerReference
 from kubeprio.api.quantity import parse_quantity
 from kubeprio.apiserver.service import ApiService
 from kubeprio.scheduler import fastpath
+from kubeprio.scheduler.cache import Cache
 from kubeprio.scheduler.framework import Code, CycleState, PodInfo, Status
 from kubeprio.scheduler.nodetable import NodeTable
 from kubeprio.scheduler.plugins.noderesources.balanced_allocation import BalancedAllocation
@@ -343,6 +344,14 @@ def _table_row(table: NodeTable, row: int) -> dict[str, int]:
     return {name: int(getattr(table, name)[row]) for name in _expected_row(NodeInfo())}
 
 
+def _add_or_update_node(
+    data: st.DataObject, cache: Cache, op: str, names: tuple[str, ...], serial: int
+) -> None:
+    """A random new node, or new contents for an existing one."""
+    name = data.draw(st.sampled_from(names)) if op == "update_node" and names else f"node-{serial}"
+    cache.add_node(cs.build_node(data.draw(cs.node_specs(name))))
+
+
 OPS = st.sampled_from(
     (
         "add_node",
@@ -369,12 +378,7 @@ def test_node_table_rows_mirror_the_cache_after_any_changes(data: st.DataObject)
     for serial, op in enumerate(data.draw(st.lists(OPS, min_size=1, max_size=40), label="ops")):
         names = tuple(info.name for info in cache.node_infos())
         if op in ("add_node", "update_node"):
-            name = (
-                data.draw(st.sampled_from(names))
-                if op == "update_node" and names
-                else f"node-{serial}"
-            )
-            cache.add_node(cs.build_node(data.draw(cs.node_specs(name))))
+            _add_or_update_node(data, cache, op, names, serial)
         elif op == "remove_node" and names:
             name = data.draw(st.sampled_from(names))
             cache.remove_node(name)
@@ -445,12 +449,7 @@ def test_cached_filter_outcomes_equal_a_fresh_pass_after_any_changes(
     for serial, op in enumerate(data.draw(st.lists(ops, min_size=1, max_size=30), label="ops")):
         names = tuple(info.name for info in cache.node_infos())
         if op in ("add_node", "update_node"):
-            name = (
-                data.draw(st.sampled_from(names))
-                if op == "update_node" and names
-                else f"node-{serial}"
-            )
-            cache.add_node(cs.build_node(data.draw(cs.node_specs(name))))
+            _add_or_update_node(data, cache, op, names, serial)
         elif op == "remove_node" and names:
             cache.remove_node(data.draw(st.sampled_from(names)))
         elif op == "add_pod" and names:
