@@ -225,8 +225,10 @@ class TenantAuthorizer:
         self, listers: Listers, resources: tuple[ResourceInfo, ...] = kinds.SERVED
     ) -> None:
         self._listers = listers
-        self._resources = resources
-        self._served = {(info.group, info.plural): info for info in resources}
+        # Each kind with the verbs of each of its paths, worked out once (asked per request).
+        self._served = {
+            (info.group, info.plural): (info, info.verbs_by_subresource) for info in resources
+        }
 
     def authorize(self, attrs: Attributes) -> bool:
         """Apply the policy of the module docstring."""
@@ -250,14 +252,15 @@ class TenantAuthorizer:
                 if allowed
                 else "kubeprio: self reviews may only be created",
             )
-        info = self._served.get((attrs.group, attrs.resource))
-        if info is None:
+        served = self._served.get((attrs.group, attrs.resource))
+        if served is None:
             return Decision(
                 False,
                 f'kubeprio: tenant users get no access to "{attrs.resource}" in API group '
                 f'"{attrs.group}" (not a resource this server lists for them)',
             )
-        verbs = info.verbs_by_subresource.get(attrs.subresource)
+        info, verbs_by_subresource = served
+        verbs = verbs_by_subresource.get(attrs.subresource)
         if verbs is None or attrs.verb not in verbs:
             return Decision(
                 False, f'kubeprio: "{attrs.resource_path}" does not serve the verb "{attrs.verb}"'
@@ -342,9 +345,9 @@ class TenantAuthorizer:
     def _candidates(self, user: UserInfo, namespace: str) -> Iterator[Attributes]:
         """Every request worth asking about: each served (sub)resource and verb, and the
         named gets of the namespaces and Tenants the user may belong to."""
-        for info in self._resources:
+        for info, verbs_by_subresource in self._served.values():
             scope = namespace if info.namespaced else ""
-            for subresource, verbs in info.verbs_by_subresource.items():
+            for subresource, verbs in verbs_by_subresource.items():
                 for verb in verbs:
                     yield Attributes(user, verb, info.group, info.plural, subresource, scope)
         tenants = [t for t in self._listers.tenants.list() if is_member(t, user)]

@@ -15,8 +15,8 @@ every key given twice, then drops the unknown ones (a Go struct cannot hold them
 kubeprio's models keep unmodelled keys in ``extra`` (so real dumps round-trip), so they
 cannot tell a typo from an upstream field they do not model. The field names of upstream's
 structs therefore come from ``apiserver.upstreamtable``, generated from the official
-client's models. Kinds without an entry (``Tenant``) are not
-checked.
+client's models, and kubeprio's own Tenant's from the same table
+(``upstreamtable.served``).
 
 Who drives it: ``apiserver.rest`` parses every JSON body with ``parse_json`` (which reports
 duplicate keys) and runs ``check`` on it. Rules: no HTTP; the table is loaded once

@@ -49,6 +49,7 @@ from kubeprio.api.model import JsonDict
 from kubeprio.apiserver import authz, discovery, impersonation, openapi, podlogs, status
 from kubeprio.apiserver.rest import (
     DEFAULT_WATCH_TIMEOUT,
+    JSON_TYPE,
     LogFollow,
     Reply,
     RestHandler,
@@ -60,7 +61,6 @@ from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
 
-JSON_TYPE: Final = "application/json"
 TEXT_TYPE: Final = "text/plain"
 """``pods/log`` answers (upstream's log REST produces text/plain)."""
 FOLLOW_POLL_SECONDS: Final = 0.5

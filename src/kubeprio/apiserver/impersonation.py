@@ -31,6 +31,7 @@ from urllib.parse import unquote
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors
 from kubeprio.api.reviews import AUTHENTICATION_GROUP, AUTHENTICATION_V1
+from kubeprio.apiserver.authn import AUTHENTICATED_GROUP
 from kubeprio.apiserver.authz import Attributes, Authorizer, forbidden
 
 USER_HEADER: Final = "impersonate-user"
@@ -39,7 +40,6 @@ UID_HEADER: Final = "impersonate-uid"
 EXTRA_PREFIX: Final = "impersonate-extra-"
 SERVICE_ACCOUNT_PREFIX: Final = "system:serviceaccount:"
 ANONYMOUS: Final = "system:anonymous"
-AUTHENTICATED: Final = "system:authenticated"
 UNAUTHENTICATED: Final = "system:unauthenticated"
 
 
@@ -142,8 +142,8 @@ def impersonate(
         else:
             uid = request.name
     if username != ANONYMOUS:
-        if AUTHENTICATED not in groups and UNAUTHENTICATED not in groups:
-            groups.append(AUTHENTICATED)
+        if AUTHENTICATED_GROUP not in groups and UNAUTHENTICATED not in groups:
+            groups.append(AUTHENTICATED_GROUP)
     elif UNAUTHENTICATED not in groups:
         groups.append(UNAUTHENTICATED)
     return UserInfo(

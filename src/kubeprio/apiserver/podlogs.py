@@ -23,6 +23,7 @@ from typing import Any
 from kubeprio.api import errors
 from kubeprio.api.core import Pod
 from kubeprio.api.errors import FieldError
+from kubeprio.api.validation.meta import validate_nonnegative
 
 POD_LOG_OPTIONS_KIND = "PodLogOptions"
 _INTEGER_OPTIONS = ("tailLines", "limitBytes", "sinceSeconds")
@@ -82,10 +83,8 @@ def parse_options(query: Mapping[str, str], pod_name: str) -> LogOptions:
 
 def _validate(options: LogOptions) -> list[FieldError]:
     found: list[FieldError] = []
-    if options.tail_lines is not None and options.tail_lines < 0:
-        found.append(
-            errors.invalid("tailLines", options.tail_lines, "must be greater than or equal to 0")
-        )
+    if options.tail_lines is not None:
+        found.extend(validate_nonnegative(options.tail_lines, "tailLines"))
     if options.limit_bytes is not None and options.limit_bytes < 1:
         found.append(errors.invalid("limitBytes", options.limit_bytes, "must be greater than 0"))
     if options.since_seconds is not None and options.since_time is not None:

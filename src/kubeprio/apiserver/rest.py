@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -109,6 +109,14 @@ class LogFollow:
     name: str
     uid: str
     container: str
+
+
+def _unsupported_media_type(accepted: Iterable[str]) -> errors.StatusError:
+    """Upstream's 415 for a body of a media type the endpoint does not take."""
+    return errors.UnsupportedMediaTypeError.build(
+        "the body of the request was in an unknown format - accepted media types include: "
+        + ", ".join(accepted)
+    )
 
 
 class RestHandler:
@@ -307,10 +315,7 @@ class RestHandler:
             if content_type == protobuf.CONTENT_TYPE:
                 return protobuf.decode(body), []
             if content_type not in ("", JSON_TYPE):
-                raise errors.UnsupportedMediaTypeError.build(
-                    "the body of the request was in an unknown format - accepted media "
-                    f"types include: {', '.join(OBJECT_MEDIA_TYPES)}"
-                )
+                raise _unsupported_media_type(OBJECT_MEDIA_TYPES)
         try:
             return fieldvalidation.parse_json(body)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -431,10 +436,7 @@ class RestHandler:
         content_type = media_type(request.content_type)
         patch_type = PATCH_MEDIA_TYPES.get(content_type)
         if patch_type is None:
-            raise errors.UnsupportedMediaTypeError.build(
-                f"the body of the request was in an unknown format - accepted media types "
-                f"include: {', '.join(PATCH_MEDIA_TYPES)}"
-            )
+            raise _unsupported_media_type(PATCH_MEDIA_TYPES)
         return patch_type
 
     def patch(self, request: RestRequest) -> Reply:

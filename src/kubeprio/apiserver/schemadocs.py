@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from kubeprio.api.tenant import AUDIT, ENFORCE
+from kubeprio.api.validation.podspec import RESTART_POLICIES
 from kubeprio.api.validation.policy import UNHEALTHY_POD_EVICTION_POLICIES
 from kubeprio.api.validation.scheduling import PREEMPTION_POLICIES
+from kubeprio.api.validation.tenant import ENFORCEMENT_MODES
 
 TYPES: Final[dict[str, str]] = {
     "Pod": (
@@ -193,10 +194,10 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
 ENUMS: Final[dict[tuple[str, str], tuple[str, ...]]] = {
     ("PriorityClass", "preemptionPolicy"): tuple(sorted(PREEMPTION_POLICIES)),
     ("PodSpec", "preemptionPolicy"): tuple(sorted(PREEMPTION_POLICIES)),
-    ("PodSpec", "restartPolicy"): ("Always", "Never", "OnFailure"),
+    ("PodSpec", "restartPolicy"): tuple(sorted(RESTART_POLICIES)),
     ("PodStatus", "phase"): ("Failed", "Pending", "Running", "Succeeded", "Unknown"),
     ("PodDisruptionBudgetSpec", "unhealthyPodEvictionPolicy"): tuple(
         sorted(UNHEALTHY_POD_EVICTION_POLICIES)
     ),
-    ("TenantSpec", "enforcement"): tuple(sorted((AUDIT, ENFORCE))),
+    ("TenantSpec", "enforcement"): tuple(sorted(ENFORCEMENT_MODES)),
 }

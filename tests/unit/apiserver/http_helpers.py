@@ -32,6 +32,11 @@ TENANCY_TOKENS = [
     TokenRecord("dev-token", "dave", "dave-uid", ("kestrel-devs",)),
 ]
 """An admin, a tenant user (alice), an outsider (bob) and a member by group (dave)."""
+ADMIN = {"Authorization": "Bearer admin-token"}
+ALICE = {"Authorization": "Bearer alice-token"}
+BOB = {"Authorization": "Bearer bob-token"}
+DEV = {"Authorization": "Bearer dev-token"}
+"""Request headers carrying each of ``TENANCY_TOKENS``."""
 
 
 def create_tenancy(api: ApiService) -> None:

@@ -15,16 +15,15 @@ from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer, attributes, forbidden, request_verb
 from kubeprio.apiserver.routes import RouteTable
 from tests.unit.apiserver.http_helpers import (
+    ADMIN,
+    ALICE,
+    BOB,
+    DEV,
     TENANCY_TOKENS,
     create_tenancy,
     make_client,
     pod_manifest,
 )
-
-ADMIN = {"Authorization": "Bearer admin-token"}
-ALICE = {"Authorization": "Bearer alice-token"}
-BOB = {"Authorization": "Bearer bob-token"}
-DEV = {"Authorization": "Bearer dev-token"}
 
 
 @pytest.fixture

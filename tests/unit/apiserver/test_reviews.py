@@ -20,16 +20,16 @@ from kubeprio.api import kinds
 from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import Attributes, TenantAuthorizer, path_matches
 from tests.unit.apiserver.http_helpers import (
+    ADMIN,
+    ALICE,
+    BOB,
+    DEV,
     TENANCY_TOKENS,
     create_tenancy,
     make_client,
     pod_manifest,
 )
 
-ADMIN = {"Authorization": "Bearer admin-token"}
-ALICE = {"Authorization": "Bearer alice-token"}
-BOB = {"Authorization": "Bearer bob-token"}
-DEV = {"Authorization": "Bearer dev-token"}
 SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 SSRR = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
 SSR = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
