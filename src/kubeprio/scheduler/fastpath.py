@@ -54,6 +54,9 @@ CHUNK_ROWS: Final = 512
 """Rows filtered per numpy step: enough to amortise numpy's per-call cost."""
 
 FilterNode = Callable[[int], Status | None]
+KindsKey = tuple[int, int, int, bool]
+"""A request shape for cached filter outcomes: cpu, memory, ephemeral storage, and
+whether the nominated pods' load counts."""
 """Run the general filters (with nominated pods) on the node at a row."""
 
 
@@ -181,34 +184,6 @@ def _row_kind(table: NodeTable, row: int, cpu: int, mem: int, eph: int, load: Lo
     return KIND_RESOURCES + bits + 16 * beyond if bits else -1
 
 
-def _resource_status(
-    table: NodeTable, row: int, cpu: int, mem: int, eph: int, load: Load | None = None
-) -> Status:
-    """NodeResourcesFit's status: Unresolvable when a request exceeds the whole allocatable."""
-    reasons: list[str] = []
-    beyond_capacity = False
-    pods = int(table.pods[row]) + (int(load.pods[row]) if load is not None else 0)
-    if pods + 1 > table.alloc_pods[row]:
-        reasons.append(TOO_MANY_PODS)
-    extra = (0, 0, 0)
-    if load is not None:
-        extra = (int(load.cpu[row]), int(load.mem[row]), int(load.eph[row]))
-    for amount, used, capacity, reason in (
-        (cpu, int(table.req_cpu[row]) + extra[0], int(table.alloc_cpu[row]), "Insufficient cpu"),
-        (mem, int(table.req_mem[row]) + extra[1], int(table.alloc_mem[row]), "Insufficient memory"),
-        (
-            eph,
-            int(table.req_eph[row]) + extra[2],
-            int(table.alloc_eph[row]),
-            "Insufficient ephemeral-storage",
-        ),
-    ):
-        if amount > 0 and amount > capacity - used:
-            reasons.append(reason)
-            beyond_capacity = beyond_capacity or amount > capacity
-    return unresolvable(*reasons) if beyond_capacity else unschedulable(*reasons)
-
-
 def _segments(start: int, n: int, chunk: int) -> list[tuple[int, int]]:
     """Contiguous row ranges covering ``start..n`` then ``0..start``, at most ``chunk`` long."""
     ranges: list[tuple[int, int]] = []
@@ -224,7 +199,7 @@ class FastPath:
     def __init__(self, table: NodeTable) -> None:
         self.table = table
         self._score_cache: dict[tuple[int, int, int, int], _ScoreCache] = {}
-        self._kinds_cache: dict[tuple[int, int, int, bool], _KindsCache] = {}
+        self._kinds_cache: dict[KindsKey, _KindsCache] = {}
 
     def _feasible(self, pod: PodInfo, lo: int, hi: int, load: Load | None = None) -> BoolArray:
         """Rows ``lo..hi`` that pass NodeUnschedulable, TaintToleration and NodeResourcesFit
@@ -265,20 +240,16 @@ class FastPath:
 
     def status_of(self, pod: PodInfo, row: int, load: Load | None = None) -> Status | None:
         """The general-path status of one row (used for failure diagnostics)."""
-        table = self.table
-        if table.unschedulable[row]:
-            return unresolvable(UNSCHEDULABLE_REASON).with_plugin("NodeUnschedulable")
-        if table.hard_taint[row]:
-            return unresolvable(TAINT_REASON).with_plugin("TaintToleration")
-        status = _resource_status(
-            table,
+        requests = pod.requests
+        kind = _row_kind(
+            self.table,
             row,
-            pod.requests.get(CPU, 0),
-            pod.requests.get(MEMORY, 0),
-            pod.requests.get(EPHEMERAL_STORAGE, 0),
+            requests.get(CPU, 0),
+            requests.get(MEMORY, 0),
+            requests.get(EPHEMERAL_STORAGE, 0),
             load,
         )
-        return status.with_plugin("NodeResourcesFit") if status.reasons else None
+        return None if kind < 0 else PLAIN_PALETTE[kind]
 
     def find(
         self,
@@ -304,9 +275,14 @@ class FastPath:
         found: list[IntArray] = []
         count = 0
         processed = 0
-        # A shape that fitted nowhere last time most likely fits nowhere now: start from
-        # every row's cached kind instead of filtering a first chunk.
-        kinds = self._cached_kinds(pod, load) if self._fitted_nowhere(pod, load) else None
+        key = _kinds_key(pod, load)
+        known = None if key is None else self._kinds_cache.get(key)
+        kinds: IntArray | None = None
+        fits_somewhere = True
+        if known is not None and not known.fitted:
+            # A shape that fitted nowhere last time most likely fits nowhere now: start
+            # from every row's cached kind instead of filtering a first chunk.
+            kinds, fits_somewhere = self._all_kinds(key, pod, load)
         checked_all = False
         for lo, hi in _segments(start, n, chunk):
             if not count and not checked_all and (kinds is not None or processed):
@@ -316,10 +292,8 @@ class FastPath:
                 # and then the kinds.
                 checked_all = True
                 if kinds is None:
-                    kinds = self._cached_kinds(pod, load)
-                if kinds is None:
-                    kinds = self._plain_kinds(pod, load)
-                if not overrides and not (kinds < 0).any():
+                    kinds, fits_somewhere = self._all_kinds(key, pod, load)
+                if not overrides and not fits_somewhere:
                     processed = n
                     break
             ok = self._feasible(pod, lo, hi, load) if kinds is None else kinds[lo:hi] < 0
@@ -362,62 +336,54 @@ class FastPath:
             load,
         )
 
-    def _cached_kinds(self, pod: PodInfo, load: Load | None) -> IntArray | None:
-        """Every row's kind for ``pod``'s request shape (a copy the caller may change),
-        recomputed only for rows whose table or nominated-load ``version`` changed since;
-        None when ``load`` was made for this pod alone (not cached)."""
-        key = _kinds_key(pod, load)
+    def _all_kinds(
+        self, key: KindsKey | None, pod: PodInfo, load: Load | None
+    ) -> tuple[IntArray, bool]:
+        """Every row's kind (a copy the caller may change) and whether some row fits:
+        from the cache when the shape has a ``key``, else computed afresh."""
         if key is None:
-            return None
-        cpu, mem, eph, _ = key
+            kinds = self._plain_kinds(pod, load)
+            return kinds, bool((kinds < 0).any())
+        entry = self._kinds_entry(key, load)
+        return entry.kinds[: self.table.size].copy(), entry.fitted
+
+    def _kinds_entry(self, key: KindsKey, load: Load | None) -> _KindsCache:
+        """The shape's cached kinds, brought up to date: only rows whose table or
+        nominated-load ``version`` moved since are recomputed (all of them in a new entry,
+        whose versions are -1)."""
         table = self.table
         n = table.size
         cache = self._kinds_cache.get(key)
-        if cache is None or cache.epoch != table.epoch or cache.size != n:
+        if cache is None or cache.epoch != table.epoch:
             if cache is None and len(self._kinds_cache) >= KINDS_CACHE_SHAPES:
                 self._kinds_cache.pop(next(iter(self._kinds_cache)))
-            kinds = plain_kinds(table, cpu, mem, eph, load)
-            load_version = None if load is None or load.version is None else load.version[:n]
-            cache = _KindsCache(
-                table.epoch,
-                n,
-                kinds,
-                table.version[:n].copy(),
-                None if load_version is None else load_version.copy(),
-            )
+            cache = _KindsCache(table.epoch, table.capacity)
             self._kinds_cache[key] = cache
-            cache.fitted = bool((kinds < 0).any())
-            return kinds.copy()
-        stale = cache.table_version != table.version[:n]
-        if load is not None and load.version is not None and cache.load_version is not None:
-            stale |= cache.load_version != load.version[:n]
+        cpu, mem, eph, _with_load = key
+        load_version = None if load is None else load.version
+        stale = cache.table_version[:n] != table.version[:n]
+        if load_version is not None:
+            stale |= cache.load_version[:n] != load_version[:n]
         rows = np.flatnonzero(stale)
         if len(rows) > n // STALE_FRACTION:
-            # Many rows moved (binds in a busy stream): gathering them costs more than
-            # one pass over contiguous columns.
-            cache.kinds = plain_kinds(table, cpu, mem, eph, load)
-            cache.table_version = table.version[:n].copy()
-            if load is not None and load.version is not None:
-                cache.load_version = load.version[:n].copy()
-            cache.fitted = bool((cache.kinds < 0).any())
-            return cache.kinds.copy()
-        if len(rows) > SCALAR_ROWS:
-            cache.kinds[rows] = plain_kinds(table, cpu, mem, eph, load, rows)
+            # Many rows moved (binds in a busy stream, or a new entry): gathering them
+            # costs more than one pass over contiguous columns.
+            cache.kinds[:n] = plain_kinds(table, cpu, mem, eph, load)
+            cache.table_version[:n] = table.version[:n]
+            if load_version is not None:
+                cache.load_version[:n] = load_version[:n]
         else:
-            # A few rows (a bind, a victim gone): plain Python beats a dozen numpy calls.
-            for row in rows.tolist():
-                cache.kinds[row] = _row_kind(table, row, cpu, mem, eph, load)
-        cache.table_version[rows] = table.version[rows]
-        if load is not None and load.version is not None and cache.load_version is not None:
-            cache.load_version[rows] = load.version[rows]
-        cache.fitted = bool((cache.kinds < 0).any())
-        return cache.kinds.copy()
-
-    def _fitted_nowhere(self, pod: PodInfo, load: Load | None) -> bool:
-        """Whether ``pod``'s shape fitted no row when its kinds were last computed."""
-        key = _kinds_key(pod, load)
-        cache = None if key is None else self._kinds_cache.get(key)
-        return cache is not None and not cache.fitted
+            if len(rows) > SCALAR_ROWS:
+                cache.kinds[rows] = plain_kinds(table, cpu, mem, eph, load, rows)
+            else:
+                # A few rows (a bind, a victim gone): plain Python beats a dozen numpy calls.
+                for row in rows.tolist():
+                    cache.kinds[row] = _row_kind(table, row, cpu, mem, eph, load)
+            cache.table_version[rows] = table.version[rows]
+            if load_version is not None:
+                cache.load_version[rows] = load_version[rows]
+        cache.fitted = bool((cache.kinds[:n] < 0).any())
+        return cache
 
     def score(self, pod: PodInfo, rows: IntArray) -> IntArray:
         """Weighted default totals: 3·TaintToleration + 1·LeastAllocated + 1·BalancedAllocation.
@@ -493,7 +459,7 @@ class FastPath:
         return scores
 
 
-def _kinds_key(pod: PodInfo, load: Load | None) -> tuple[int, int, int, bool] | None:
+def _kinds_key(pod: PodInfo, load: Load | None) -> KindsKey | None:
     """The ``_KindsCache`` key of ``pod``'s shape; None when ``load`` was made for this pod
     alone (its outcomes are not cached)."""
     if load is not None and load.version is None:
@@ -509,24 +475,16 @@ def _kinds_key(pod: PodInfo, load: Load | None) -> tuple[int, int, int, bool] | 
 
 class _KindsCache:
     """Every row's plain-filter kind for one request shape, with the row versions (of the
-    table and, with nominated pods, of their load) it was computed from."""
+    table and, with nominated pods, of their load) it was computed from (-1: never)."""
 
-    __slots__ = ("epoch", "fitted", "kinds", "load_version", "size", "table_version")
+    __slots__ = ("epoch", "fitted", "kinds", "load_version", "table_version")
 
-    def __init__(
-        self,
-        epoch: int,
-        size: int,
-        kinds: IntArray,
-        table_version: IntArray,
-        load_version: IntArray | None,
-    ) -> None:
+    def __init__(self, epoch: int, capacity: int) -> None:
         self.epoch = epoch
-        self.size = size
-        self.kinds = kinds
-        self.table_version = table_version
-        self.load_version = load_version
-        self.fitted = True
+        self.kinds: IntArray = np.zeros(capacity, np.int64)
+        self.table_version: IntArray = np.full(capacity, -1, np.int64)
+        self.load_version: IntArray = np.full(capacity, -1, np.int64)
+        self.fitted = False
         """Whether some row fitted when the kinds were last brought up to date."""
 
 

@@ -76,6 +76,15 @@ def has_required_anti_affinity(pod: PodInfo) -> bool:
     return anti is not None and bool(anti.required_during_scheduling_ignored_during_execution)
 
 
+def _remove_identical(group: list[PodInfo], stored: PodInfo) -> bool:
+    """Swap-remove ``stored`` (the very object) from ``group``; whether it was there."""
+    for i, candidate in enumerate(group):
+        if candidate is stored:
+            _swap_remove(group, i)
+            return True
+    return False
+
+
 def _swap_remove(pods: list[PodInfo], index: int) -> PodInfo:
     """Remove ``pods[index]`` by moving the last pod into its place; return the removed."""
     removed = pods[index]
@@ -169,10 +178,7 @@ class NodeInfo:
         for port in host_ports(stored):
             counts.adjust(self.used_ports, port, -1)
         for group in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
-            for i, candidate in enumerate(group):
-                if candidate is stored:
-                    _swap_remove(group, i)
-                    break
+            _remove_identical(group, stored)
         self.generation += 1
         return stored
 
@@ -189,16 +195,18 @@ class NodeInfo:
         moved = pods[index] if index < len(pods) else None
         pods.append(new)
         for group in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
-            for i, candidate in enumerate(group):
-                if candidate is stored:
-                    _swap_remove(group, i)
-                    group.append(new)
-                    break
+            if _remove_identical(group, stored):
+                group.append(new)
         self.generation += 1
         return moved
 
     def _index_of(self, pod: PodInfo) -> int:
-        for i, candidate in enumerate(self.pods):
+        pods = self.pods
+        if pods and pods[-1] is pod:
+            # The common case, without a scan: the pod added last (an assumed pod whose
+            # binding is being confirmed).
+            return len(pods) - 1
+        for i, candidate in enumerate(pods):
             if (pod.uid and candidate.uid == pod.uid) or (not pod.uid and candidate.key == pod.key):
                 return i
         return -1

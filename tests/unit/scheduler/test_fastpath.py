@@ -483,9 +483,10 @@ def test_cached_filter_outcomes_equal_a_fresh_pass_after_any_changes(
                 else None
             )
             for with_load in (None, every):
-                cached = fast._cached_kinds(probe, with_load)
+                key = fastpath._kinds_key(probe, with_load)
+                assert key is not None
+                cached, _fits = fast._all_kinds(key, probe, with_load)
                 fresh = fastpath.plain_kinds(table, *amounts, with_load)
-                assert cached is not None
                 assert cached.tolist() == fresh.tolist(), (op, probe.name)
                 rows = [
                     fastpath._row_kind(table, row, *amounts, with_load) for row in range(table.size)
