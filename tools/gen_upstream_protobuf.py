@@ -51,6 +51,7 @@ ROOTS = {
     "Deployment": "k8s.io.api.apps.v1.Deployment",
     "ReplicaSet": "k8s.io.api.apps.v1.ReplicaSet",
     "Job": "k8s.io.api.batch.v1.Job",
+    "Lease": "k8s.io.api.coordination.v1.Lease",
     "Scale": "k8s.io.api.autoscaling.v1.Scale",
     "DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     "SelfSubjectAccessReview": "k8s.io.api.authorization.v1.SelfSubjectAccessReview",

@@ -486,3 +486,40 @@ def test_kubectl_logs_answers_as_for_containers_that_print_nothing(kestrel):
     missing = kestrel.kubectl("logs", "short", "-n", ns, "-c", "nope")
     assert missing.returncode == 1
     assert "container nope is not valid for pod short" in missing.stderr
+
+
+def test_describe_node_shows_the_kubelets_lease_and_its_renewals(kestrel):
+    """Every kubelet keeps ``kube-node-lease/<node>`` renewed (upstream's node lease
+    controller), so ``kubectl describe node`` prints its Lease section instead of
+    ``Failed to get lease``, and ``kubectl get leases`` lists one per node."""
+    lines = [
+        line.split() for line in kestrel.ok("get", "leases", "-n", "kube-node-lease").splitlines()
+    ]
+    assert lines[0] == ["NAME", "HOLDER", "AGE"]
+    assert [line[:2] for line in lines[1:]] == [[f"node-{i}", f"node-{i}"] for i in (1, 2, 3)]
+    describe = kestrel.ok("describe", "node", "node-1")
+    section = describe[describe.index("Lease:") :].splitlines()[:4]
+    assert [line.split(":", 1)[0].strip() for line in section] == [
+        "Lease",
+        "HolderIdentity",
+        "AcquireTime",
+        "RenewTime",
+    ]
+    assert section[1].split() == ["HolderIdentity:", "node-1"]
+    assert section[2].split() == ["AcquireTime:", "<unset>"]
+    assert "Failed to get lease" not in describe
+    first = kestrel.json("get", "lease", "node-1", "-n", "kube-node-lease")
+    assert first["metadata"]["ownerReferences"][0]["kind"] == "Node"
+    renewed = eventually(
+        lambda: (
+            lease
+            if (lease := kestrel.json("get", "lease", "node-1", "-n", "kube-node-lease"))["spec"][
+                "renewTime"
+            ]
+            != first["spec"]["renewTime"]
+            else None
+        ),
+        timeout=15,
+        every=1,
+    )
+    assert renewed["metadata"]["uid"] == first["metadata"]["uid"]

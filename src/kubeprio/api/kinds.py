@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.batch import Job
+from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
@@ -136,6 +137,7 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("batch", "v1", "Job", "jobs", "job", True, Job, (), ("all",),
                  subresources=(Subresource("status", "batch", "v1", "Job",
                                            ("get", "patch", "update")),)),
+    ResourceInfo("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, Lease),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""

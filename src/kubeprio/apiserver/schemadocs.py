@@ -65,6 +65,12 @@ TYPES: Final[dict[str, str]] = {
         "use. Pods and workloads asking for a class outside the allowlist are refused at "
         "admission (or, with enforcement Audit, admitted with a warning)."
     ),
+    "Lease": (
+        "A Lease is a renewable claim held by one holder. Every kubelet keeps a Lease named "
+        "after its Node in the kube-node-lease namespace and renews it every 10 seconds: "
+        "its node heartbeat, shown by kubectl describe node."
+    ),
+    "LeaseSpec": "Who holds a Lease, for how long, and when it was acquired and renewed.",
     "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
     "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",
 }
@@ -188,6 +194,15 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ),
     ("TenantPriorityClasses", "default"): "The class given to the Tenant's pods that name none.",
     ("TenantPriorityClasses", "maxValue"): "The highest class value the Tenant's pods may use.",
+    ("LeaseSpec", "holderIdentity"): "Who holds the lease (a kubelet: its node's name).",
+    ("LeaseSpec", "leaseDurationSeconds"): (
+        "How long, after renewTime, others must wait before taking the lease over (> 0)."
+    ),
+    ("LeaseSpec", "acquireTime"): "When the current holder acquired the lease.",
+    ("LeaseSpec", "renewTime"): "When the current holder last renewed the lease.",
+    ("LeaseSpec", "leaseTransitions"): "How many times the lease changed holders (>= 0).",
+    ("LeaseSpec", "strategy"): "The coordinated leader-election strategy (OldestEmulationVersion).",
+    ("LeaseSpec", "preferredHolder"): "The holder a coordinated election wants next.",
 }
 
 # Listed sorted, as upstream's schemas list them.

@@ -30,6 +30,7 @@ from typing import Any, Final
 from kubeprio.api import selectors
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
+from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Container, Event, Namespace, Node, Pod, PodTemplateSpec
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict
@@ -453,6 +454,19 @@ def print_priority_class(pc: PriorityClass, now: float) -> tuple[Cells, RowCondi
     ], None
 
 
+LEASE_COLUMNS: Final = (
+    _name_column(),
+    Column("Holder", "string", "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field."),
+    _age_column(),
+)  # fmt: skip
+
+
+def print_lease(lease: Lease, now: float) -> tuple[Cells, RowConditions]:
+    """``printLease``: NAME HOLDER AGE (an unset holder prints empty)."""
+    holder = (lease.spec.holder_identity if lease.spec else None) or ""
+    return [lease.metadata.name or "", holder, since(lease.metadata.creation_timestamp, now)], None
+
+
 PDB_COLUMNS: Final = (
     _name_column(),
     Column("Min Available", "string", "The minimum number of pods that must be available."),
@@ -606,6 +620,7 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Namespace: (NAMESPACE_COLUMNS, print_namespace),
     PriorityClass: (PRIORITY_CLASS_COLUMNS, print_priority_class),
     PodDisruptionBudget: (PDB_COLUMNS, print_pdb),
+    Lease: (LEASE_COLUMNS, print_lease),
     Deployment: (DEPLOYMENT_COLUMNS, print_deployment),
     ReplicaSet: (REPLICA_SET_COLUMNS, print_replica_set),
     Job: (JOB_COLUMNS, print_job),

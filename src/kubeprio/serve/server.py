@@ -180,6 +180,7 @@ class Serving:
                 scheduler_config=options.scheduler_config,
                 retry_unschedulable_on_timer=True,
                 auto_create_namespaces=False,
+                node_leases=True,
             )
             self.plane.attach_fleet()
             self.event_expiry = EventExpiry(self.store, clock=self.clock, ttl=options.event_ttl)

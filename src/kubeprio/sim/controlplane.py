@@ -6,7 +6,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
 Deployment, Job, disruption, garbage-collection and pod-GC controllers, the shared informers,
-and one simulated kubelet per Node (``KubeletFleet``). Every component gets its own
+and one simulated kubelet per Node (``KubeletFleet``), with node leases in serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
 shifts another's choices.
 
@@ -22,6 +22,7 @@ from typing import Any, Final
 from kubeprio.admission.defaults import default_chain
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
+from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.apiserver.service import ApiService
@@ -34,6 +35,7 @@ from kubeprio.controllers.job import JobController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.kubelet.kubelet import KubeletConfig
+from kubeprio.kubelet.nodelease import NodeLeases
 from kubeprio.kubelet.router import PodRouter
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.scheduler.setup import new_scheduler
@@ -64,6 +66,7 @@ class ControlPlane:
         retry_unschedulable_on_timer: bool = False,
         auto_create_namespaces: bool = True,
         pod_gc_of_unseen_nodes: bool = True,
+        node_leases: bool = False,
     ) -> None:
         """Wire the components.
 
@@ -73,6 +76,9 @@ class ControlPlane:
         (simulation of dumps without Namespace objects; off in ``serve``, as upstream).
         ``pod_gc_of_unseen_nodes``: pod GC deletes pods bound to nodes it never saw, as
         upstream (off in simulation: a dump may leave out nodes that existed).
+        ``node_leases``: kubelets keep their Leases in ``kube-node-lease`` renewed
+        (``kubelet.nodelease``; on in ``serve``, where ``kubectl describe node`` shows them;
+        off in simulation, where no outcome depends on heartbeats).
         """
         self.seed = seed
         self.clock = clock
@@ -115,6 +121,17 @@ class ControlPlane:
         def rng(name: str) -> random.Random:
             return derived_rng(seed, name)
 
+        self.leases: Informer[Lease] | None = None
+        self.node_leases: NodeLeases | None = None
+        lease_owners: list[Informer[Any]] = []
+        lease_dependents: list[Informer[Any]] = []
+        if node_leases:
+            self.leases = Informer(api, Lease)
+            self.node_leases = NodeLeases(api, clock=clock, rng=rng("nodelease"), nodes=self.nodes)
+            # A Lease is owned by its Node: deleting the Node lets the collector delete it.
+            lease_owners.append(self.nodes)
+            lease_dependents.append(self.leases)
+
         self.controllers: list[Any] = [
             ReplicaSetController(
                 api,
@@ -145,8 +162,8 @@ class ControlPlane:
                 api,
                 clock=clock,
                 rng=rng("gc"),
-                owners=[self.deployments, self.replicasets, self.jobs],
-                dependents=[self.replicasets, self.pods],
+                owners=[self.deployments, self.replicasets, self.jobs, *lease_owners],
+                dependents=[self.replicasets, self.pods, *lease_dependents],
             ),
             PodGCController(
                 api,
@@ -164,6 +181,7 @@ class ControlPlane:
                 self.replicasets,
                 self.jobs,
                 self.pods,
+                *([self.leases] if self.leases is not None else []),
             ]
         )
 
@@ -183,6 +201,7 @@ class ControlPlane:
             self.scheduler,
             *(Due(c, self.clock) for c in self.controllers),
             self.fleet,
+            *([self.node_leases] if self.node_leases is not None else []),
         ]
 
     def start(self) -> None:

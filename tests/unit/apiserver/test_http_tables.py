@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from kubeprio.api.coordination import Lease, LeaseSpec
+from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.serialization import from_dict
 from kubeprio.apiserver import tables
 from tests.conftest import EPOCH
@@ -254,6 +256,10 @@ def _columns(client, path):
             ],
         ),
         ("/apis/kubeprio.io/v1alpha1/tenants", [("Name", 0), ("Age", 0)]),
+        (
+            "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+            [("Name", 0), ("Holder", 0), ("Age", 0)],
+        ),
     ],
     ids=[
         "priorityclasses",
@@ -266,6 +272,7 @@ def _columns(client, path):
         "namespaces",
         "jobs",
         "tenants",
+        "leases",
     ],
 )
 def test_column_definitions_per_kind(api, path, columns):
@@ -401,3 +408,22 @@ def test_job_status_completions_and_duration():
     )
     cells, _ = tables.print_job(job, EPOCH + 600)
     assert cells[:4] == ["j", "Complete", "3/3", "2m5s"]
+
+
+def test_lease_rows_show_the_holder_and_an_unset_holder_as_empty(api, clock):
+    # printLease: NAME HOLDER AGE, an unset holderIdentity prints as "".
+    for name, holder in (("node-1", "node-1"), ("orphan", None)):
+        api.create(
+            Lease(
+                metadata=ObjectMeta(name=name, namespace="kube-node-lease"),
+                spec=LeaseSpec(holder_identity=holder, lease_duration_seconds=40),
+            )
+        )
+    clock.advance(90)
+    _, body = _columns(
+        make_client(api), "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
+    )
+    assert [row["cells"] for row in body["rows"]] == [
+        ["node-1", "node-1", "90s"],
+        ["orphan", "", "90s"],
+    ]

@@ -133,3 +133,29 @@ def test_bad_bodies_are_bad_requests(data, message):
     with pytest.raises(errors.BadRequestError) as caught:
         protobuf.decode(data)
     assert message in str(caught.value)
+
+
+def micro_time(seconds: int, nanos: int) -> bytes:
+    return num(1, seconds) + num(2, nanos)
+
+
+def test_lease_as_client_go_leader_election_sends_it():
+    # LeaseSpec: holderIdentity=1, leaseDurationSeconds=2, acquireTime=3, renewTime=4,
+    # leaseTransitions=5 (MicroTime: seconds=1, nanos=2).
+    raw = msg(1, msg(1, "kube-scheduler") + msg(3, "kube-system")) + msg(
+        2,
+        msg(1, "host-a_1234")
+        + num(2, 15)
+        + msg(3, micro_time(1_800_000_000, 0))
+        + msg(4, micro_time(1_800_000_010, 123_456_000))
+        + num(5, 2),
+    )
+    decoded = protobuf.decode(body("coordination.k8s.io/v1", "Lease", raw))
+    assert decoded["metadata"] == {"name": "kube-scheduler", "namespace": "kube-system"}
+    assert decoded["spec"] == {
+        "holderIdentity": "host-a_1234",
+        "leaseDurationSeconds": 15,
+        "acquireTime": "2027-01-15T08:00:00.000000Z",
+        "renewTime": "2027-01-15T08:00:10.123456Z",
+        "leaseTransitions": 2,
+    }

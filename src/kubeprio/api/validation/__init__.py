@@ -4,7 +4,7 @@
 service raises one ``InvalidError`` (422) with all of them as causes. Object metadata
 rules live in ``validation.meta``; each kind's rules live in a module named after its
 API group (``validation.core``, ``validation.apps``, ``validation.batch``,
-``validation.policy``, ``validation.scheduling``, ...) and are listed in the tables
+``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...) and are listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
 shared by pods and workload templates live in ``validation.podspec``.
 
@@ -32,13 +32,22 @@ from kubeprio.api.validation.meta import (
 )
 
 # The per-group modules import validation.meta, so they come after it.
-from kubeprio.api.validation import apps, batch, core, policy, scheduling, tenant  # isort: skip
+from kubeprio.api.validation import (  # isort: skip
+    apps,
+    batch,
+    coordination,
+    core,
+    policy,
+    scheduling,
+    tenant,
+)
 
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **core.CREATE,
     **apps.CREATE,
     **batch.CREATE,
     **policy.CREATE,
+    **coordination.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
