@@ -6,7 +6,7 @@ What it is: ``create_app(service)`` returns a Starlette application serving
   for ``v=v2``, legacy otherwise), ``/api/v1`` and ``/apis/<g>/<v>`` (legacy resource
   lists), ``/apis/<g>`` (``APIGroup``) -- ``apiserver.discovery``;
 * ``/openapi/v3`` and ``/openapi/v3/<gv>`` -- ``apiserver.openapi``;
-* ``/healthz``, ``/livez``, ``/readyz`` -- "ok";
+* ``/healthz``, ``/livez``, ``/readyz`` and ``/<endpoint>/<check>`` -- ``apiserver.health``;
 * every resource path of the resource table -- ``apiserver.routes`` resolves it,
   ``apiserver.rest`` serves it; watches stream as chunked newline-delimited JSON.
 
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Final
 
@@ -46,7 +47,15 @@ from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
 from kubeprio.api.core import Pod
 from kubeprio.api.model import JsonDict
-from kubeprio.apiserver import authz, discovery, impersonation, openapi, podlogs, status
+from kubeprio.apiserver import (
+    authz,
+    discovery,
+    health,
+    impersonation,
+    openapi,
+    podlogs,
+    status,
+)
 from kubeprio.apiserver.rest import (
     DEFAULT_WATCH_TIMEOUT,
     JSON_TYPE,
@@ -60,6 +69,8 @@ from kubeprio.apiserver.routes import RouteTable, Target, split_path
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
+from kubeprio.store.errors import KeyNotFoundError
+from kubeprio.store.interface import ObjectKey
 
 TEXT_TYPE: Final = "text/plain"
 """``pods/log`` answers (upstream's log REST produces text/plain)."""
@@ -74,6 +85,9 @@ Authenticator = Callable[[Mapping[str, str]], UserInfo | None]
 RESOURCE_METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 IMPERSONATE_PREFIX: Final = b"impersonate-"
 HEALTH_PATHS: Final = ("/healthz", "/livez", "/readyz")
+LOG: Final = logging.getLogger("kubeprio.apiserver")
+HEALTH_PROBE_KEY: Final = ObjectKey("namespaces", "", "default")
+"""What the ``etcd`` health check reads (found or not, the store answered)."""
 
 
 def _dumps(body: JsonDict | orjson.Fragment) -> bytes:
@@ -164,13 +178,44 @@ class KubeApp:
             return error_response(exc)
         return json_response(discovery.VERSION_INFO)
 
+    def _store_failure(self) -> str | None:
+        # A real read, as upstream's etcd check reads a key: a closed store, or a SQLite
+        # store made unusable by a failed commit, answers with StorageFailureError.
+        try:
+            self.service.store.get(HEALTH_PROBE_KEY)
+        except KeyNotFoundError:
+            pass
+        except Exception as exc:  # any other failure of the store is an unhealthy store
+            return str(exc) or type(exc).__name__
+        return None
+
     async def health(self, request: Request) -> Response:
-        """``/healthz``, ``/livez``, ``/readyz``: "ok" once the server answers at all."""
+        """``/healthz``, ``/livez``, ``/readyz`` and their single checks (``apiserver.health``)."""
         try:
             self._user(request)
         except errors.StatusError as exc:
             return error_response(exc)
-        return Response(b"ok", media_type="text/plain; charset=utf-8")
+        endpoint = request.url.path.strip("/").split("/", 1)[0]
+        checks = health.checks_for(
+            endpoint, store_failure=self._store_failure, shutting_down=lambda: self._closing
+        )
+        name = request.path_params.get("check")
+        if name is None:
+            query = {key: request.query_params.getlist(key) for key in request.query_params}
+            found = health.answer(endpoint, checks, query)
+        else:
+            one = health.answer_one(checks, name)
+            if one is None:
+                return error_response(status.path_not_found())
+            found = one
+        for failure in found.failures:
+            LOG.warning("%s: %s", endpoint, failure)
+        return Response(
+            found.body.encode(),
+            status_code=found.status,
+            media_type="text/plain; charset=utf-8",
+            headers={"X-Content-Type-Options": "nosniff"},
+        )
 
     async def api(self, request: Request) -> Response:
         """``/api``: aggregated (v2 when asked) or ``APIVersions``."""
@@ -373,6 +418,10 @@ def create_app(
         Route("/version", app_state.version, methods=["GET"]),
         Route("/version/", app_state.version, methods=["GET"]),
         *(Route(path, app_state.health, methods=["GET"]) for path in HEALTH_PATHS),
+        *(
+            Route(path + "/{check:path}", app_state.health, methods=["GET"])
+            for path in HEALTH_PATHS
+        ),
         Route("/api", app_state.api, methods=["GET"]),
         Route("/api/", app_state.api, methods=["GET"]),
         Route("/apis", app_state.apis, methods=["GET"]),

@@ -20,8 +20,6 @@ from kubeprio.api import errors
 
 TABLE_VERSIONS: Final = ("v1", "v1beta1")
 JSON_TYPES: Final = ("application/json", "application/*", "*/*")
-TRUE_VALUES: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
-FALSE_VALUES: Final = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,15 +68,13 @@ def negotiate(accept: str) -> Output:
 
 
 def flag(query: Mapping[str, str], name: str) -> bool:
-    """A boolean query parameter as Go's ``strconv.ParseBool`` reads it."""
+    """A boolean query parameter as upstream's parameter codec reads it.
+
+    ``runtime.Convert_Slice_string_To_bool``: absent, ``false`` (any case) and ``0`` are
+    false; anything else is true, an empty value (``?watch``) and ``yes`` included.
+    """
     value = query.get(name)
-    if value is None or value == "":
-        return False
-    if value in TRUE_VALUES:
-        return True
-    if value in FALSE_VALUES:
-        return False
-    raise errors.bad_request(f'strconv.ParseBool: parsing "{value}": invalid syntax')
+    return value is not None and value != "0" and value.lower() != "false"
 
 
 def integer(query: Mapping[str, str], name: str) -> int | None:

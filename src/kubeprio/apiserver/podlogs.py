@@ -24,6 +24,7 @@ from kubeprio.api import errors
 from kubeprio.api.core import Pod
 from kubeprio.api.errors import FieldError
 from kubeprio.api.validation.meta import validate_nonnegative
+from kubeprio.apiserver.negotiation import flag
 
 POD_LOG_OPTIONS_KIND = "PodLogOptions"
 _INTEGER_OPTIONS = ("tailLines", "limitBytes", "sinceSeconds")
@@ -41,10 +42,6 @@ class LogOptions:
     limit_bytes: int | None = None
     since_seconds: int | None = None
     since_time: str | None = None
-
-
-def _flag(value: str | None) -> bool:
-    return value is not None and value.lower() in ("true", "1")
 
 
 def parse_options(query: Mapping[str, str], pod_name: str) -> LogOptions:
@@ -67,9 +64,9 @@ def parse_options(query: Mapping[str, str], pod_name: str) -> LogOptions:
             ) from None
     options = LogOptions(
         container=query.get("container", ""),
-        follow=_flag(query.get("follow")),
-        previous=_flag(query.get("previous")),
-        timestamps=_flag(query.get("timestamps")),
+        follow=flag(query, "follow"),
+        previous=flag(query, "previous"),
+        timestamps=flag(query, "timestamps"),
         tail_lines=numbers["tailLines"],
         limit_bytes=numbers["limitBytes"],
         since_seconds=numbers["sinceSeconds"],

@@ -233,3 +233,26 @@ def test_a_followed_log_stays_open_while_the_container_runs(client):
     assert response.status_code == 200
     assert response.content == b""
     assert time.monotonic() - started >= 0.8
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (None, False),
+        ("false", False),
+        ("FALSE", False),
+        ("False", False),
+        ("0", False),
+        ("true", True),
+        ("1", True),
+        ("", True),
+        ("yes", True),
+        ("t", True),
+    ],
+)
+def test_boolean_options_read_as_upstreams_parameter_codec(raw, expected):
+    # runtime.Convert_Slice_string_To_bool: only absent, "false" (any case) and "0" are
+    # false; an empty value (``?follow``) is true.
+    query = {} if raw is None else {"follow": raw, "previous": raw, "timestamps": raw}
+    options = podlogs.parse_options(query, "web")
+    assert (options.follow, options.previous, options.timestamps) == (expected,) * 3
