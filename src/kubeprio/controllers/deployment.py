@@ -222,7 +222,16 @@ class DeploymentController(Controller):
         now = rfc3339(self.clock.now())
         if new is not None:
             if du.revision(new) < max_old + 1:
-                new = self._annotate(new, {du.REVISION_ANNOTATION: new_revision})
+                values = {du.REVISION_ANNOTATION: new_revision}
+                old_revision = new.metadata.annotation(du.REVISION_ANNOTATION)
+                if old_revision is not None:
+                    # A set found again (a rollback) keeps the revisions it had.
+                    history = du.revision_history(
+                        new.metadata.annotation(du.REVISION_HISTORY_ANNOTATION), old_revision
+                    )
+                    if history is not None:
+                        values[du.REVISION_HISTORY_ANNOTATION] = history
+                new = self._annotate(new, values)
             deployment = self._set_revision(deployment, str(du.revision(new)))
             if (
                 du.has_progress_deadline(deployment)

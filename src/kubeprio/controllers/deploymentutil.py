@@ -104,9 +104,50 @@ def template_without_hash(template: PodTemplateSpec | None) -> PodTemplateSpec:
     return evolve(template, metadata=evolve(meta, labels=labels or None))
 
 
+MAX_REVISION_HISTORY_CHARS: Final = 2000
+"""The deployment controller's ``maxRevHistoryLengthInChars``."""
+
+
+def revision_history(history: str | None, old_revision: str) -> str | None:
+    """``SetNewReplicaSetAnnotations``: ``old_revision`` appended to the revision history.
+
+    The oldest entries go first when the list would pass 2,000 characters; None when
+    even then it would not fit (upstream logs and leaves the annotation alone).
+    """
+    if not history:
+        return old_revision
+    kept = history.split(",")
+    total = len(history) + len(old_revision) + 1
+    start = 0
+    while total > MAX_REVISION_HISTORY_CHARS and start < len(kept):
+        total -= len(kept[start]) + 1
+        start += 1
+    if total > MAX_REVISION_HISTORY_CHARS:
+        return None
+    return ",".join([*kept[start:], old_revision])
+
+
+def _without_nulls(value: Any) -> Any:
+    """A JSON value with every ``null`` member left out, at any depth."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value]
+    return value
+
+
 def equal_ignore_hash(a: PodTemplateSpec | None, b: PodTemplateSpec | None) -> bool:
-    """``EqualIgnoreHash``."""
-    return template_without_hash(a) == template_without_hash(b)
+    """``EqualIgnoreHash``: equal apart from the ``pod-template-hash`` label.
+
+    Upstream compares Go structs, where an explicit JSON ``null`` and an absent field
+    decode to the same zero value; kubeprio keeps explicit nulls for round trips
+    (``creationTimestamp: null``, which ``kubectl rollout undo`` sends back in the
+    template), so they are left out before comparing.
+    """
+    first, second = template_without_hash(a), template_without_hash(b)
+    if first == second:
+        return True
+    return bool(_without_nulls(to_dict(first)) == _without_nulls(to_dict(second)))
 
 
 def replicas(obj: Deployment | ReplicaSet) -> int:

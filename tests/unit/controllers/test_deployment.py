@@ -16,6 +16,7 @@ import pytest
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.core import Container, PodTemplateSpec
 from kubeprio.api.meta import LabelSelector, ObjectMeta
+from kubeprio.api.serialization import to_dict
 from kubeprio.client.protocol import DeleteRequest
 from kubeprio.controllers import deploymentutil as du
 from tests.builders import pod
@@ -275,3 +276,57 @@ def test_a_stale_cache_does_not_create_a_second_replica_set(world: World) -> Non
     controller.reconcile("default/web")
     assert len(world.api.list(ReplicaSet, "default").items) == 1
     assert (world.api.get(Deployment, "web", "default").status.collision_count or 0) == 0  # type: ignore[union-attr]
+
+
+def test_rolling_back_with_creation_timestamp_null_reuses_the_old_replica_set(
+    world: World,
+) -> None:
+    """``kubectl rollout undo`` patches the old ReplicaSet's template back into the
+    Deployment, Go-marshalled, so with ``creationTimestamp: null``. Upstream's
+    ``EqualIgnoreHash`` compares Go structs, where null and absent are the same zero
+    value: the old set is found again (``FindNewReplicaSet``), takes the next revision
+    and records the one it had (``revision-history``); no third set appears."""
+    controllers(world)
+    world.api.create(deployment(2))
+    settle_running(world)
+    (first,) = sets(world)
+    current = world.api.get(Deployment, "web", "default")
+    old_template = current.spec.template  # type: ignore[union-attr]
+    world.api.patch(
+        Deployment,
+        "web",
+        {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}}}},
+        namespace="default",
+    )
+    settle_running(world)
+    assert len(sets(world)) == 2
+    # The rollback, as kubectl sends it: the old template with creationTimestamp: null.
+    template = to_dict(old_template)
+    template["metadata"]["creationTimestamp"] = None
+    world.api.patch(
+        Deployment, "web", {"spec": {"template": template}}, namespace="default",
+        patch_type="application/merge-patch+json",
+    )  # fmt: skip
+    settle_running(world)
+    counts = sets(world)
+    assert len(counts) == 2
+    assert counts[first] == 2
+    reused = world.api.get(ReplicaSet, first, "default")
+    assert reused.metadata.annotation("deployment.kubernetes.io/revision") == "3"
+    assert reused.metadata.annotation("deployment.kubernetes.io/revision-history") == "1"
+
+
+@pytest.mark.parametrize(
+    ("history", "old", "expected"),
+    [
+        (None, "1", "1"),
+        ("", "4", "4"),
+        ("1,3", "5", "1,3,5"),
+        # Past 2,000 characters the oldest entries go (maxRevHistoryLengthInChars).
+        (",".join(["9" * 99] * 20), "7", ",".join(["9" * 99] * 19 + ["7"])),
+        ("1", "x" * 2001, None),
+    ],
+    ids=["first", "empty", "append", "trim oldest", "never fits"],
+)
+def test_revision_history_SetNewReplicaSetAnnotations(history, old, expected):
+    assert du.revision_history(history, old) == expected
