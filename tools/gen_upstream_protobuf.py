@@ -5,7 +5,8 @@ Why: kubectl's typed clients send built-in objects as Kubernetes protobuf
 ``create deployment``, ``create poddisruptionbudget``, ``create namespace``, ``create
 job``. Decoding them needs each message's field numbers, names and types, which only
 upstream's ``generated.proto`` files state. This script parses them and writes the
-messages reachable from the kinds kubeprio serves::
+messages reachable from the kinds kubeprio serves (the roots of
+``upstream_fields.json``, so the two tables never list different kinds)::
 
     {"roots": {"PriorityClass": "k8s.io.api.scheduling.v1.PriorityClass", ...},
      "messages": {"k8s.io.api.scheduling.v1.PriorityClass":
@@ -38,26 +39,8 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
-ROOTS = {
-    "Namespace": "k8s.io.api.core.v1.Namespace",
-    "Node": "k8s.io.api.core.v1.Node",
-    "Pod": "k8s.io.api.core.v1.Pod",
-    "Event": "k8s.io.api.core.v1.Event",
-    "Binding": "k8s.io.api.core.v1.Binding",
-    "PriorityClass": "k8s.io.api.scheduling.v1.PriorityClass",
-    "PodDisruptionBudget": "k8s.io.api.policy.v1.PodDisruptionBudget",
-    "Eviction": "k8s.io.api.policy.v1.Eviction",
-    "Deployment": "k8s.io.api.apps.v1.Deployment",
-    "ReplicaSet": "k8s.io.api.apps.v1.ReplicaSet",
-    "Job": "k8s.io.api.batch.v1.Job",
-    "Lease": "k8s.io.api.coordination.v1.Lease",
-    "Scale": "k8s.io.api.autoscaling.v1.Scale",
-    "DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
-    "SelfSubjectAccessReview": "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
-    "SelfSubjectRulesReview": "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
-    "SelfSubjectReview": "k8s.io.api.authentication.v1.SelfSubjectReview",
-}
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_protobuf.json"
 JSON_TABLE = OUT.with_name("upstream_fields.json")
 
@@ -137,9 +120,21 @@ def qualify(type_name: str, package: str, known: dict[str, dict[str, list[str]]]
     return local if local in known else type_name
 
 
-def mark_embedded(messages: dict[str, dict[str, list[str]]]) -> None:
+def proto_roots(json_table: dict[str, Any]) -> dict[str, str]:
+    """The root message of each kind: the JSON table's roots, as proto names.
+
+    ``io.k8s.api.core.v1.Pod`` (OpenAPI) is ``k8s.io.api.core.v1.Pod`` (proto), so both
+    tables serve the same kinds without a second list to keep.
+    """
+    types = json_table["types"]
+    return {
+        kind: "k8s.io." + types[client]["schema"].removeprefix("io.k8s.")
+        for kind, client in json_table["roots"].items()
+    }
+
+
+def mark_embedded(messages: dict[str, dict[str, list[str]]], json_types: dict[str, Any]) -> None:
     """Relabel the fields that are embedded Go structs ``inline`` (see the module doc)."""
-    json_types = json.loads(JSON_TABLE.read_text())["types"]
     json_fields = {entry["schema"]: set(entry["fields"]) for entry in json_types.values()}
 
     def flat_names(message: str) -> set[str]:
@@ -169,10 +164,12 @@ def main() -> None:
     parser.add_argument("--apimachinery", required=True, help="git dir of k8s.io/apimachinery")
     args = parser.parse_args()
     repos = {"api": args.api, "apimachinery": args.apimachinery}
+    json_table = json.loads(JSON_TABLE.read_text())
+    roots = proto_roots(json_table)
     pending = sorted(
         {
             f"k8s.io/api/{root.split('.')[3]}/{root.split('.')[4]}/generated.proto"
-            for root in ROOTS.values()
+            for root in roots.values()
             if root.startswith("k8s.io.api.")
         }
         | {"k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto"}
@@ -202,7 +199,7 @@ def main() -> None:
             # Without Go source, only an empty string is left out.
             entry.append(int(rules.get(entry[0], entry[2] == "string")))
     reachable: dict[str, dict[str, list[str]]] = {}
-    stack = list(ROOTS.values())
+    stack = list(roots.values())
     while stack:
         name = stack.pop()
         if name in reachable:
@@ -210,8 +207,8 @@ def main() -> None:
         fields = all_messages[name]
         reachable[name] = dict(sorted(fields.items(), key=lambda item: int(item[0])))
         stack.extend(entry[2] for entry in fields.values() if entry[2] in all_messages)
-    mark_embedded(reachable)
-    table = {"roots": ROOTS, "messages": dict(sorted(reachable.items()))}
+    mark_embedded(reachable, json_table["types"])
+    table = {"roots": roots, "messages": dict(sorted(reachable.items()))}
     OUT.write_text(json.dumps(table, indent=0, separators=(",", ":")) + "\n")
     print(f"wrote {OUT} ({len(reachable)} messages from {len(seen)} files)")
 

@@ -41,6 +41,11 @@ def wrap_int32(value: int) -> int:
     return (value - INT32_MIN) % 2**32 + INT32_MIN
 
 
+def wrap_int64(value: int) -> int:
+    """``int64(value)`` as Go converts: the low 64 bits, two's complement."""
+    return (value - INT64_MIN) % 2**64 + INT64_MIN
+
+
 JSON_NAME = "json"
 """Field-metadata key holding a JSON name that is not the plain camelCase of the attribute."""
 

@@ -48,7 +48,6 @@ from typing import Final, Protocol
 from kubeprio.admission.chain import MASTERS_GROUP, Listers, UserInfo, is_admin
 from kubeprio.admission.tenant import owning_tenant
 from kubeprio.api import errors, kinds
-from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.reviews import NonResourceRule, ResourceRule, SubjectRulesReviewStatus
 from kubeprio.api.tenant import Tenant
 from kubeprio.apiserver.negotiation import flag
@@ -221,13 +220,11 @@ def _member_reason(tenant_name: str | None, namespace: str) -> str:
 class TenantAuthorizer:
     """Admins anything; tenant users inside their tenant's namespaces (see module doc)."""
 
-    def __init__(
-        self, listers: Listers, resources: tuple[ResourceInfo, ...] = kinds.SERVED
-    ) -> None:
+    def __init__(self, listers: Listers) -> None:
         self._listers = listers
         # Each kind with the verbs of each of its paths, worked out once (asked per request).
         self._served = {
-            (info.group, info.plural): (info, info.verbs_by_subresource) for info in resources
+            (info.group, info.plural): (info, info.verbs_by_subresource) for info in kinds.SERVED
         }
 
     def authorize(self, attrs: Attributes) -> bool:

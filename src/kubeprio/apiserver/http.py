@@ -84,7 +84,7 @@ Authenticator = Callable[[Mapping[str, str]], UserInfo | None]
 
 RESOURCE_METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 IMPERSONATE_PREFIX: Final = b"impersonate-"
-HEALTH_PATHS: Final = ("/healthz", "/livez", "/readyz")
+HEALTH_PATHS: Final = tuple(f"/{endpoint}" for endpoint in health.ENDPOINTS)
 LOG: Final = logging.getLogger("kubeprio.apiserver")
 HEALTH_PROBE_KEY: Final = ObjectKey("namespaces", "", "default")
 """What the ``etcd`` health check reads (found or not, the store answered)."""
@@ -127,17 +127,24 @@ class KubeApp:
         bookmark_interval: float,
     ) -> None:
         self.service = service
+        # No authorizer: everything is allowed (one place decides that, not each caller).
+        self.authorizer: authz.ReviewingAuthorizer = authorizer or authz.AllowAll()
         self.rest = RestHandler(
-            service, clock=clock, watch_timeout=watch_timeout, reviewer=authorizer
+            service, clock=clock, watch_timeout=watch_timeout, reviewer=self.authorizer
         )
         self.routes = RouteTable(kinds.SERVED)
         self.authenticator = authenticator
-        self.authorizer = authorizer
         self.streams: dict[WatchStream, Callable[[], None]] = {}
         self._closing = False
         self.bookmark_interval = bookmark_interval
         self.openapi_docs = openapi.documents(kinds.SERVED)
         self.openapi_index = _dumps(openapi.index(self.openapi_docs))
+        self.health_checks = {
+            endpoint: health.checks_for(
+                endpoint, store_failure=self._store_failure, shutting_down=lambda: self._closing
+            )
+            for endpoint in health.ENDPOINTS
+        }
 
     # --- plumbing --------------------------------------------------------------------------
 
@@ -154,7 +161,7 @@ class KubeApp:
         return user
 
     def _authorize(self, user: UserInfo | None, request: Request, target: Target) -> None:
-        if self.authorizer is None or user is None:
+        if user is None:
             return
         attrs = authz.attributes(user, request.method, target, request.query_params)
         if not self.authorizer.authorize(attrs):
@@ -196,9 +203,7 @@ class KubeApp:
         except errors.StatusError as exc:
             return error_response(exc)
         endpoint = request.url.path.strip("/").split("/", 1)[0]
-        checks = health.checks_for(
-            endpoint, store_failure=self._store_failure, shutting_down=lambda: self._closing
-        )
+        checks = self.health_checks[endpoint]
         name = request.path_params.get("check")
         if name is None:
             query = {key: request.query_params.getlist(key) for key in request.query_params}

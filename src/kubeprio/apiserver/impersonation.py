@@ -109,12 +109,12 @@ def _check(requester: UserInfo, request: _Request) -> Attributes:
 def impersonate(
     requester: UserInfo | None,
     headers: Sequence[tuple[str, str]],
-    authorizer: Authorizer | None,
+    authorizer: Authorizer,
 ) -> UserInfo | None:
     """The user the request acts as: ``requester`` unless it asks to impersonate.
 
     ``headers`` are (lower-case name, value) pairs, repeated names kept. Without a
-    requester (no authentication) or an authorizer, every impersonation is allowed.
+    requester (no authentication), every impersonation is allowed.
     """
     requests = _requests(headers)
     if not requests:
@@ -125,7 +125,7 @@ def impersonate(
     groups: list[str] = []
     extra: dict[str, list[str]] = {}
     for request in requests:
-        if requester is not None and authorizer is not None:
+        if requester is not None:
             attrs = _check(requester, request)
             if not authorizer.authorize(attrs):
                 raise forbidden(attrs)

@@ -33,12 +33,12 @@ from __future__ import annotations
 import base64
 import functools
 import json
-from datetime import UTC, datetime
 from importlib import resources
 from typing import Any, Final
 
 from kubeprio.api import errors
-from kubeprio.api.model import JsonDict, wrap_int32
+from kubeprio.api.model import JsonDict, wrap_int32, wrap_int64
+from kubeprio.clock import rfc3339
 
 CONTENT_TYPE: Final = "application/vnd.kubernetes.protobuf"
 MAGIC: Final = b"k8s\x00"
@@ -54,7 +54,7 @@ _VARINT: Final = 0
 _FIXED64: Final = 1
 _LENGTH_DELIMITED: Final = 2
 _FIXED32: Final = 5
-_VARINT_TYPES: Final = frozenset({"int32", "int64", "uint32", "uint64", "bool"})
+_VARINT_TYPES: Final = frozenset({"int32", "int64", "bool"})
 
 Field = tuple[int, int, Any]
 """(field number, wire type, value: an int for varints and fixed, bytes otherwise)."""
@@ -146,10 +146,7 @@ def _by_number(data: bytes) -> dict[int, Any]:
 
 def _signed(value: int, bits: int) -> int:
     """A varint read as two's complement (negative int32s are sign-extended to 64 bits)."""
-    value &= (1 << 64) - 1
-    if value >= 1 << 63:
-        value -= 1 << 64
-    return wrap_int32(value) if bits == 32 else value
+    return wrap_int32(value) if bits == 32 else wrap_int64(value)
 
 
 def _scalar(type_name: str, value: Any) -> Any:
@@ -159,8 +156,6 @@ def _scalar(type_name: str, value: Any) -> Any:
         return bool(value)
     if type_name in ("int32", "int64"):
         return _signed(value, 32 if type_name == "int32" else 64)
-    if type_name in ("uint32", "uint64"):
-        return value
     if type_name == "bytes":
         return base64.b64encode(value).decode()
     raise ValueError(f"unsupported field type {type_name}")
@@ -185,7 +180,7 @@ def _value(type_name: str, value: Any, messages: dict[str, dict[int, list[Any]]]
     if type_name in (_TIME, _MICRO_TIME):
         return _time(value, micro=type_name == _MICRO_TIME)
     if type_name == _QUANTITY:
-        return str(_by_number(value).get(1, b"").decode())
+        return _by_number(value).get(1, b"").decode()
     if type_name == _INT_OR_STRING:
         return _int_or_string(value)
     if type_name in (_RAW_EXTENSION, _FIELDS_V1):
@@ -238,16 +233,17 @@ def _time(data: bytes, *, micro: bool) -> str | None:
     if not data:
         return None
     fields = _by_number(data)
-    moment = datetime.fromtimestamp(_signed(fields.get(1, 0), 64), UTC)
+    text = rfc3339(_signed(fields.get(1, 0), 64))
     if micro:
         nanos = _signed(fields.get(2, 0), 32)
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{nanos // 1000:06d}Z"
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return f"{text[:-1]}.{nanos // 1000:06d}Z"
+    return text
 
 
 def _int_or_string(data: bytes) -> int | str:
     """``IntOrString``: 1 is the type (0 int, 1 string), 2 the int, 3 the string."""
     fields = _by_number(data)
     if fields.get(1, 0) == 1:
-        return str(fields.get(3, b"").decode())
+        text: str = fields.get(3, b"").decode()
+        return text
     return _signed(fields.get(2, 0), 32)

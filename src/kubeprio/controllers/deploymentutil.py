@@ -35,6 +35,7 @@ from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, evolve
 from kubeprio.api.policy import IntOrString
 from kubeprio.api.serialization import to_dict
+from kubeprio.api.validation.core import semantic_equal
 from kubeprio.clock import parse_rfc3339
 
 REVISION_ANNOTATION: Final = "deployment.kubernetes.io/revision"
@@ -127,27 +128,15 @@ def revision_history(history: str | None, old_revision: str) -> str | None:
     return ",".join([*kept[start:], old_revision])
 
 
-def _without_nulls(value: Any) -> Any:
-    """A JSON value with every ``null`` member left out, at any depth."""
-    if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(item) for item in value]
-    return value
-
-
 def equal_ignore_hash(a: PodTemplateSpec | None, b: PodTemplateSpec | None) -> bool:
-    """``EqualIgnoreHash``: equal apart from the ``pod-template-hash`` label.
+    """``EqualIgnoreHash``: ``Semantic.DeepEqual`` apart from the ``pod-template-hash`` label.
 
     Upstream compares Go structs, where an explicit JSON ``null`` and an absent field
     decode to the same zero value; kubeprio keeps explicit nulls for round trips
     (``creationTimestamp: null``, which ``kubectl rollout undo`` sends back in the
-    template), so they are left out before comparing.
+    template), and ``semantic_equal`` treats them, like empty lists and maps, as absent.
     """
-    first, second = template_without_hash(a), template_without_hash(b)
-    if first == second:
-        return True
-    return bool(_without_nulls(to_dict(first)) == _without_nulls(to_dict(second)))
+    return semantic_equal(template_without_hash(a), template_without_hash(b))
 
 
 def replicas(obj: Deployment | ReplicaSet) -> int:

@@ -25,8 +25,9 @@ separate wake-ups of the serve loop, each of which costs more than the write its
 
 Only ``kubeprio serve`` runs it (``kubectl describe node`` prints the Lease). A simulation
 has no use for heartbeats: nothing it reports depends on them, and 5,000 nodes would add
-half a million writes per virtual hour. Driven like the other components
-(``pump``/``run_once``/``next_wakeup``); time comes from the injected clock.
+1.8 million writes per virtual hour. Driven like the other components
+(``run_once``/``next_wakeup``, through ``sim.drive.Due``); time comes from the injected
+clock.
 """
 
 from __future__ import annotations
@@ -95,27 +96,17 @@ class NodeLeases:
     """Creates and renews the Lease of every Node the informer knows."""
 
     def __init__(
-        self,
-        client: Client,
-        *,
-        clock: Clock,
-        rng: random.Random,
-        nodes: Informer[Node],
-        duration_seconds: int = DEFAULT_LEASE_DURATION_SECONDS,
+        self, client: Client, *, clock: Clock, rng: random.Random, nodes: Informer[Node]
     ) -> None:
-        if duration_seconds <= 0:
-            raise ValueError("the lease duration must be positive")
         self._client = client
         self._clock = clock
         self._rng = rng
-        self.duration_seconds = duration_seconds
-        self.renew_interval = duration_seconds * RENEW_FRACTION
+        self.renew_interval = DEFAULT_LEASE_DURATION_SECONDS * RENEW_FRACTION
         self._nodes: dict[str, Node] = {}
         self._latest: dict[str, Lease] = {}
         """Node name -> the Lease this component last wrote (updated without a read)."""
-        self._due: list[tuple[float, str]] = []
-        self._first_interval: set[str] = set()
-        self.renewals = 0
+        self._due: list[tuple[float, str, str, bool]] = []
+        """(when, node name, node uid, first sync of that Node): a timer per running kubelet."""
         self.failures = 0
         nodes.add_handler(
             FuncHandler(
@@ -132,59 +123,59 @@ class NodeLeases:
         if known is None or known.metadata.uid != node.metadata.uid:
             # A new Node (or one deleted and created again): its kubelet starts now.
             self._latest.pop(name, None)
-            self._first_interval.add(name)
-            heapq.heappush(self._due, (self._clock.now(), name))
+            heapq.heappush(self._due, (self._clock.now(), name, node.metadata.uid or "", True))
 
     def _node_gone(self, node: Node) -> None:
         name = node.metadata.name or ""
         self._nodes.pop(name, None)
         self._latest.pop(name, None)
 
-    def pump(self) -> int:
-        """Nothing to deliver: the node informer's handler keeps the node set."""
-        return 0
-
     def run_once(self) -> bool:
         """Sync every lease that is due; False if none was."""
         now = self._clock.now()
         due = False
         while self._due and self._due[0][0] <= now:
-            _, name = heapq.heappop(self._due)
+            _, name, uid, first = heapq.heappop(self._due)
             node = self._nodes.get(name)
-            if node is None:
-                continue  # deleted: its kubelet stopped
+            if node is None or (node.metadata.uid or "") != uid:
+                continue  # that Node is gone (its kubelet stopped), perhaps replaced
             due = True
             self._sync(node, now)
-            heapq.heappush(self._due, (_on_tick(now + self._next_wait(name)), name))
+            wait = self.renew_interval * (
+                self._rng.random() if first else 1.0 + JITTER_FACTOR * self._rng.random()
+            )
+            heapq.heappush(self._due, (_on_tick(now + wait), name, uid, False))
         return due
 
     def next_wakeup(self) -> float | None:
         """When the next lease is due."""
         return self._due[0][0] if self._due else None
 
-    def _next_wait(self, name: str) -> float:
-        if name in self._first_interval:
-            self._first_interval.discard(name)
-            return self.renew_interval * self._rng.random()
-        return self.renew_interval * (1.0 + JITTER_FACTOR * self._rng.random())
-
-    # --- one sync (upstream's controller.sync) ----------------------------------------------
+    # --- one sync (upstream's controller.sync and retryUpdateLease) --------------------------
 
     def _sync(self, node: Node, now: float) -> None:
+        """Renew from the Lease last written; read (or create) it when there is none."""
         name = node.metadata.name or ""
+        base = self._latest.pop(name, None)
         try:
-            latest = self._latest.get(name)
-            if latest is None:
-                latest, created = self._ensure(node, now)
-                if created:
-                    self._latest[name] = latest
+            for attempt in range(MAX_UPDATE_RETRIES):
+                if base is None:
+                    base, created = self._ensure(node, now)
+                    if created:
+                        self._latest[name] = base
+                        return
+                try:
+                    lease = self._with_owner(node, renewed(base, now))
+                    self._latest[name] = self._client.update(lease)
                     return
-            self._latest[name] = self._update(node, latest, now)
-            self.renewals += 1
+                except (errors.ConflictError, errors.NotFoundError):
+                    if attempt == MAX_UPDATE_RETRIES - 1:
+                        raise
+                    # Someone else wrote it (read it again), or it is gone (create it again).
+                    base = None
         except errors.StatusError as exc:
             # Upstream logs and tries again at the next interval.
             self.failures += 1
-            self._latest.pop(name, None)
             LOG.warning("failed to renew the lease of node %s: %s", name, exc)
 
     def _ensure(self, node: Node, now: float) -> tuple[Lease, bool]:
@@ -194,20 +185,8 @@ class NodeLeases:
             return self._client.get(Lease, name, NODE_LEASE_NAMESPACE), False
         except errors.NotFoundError:
             pass
-        lease = node_lease(node, duration_seconds=self.duration_seconds, now=now)
+        lease = node_lease(node, duration_seconds=DEFAULT_LEASE_DURATION_SECONDS, now=now)
         return self._client.create(lease), True
-
-    def _update(self, node: Node, base: Lease, now: float) -> Lease:
-        """``retryUpdateLease``: write the renewal; on a conflict read again and retry."""
-        for _attempt in range(MAX_UPDATE_RETRIES - 1):
-            try:
-                return self._client.update(self._with_owner(node, renewed(base, now)))
-            except (errors.ConflictError, errors.NotFoundError):
-                # Someone else wrote it (read it again), or it is gone (create it again).
-                base, created = self._ensure(node, now)
-                if created:
-                    return base
-        return self._client.update(self._with_owner(node, renewed(base, now)))
 
     @staticmethod
     def _with_owner(node: Node, lease: Lease) -> Lease:

@@ -54,10 +54,10 @@ CHUNK_ROWS: Final = 512
 """Rows filtered per numpy step: enough to amortise numpy's per-call cost."""
 
 FilterNode = Callable[[int], Status | None]
+"""Run the general filters (with nominated pods) on the node at a row."""
 KindsKey = tuple[int, int, int, bool]
 """A request shape for cached filter outcomes: cpu, memory, ephemeral storage, and
 whether the nominated pods' load counts."""
-"""Run the general filters (with nominated pods) on the node at a row."""
 
 
 def is_plain_pod(pod: PodInfo) -> bool:
@@ -278,21 +278,18 @@ class FastPath:
         key = _kinds_key(pod, load)
         known = None if key is None else self._kinds_cache.get(key)
         kinds: IntArray | None = None
-        fits_somewhere = True
         if known is not None and not known.fitted:
             # A shape that fitted nowhere last time most likely fits nowhere now: start
             # from every row's cached kind instead of filtering a first chunk.
             kinds, fits_somewhere = self._all_kinds(key, pod, load)
-        checked_all = False
-        for lo, hi in _segments(start, n, chunk):
-            if not count and not checked_all and (kinds is not None or processed):
-                # Nothing fitted in the first chunk (or every row's kind is at hand): most
-                # likely nothing fits at all, and a failure needs every row's kind anyway.
-                # One pass over the whole table gives both, instead of a pass per chunk
-                # and then the kinds.
-                checked_all = True
-                if kinds is None:
-                    kinds, fits_somewhere = self._all_kinds(key, pod, load)
+            if not overrides and not fits_somewhere:
+                processed = n  # every row examined, none feasible: no chunk to filter
+        for lo, hi in _segments(start, n, chunk) if not processed else ():
+            if kinds is None and processed and not count:
+                # Nothing fitted in the first chunk: most likely nothing fits at all, and a
+                # failure needs every row's kind anyway. One pass over the whole table
+                # gives both, instead of a pass per chunk and then the kinds.
+                kinds, fits_somewhere = self._all_kinds(key, pod, load)
                 if not overrides and not fits_somewhere:
                     processed = n
                     break

@@ -201,7 +201,7 @@ class ControlPlane:
             self.scheduler,
             *(Due(c, self.clock) for c in self.controllers),
             self.fleet,
-            *([self.node_leases] if self.node_leases is not None else []),
+            *([Due(self.node_leases, self.clock)] if self.node_leases is not None else []),
         ]
 
     def start(self) -> None:

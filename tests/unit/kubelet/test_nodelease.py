@@ -151,6 +151,20 @@ def test_deleting_the_node_stops_renewals_and_collects_its_lease(plane, driver, 
     assert clock.now() - renewed_at(plane, "n2") <= 10.0 * (1 + JITTER_FACTOR) + TICK_SECONDS
 
 
+def test_a_node_deleted_and_registered_again_has_one_kubelet_renewing(plane, driver, clock):
+    # The old Node's timer dies with it: the new Node's kubelet renews once per interval.
+    register_node(plane.api, "n1", clock=clock, capacity=CAPACITY)
+    driver.settle()
+    plane.api.delete(Node, "n1")
+    driver.settle()
+    register_node(plane.api, "n1", clock=clock, capacity=CAPACITY)
+    driver.advance(2.0)
+    times = renewals(plane, driver, "n1", 60.0)
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert len(gaps) >= 4
+    assert all(gap >= 10.0 for gap in gaps), gaps
+
+
 def test_a_simulation_control_plane_keeps_no_leases(clock):
     plane = ControlPlane(MemoryStore(), clock=clock, seed=3)
     assert plane.node_leases is None

@@ -20,7 +20,7 @@ from typing import Final
 from kubeprio.api import errors
 from kubeprio.api.coordination import Lease, LeaseSpec
 from kubeprio.api.errors import FieldError
-from kubeprio.api.validation.meta import qualified_name_errors
+from kubeprio.api.validation.meta import qualified_name_errors, validate_nonnegative
 
 LEASE_STRATEGIES: Final = ("OldestEmulationVersion",)
 """The Kubernetes-defined coordinated leader-election strategies."""
@@ -46,14 +46,8 @@ def validate_lease_spec(spec: LeaseSpec, path: str = "spec") -> list[FieldError]
                 "must be greater than 0",
             )
         )
-    if spec.lease_transitions is not None and spec.lease_transitions < 0:
-        found.append(
-            errors.invalid(
-                f"{path}.leaseTransitions",
-                spec.lease_transitions,
-                "must be greater than or equal to 0",
-            )
-        )
+    if spec.lease_transitions is not None:
+        found.extend(validate_nonnegative(spec.lease_transitions, f"{path}.leaseTransitions"))
     if spec.strategy is not None:
         found.extend(validate_strategy(spec.strategy, f"{path}.strategy"))
     if spec.preferred_holder and not spec.strategy:
