@@ -65,24 +65,45 @@ _COPIERS: dict[type[Any], Any] = {}
 
 
 def _compile_copier(cls: type[Any]) -> Any:
+    """A function copying an instance of ``cls`` with some fields changed.
+
+    A frozen dataclass forbids ``obj.field = value``, so a copy would have to call
+    ``object.__setattr__`` once per field (about 100 ns each). Instead the copy is born
+    as an instance of a private subclass that declares no slots of its own and allows
+    assignment: plain attribute stores, which the interpreter specializes to direct slot
+    writes, then one ``__class__`` assignment turns it into ``cls`` (same slots, so the
+    same memory layout). Five times faster for a pod spec; the result is an ordinary,
+    frozen ``cls`` instance.
+    """
     names = [field.name for field in dataclasses.fields(cls)]
-    lines = [
-        "def copier(instance, changes):",
-        "    if not changes.keys() <= names:",
-        "        unknown = sorted(changes.keys() - names)[0]",
-        "        raise TypeError(f'{cls.__name__}.__init__() got an unexpected keyword argument {unknown!r}')",
-        "    new = new_object(cls)",
+    writable = type(
+        cls.__name__,
+        (cls,),
+        {
+            "__slots__": (),
+            # Both: they share one type slot, which stays generic (and fast) only
+            # when neither is overridden.
+            "__setattr__": object.__setattr__,
+            "__delattr__": object.__delattr__,
+            "__module__": cls.__module__,
+            "__qualname__": f"{cls.__qualname__}.<copy in progress>",
+        },
+    )
+    lines = ["def copier(instance, changes):", "    new = new_object(writable)"]
+    lines.extend(f"    new.{name} = instance.{name}" for name in names)
+    lines += [
+        "    for name, value in changes.items():",
+        "        if name not in names:",
+        "            raise TypeError(",
+        "                f'{cls.__name__}.__init__() got an unexpected keyword argument {name!r}'",
+        "            )",
+        "        setattr(new, name, value)",
+        "    new.__class__ = cls",
+        "    return new",
     ]
-    # Copy every slot straight from the instance, then overwrite the changed ones:
-    # cheaper than a dictionary lookup per field.
-    for name in names:
-        lines.append(f"    setter(new, {name!r}, instance.{name})")
-    lines.append("    for name, value in changes.items():")
-    lines.append("        setter(new, name, value)")
-    lines.append("    return new")
     namespace: dict[str, Any] = {
         "new_object": object.__new__,
-        "setter": object.__setattr__,
+        "writable": writable,
         "cls": cls,
         "names": frozenset(names),
     }
