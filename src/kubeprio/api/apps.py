@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 from kubeprio.api.core import PodTemplateSpec
 from kubeprio.api.meta import LabelSelector, ObjectMeta
-from kubeprio.api.model import Int32, JsonDict, extra_field
+from kubeprio.api.model import Int32, JsonDict, extra_field, fast_init
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkloadCondition:
     """A Deployment or ReplicaSet condition."""
@@ -26,6 +27,7 @@ class WorkloadCondition:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeploymentSpec:
     """``spec`` of a Deployment; ``strategy`` is kept verbatim in ``extra``."""
@@ -40,6 +42,7 @@ class DeploymentSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeploymentStatus:
     """``status`` of a Deployment."""
@@ -55,6 +58,7 @@ class DeploymentStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Deployment:
     """An apps/v1 Deployment."""
@@ -67,6 +71,7 @@ class Deployment:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReplicaSetSpec:
     """``spec`` of a ReplicaSet."""
@@ -78,6 +83,7 @@ class ReplicaSetSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReplicaSetStatus:
     """``status`` of a ReplicaSet."""
@@ -91,6 +97,7 @@ class ReplicaSetStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReplicaSet:
     """An apps/v1 ReplicaSet."""
@@ -103,6 +110,7 @@ class ReplicaSet:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScaleSpec:
     """``spec`` of a Scale."""
@@ -111,6 +119,7 @@ class ScaleSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScaleStatus:
     """``status`` of a Scale: current replicas and the selector string."""
@@ -120,6 +129,7 @@ class ScaleStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Scale:
     """autoscaling/v1 Scale, the ``deployments/scale`` subresource."""

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 from kubeprio.api.core import PodTemplateSpec
 from kubeprio.api.meta import LabelSelector, ObjectMeta
-from kubeprio.api.model import Int32, JsonDict, extra_field
+from kubeprio.api.model import Int32, JsonDict, extra_field, fast_init
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodFailurePolicyOnPodConditionsPattern:
     """Matches a pod condition by type and status."""
@@ -23,6 +24,7 @@ class PodFailurePolicyOnPodConditionsPattern:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodFailurePolicyRule:
     """One rule: ``action`` (FailJob, Ignore, Count, FailIndex) when the pattern matches."""
@@ -32,6 +34,7 @@ class PodFailurePolicyRule:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodFailurePolicy:
     """``spec.podFailurePolicy``."""
@@ -40,6 +43,7 @@ class PodFailurePolicy:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JobSpec:
     """``spec`` of a Job."""
@@ -58,6 +62,7 @@ class JobSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JobCondition:
     """A Job condition (Complete, Failed, ...)."""
@@ -71,6 +76,7 @@ class JobCondition:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JobStatus:
     """``status`` of a Job."""
@@ -85,6 +91,7 @@ class JobStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Job:
     """A batch/v1 Job."""

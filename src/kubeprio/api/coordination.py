@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.model import Int32, JsonDict, extra_field
+from kubeprio.api.model import Int32, JsonDict, extra_field, fast_init
 
 NODE_LEASE_NAMESPACE: Final = "kube-node-lease"
 """Where kubelets keep their Leases (``corev1.NamespaceNodeLease``)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LeaseSpec:
     """Who holds the lease, for how long, and when it was acquired and last renewed."""
@@ -32,6 +33,7 @@ class LeaseSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Lease:
     """A Lease object."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from kubeprio.api.meta import LabelSelector, ObjectMeta
-from kubeprio.api.model import Int32, JsonDict, extra_field, json_name
+from kubeprio.api.model import Int32, JsonDict, extra_field, fast_init, json_name
 from kubeprio.api.quantity import Quantity
 
 ResourceList = Mapping[str, Quantity]
@@ -41,6 +41,7 @@ DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS: Final = 30
 # --- containers -------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceRequirements:
     """Container ``resources``: requests and limits."""
@@ -50,6 +51,7 @@ class ResourceRequirements:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ContainerPort:
     """A container port; ``host_port`` makes it a NodePorts scheduling constraint."""
@@ -62,6 +64,7 @@ class ContainerPort:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Container:
     """A container; only name, image, ports, resources and restartPolicy are modelled."""
@@ -77,6 +80,7 @@ class Container:
 # --- affinity ---------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeSelectorRequirement:
     """``key`` ``operator`` (In, NotIn, Exists, DoesNotExist, Gt, Lt) ``values``."""
@@ -87,6 +91,7 @@ class NodeSelectorRequirement:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeSelectorTerm:
     """Requirements ANDed together: label expressions and field expressions."""
@@ -96,6 +101,7 @@ class NodeSelectorTerm:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeSelector:
     """Terms ORed together (required node affinity)."""
@@ -104,6 +110,7 @@ class NodeSelector:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PreferredSchedulingTerm:
     """A weighted preferred node-affinity term."""
@@ -113,6 +120,7 @@ class PreferredSchedulingTerm:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeAffinity:
     """Required and preferred node affinity."""
@@ -124,6 +132,7 @@ class NodeAffinity:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodAffinityTerm:
     """Pods matching ``label_selector`` in ``namespaces`` within ``topology_key``."""
@@ -137,6 +146,7 @@ class PodAffinityTerm:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WeightedPodAffinityTerm:
     """A weighted preferred pod (anti-)affinity term."""
@@ -146,6 +156,7 @@ class WeightedPodAffinityTerm:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodAffinity:
     """Inter-pod affinity (also used for anti-affinity, which has the same shape)."""
@@ -157,6 +168,7 @@ class PodAffinity:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Affinity:
     """``spec.affinity``."""
@@ -167,6 +179,7 @@ class Affinity:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Toleration:
     """A toleration of node taints."""
@@ -179,6 +192,7 @@ class Toleration:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TopologySpreadConstraint:
     """A pod topology spread constraint."""
@@ -197,6 +211,7 @@ class TopologySpreadConstraint:
 # --- pod ----------------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodSpec:
     """``spec`` of a Pod (and of pod templates)."""
@@ -221,6 +236,7 @@ class PodSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodCondition:
     """A pod condition (PodScheduled, Ready, DisruptionTarget, ...)."""
@@ -235,6 +251,7 @@ class PodCondition:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ContainerStatus:
     """Per-container status; only what the READY/RESTARTS columns need is modelled."""
@@ -246,6 +263,7 @@ class ContainerStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodStatus:
     """``status`` of a Pod."""
@@ -263,6 +281,7 @@ class PodStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Pod:
     """A v1 Pod."""
@@ -275,6 +294,7 @@ class Pod:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodTemplateSpec:
     """The pod template of a workload (Deployment, ReplicaSet, Job)."""
@@ -287,6 +307,7 @@ class PodTemplateSpec:
 # --- node -----------------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Taint:
     """A node taint."""
@@ -298,6 +319,7 @@ class Taint:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeSpec:
     """``spec`` of a Node."""
@@ -309,6 +331,7 @@ class NodeSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeCondition:
     """A node condition (Ready, MemoryPressure, ...)."""
@@ -322,6 +345,7 @@ class NodeCondition:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeAddress:
     """A node address (InternalIP, Hostname, ...)."""
@@ -331,6 +355,7 @@ class NodeAddress:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeSystemInfo:
     """The parts of ``status.nodeInfo`` that ``kubectl get nodes -o wide`` shows."""
@@ -342,6 +367,7 @@ class NodeSystemInfo:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeStatus:
     """``status`` of a Node: capacity, allocatable, conditions, addresses."""
@@ -354,6 +380,7 @@ class NodeStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Node:
     """A v1 Node."""
@@ -369,6 +396,7 @@ class Node:
 # --- namespace, events, binding ---------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NamespaceStatus:
     """``status`` of a Namespace."""
@@ -377,6 +405,7 @@ class NamespaceStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Namespace:
     """A v1 Namespace."""
@@ -389,6 +418,7 @@ class Namespace:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ObjectReference:
     """A reference to another object (event subject, binding target)."""
@@ -403,6 +433,7 @@ class ObjectReference:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EventSource:
     """Which component reported an event (``kubectl describe``'s "From" column)."""
@@ -412,6 +443,7 @@ class EventSource:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """A core/v1 Event."""
@@ -435,6 +467,7 @@ class Event:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Binding:
     """A v1 Binding: the scheduler's request to put a pod on ``target`` (a Node)."""

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from kubeprio.api.model import JsonDict, extra_field, json_name
+from kubeprio.api.model import JsonDict, extra_field, fast_init, json_name
 
 __all__ = [
     "ApiObject",
@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OwnerReference:
     """A pointer from a dependent object to its owner (``metadata.ownerReferences[]``)."""
@@ -44,6 +45,7 @@ class OwnerReference:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ObjectMeta:
     """``metadata`` of every object; managedFields, selfLink and the like stay in ``extra``."""
@@ -88,6 +90,7 @@ class ApiObject(Protocol):
         ...
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LabelSelectorRequirement:
     """One ``matchExpressions`` entry: ``key``, ``operator`` (In/NotIn/Exists/DoesNotExist), ``values``."""
@@ -98,6 +101,7 @@ class LabelSelectorRequirement:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LabelSelector:
     """``metav1.LabelSelector``: matchLabels AND matchExpressions. See ``api.selectors``."""
@@ -107,6 +111,7 @@ class LabelSelector:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListMeta:
     """``metadata`` of a list: the revision it reflects and the continue token."""
@@ -117,6 +122,7 @@ class ListMeta:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StatusCause:
     """One cause of a failure: for validation, a field error (reason, message, field path)."""
@@ -127,6 +133,7 @@ class StatusCause:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StatusDetails:
     """Which object a Status is about, and the causes of the failure."""
@@ -140,6 +147,7 @@ class StatusDetails:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Status:
     """The ``v1 Status`` kind: how the API reports failures (and some successes)."""
@@ -155,6 +163,7 @@ class Status:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Preconditions:
     """Conditions a delete must satisfy (uid and/or resourceVersion)."""
@@ -164,6 +173,7 @@ class Preconditions:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeleteOptions:
     """``DeleteOptions``: grace period, preconditions and dependent propagation."""
@@ -178,6 +188,7 @@ class DeleteOptions:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Condition:
     """``metav1.Condition`` (used by PodDisruptionBudget status)."""

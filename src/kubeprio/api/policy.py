@@ -11,12 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kubeprio.api.meta import Condition, DeleteOptions, LabelSelector, ObjectMeta
-from kubeprio.api.model import Int32, JsonDict, extra_field
+from kubeprio.api.model import Int32, JsonDict, extra_field, fast_init
 
 IntOrString = int | str
 """``intstr.IntOrString``: an absolute number or a percentage such as ``"50%"``."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodDisruptionBudgetSpec:
     """Desired availability: ``min_available`` or ``max_unavailable`` of selected pods."""
@@ -28,6 +29,7 @@ class PodDisruptionBudgetSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodDisruptionBudgetStatus:
     """What the disruption controller observed and how many disruptions it allows."""
@@ -42,6 +44,7 @@ class PodDisruptionBudgetStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodDisruptionBudget:
     """A policy/v1 PodDisruptionBudget."""
@@ -54,6 +57,7 @@ class PodDisruptionBudget:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Eviction:
     """A policy/v1 Eviction: a request to delete a pod that honours its PDBs."""

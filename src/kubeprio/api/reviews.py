@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.model import JsonDict, extra_field, json_name
+from kubeprio.api.model import JsonDict, extra_field, fast_init, json_name
 
 AUTHORIZATION_GROUP = "authorization.k8s.io"
 AUTHENTICATION_GROUP = "authentication.k8s.io"
@@ -23,6 +23,7 @@ AUTHORIZATION_V1 = f"{AUTHORIZATION_GROUP}/v1"
 AUTHENTICATION_V1 = f"{AUTHENTICATION_GROUP}/v1"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceAttributes:
     """A resource request to review: verb, group, resource, subresource, namespace, name."""
@@ -37,6 +38,7 @@ class ResourceAttributes:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NonResourceAttributes:
     """A request for a path outside the resource tree (``/version``, ``/healthz``)."""
@@ -46,6 +48,7 @@ class NonResourceAttributes:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SelfSubjectAccessReviewSpec:
     """Exactly one of the two attribute sets."""
@@ -55,6 +58,7 @@ class SelfSubjectAccessReviewSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SubjectAccessReviewStatus:
     """The decision: ``allowed``, an explicit ``denied``, and why."""
@@ -66,6 +70,7 @@ class SubjectAccessReviewStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SelfSubjectAccessReview:
     """An authorization.k8s.io/v1 SelfSubjectAccessReview."""
@@ -78,6 +83,7 @@ class SelfSubjectAccessReview:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SelfSubjectRulesReviewSpec:
     """The namespace whose rules to list."""
@@ -86,6 +92,7 @@ class SelfSubjectRulesReviewSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceRule:
     """Verbs allowed on resources of API groups (``*`` means all), optionally by name."""
@@ -97,6 +104,7 @@ class ResourceRule:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NonResourceRule:
     """Verbs allowed on non-resource paths (a trailing ``*`` matches a prefix)."""
@@ -106,6 +114,7 @@ class NonResourceRule:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SubjectRulesReviewStatus:
     """The rules; ``incomplete`` when the authorizer could not list them all."""
@@ -117,6 +126,7 @@ class SubjectRulesReviewStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SelfSubjectRulesReview:
     """An authorization.k8s.io/v1 SelfSubjectRulesReview."""
@@ -129,6 +139,7 @@ class SelfSubjectRulesReview:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UserInfo:
     """Who the caller is, as the API server authenticated it."""
@@ -141,6 +152,7 @@ class UserInfo:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SelfSubjectReviewStatus:
     """The caller's user information."""
@@ -149,6 +161,7 @@ class SelfSubjectReviewStatus:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SelfSubjectReview:
     """An authentication.k8s.io/v1 SelfSubjectReview."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.model import Int32, JsonDict, extra_field
+from kubeprio.api.model import Int32, JsonDict, extra_field, fast_init
 
 DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS: Final = 0
 HIGHEST_USER_DEFINABLE_PRIORITY: Final = 1_000_000_000
@@ -21,6 +21,7 @@ SYSTEM_CLUSTER_CRITICAL: Final = "system-cluster-critical"
 SYSTEM_NODE_CRITICAL: Final = "system-node-critical"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PriorityClass:
     """A PriorityClass: a cluster-wide name for an integer pod priority."""

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from kubeprio.api.meta import LabelSelector, ObjectMeta
-from kubeprio.api.model import JsonDict, extra_field
+from kubeprio.api.model import JsonDict, extra_field, fast_init
 
 ENFORCE: Final = "Enforce"
 AUDIT: Final = "Audit"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TenantPriorityClasses:
     """The allowlist: names, an anchored regex, a default class and a value ceiling."""
@@ -44,6 +45,7 @@ class TenantPriorityClasses:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TenantSpec:
     """``spec`` of a Tenant."""
@@ -57,6 +59,7 @@ class TenantSpec:
     extra: JsonDict = extra_field()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Tenant:
     """A kubeprio.io/v1alpha1 Tenant."""

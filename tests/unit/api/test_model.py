@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from kubeprio.api.core import Container, Pod, PodSpec
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.model import evolve
+from kubeprio.api.model import evolve, fast_init
 from kubeprio.api.scheduling import PriorityClass
 
 POD = Pod(
@@ -58,3 +59,70 @@ def test_evolve_matches_replace_for_any_values(node_name: str, priority: int) ->
     assert evolve(POD.spec, node_name=node_name, priority=priority) == dataclasses.replace(
         POD.spec, node_name=node_name, priority=priority
     )
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class _Plain:
+    name: str
+    count: int = 3
+    labels: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+@fast_init
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class _Fast:
+    name: str
+    count: int = 3
+    labels: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"name": "a"}, {"name": "a", "count": 0}, {"name": "a", "labels": {"x": "y"}, "count": -1}],
+)
+def test_fast_init_stores_what_the_dataclass_init_stores(arguments: dict[str, Any]) -> None:
+    fast, plain = _Fast(**arguments), _Plain(**arguments)
+    assert type(fast) is _Fast
+    assert (fast.name, fast.count, fast.labels) == (plain.name, plain.count, plain.labels)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.count = 4  # type: ignore[misc]
+
+
+def test_fast_init_calls_each_default_factory_per_instance() -> None:
+    assert _Fast(name="a").labels is not _Fast(name="b").labels
+
+
+def test_fast_init_rejects_what_the_dataclass_init_rejects() -> None:
+    with pytest.raises(TypeError, match="name"):
+        _Fast()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="colour"):
+        _Fast(name="a", colour="red")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        _Fast("a")  # type: ignore[misc]
+
+
+def test_fast_init_leaves_a_subclass_its_own_type() -> None:
+    class Sub(_Fast):  # inherits the generated __init__
+        __slots__ = ()
+
+    sub = Sub(name="a", count=1)
+    assert type(sub) is Sub
+    assert (sub.name, sub.count, sub.labels) == ("a", 1, {})
+
+
+def test_fast_init_refuses_a_class_it_cannot_reproduce() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class Checked:
+        name: str
+
+        def __post_init__(self) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="not a plain keyword-only model"):
+        fast_init(Checked)
+
+
+def test_the_api_models_use_fast_init() -> None:
+    # Decoding builds models with cls(**kwargs): the faster __init__ must be in place.
+    for cls in (Pod, PodSpec, ObjectMeta, Container, PriorityClass):
+        assert cls.__init__.__code__.co_filename == "<string>", cls
