@@ -25,6 +25,7 @@ from kubeprio.api.model import evolve
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.client.informer import Lister
+from kubeprio.frozen import fast_init
 
 
 class Operation(enum.StrEnum):
@@ -55,6 +56,7 @@ def is_admin(user: UserInfo | None) -> bool:
     return user is None or MASTERS_GROUP in user.groups
 
 
+@fast_init
 @dataclasses.dataclass(frozen=True, slots=True)
 class AdmissionRequest:
     """One write under admission."""

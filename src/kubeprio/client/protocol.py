@@ -22,6 +22,7 @@ from kubeprio.api.core import Binding
 from kubeprio.api.meta import Preconditions
 from kubeprio.api.patch import PatchType
 from kubeprio.api.policy import Eviction
+from kubeprio.frozen import fast_init
 
 __all__ = ["PatchType"]  # re-exported: callers of patch() name the type from here
 
@@ -48,6 +49,7 @@ class ObjectList(Generic[T]):
     remaining_item_count: int | None = None
 
 
+@fast_init
 @dataclasses.dataclass(frozen=True, slots=True)
 class WatchEvent(Generic[T]):
     """One watch event; ``revision`` is the object's resourceVersion as an int."""

@@ -32,6 +32,7 @@ from kubeprio.api.meta import ApiObject, ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, rfc3339
+from kubeprio.frozen import fast_init
 
 EVENT_TYPE_NORMAL: Final = "Normal"
 EVENT_TYPE_WARNING: Final = "Warning"
@@ -41,6 +42,7 @@ _MAX_NAME_ATTEMPTS: Final = 8
 _CacheKey = tuple[str, str, str, str, str, str, str, str, str]
 
 
+@fast_init
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Queued:
     """An event waiting in a deferred recorder, with the time it happened."""

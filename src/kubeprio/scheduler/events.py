@@ -26,6 +26,7 @@ from typing import Final
 
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.resources import pod_requests
+from kubeprio.frozen import fast_init
 from kubeprio.scheduler.framework import PodInfo
 
 
@@ -61,6 +62,7 @@ class ActionType(enum.IntFlag):
     ALL = (1 << 12) - 1
 
 
+@fast_init
 @dataclasses.dataclass(frozen=True, slots=True)
 class ClusterEvent:
     """A resource plus the actions that happened to it (upstream ``fwk.ClusterEvent``)."""

@@ -26,6 +26,7 @@ from typing import NamedTuple, Protocol, TypeVar
 
 from kubeprio.api.meta import ApiObject, ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.frozen import fast_init
 
 _O = TypeVar("_O")
 
@@ -62,6 +63,7 @@ class EventType(enum.StrEnum):
     DELETED = "DELETED"
 
 
+@fast_init
 @dataclasses.dataclass(frozen=True, slots=True)
 class StoreEvent:
     """One change: the object after it (for DELETED, its last state at the deletion revision).

@@ -1,4 +1,5 @@
-"""``model.evolve``: a copy with changes, behaving exactly as ``dataclasses.replace``."""
+"""``frozen``: ``evolve`` copies as ``dataclasses.replace`` does, ``fast_init`` builds as the
+dataclass ``__init__`` does; both leave an ordinary frozen instance of the class."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from hypothesis import strategies as st
 
 from kubeprio.api.core import Container, Pod, PodSpec
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.model import evolve, fast_init
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.frozen import evolve, fast_init
 
 POD = Pod(
     metadata=ObjectMeta(name="web", namespace="default", labels={"app": "web"}),
@@ -76,6 +77,23 @@ class _Fast:
     labels: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _PlainPositional:
+    key: str
+    revision: int = 0
+    tags: list[str] = dataclasses.field(default_factory=list)
+    note: str = dataclasses.field(default="", kw_only=True)
+
+
+@fast_init
+@dataclasses.dataclass(frozen=True, slots=True)
+class _FastPositional:
+    key: str
+    revision: int = 0
+    tags: list[str] = dataclasses.field(default_factory=list)
+    note: str = dataclasses.field(default="", kw_only=True)
+
+
 @pytest.mark.parametrize(
     "arguments",
     [{"name": "a"}, {"name": "a", "count": 0}, {"name": "a", "labels": {"x": "y"}, "count": -1}],
@@ -118,7 +136,7 @@ def test_fast_init_refuses_a_class_it_cannot_reproduce() -> None:
         def __post_init__(self) -> None:
             pass
 
-    with pytest.raises(TypeError, match="not a plain keyword-only model"):
+    with pytest.raises(TypeError, match="not a plain frozen slotted dataclass"):
         fast_init(Checked)
 
 
@@ -126,3 +144,36 @@ def test_the_api_models_use_fast_init() -> None:
     # Decoding builds models with cls(**kwargs): the faster __init__ must be in place.
     for cls in (Pod, PodSpec, ObjectMeta, Container, PriorityClass):
         assert cls.__init__.__code__.co_filename == "<string>", cls
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        (("k",), {}),
+        (("k", 2), {}),
+        (("k", 2, ["a"]), {"note": "n"}),
+        ((), {"key": "k", "tags": []}),
+    ],
+)
+def test_fast_init_keeps_positional_and_keyword_only_parameters(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    fast, plain = _FastPositional(*args, **kwargs), _PlainPositional(*args, **kwargs)
+    assert dataclasses.astuple(fast) == dataclasses.astuple(plain)
+    assert type(fast) is _FastPositional
+    with pytest.raises(TypeError):
+        _FastPositional("k", 1, [], "note is keyword-only")  # type: ignore[misc]
+
+
+def test_fast_init_refuses_a_class_that_is_not_frozen_and_slotted() -> None:
+    @dataclasses.dataclass(slots=True)
+    class Mutable:
+        name: str
+
+    @dataclasses.dataclass(frozen=True)
+    class Unslotted:
+        name: str
+
+    for cls in (Mutable, Unslotted):
+        with pytest.raises(TypeError, match="not a plain frozen slotted dataclass"):
+            fast_init(cls)
