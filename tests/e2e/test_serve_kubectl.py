@@ -111,8 +111,19 @@ def test_requests_without_a_valid_token_are_unauthorized(kestrel):
             ("create", "deployment", "x", "--image=nginx", "-n", "platform-monitoring"),
             'error: failed to create deployment: deployments.apps is forbidden: User "alice" cannot create resource "deployments" in API group "apps" in the namespace "platform-monitoring"',
         ),
+        (
+            ("get", "--raw", "/readyz/etcd"),
+            'Error from server (Forbidden): forbidden: User "alice" cannot get path "/readyz/etcd"',
+        ),
     ],
-    ids=["other-namespace", "all-namespaces", "nodes", "delete-class", "create-elsewhere"],
+    ids=[
+        "other-namespace",
+        "all-namespaces",
+        "nodes",
+        "delete-class",
+        "create-elsewhere",
+        "non-resource-path",
+    ],
 )
 def test_a_tenant_user_acts_only_inside_its_tenants_namespaces(kestrel, args, expected):
     # Upstream: responsewriters.forbiddenMessage wrapped in NewForbidden (authorization filter).

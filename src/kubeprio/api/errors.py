@@ -358,6 +358,21 @@ def from_status(status: Status) -> StatusError:
     return cls(status)
 
 
+def status_details(
+    *,
+    name: str | None = None,
+    group: str | None = None,
+    kind: str | None = None,
+    uid: str | None = None,
+    causes: tuple[StatusCause, ...] | None = None,
+) -> StatusDetails:
+    """``StatusDetails`` as upstream marshals it: every field is ``omitempty``, so an
+    empty group (the core group), name or kind is left out, not sent as ``""``."""
+    return StatusDetails(
+        name=name or None, group=group or None, kind=kind or None, uid=uid or None, causes=causes
+    )
+
+
 def qualified(resource: str, group: str) -> str:
     """``pods`` / ``priorityclasses.scheduling.k8s.io`` (upstream ``GroupResource.String``)."""
     return f"{resource}.{group}" if group else resource
@@ -367,7 +382,7 @@ def not_found(resource: str, group: str, name: str) -> NotFoundError:
     """``NewNotFound``: ``pods "x" not found``."""
     error = NotFoundError.build(
         f'{qualified(resource, group)} "{name}" not found',
-        details=StatusDetails(name=name, group=group, kind=resource),
+        details=status_details(name=name, group=group, kind=resource),
     )
     assert isinstance(error, NotFoundError)
     return error
@@ -377,7 +392,7 @@ def already_exists(resource: str, group: str, name: str) -> AlreadyExistsError:
     """``NewAlreadyExists``: ``pods "x" already exists``."""
     error = AlreadyExistsError.build(
         f'{qualified(resource, group)} "{name}" already exists',
-        details=StatusDetails(name=name, group=group, kind=resource),
+        details=status_details(name=name, group=group, kind=resource),
     )
     assert isinstance(error, AlreadyExistsError)
     return error
@@ -392,7 +407,7 @@ def conflict(resource: str, group: str, name: str, detail: str = OBJECT_MODIFIED
     """``NewConflict``: ``Operation cannot be fulfilled on pods "x": <detail>``."""
     error = ConflictError.build(
         f'Operation cannot be fulfilled on {qualified(resource, group)} "{name}": {detail}',
-        details=StatusDetails(name=name, group=group, kind=resource),
+        details=status_details(name=name, group=group, kind=resource),
     )
     assert isinstance(error, ConflictError)
     return error
@@ -407,7 +422,7 @@ def forbidden_error(resource: str, group: str, name: str, detail: str) -> Forbid
     else:
         message = f"{qualified(resource, group)} is forbidden: {detail}"
     error = ForbiddenError.build(
-        message, details=StatusDetails(name=name or None, group=group, kind=resource)
+        message, details=status_details(name=name, group=group, kind=resource)
     )
     assert isinstance(error, ForbiddenError)
     return error
@@ -424,7 +439,7 @@ def invalid_error(kind: str, group: str, name: str, errors: Sequence[FieldError]
         for error in errors
     )
     error = InvalidError.build(
-        message, details=StatusDetails(name=name, group=group, kind=kind, causes=causes)
+        message, details=status_details(name=name, group=group, kind=kind, causes=causes)
     )
     assert isinstance(error, InvalidError)
     return error

@@ -138,8 +138,17 @@ def attributes(user: UserInfo, method: str, target: Target, query: Mapping[str, 
     )
 
 
+def non_resource_attributes(user: UserInfo, method: str, path: str) -> Attributes:
+    """The attributes of a request for a path outside the resource tree (``/readyz``,
+    ``/version``, an unknown path): upstream's verb is the lower-case HTTP method."""
+    return Attributes(user=user, verb=method.lower(), resource_request=False, path=path)
+
+
 def forbidden(attrs: Attributes) -> errors.ForbiddenError:
-    """Upstream's 403 for a refused request."""
+    """Upstream's 403 for a refused request (``responsewriters.Forbidden``)."""
+    if not attrs.resource_request:
+        detail = f'User "{attrs.user.name}" cannot {attrs.verb} path "{attrs.path}"'
+        return errors.forbidden_error("", "", "", detail)
     where = f'in the namespace "{attrs.namespace}"' if attrs.namespace else "at the cluster scope"
     detail = (
         f'User "{attrs.user.name}" cannot {attrs.verb} resource "{attrs.resource_path}" '

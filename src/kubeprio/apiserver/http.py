@@ -160,6 +160,17 @@ class KubeApp:
             user = impersonation.impersonate(user, pairs, self.authorizer)
         return user
 
+    def _non_resource(self, request: Request) -> None:
+        """Authenticate, then authorize the request's path as a non-resource request:
+        discovery and health for every user, any other path for admins only. As upstream
+        authorizes before routing, a tenant asking for an unknown path gets 403, not 404."""
+        user = self._user(request)
+        if user is None:
+            return
+        attrs = authz.non_resource_attributes(user, request.method, request.url.path)
+        if not self.authorizer.authorize(attrs):
+            raise authz.forbidden(attrs)
+
     def _authorize(self, user: UserInfo | None, request: Request, target: Target) -> None:
         if user is None:
             return
@@ -180,7 +191,7 @@ class KubeApp:
     async def version(self, request: Request) -> Response:
         """``/version``: reports minor "32" (the kubectl dispatcher picks kubectl 1.32)."""
         try:
-            self._user(request)
+            self._non_resource(request)
         except errors.StatusError as exc:
             return error_response(exc)
         return json_response(discovery.VERSION_INFO)
@@ -199,7 +210,7 @@ class KubeApp:
     async def health(self, request: Request) -> Response:
         """``/healthz``, ``/livez``, ``/readyz`` and their single checks (``apiserver.health``)."""
         try:
-            self._user(request)
+            self._non_resource(request)
         except errors.StatusError as exc:
             return error_response(exc)
         endpoint = request.url.path.strip("/").split("/", 1)[0]
@@ -225,7 +236,7 @@ class KubeApp:
     async def api(self, request: Request) -> Response:
         """``/api``: aggregated (v2 when asked) or ``APIVersions``."""
         try:
-            self._user(request)
+            self._non_resource(request)
         except errors.StatusError as exc:
             return error_response(exc)
         if discovery.wants_aggregated(request.headers.get("accept", "")):
@@ -238,7 +249,7 @@ class KubeApp:
     async def apis(self, request: Request) -> Response:
         """``/apis``: aggregated (v2 when asked) or ``APIGroupList``."""
         try:
-            self._user(request)
+            self._non_resource(request)
         except errors.StatusError as exc:
             return error_response(exc)
         if discovery.wants_aggregated(request.headers.get("accept", "")):
@@ -251,7 +262,7 @@ class KubeApp:
     async def openapi_root(self, request: Request) -> Response:
         """``/openapi/v3``."""
         try:
-            self._user(request)
+            self._non_resource(request)
         except errors.StatusError as exc:
             return error_response(exc)
         return Response(self.openapi_index, media_type=JSON_TYPE)
@@ -259,7 +270,7 @@ class KubeApp:
     async def openapi_doc(self, request: Request) -> Response:
         """``/openapi/v3/<gv>``."""
         try:
-            self._user(request)
+            self._non_resource(request)
         except errors.StatusError as exc:
             return error_response(exc)
         body = self.openapi_docs.get(request.path_params["path"].strip("/"))
@@ -278,6 +289,10 @@ class KubeApp:
         group = request.path_params["group"]
         version = request.path_params.get("version", "")
         if not version:
+            try:
+                self._non_resource(request)
+            except errors.StatusError as exc:
+                return error_response(exc)
             versions = [
                 gv.split("/", 1)[1]
                 for gv in self.routes.group_versions
@@ -292,15 +307,17 @@ class KubeApp:
 
     async def _resource(self, request: Request, group_version: str, rest: str) -> Response:
         try:
-            user = self._user(request)
             segments = split_path(rest)
             if not segments:
+                # A group version's resource list is discovery: a non-resource request.
+                self._non_resource(request)
                 resources = self.routes.group_versions.get(group_version)
                 if resources is None or request.method != "GET":
                     raise status.path_not_found()
                 return json_response(
                     discovery.resource_list(group_version, list(resources.values()))
                 )
+            user = self._user(request)
             target = self.routes.resolve(group_version, segments)
             if target is None:
                 raise status.path_not_found()
@@ -389,7 +406,7 @@ class KubeApp:
     async def not_found(self, request: Request) -> Response:
         """Any other path: upstream's 404 Status (401 first for an unauthenticated caller)."""
         try:
-            self._user(request)
+            self._non_resource(request)
         except errors.StatusError as exc:
             return error_response(exc)
         return error_response(status.path_not_found())

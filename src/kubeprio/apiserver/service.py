@@ -50,7 +50,6 @@ from kubeprio.api.meta import (
     ApiObject,
     ObjectMeta,
     Status,
-    StatusDetails,
 )
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
@@ -800,6 +799,6 @@ def _patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> err
         return errors.UnsupportedMediaTypeError.build(str(exc))
     if exc.code == errors.InvalidError.code:
         return errors.InvalidError.build(
-            str(exc), details=StatusDetails(name=name, group=info.group, kind=info.kind)
+            str(exc), details=errors.status_details(name=name, group=info.group, kind=info.kind)
         )
     return errors.bad_request(str(exc))

@@ -60,7 +60,7 @@ def deleted_status(name: str, group: str, resource: str, uid: str | None) -> Jso
 
     Upstream ``Store.finalizeDelete``: ``details.kind`` holds the *resource* (plural).
     """
-    details = StatusDetails(name=name, group=group, kind=resource, uid=uid)
+    details = errors.status_details(name=name, group=group, kind=resource, uid=uid)
     return status_body(Status(status="Success", details=details))
 
 

@@ -559,7 +559,7 @@ def test_all_errors_are_collected_into_one_message(api: ApiService) -> None:
     )
     details = error.status.details
     assert details is not None
-    assert (details.kind, details.name, details.group) == ("Pod", "web", "")
+    assert (details.kind, details.name, details.group) == ("Pod", "web", None)
     assert [(c.reason, c.field) for c in details.causes or ()] == [
         ("FieldValueRequired", "spec.containers[0].image"),
         ("FieldValueNotSupported", "spec.preemptionPolicy"),

@@ -39,7 +39,17 @@ def http(api):
 
 @pytest.mark.parametrize(
     "path",
-    ["/version", "/api", "/apis", "/openapi/v3", "/api/v1/pods", "/apis/apps/v1", "/nosuch"],
+    [
+        "/version",
+        "/api",
+        "/apis",
+        "/apis/apps",
+        "/openapi/v3",
+        "/api/v1/pods",
+        "/apis/apps/v1",
+        "/readyz",
+        "/nosuch",
+    ],
 )
 def test_requests_without_a_token_are_401(http, path):
     response = http.get(path)
@@ -84,6 +94,18 @@ def test_an_admin_may_do_anything(http):
         ("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical", ALICE, 403),
         ("GET", "/api/v1/namespaces/team-a/pods", BOB, 403),
         ("POST", "/api/v1/namespaces/team-a/events", ALICE, 403),
+        # Non-resource paths: upstream's system:discovery and system:public-info-viewer
+        # grant every authenticated user "get" on exactly these (a trailing * matches a
+        # prefix); anything else is the admins'.
+        ("GET", "/readyz", ALICE, 200),
+        ("GET", "/livez?verbose", ALICE, 200),
+        ("GET", "/apis/apps", ALICE, 200),
+        ("GET", "/openapi/v3/api/v1", ALICE, 200),
+        ("GET", "/readyz/etcd", ALICE, 403),
+        ("GET", "/healthz/ping", BOB, 403),
+        ("GET", "/nosuch", ALICE, 403),
+        ("GET", "/readyz/etcd", ADMIN, 200),
+        ("GET", "/nosuch", ADMIN, 404),
     ],
     ids=[
         "own-namespace",
@@ -104,6 +126,15 @@ def test_an_admin_may_do_anything(http):
         "delete-class",
         "not-a-member",
         "write-events",
+        "readyz",
+        "livez-verbose",
+        "api-group",
+        "openapi-document",
+        "single-check",
+        "single-check-non-member",
+        "unknown-path-forbidden-before-routing",
+        "single-check-admin",
+        "unknown-path-admin",
     ],
 )
 def test_tenant_policy(http, method, path, headers, code):
@@ -121,7 +152,23 @@ def test_a_refusal_is_upstreams_forbidden_status(http):
         "status": "Failure",
         "message": 'pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "other"',
         "reason": "Forbidden",
-        "details": {"group": "", "kind": "pods"},
+        "details": {"kind": "pods"},
+        "code": 403,
+    }
+
+
+def test_a_non_resource_refusal_is_upstreams_forbidden_status(http):
+    # responsewriters.Forbidden: 'User %q cannot %s path %q' (the lower-case HTTP
+    # method is the verb), wrapped by NewForbidden with an empty group resource.
+    response = http.get("/readyz/etcd", headers=ALICE)
+    assert response.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'forbidden: User "alice" cannot get path "/readyz/etcd"',
+        "reason": "Forbidden",
+        "details": {},
         "code": 403,
     }
 

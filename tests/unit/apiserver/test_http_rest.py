@@ -73,7 +73,7 @@ def test_admission_rejection_is_an_upstream_forbidden_status(client):
         "status": "Failure",
         "message": 'pods "bad" is forbidden: no PriorityClass with name nosuch was found',
         "reason": "Forbidden",
-        "details": {"name": "bad", "group": "", "kind": "pods"},
+        "details": {"name": "bad", "kind": "pods"},
         "code": 403,
     }
 
