@@ -62,36 +62,31 @@ def test_evolve_matches_replace_for_any_values(node_name: str, priority: int) ->
     )
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class _Plain:
-    name: str
-    count: int = 3
-    labels: dict[str, str] = dataclasses.field(default_factory=dict)
+def _plain_and_fast(fields: list[Any], **options: Any) -> tuple[Any, Any]:
+    """The same frozen slotted dataclass twice: as declared, and with ``fast_init``."""
+
+    def declare() -> Any:
+        return dataclasses.make_dataclass("Record", fields, frozen=True, slots=True, **options)
+
+    return declare(), fast_init(declare())
 
 
-@fast_init
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class _Fast:
-    name: str
-    count: int = 3
-    labels: dict[str, str] = dataclasses.field(default_factory=dict)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _PlainPositional:
-    key: str
-    revision: int = 0
-    tags: list[str] = dataclasses.field(default_factory=list)
-    note: str = dataclasses.field(default="", kw_only=True)
-
-
-@fast_init
-@dataclasses.dataclass(frozen=True, slots=True)
-class _FastPositional:
-    key: str
-    revision: int = 0
-    tags: list[str] = dataclasses.field(default_factory=list)
-    note: str = dataclasses.field(default="", kw_only=True)
+_Plain, _Fast = _plain_and_fast(
+    [
+        ("name", str),
+        ("count", int, dataclasses.field(default=3)),
+        ("labels", dict[str, str], dataclasses.field(default_factory=dict)),
+    ],
+    kw_only=True,
+)
+_PlainPositional, _FastPositional = _plain_and_fast(
+    [
+        ("key", str),
+        ("revision", int, dataclasses.field(default=0)),
+        ("tags", list[str], dataclasses.field(default_factory=list)),
+        ("note", str, dataclasses.field(default="", kw_only=True)),
+    ]
+)
 
 
 @pytest.mark.parametrize(
