@@ -18,6 +18,7 @@ the layers above.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any, Final, TypeVar
 
 _T = TypeVar("_T")
@@ -57,24 +58,33 @@ def _compile(source: list[str], namespace: dict[str, Any], name: str) -> Any:
     return namespace[name]
 
 
+def _plain(cls: type[Any]) -> bool:
+    """True if ``cls``'s ``__init__`` only stores its arguments, one per field: no
+    ``__post_init__``, no ``init=False`` field, no ``InitVar`` pseudo-field."""
+    fields = dataclasses.fields(cls)
+    parameters = list(inspect.signature(cls.__init__).parameters)[1:]
+    return (
+        not hasattr(cls, "__post_init__")
+        and all(field.init for field in fields)
+        and parameters
+        == [field.name for field in fields if not field.kw_only]
+        + [field.name for field in fields if field.kw_only]
+    )
+
+
 def fast_init(cls: type[_T]) -> type[_T]:
     """Give a frozen, slotted dataclass a faster ``__init__`` with the same signature.
 
     Apply above ``@dataclass(frozen=True, slots=True, ...)``. The replacement takes the
     same arguments (positional fields first, keyword-only ones after ``*``) with the same
     defaults, a ``default_factory`` called per instance. An instance of a subclass still
-    goes through the dataclass ``__init__``. Classes with ``__post_init__`` or ``init=False``
-    fields are refused: their ``__init__`` does more than store its arguments.
+    goes through the dataclass ``__init__``. Classes with ``__post_init__``, ``init=False``
+    fields or ``InitVar`` parameters are refused: their ``__init__`` does more than store
+    its arguments (``evolve`` copies them with ``dataclasses.replace``).
     """
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     params = getattr(cls, "__dataclass_params__", None)
-    if (
-        params is None
-        or not params.frozen
-        or "__slots__" not in cls.__dict__
-        or hasattr(cls, "__post_init__")
-        or not all(field.init for field in fields)
-    ):
+    if params is None or not params.frozen or "__slots__" not in cls.__dict__ or not _plain(cls):
         raise TypeError(f"fast_init: {cls.__name__} is not a plain frozen slotted dataclass")
     # Every name the generated code uses starts with "__", which no field name does.
     namespace: dict[str, Any] = {
@@ -143,6 +153,10 @@ def _compile_copier(cls: type[Any]) -> Any:
     return _compile(source, namespace, "copier")
 
 
+def _replace(instance: Any, changes: dict[str, Any]) -> Any:
+    return dataclasses.replace(instance, **changes)
+
+
 def evolve(instance: _T, /, **changes: Any) -> _T:
     """``dataclasses.replace`` for frozen slotted dataclasses, several times faster.
 
@@ -153,9 +167,9 @@ def evolve(instance: _T, /, **changes: Any) -> _T:
     cls = type(instance)
     copier = _COPIERS.get(cls)
     if copier is None:
-        if not hasattr(cls, "__slots__") or not dataclasses.is_dataclass(cls):
-            return dataclasses.replace(instance, **changes)  # type: ignore[type-var]
-        copier = _compile_copier(cls)
+        fast = hasattr(cls, "__slots__") and dataclasses.is_dataclass(cls) and _plain(cls)
+        # replace() recomputes init=False fields and runs __post_init__; a copy would not.
+        copier = _compile_copier(cls) if fast else _replace
         _COPIERS[cls] = copier
     result: _T = copier(instance, changes)
     return result

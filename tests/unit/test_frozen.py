@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kubeprio.api.core import Container, Pod, PodSpec
 from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.quantity import parse_quantity
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.frozen import evolve, fast_init
 
@@ -172,3 +173,21 @@ def test_fast_init_refuses_a_class_that_is_not_frozen_and_slotted() -> None:
     for cls in (Mutable, Unslotted):
         with pytest.raises(TypeError, match="not a plain frozen slotted dataclass"):
             fast_init(cls)
+
+
+def test_fast_init_refuses_an_init_var() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class WithInitVar:
+        x: int
+        y: dataclasses.InitVar[int] = 0
+
+    with pytest.raises(TypeError, match="not a plain frozen slotted dataclass"):
+        fast_init(WithInitVar)
+
+
+def test_evolve_is_replace_where_init_does_more_than_store() -> None:
+    # Quantity keeps its text in an init=False field: replace() drops it, so the copy
+    # prints its new value, where a slot-by-slot copy would print the old text.
+    quantity = parse_quantity("1Ki")
+    changed = evolve(quantity, nanos=5 * 10**9)
+    assert str(changed) == str(dataclasses.replace(quantity, nanos=5 * 10**9)) == "5"
