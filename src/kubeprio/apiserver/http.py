@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Final
 
 import orjson
@@ -83,9 +84,10 @@ Authenticator = Callable[[Mapping[str, str]], UserInfo | None]
 """Maps request headers to the caller; ``None`` means unauthenticated (401)."""
 
 RESOURCE_METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-IMPERSONATE_PREFIX: Final = b"impersonate-"
 HEALTH_PATHS: Final = tuple(f"/{endpoint}" for endpoint in health.ENDPOINTS)
 LOG: Final = logging.getLogger("kubeprio.apiserver")
+IMPERSONATE_PREFIX: Final = impersonation.HEADER_PREFIX.encode("latin-1")
+"""The raw (bytes) form of the impersonation headers' prefix, checked on every request."""
 HEALTH_PROBE_KEY: Final = ObjectKey("namespaces", "", "default")
 """What the ``etcd`` health check reads (found or not, the store answered)."""
 
@@ -111,6 +113,24 @@ def json_response(
 def error_response(error: errors.StatusError) -> Response:
     """A Status error body with its HTTP code."""
     return json_response(status.error_body(error), status.error_code(error))
+
+
+Handler = Callable[["KubeApp", Request], Awaitable[Response]]
+
+
+def _non_resource_path(handler: Handler) -> Handler:
+    """A handler of a path outside the resource tree, run once ``KubeApp._non_resource``
+    has authenticated and authorized the request (a refusal is answered as a Status)."""
+
+    @functools.wraps(handler)
+    async def checked(app: KubeApp, request: Request) -> Response:
+        try:
+            app._non_resource(request)
+        except errors.StatusError as exc:
+            return error_response(exc)
+        return await handler(app, request)
+
+    return checked
 
 
 class KubeApp:
@@ -188,12 +208,9 @@ class KubeApp:
 
     # --- discovery -------------------------------------------------------------------------
 
+    @_non_resource_path
     async def version(self, request: Request) -> Response:
         """``/version``: reports minor "32" (the kubectl dispatcher picks kubectl 1.32)."""
-        try:
-            self._non_resource(request)
-        except errors.StatusError as exc:
-            return error_response(exc)
         return json_response(discovery.VERSION_INFO)
 
     def _store_failure(self) -> str | None:
@@ -207,12 +224,9 @@ class KubeApp:
             return str(exc) or type(exc).__name__
         return None
 
+    @_non_resource_path
     async def health(self, request: Request) -> Response:
         """``/healthz``, ``/livez``, ``/readyz`` and their single checks (``apiserver.health``)."""
-        try:
-            self._non_resource(request)
-        except errors.StatusError as exc:
-            return error_response(exc)
         endpoint = request.url.path.strip("/").split("/", 1)[0]
         checks = self.health_checks[endpoint]
         name = request.path_params.get("check")
@@ -233,12 +247,9 @@ class KubeApp:
             headers={"X-Content-Type-Options": "nosniff"},
         )
 
+    @_non_resource_path
     async def api(self, request: Request) -> Response:
         """``/api``: aggregated (v2 when asked) or ``APIVersions``."""
-        try:
-            self._non_resource(request)
-        except errors.StatusError as exc:
-            return error_response(exc)
         if discovery.wants_aggregated(request.headers.get("accept", "")):
             return json_response(
                 discovery.aggregated(kinds.SERVED, core=True),
@@ -246,12 +257,9 @@ class KubeApp:
             )
         return json_response(discovery.api_versions())
 
+    @_non_resource_path
     async def apis(self, request: Request) -> Response:
         """``/apis``: aggregated (v2 when asked) or ``APIGroupList``."""
-        try:
-            self._non_resource(request)
-        except errors.StatusError as exc:
-            return error_response(exc)
         if discovery.wants_aggregated(request.headers.get("accept", "")):
             return json_response(
                 discovery.aggregated(kinds.SERVED, core=False),
@@ -259,20 +267,14 @@ class KubeApp:
             )
         return json_response(discovery.api_group_list(kinds.SERVED))
 
+    @_non_resource_path
     async def openapi_root(self, request: Request) -> Response:
         """``/openapi/v3``."""
-        try:
-            self._non_resource(request)
-        except errors.StatusError as exc:
-            return error_response(exc)
         return Response(self.openapi_index, media_type=JSON_TYPE)
 
+    @_non_resource_path
     async def openapi_doc(self, request: Request) -> Response:
         """``/openapi/v3/<gv>``."""
-        try:
-            self._non_resource(request)
-        except errors.StatusError as exc:
-            return error_response(exc)
         body = self.openapi_docs.get(request.path_params["path"].strip("/"))
         if body is None:
             return error_response(status.path_not_found())
@@ -403,12 +405,9 @@ class KubeApp:
             self.streams.pop(stream, None)
             stream.close()
 
+    @_non_resource_path
     async def not_found(self, request: Request) -> Response:
         """Any other path: upstream's 404 Status (401 first for an unauthenticated caller)."""
-        try:
-            self._non_resource(request)
-        except errors.StatusError as exc:
-            return error_response(exc)
         return error_response(status.path_not_found())
 
 

@@ -34,10 +34,12 @@ from kubeprio.api.reviews import AUTHENTICATION_GROUP, AUTHENTICATION_V1
 from kubeprio.apiserver.authn import AUTHENTICATED_GROUP
 from kubeprio.apiserver.authz import Attributes, Authorizer, forbidden
 
-USER_HEADER: Final = "impersonate-user"
-GROUP_HEADER: Final = "impersonate-group"
-UID_HEADER: Final = "impersonate-uid"
-EXTRA_PREFIX: Final = "impersonate-extra-"
+HEADER_PREFIX: Final = "impersonate-"
+"""Every impersonation header starts so (lower case, as ASGI servers hand headers over)."""
+USER_HEADER: Final = HEADER_PREFIX + "user"
+GROUP_HEADER: Final = HEADER_PREFIX + "group"
+UID_HEADER: Final = HEADER_PREFIX + "uid"
+EXTRA_PREFIX: Final = HEADER_PREFIX + "extra-"
 SERVICE_ACCOUNT_PREFIX: Final = "system:serviceaccount:"
 ANONYMOUS: Final = "system:anonymous"
 UNAUTHENTICATED: Final = "system:unauthenticated"

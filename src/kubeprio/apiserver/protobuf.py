@@ -144,18 +144,16 @@ def _by_number(data: bytes) -> dict[int, Any]:
     return {number: value for number, _wire, value in _fields(data)}
 
 
-def _signed(value: int, bits: int) -> int:
-    """A varint read as two's complement (negative int32s are sign-extended to 64 bits)."""
-    return wrap_int32(value) if bits == 32 else wrap_int64(value)
-
-
 def _scalar(type_name: str, value: Any) -> Any:
     if type_name == "string":
         return value.decode()
     if type_name == "bool":
         return bool(value)
-    if type_name in ("int32", "int64"):
-        return _signed(value, 32 if type_name == "int32" else 64)
+    # Varints are read as two's complement (negative int32s are sign-extended to 64 bits).
+    if type_name == "int32":
+        return wrap_int32(value)
+    if type_name == "int64":
+        return wrap_int64(value)
     if type_name == "bytes":
         return base64.b64encode(value).decode()
     raise ValueError(f"unsupported field type {type_name}")
@@ -233,9 +231,9 @@ def _time(data: bytes, *, micro: bool) -> str | None:
     if not data:
         return None
     fields = _by_number(data)
-    text = rfc3339(_signed(fields.get(1, 0), 64))
+    text = rfc3339(wrap_int64(fields.get(1, 0)))
     if micro:
-        nanos = _signed(fields.get(2, 0), 32)
+        nanos = wrap_int32(fields.get(2, 0))
         return f"{text[:-1]}.{nanos // 1000:06d}Z"
     return text
 
@@ -246,4 +244,4 @@ def _int_or_string(data: bytes) -> int | str:
     if fields.get(1, 0) == 1:
         text: str = fields.get(3, b"").decode()
         return text
-    return _signed(fields.get(2, 0), 32)
+    return wrap_int32(fields.get(2, 0))

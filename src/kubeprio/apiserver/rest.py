@@ -47,7 +47,7 @@ from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 from kubeprio.apiserver import fieldvalidation, podlogs, protobuf, reviews, status, tables
-from kubeprio.apiserver.authz import AllowAll, ReviewingAuthorizer
+from kubeprio.apiserver.authz import ReviewingAuthorizer
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import dry_run, flag, integer, media_type, negotiate
 from kubeprio.apiserver.routes import Target
@@ -128,12 +128,12 @@ class RestHandler:
         *,
         clock: Clock,
         watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
-        reviewer: ReviewingAuthorizer | None = None,
+        reviewer: ReviewingAuthorizer,
     ) -> None:
         self.service = service
         self.clock = clock
         self.watch_timeout = watch_timeout
-        self.reviewer: ReviewingAuthorizer = reviewer or AllowAll()
+        self.reviewer = reviewer
 
     # --- dispatch ------------------------------------------------------------------------
 
@@ -301,25 +301,18 @@ class RestHandler:
 
     # --- decoding ------------------------------------------------------------------------
 
-    def _parse_body(self, request: RestRequest, *, patch: bool = False) -> tuple[Any, list[str]]:
-        """The decoded body and its duplicate-key problems.
-
-        An object body is JSON (also without a Content-Type, as upstream takes the first
-        supported type), YAML or protobuf; anything else is upstream's 415. A ``patch``
-        body was already matched to its patch type and is JSON."""
-        body = request.body
+    def _parse_body(self, request: RestRequest) -> tuple[Any, list[str]]:
+        """The decoded object body and its duplicate-key problems: JSON (also without a
+        Content-Type, as upstream takes the first supported type), YAML or protobuf;
+        anything else is upstream's 415."""
         content_type = media_type(request.content_type)
-        if not patch:
-            if content_type == YAML_TYPE:
-                return _parse_yaml(body), []
-            if content_type == protobuf.CONTENT_TYPE:
-                return protobuf.decode(body), []
-            if content_type not in ("", JSON_TYPE):
-                raise _unsupported_media_type(OBJECT_MEDIA_TYPES)
-        try:
-            return fieldvalidation.parse_json(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise errors.bad_request(_json_error(exc)) from exc
+        if content_type == YAML_TYPE:
+            return _parse_yaml(request.body), []
+        if content_type == protobuf.CONTENT_TYPE:
+            return protobuf.decode(request.body), []
+        if content_type not in ("", JSON_TYPE):
+            raise _unsupported_media_type(OBJECT_MEDIA_TYPES)
+        return _parse_json(request.body)
 
     def _read_object(
         self,
@@ -447,7 +440,7 @@ class RestHandler:
         if patch_type is PatchType.APPLY_PATCH:
             body, duplicates = self._parse_apply_body(request)
         else:
-            body, duplicates = self._parse_body(request, patch=True)
+            body, duplicates = _parse_json(request.body)
         warnings: list[str] = []
         if isinstance(body, dict) and patch_type is not PatchType.JSON_PATCH:
             body, warnings = self._validate_fields(
@@ -637,7 +630,7 @@ class RestHandler:
             )
         else:
             patch_type = self._patch_type(request)
-            body, _ = self._parse_body(request, patch=True)
+            body, _ = _parse_json(request.body)
             try:
                 patched = apply_patch(scale_doc, body, patch_type=patch_type, kind="Scale")
                 new_scale = from_dict(Scale, patched)
@@ -691,6 +684,15 @@ def scale_of(obj: Deployment | ReplicaSet) -> Scale:
             replicas=(obj.status.replicas if obj.status else None) or 0, selector=selector
         ),
     )
+
+
+def _parse_json(body: bytes) -> tuple[Any, list[str]]:
+    """A JSON body (an object, or a patch already matched to its patch type) and its
+    duplicate-key problems; malformed JSON is a 400."""
+    try:
+        return fieldvalidation.parse_json(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.bad_request(_json_error(exc)) from exc
 
 
 def _parse_yaml(body: bytes) -> Any:

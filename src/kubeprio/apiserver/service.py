@@ -36,6 +36,7 @@ from kubeprio.admission.chain import (
 )
 from kubeprio.api import errors, kinds, manifest, selectors, validation
 from kubeprio.api import patch as patching
+from kubeprio.api.coordination import NODE_LEASE_NAMESPACE
 from kubeprio.api.core import (
     PHASE_FAILED,
     PHASE_PENDING,
@@ -81,7 +82,7 @@ from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
 
 T = TypeVar("T")
 
-DEFAULT_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
+DEFAULT_NAMESPACES = ("default", NODE_LEASE_NAMESPACE, "kube-public", "kube-system")
 GENERATED_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 GENERATED_NAME_LENGTH = 5
 MAX_CONFLICT_RETRIES = 8

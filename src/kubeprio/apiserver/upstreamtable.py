@@ -44,14 +44,6 @@ def is_object_type(ref: str) -> bool:
     return element(ref)[0].isupper()
 
 
-@functools.cache
-def load() -> UpstreamTable:
-    """The table, parsed once."""
-    raw = resources.files("kubeprio.apiserver").joinpath("upstream_fields.json").read_text()
-    data = json.loads(raw)
-    return UpstreamTable(roots=data["roots"], types=data["types"])
-
-
 KUBEPRIO_ROOTS: Final = {"Tenant": "KubeprioV1alpha1Tenant"}
 """kubeprio's own kinds, in the generated table's notation."""
 KUBEPRIO_TYPES: Final[dict[str, TypeEntry]] = {
@@ -93,6 +85,8 @@ KUBEPRIO_TYPES: Final[dict[str, TypeEntry]] = {
 
 @functools.cache
 def served() -> UpstreamTable:
-    """Upstream's table plus kubeprio's own kinds: every kind the server serves."""
-    table = load()
-    return UpstreamTable({**table.roots, **KUBEPRIO_ROOTS}, {**table.types, **KUBEPRIO_TYPES})
+    """Upstream's table (``upstream_fields.json``, parsed once) plus kubeprio's own kinds:
+    every kind the server serves."""
+    raw = resources.files("kubeprio.apiserver").joinpath("upstream_fields.json").read_text()
+    data = json.loads(raw)
+    return UpstreamTable({**data["roots"], **KUBEPRIO_ROOTS}, {**data["types"], **KUBEPRIO_TYPES})

@@ -102,7 +102,7 @@ class NodeLeases:
         self._clock = clock
         self._rng = rng
         self.renew_interval = DEFAULT_LEASE_DURATION_SECONDS * RENEW_FRACTION
-        self._nodes: dict[str, Node] = {}
+        self._nodes = nodes
         self._latest: dict[str, Lease] = {}
         """Node name -> the Lease this component last wrote (updated without a read)."""
         self._due: list[tuple[float, str, str, bool]] = []
@@ -110,25 +110,24 @@ class NodeLeases:
         self.failures = 0
         nodes.add_handler(
             FuncHandler(
-                on_add=self._node_seen,
-                on_update=lambda _old, new: self._node_seen(new),
+                on_add=self._node_started,
+                on_update=self._node_updated,
                 on_delete=self._node_gone,
             )
         )
 
-    def _node_seen(self, node: Node) -> None:
+    def _node_started(self, node: Node) -> None:
+        """A new Node (or one deleted and created again): its kubelet starts now."""
         name = node.metadata.name or ""
-        known = self._nodes.get(name)
-        self._nodes[name] = node
-        if known is None or known.metadata.uid != node.metadata.uid:
-            # A new Node (or one deleted and created again): its kubelet starts now.
-            self._latest.pop(name, None)
-            heapq.heappush(self._due, (self._clock.now(), name, node.metadata.uid or "", True))
+        self._latest.pop(name, None)
+        heapq.heappush(self._due, (self._clock.now(), name, node.metadata.uid or "", True))
+
+    def _node_updated(self, old: Node, new: Node) -> None:
+        if old.metadata.uid != new.metadata.uid:
+            self._node_started(new)
 
     def _node_gone(self, node: Node) -> None:
-        name = node.metadata.name or ""
-        self._nodes.pop(name, None)
-        self._latest.pop(name, None)
+        self._latest.pop(node.metadata.name or "", None)
 
     def run_once(self) -> bool:
         """Sync every lease that is due; False if none was."""

@@ -36,6 +36,7 @@ from kubeprio.scheduler.framework import Code, PodInfo, Status, unresolvable, un
 from kubeprio.scheduler.nodetable import BoolArray, IntArray, NodeTable
 from kubeprio.scheduler.nominatedload import ROOM_CPU, ROOM_EPH, ROOM_MEM, ROOM_PODS, Load
 from kubeprio.scheduler.rowstatus import RowStatuses
+from kubeprio.scheduler.shapecache import shape_entry
 
 UNSCHEDULABLE_REASON: Final = "node(s) were unschedulable"
 TAINT_REASON: Final = "node(s) had untolerated taint(s)"
@@ -350,12 +351,9 @@ class FastPath:
         whose versions are -1)."""
         table = self.table
         n = table.size
-        cache = self._kinds_cache.get(key)
-        if cache is None or cache.epoch != table.epoch:
-            if cache is None and len(self._kinds_cache) >= KINDS_CACHE_SHAPES:
-                self._kinds_cache.pop(next(iter(self._kinds_cache)))
-            cache = _KindsCache(table.epoch, table.capacity)
-            self._kinds_cache[key] = cache
+        cache = shape_entry(
+            self._kinds_cache, key, table, limit=KINDS_CACHE_SHAPES, new=_KindsCache
+        )
         cpu, mem, eph, _with_load = key
         load_version = None if load is None else load.version
         stale = cache.table_version[:n] != table.version[:n]
@@ -405,12 +403,9 @@ class FastPath:
         cpu = pod.requests.get(CPU, 0)
         mem = pod.requests.get(MEMORY, 0)
         key = (pod.non_zero_cpu, pod.non_zero_memory, cpu, mem)
-        cache = self._score_cache.get(key)
-        if cache is None or cache.epoch != table.epoch:
-            if len(self._score_cache) >= SCORE_CACHE_SHAPES:
-                self._score_cache.pop(next(iter(self._score_cache)))
-            cache = _ScoreCache(table.epoch, table.capacity)
-            self._score_cache[key] = cache
+        cache = shape_entry(
+            self._score_cache, key, table, limit=SCORE_CACHE_SHAPES, new=_ScoreCache
+        )
         stale = rows[cache.versions[rows] != table.version[rows]]
         if len(stale) > SCALAR_ROWS:
             cache.scores[stale] = self._compute_resource_scores(pod, stale, cpu, mem)

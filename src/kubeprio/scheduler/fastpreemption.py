@@ -70,6 +70,7 @@ from kubeprio.scheduler.preemption import (
     pdb_selector,
 )
 from kubeprio.scheduler.rowstatus import RowStatuses
+from kubeprio.scheduler.shapecache import shape_entry
 from kubeprio.scheduler.victimtable import (
     CPU_FIELD,
     EPH_FIELD,
@@ -294,20 +295,13 @@ class FastPreemption:
 
     def _verdicts(self, pod: PodInfo) -> _Verdicts:
         """The outcome cache for ``pod``'s shape (new after the table renumbered rows)."""
-        table = self.cache.table
         key = (
             pod.priority,
             pod.requests.get(CPU, 0),
             pod.requests.get(MEMORY, 0),
             pod.requests.get(EPHEMERAL_STORAGE, 0),
         )
-        verdicts = self._cache.get(key)
-        if verdicts is None or verdicts.epoch != table.epoch:
-            if len(self._cache) >= CACHED_SHAPES:
-                self._cache.pop(next(iter(self._cache)))
-            verdicts = _Verdicts(table.epoch, table.capacity)
-            self._cache[key] = verdicts
-        return verdicts
+        return shape_entry(self._cache, key, self.cache.table, limit=CACHED_SHAPES, new=_Verdicts)
 
     def _refresh_stale(
         self,

@@ -123,14 +123,10 @@ class ControlPlane:
 
         self.leases: Informer[Lease] | None = None
         self.node_leases: NodeLeases | None = None
-        lease_owners: list[Informer[Any]] = []
-        lease_dependents: list[Informer[Any]] = []
         if node_leases:
             self.leases = Informer(api, Lease)
             self.node_leases = NodeLeases(api, clock=clock, rng=rng("nodelease"), nodes=self.nodes)
-            # A Lease is owned by its Node: deleting the Node lets the collector delete it.
-            lease_owners.append(self.nodes)
-            lease_dependents.append(self.leases)
+        lease_informers: list[Informer[Any]] = [self.leases] if self.leases is not None else []
 
         self.controllers: list[Any] = [
             ReplicaSetController(
@@ -162,8 +158,14 @@ class ControlPlane:
                 api,
                 clock=clock,
                 rng=rng("gc"),
-                owners=[self.deployments, self.replicasets, self.jobs, *lease_owners],
-                dependents=[self.replicasets, self.pods, *lease_dependents],
+                # A Lease is owned by its Node: deleting the Node lets the collector delete it.
+                owners=[
+                    self.deployments,
+                    self.replicasets,
+                    self.jobs,
+                    *([self.nodes] if lease_informers else []),
+                ],
+                dependents=[self.replicasets, self.pods, *lease_informers],
             ),
             PodGCController(
                 api,
@@ -181,7 +183,7 @@ class ControlPlane:
                 self.replicasets,
                 self.jobs,
                 self.pods,
-                *([self.leases] if self.leases is not None else []),
+                *lease_informers,
             ]
         )
 

@@ -18,7 +18,7 @@ from kubeprio.apiserver.service import ApiService
 from kubeprio.store.memory import MemoryStore
 from kubeprio.store.sqlite import SqliteStore
 from tests.conftest import ManualClock
-from tests.unit.apiserver.http_helpers import ADMIN, make_client
+from tests.unit.apiserver.http_helpers import make_client
 
 
 def checks(*, store: str | None = None, closing: bool = False) -> tuple[health.HealthCheck, ...]:
@@ -91,14 +91,14 @@ def test_over_http_verbose_single_check_and_a_closed_store(tmp_path):
     store = SqliteStore(tmp_path / "kubeprio.db")
     api = ApiService(store, clock=ManualClock(), rng=random.Random(1))
     http = make_client(api)
-    verbose = http.get("/livez?verbose", headers=ADMIN)
+    verbose = http.get("/livez?verbose")
     assert verbose.status_code == 200
     assert verbose.headers["content-type"] == "text/plain; charset=utf-8"
     assert verbose.text == "[+]ping ok\n[+]log ok\n[+]etcd ok\nlivez check passed\n"
-    assert http.get("/readyz/shutdown", headers=ADMIN).text == "ok"
-    assert http.get("/readyz/nope", headers=ADMIN).status_code == 404
+    assert http.get("/readyz/shutdown").text == "ok"
+    assert http.get("/readyz/nope").status_code == 404
     store.close()
-    closed = http.get("/readyz", headers=ADMIN)
+    closed = http.get("/readyz")
     assert closed.status_code == 500
     assert "[-]etcd failed: reason withheld\n" in closed.text
     assert closed.text.endswith("readyz check failed\n")
@@ -107,5 +107,5 @@ def test_over_http_verbose_single_check_and_a_closed_store(tmp_path):
 def test_readyz_fails_once_shutdown_began_while_livez_stays_ok():
     http = make_client(ApiService(MemoryStore(), clock=ManualClock(), rng=random.Random(1)))
     http.app.state.kube.close_watches()  # what kubeprio serve does when shutting down
-    assert http.get("/readyz", headers=ADMIN).status_code == 500
-    assert http.get("/livez", headers=ADMIN).text == "ok"
+    assert http.get("/readyz").status_code == 500
+    assert http.get("/livez").text == "ok"

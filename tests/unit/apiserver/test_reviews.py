@@ -17,6 +17,7 @@ import pytest
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import kinds
+from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import Attributes, TenantAuthorizer, path_matches
 from tests.unit.apiserver.http_helpers import (
@@ -321,14 +322,7 @@ def test_the_rules_list_exactly_what_decide_allows(authorizer, user, namespace):
     """``rules_for`` and ``decide`` cannot disagree: every listed (resource, verb, name)
     is allowed, and every served resource and verb that is allowed is listed."""
     rules = authorizer.rules_for(user, namespace)
-    listed = {
-        (group, resource, verb, name)
-        for rule in rules.resource_rules
-        for group in rule.api_groups or ()
-        for resource in rule.resources or ()
-        for verb in rule.verbs
-        for name in rule.resource_names or ("",)
-    }
+    listed = _flatten(to_dict(rules))
     for group, path, verb, name in listed:
         resource, _, sub = path.partition("/")
         info = next(i for i in kinds.SERVED if (i.group, i.plural) == (group, resource))
