@@ -2,8 +2,8 @@
 
 Objects are immutable models, so the store keeps and hands out the same instances with
 no copying; a write replaces the entry with a new instance stamped with the next
-revision. Current objects live in an ``ObjectIndex`` (per resource, so a list touches
-only the resource asked for); watch history lives in the ``WatchHub``'s bounded deque.
+revision. Current objects live in an ``ObjectIndex`` (per resource and namespace, so a
+list touches only the objects asked for); watch history lives in the ``WatchHub``'s bounded deque.
 Nothing survives the process.
 """
 
