@@ -322,6 +322,14 @@ class KubeApp:
             user = self._user(request)
             target = self.routes.resolve(group_version, segments)
             if target is None:
+                # Upstream authorizes before it routes: a refused user learns nothing
+                # about which resources exist (403), an allowed one gets the 404.
+                if user is not None:
+                    attrs = authz.path_attributes(
+                        user, request.method, group_version, segments, request.query_params
+                    )
+                    if not self.authorizer.authorize(attrs):
+                        raise authz.forbidden(attrs)
                 raise status.path_not_found()
             self._authorize(user, request, target)
             body = await request.body()

@@ -12,7 +12,13 @@ import pytest
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.apiserver.authn import TokenAuthenticator
-from kubeprio.apiserver.authz import TenantAuthorizer, attributes, forbidden, request_verb
+from kubeprio.apiserver.authz import (
+    TenantAuthorizer,
+    attributes,
+    forbidden,
+    path_attributes,
+    request_verb,
+)
 from kubeprio.apiserver.routes import RouteTable
 from tests.unit.apiserver.http_helpers import (
     ADMIN,
@@ -106,6 +112,14 @@ def test_an_admin_may_do_anything(http):
         ("GET", "/nosuch", ALICE, 403),
         ("GET", "/readyz/etcd", ADMIN, 200),
         ("GET", "/nosuch", ADMIN, 404),
+        # Resource paths of resources nobody serves: upstream's RequestInfoFactory reads
+        # the path and the authorizer answers before the router looks for the resource.
+        ("GET", "/api/v1/foos", ALICE, 403),
+        ("GET", "/api/v1/namespaces/team-a/foos", ALICE, 403),
+        ("GET", "/api/v1/namespaces/team-a/pods/p/nosuch", ALICE, 403),
+        ("POST", "/apis/foo.io/v1/namespaces/team-a/bars", ALICE, 403),
+        ("GET", "/api/v1/foos", ADMIN, 404),
+        ("GET", "/apis/foo.io/v1/namespaces/team-a/bars/x", ADMIN, 404),
     ],
     ids=[
         "own-namespace",
@@ -135,6 +149,12 @@ def test_an_admin_may_do_anything(http):
         "unknown-path-forbidden-before-routing",
         "single-check-admin",
         "unknown-path-admin",
+        "unknown-resource",
+        "unknown-resource-own-namespace",
+        "unknown-subresource-own-namespace",
+        "unknown-group",
+        "unknown-resource-admin",
+        "unknown-group-admin",
     ],
 )
 def test_tenant_policy(http, method, path, headers, code):
@@ -171,6 +191,47 @@ def test_a_non_resource_refusal_is_upstreams_forbidden_status(http):
         "details": {},
         "code": 403,
     }
+
+
+def test_an_unknown_resource_refusal_is_upstreams_forbidden_status(http):
+    # The qualified resource comes from the path (bars.foo.io), the name too.
+    response = http.get("/apis/foo.io/v1/namespaces/team-a/bars/x", headers=ALICE)
+    assert response.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'bars.foo.io "x" is forbidden: User "alice" cannot get resource "bars" in API group "foo.io" in the namespace "team-a"',
+        "reason": "Forbidden",
+        "details": {"name": "x", "group": "foo.io", "kind": "bars"},
+        "code": 403,
+    }
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "expected"),
+    [
+        ("GET", "foos", ("list", "", "foos", "", "", "")),
+        ("GET", "foos?watch=1", ("watch", "", "foos", "", "", "")),
+        ("GET", "watch/namespaces/a/foos", ("watch", "", "foos", "", "a", "")),
+        ("GET", "namespaces/a/foos/x", ("get", "", "foos", "", "a", "x")),
+        ("PUT", "namespaces/a/foos/x/status", ("update", "", "foos", "status", "a", "x")),
+        ("DELETE", "namespaces/a/foos", ("deletecollection", "", "foos", "", "a", "")),
+        ("DELETE", "foos/x", ("delete", "", "foos", "", "", "x")),
+        ("POST", "namespaces/a/foos", ("create", "", "foos", "", "a", "")),
+        ("PATCH", "namespaces/a/status", ("patch", "", "namespaces", "status", "a", "a")),
+        ("GET", "namespaces/a", ("get", "", "namespaces", "", "a", "a")),
+    ],
+)
+def test_path_attributes_read_the_path_as_upstreams_request_info(method, path, expected):
+    rest, _, query = path.partition("?")
+    attrs = path_attributes(
+        UserInfo("alice"), method, "v1", rest.split("/"), {"watch": "1"} if query else {}
+    )
+    found = (attrs.verb, attrs.group, attrs.resource, attrs.subresource, attrs.namespace)
+    assert (*found, attrs.name) == expected
+    grouped = path_attributes(UserInfo("alice"), method, "foo.io/v1", rest.split("/"), {})
+    assert grouped.group == "foo.io"
 
 
 def test_a_named_subresource_refusal_names_the_object(http, api):
