@@ -45,6 +45,9 @@ ROOTS = {
     "ReplicaSet": "V1ReplicaSet",
     "Job": "V1Job",
     "Lease": "V1Lease",
+    "Service": "V1Service",
+    "Endpoints": "V1Endpoints",
+    "EndpointSlice": "V1EndpointSlice",
     "Binding": "V1Binding",
     "Eviction": "V1Eviction",
     "Scale": "V1Scale",
@@ -93,6 +96,11 @@ PACKAGES = (
     ("Eviction", "policy.v1"),
     ("PriorityClass", "scheduling.v1"),
     ("Lease", "coordination.v1"),
+    ("EndpointSlice", "discovery.v1"),
+    ("EndpointConditions", "discovery.v1"),
+    ("EndpointHints", "discovery.v1"),
+    ("ForZone", "discovery.v1"),
+    ("ForNode", "discovery.v1"),
     ("Scale", "autoscaling.v1"),
     ("SelfSubjectAccessReview", "authorization.v1"),
     ("SelfSubjectRulesReview", "authorization.v1"),
@@ -112,9 +120,13 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
-    match = re.fullmatch(r"(?:Core)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name)
+    match = re.fullmatch(r"(Core|Discovery)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name)
     assert match, client_name
-    version, name = match.group(1).lower(), match.group(2)
+    version, name = match.group(2).lower(), match.group(3)
+    # The client prefixes the two EndpointPorts with their group; discovery's Endpoint is
+    # named exactly (a prefix would also match core's Endpoints and EndpointSubset).
+    if match.group(1) == "Discovery" or name == "Endpoint":
+        return f"io.k8s.api.discovery.{version}.{name}"
     if name in META_TYPES:
         return f"io.k8s.apimachinery.pkg.apis.meta.{version}.{name}"
     if version != "v1":

@@ -3,7 +3,8 @@
 Mirrors upstream ``pkg/apis/core/v1/defaults.go`` (with the generated
 ``zz_generated.defaults.go`` that decides which function runs where),
 ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go`` and
-``pkg/apis/scheduling/v1/defaults.go``; policy/v1 has no defaults. Defaults that fall on
+``pkg/apis/scheduling/v1/defaults.go``; policy/v1 has no defaults. Services, Endpoints
+and EndpointSlices are defaulted by ``api.servicedefaults``. Defaults that fall on
 fields kubeprio does not model (``dnsPolicy``, ``enableServiceLinks``, a container's
 ``imagePullPolicy`` and ``terminationMessagePath``/``Policy``, the pod
 ``securityContext``, a Deployment's ``strategy``, a Job's ``podReplacementPolicy``) are
@@ -45,10 +46,18 @@ from kubeprio.api.core import (
     PodTemplateSpec,
     ResourceList,
 )
+from kubeprio.api.discovery import EndpointSlice
+from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, JsonDict, evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.service import Service
+from kubeprio.api.servicedefaults import (
+    default_endpoint_slice,
+    default_endpoints,
+    default_service,
+)
 
 RESTART_POLICY_ALWAYS: Final = "Always"
 DNS_CLUSTER_FIRST: Final = "ClusterFirst"
@@ -451,6 +460,9 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Namespace: default_namespace,
     Node: default_node,
     PriorityClass: default_priority_class,
+    Service: default_service,
+    Endpoints: default_endpoints,
+    EndpointSlice: default_endpoint_slice,
 }
 
 

@@ -16,6 +16,8 @@ from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.batch import Job
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
+from kubeprio.api.discovery import EndpointSlice
+from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.reviews import (
@@ -26,6 +28,7 @@ from kubeprio.api.reviews import (
     SelfSubjectRulesReview,
 )
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.service import Service
 from kubeprio.api.tenant import Tenant
 
 ALL_VERBS: Final = (
@@ -113,6 +116,9 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("", "v1", "Pod", "pods", "pod", True, Pod, ("po",), ("all",),
                  subresources=_POD_SUBRESOURCES),
     ResourceInfo("", "v1", "Event", "events", "event", True, Event, ("ev",)),
+    ResourceInfo("", "v1", "Service", "services", "service", True, Service, ("svc",), ("all",),
+                 subresources=(Subresource("status", "", "v1", "Service", ("get", "patch", "update")),)),
+    ResourceInfo("", "v1", "Endpoints", "endpoints", "endpoints", True, Endpoints, ("ep",)),
     ResourceInfo("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
                  False, PriorityClass, ("pc",), legacy_versions=("v1beta1", "v1alpha1")),
     ResourceInfo("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",
@@ -138,6 +144,8 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  subresources=(Subresource("status", "batch", "v1", "Job",
                                            ("get", "patch", "update")),)),
     ResourceInfo("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, Lease),
+    ResourceInfo("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice",
+                 True, EndpointSlice),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""

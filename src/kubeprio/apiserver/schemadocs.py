@@ -71,6 +71,22 @@ TYPES: Final[dict[str, str]] = {
         "its node heartbeat, shown by kubectl describe node."
     ),
     "LeaseSpec": "Who holds a Lease, for how long, and when it was acquired and renewed.",
+    "Service": (
+        "A Service gives the pods its selector matches one stable virtual IP (its cluster IP, "
+        "from the service range) and, for NodePort and LoadBalancer Services, a port on every "
+        "node. The endpoints controller lists the Ready pods behind it in its Endpoints and "
+        "EndpointSlice."
+    ),
+    "ServiceSpec": "The Service's type, ports, pod selector and allocated addresses.",
+    "ServicePort": "A port of a Service, the pods' port it forwards to, and its node port.",
+    "Endpoints": (
+        "The addresses of the pods behind a Service (same name as the Service), kept by the "
+        "endpoints controller: Ready pods in addresses, the others in notReadyAddresses."
+    ),
+    "EndpointSlice": (
+        "A slice of a Service's endpoints (label kubernetes.io/service-name), kept by the "
+        "endpointslice controller; kubectl describe service reads it."
+    ),
     "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
     "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",
 }
@@ -203,6 +219,20 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ("LeaseSpec", "leaseTransitions"): "How many times the lease changed holders (>= 0).",
     ("LeaseSpec", "strategy"): "The coordinated leader-election strategy (OldestEmulationVersion).",
     ("LeaseSpec", "preferredHolder"): "The holder a coordinated election wants next.",
+    ("ServiceSpec", "type"): (
+        "ClusterIP (default), NodePort, LoadBalancer (no load balancer exists here: its "
+        "address stays <pending>) or ExternalName."
+    ),
+    ("ServiceSpec", "clusterIP"): (
+        "The virtual IP: allocated from the service range when empty, refused when taken or "
+        "outside the range; None makes a headless Service. Immutable."
+    ),
+    ("ServiceSpec", "selector"): "The labels of the pods behind the Service.",
+    ("ServicePort", "nodePort"): (
+        "The port on every node (NodePort and LoadBalancer): allocated from 30000-32767 "
+        "when empty."
+    ),
+    ("ServicePort", "targetPort"): "The pods' port (a number or a container port name); defaults to port.",
 }
 
 # Listed sorted, as upstream's schemas list them.

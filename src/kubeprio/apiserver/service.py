@@ -62,10 +62,13 @@ from kubeprio.api.serialization import (
     from_dict,
     to_dict,
 )
+from kubeprio.api.service import Service
 from kubeprio.apiserver import binding as binding_rules
 from kubeprio.apiserver import deletion, listing, strategy, watch
 from kubeprio.apiserver import eviction as eviction_rules
 from kubeprio.apiserver.listers import StoreListers
+from kubeprio.apiserver.serviceranges import NodePortRange, ServiceIPRange
+from kubeprio.apiserver.serviceregistry import NO_ALLOCATION, Allocation, ServiceRegistry
 from kubeprio.client.protocol import (
     DeleteRequest,
     ObjectList,
@@ -122,8 +125,34 @@ class ApiService:
         self.listers = StoreListers(store)
         self.admission = admission or AdmissionChain()
         self.auto_create_namespaces = auto_create_namespaces
+        self.services = self._service_registry(ServiceIPRange(), NodePortRange())
         if bootstrap:
             self.bootstrap()
+
+    # --- services -----------------------------------------------------------------------
+
+    def _service_registry(self, ips: ServiceIPRange, node_ports: NodePortRange) -> ServiceRegistry:
+        """A registry holding the cluster IPs and node ports of the stored Services."""
+        registry = ServiceRegistry(rng=self._rng, ips=ips, node_ports=node_ports)
+        items, _ = self.store.list(KeyPrefix(kinds.for_model(Service).plural, None))
+        registry.rebuild(cast(builtins.list[Service], items))
+        return registry
+
+    def use_service_ranges(self, cidr: str, node_ports: str) -> None:
+        """Allocate cluster IPs from ``cidr`` and node ports from ``node_ports`` (``a-b``).
+
+        kube-apiserver's ``--service-cluster-ip-range`` and ``--service-node-port-range``;
+        stored Services keep their values (those outside the new ranges are not tracked).
+        """
+        self.services = self._service_registry(ServiceIPRange(cidr), NodePortRange(node_ports))
+
+    def _begin_allocation(self, obj: Any, old: Any, *, dry_run: bool) -> tuple[Any, Allocation]:
+        """The Service registry's ``beginCreate``/``beginUpdate``; nothing for other kinds."""
+        if not isinstance(obj, Service):
+            return obj, NO_ALLOCATION
+        if old is None:
+            return self.services.begin_create(obj, dry_run=dry_run)
+        return self.services.begin_update(obj, old, dry_run=dry_run)
 
     # --- bootstrap -------------------------------------------------------------------------
 
@@ -268,33 +297,37 @@ class ApiService:
             generated = self._generate_name(generate_from)
             obj = evolve(obj, metadata=evolve(obj.metadata, name=generated))
         name = obj.metadata.name or ""
-        restored = obj.metadata if restore else None
-        obj = strategy.prepare_for_create(
-            obj,
-            uid=(restored.uid if restored is not None else None) or self._new_uid(),
-            now=(restored.creation_timestamp if restored is not None else None) or self._now(),
-        )
-        found = validation.validate_create(obj, info)
-        if found:
-            raise errors.invalid_error(info.kind, info.group, name, found)
-        self.admission.validate(evolve(request, obj=obj, name=name), outcome)
-        outcome.warnings.extend(validation.warnings(obj))
-        if dry_run:
-            return WriteResult(obj, tuple(outcome.warnings))
-        if create_namespace:
-            self.create_object(Namespace(metadata=ObjectMeta(name=namespace)))
-        for attempt in range(GENERATE_NAME_ATTEMPTS):
-            try:
-                stored = self.store.create(self._key(info, name, namespace), obj)
-                break
-            except KeyExistsError:
-                if not generate_from or attempt == GENERATE_NAME_ATTEMPTS - 1:
-                    raise errors.already_exists(info.plural, info.group, name) from None
-                # Upstream retries a generated name that is taken (KEP-4420, GA in 1.32).
-                name = self._generate_name(generate_from)
-                obj = evolve(obj, metadata=evolve(obj.metadata, name=name))
-        self._record_events(outcome)
-        return WriteResult(stored, tuple(outcome.warnings))
+        # The Service registry takes cluster IPs and node ports before the strategy and
+        # validation run (upstream's BeginCreate); a failed write gives them back.
+        obj, allocation = self._begin_allocation(obj, None, dry_run=dry_run)
+        with allocation:
+            restored = obj.metadata if restore else None
+            obj = strategy.prepare_for_create(
+                obj,
+                uid=(restored.uid if restored is not None else None) or self._new_uid(),
+                now=(restored.creation_timestamp if restored is not None else None) or self._now(),
+            )
+            found = validation.validate_create(obj, info)
+            if found:
+                raise errors.invalid_error(info.kind, info.group, name, found)
+            self.admission.validate(evolve(request, obj=obj, name=name), outcome)
+            outcome.warnings.extend(validation.warnings(obj))
+            if dry_run:
+                return WriteResult(obj, tuple(outcome.warnings))
+            if create_namespace:
+                self.create_object(Namespace(metadata=ObjectMeta(name=namespace)))
+            for attempt in range(GENERATE_NAME_ATTEMPTS):
+                try:
+                    stored = self.store.create(self._key(info, name, namespace), obj)
+                    break
+                except KeyExistsError:
+                    if not generate_from or attempt == GENERATE_NAME_ATTEMPTS - 1:
+                        raise errors.already_exists(info.plural, info.group, name) from None
+                    # Upstream retries a generated name that is taken (KEP-4420, GA in 1.32).
+                    name = self._generate_name(generate_from)
+                    obj = evolve(obj, metadata=evolve(obj.metadata, name=name))
+            self._record_events(outcome)
+            return WriteResult(stored, tuple(outcome.warnings))
 
     # --- update --------------------------------------------------------------------------------
 
@@ -324,37 +357,43 @@ class ApiService:
             Operation.UPDATE, info, new, current, namespace, name, subresource, user, dry_run
         )
         new = self.admission.mutate(request, outcome)
-        found = validation.validate_update(new, current, info, subresource=subresource)
-        if found:
-            raise errors.invalid_error(info.kind, info.group, name, found)
-        self.admission.validate(evolve(request, obj=new), outcome)
+        allocation = NO_ALLOCATION
         if subresource != "status":
-            outcome.warnings.extend(validation.warnings(new))
-        if new.metadata.resource_version != current.metadata.resource_version:
-            # A write without a resourceVersion (no compare-and-swap): compare (and answer
-            # a dry run) at the current one. Writers that sent theirs skip this copy.
-            new = evolve(
-                new,
-                metadata=evolve(new.metadata, resource_version=current.metadata.resource_version),
-            )
-        if new == current or dry_run:
-            return WriteResult(current if new == current else new, tuple(outcome.warnings))
-        if (
-            new.metadata.deletion_timestamp
-            and not new.metadata.finalizers
-            and current.metadata.finalizers
-            and not self._waits_for_grace(new)
-        ):
-            # The last finalizer went away from an object that is being deleted.
-            return WriteResult(self._remove(info, key, current), tuple(outcome.warnings))
-        try:
-            stored = self.store.update(key, new, expected_revision=_revision(current))
-        except RevisionConflictError:
-            raise errors.conflict(info.plural, info.group, name) from None
-        except KeyNotFoundError:
-            raise errors.not_found(info.plural, info.group, name) from None
-        self._record_events(outcome)
-        return WriteResult(stored, tuple(outcome.warnings))
+            new, allocation = self._begin_allocation(new, current, dry_run=dry_run)
+        with allocation:
+            found = validation.validate_update(new, current, info, subresource=subresource)
+            if found:
+                raise errors.invalid_error(info.kind, info.group, name, found)
+            self.admission.validate(evolve(request, obj=new), outcome)
+            if subresource != "status":
+                outcome.warnings.extend(validation.warnings(new))
+            if new.metadata.resource_version != current.metadata.resource_version:
+                # A write without a resourceVersion (no compare-and-swap): compare (and answer
+                # a dry run) at the current one. Writers that sent theirs skip this copy.
+                new = evolve(
+                    new,
+                    metadata=evolve(
+                        new.metadata, resource_version=current.metadata.resource_version
+                    ),
+                )
+            if new == current or dry_run:
+                return WriteResult(current if new == current else new, tuple(outcome.warnings))
+            if (
+                new.metadata.deletion_timestamp
+                and not new.metadata.finalizers
+                and current.metadata.finalizers
+                and not self._waits_for_grace(new)
+            ):
+                # The last finalizer went away from an object that is being deleted.
+                return WriteResult(self._remove(info, key, current), tuple(outcome.warnings))
+            try:
+                stored = self.store.update(key, new, expected_revision=_revision(current))
+            except RevisionConflictError:
+                raise errors.conflict(info.plural, info.group, name) from None
+            except KeyNotFoundError:
+                raise errors.not_found(info.plural, info.group, name) from None
+            self._record_events(outcome)
+            return WriteResult(stored, tuple(outcome.warnings))
 
     @staticmethod
     def _waits_for_grace(obj: Any) -> bool:
@@ -472,11 +511,15 @@ class ApiService:
 
     def _remove(self, info: ResourceInfo, key: ObjectKey, current: Any) -> Any:
         try:
-            return self.store.delete(key, expected_revision=_revision(current))
+            removed = self.store.delete(key, expected_revision=_revision(current))
         except KeyNotFoundError:
             raise errors.not_found(info.plural, info.group, key.name) from None
         except RevisionConflictError:
             raise errors.conflict(info.plural, info.group, key.name) from None
+        if isinstance(removed, Service):
+            # Upstream's afterDelete: the Service's cluster IPs and node ports are free again.
+            self.services.release(removed)
+        return removed
 
     # --- read ----------------------------------------------------------------------------------
 

@@ -39,8 +39,18 @@ from kubeprio.api.model import evolve
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
+from kubeprio.api.service import Service
 
-STATUS_KINDS: Final = (Pod, Node, Namespace, PodDisruptionBudget, Deployment, ReplicaSet, Job)
+STATUS_KINDS: Final = (
+    Pod,
+    Node,
+    Namespace,
+    PodDisruptionBudget,
+    Deployment,
+    ReplicaSet,
+    Job,
+    Service,
+)
 """Kinds with a ``status`` subresource: main updates keep the stored status."""
 
 GENERATION_KINDS: Final = (PodDisruptionBudget, Deployment, ReplicaSet, Job)

@@ -4,7 +4,9 @@
 service raises one ``InvalidError`` (422) with all of them as causes. Object metadata
 rules live in ``validation.meta``; each kind's rules live in a module named after its
 API group (``validation.core``, ``validation.apps``, ``validation.batch``,
-``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...) and are listed in the tables
+``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
+in ``validation.service``, Endpoints and EndpointSlices in ``validation.endpoints``) and are
+listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
 shared by pods and workload templates live in ``validation.podspec``.
 
@@ -37,8 +39,10 @@ from kubeprio.api.validation import (  # isort: skip
     batch,
     coordination,
     core,
+    endpoints,
     policy,
     scheduling,
+    service,
     tenant,
 )
 
@@ -48,6 +52,8 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **batch.CREATE,
     **policy.CREATE,
     **coordination.CREATE,
+    **service.CREATE,
+    **endpoints.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -58,6 +64,8 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **apps.UPDATE,
     **batch.UPDATE,
     **policy.UPDATE,
+    **service.UPDATE,
+    **endpoints.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -67,6 +75,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **apps.STATUS_UPDATE,
     **batch.STATUS_UPDATE,
     **policy.STATUS_UPDATE,
+    **service.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 

@@ -36,6 +36,7 @@ _DNS1123_SUBDOMAIN: Final = re.compile(
     r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 )
 _DNS1123_LABEL: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1035_LABEL: Final = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 
 DNS1123_SUBDOMAIN_ERROR: Final = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
@@ -46,6 +47,11 @@ DNS1123_LABEL_ERROR: Final = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
     "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+DNS1035_LABEL_ERROR: Final = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+    "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
 )
 IS_NEGATIVE_ERROR: Final = "must be greater than or equal to 0"
 """``apimachineryvalidation.IsNegativeErrorMsg``."""
@@ -83,6 +89,23 @@ def dns1123_label_errors(value: str) -> list[str]:
         else:
             messages.append(DNS1123_LABEL_ERROR)
     return messages
+
+
+def dns1035_label_errors(value: str) -> list[str]:
+    """``IsDNS1035Label``: messages for an invalid RFC 1035 label (a Service name)."""
+    messages: list[str] = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        messages.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} characters")
+    if not _DNS1035_LABEL.fullmatch(value):
+        messages.append(DNS1035_LABEL_ERROR)
+    return messages
+
+
+def name_is_dns1035_label(value: str, prefix: bool = False) -> list[str]:
+    """``NameIsDNS1035Label`` (``ValidateServiceName``): a generateName prefix may end in ``-``."""
+    if prefix:
+        value = _mask_trailing_dash(value)
+    return dns1035_label_errors(value)
 
 
 def name_is_dns_subdomain(value: str, prefix: bool = False) -> list[str]:
@@ -245,9 +268,16 @@ def selector_is_empty(selector: LabelSelector | None) -> bool:
 # --- object metadata -----------------------------------------------------------------------------
 
 
+_NAME_RULES: Final[dict[str, Callable[[str, bool], list[str]]]] = {
+    "namespaces": name_is_dns_label,
+    "services": name_is_dns1035_label,
+}
+"""Kinds whose names are not DNS subdomains (``ValidateNamespaceName``, ``ValidateServiceName``)."""
+
+
 def validate_object_meta(metadata: ObjectMeta, info: ResourceInfo) -> list[FieldError]:
     """``ValidateObjectMeta`` for the modelled fields: names, namespace scope, labels, annotations."""
-    name_fn = name_is_dns_label if info.plural == "namespaces" else name_is_dns_subdomain
+    name_fn = _NAME_RULES.get(info.plural, name_is_dns_subdomain)
     found: list[FieldError] = []
     if metadata.generate_name:
         found.extend(
@@ -258,7 +288,9 @@ def validate_object_meta(metadata: ObjectMeta, info: ResourceInfo) -> list[Field
     if not name:
         found.append(errors.required("metadata.name", "name or generateName is required"))
     else:
-        found.extend(errors.invalid("metadata.name", name, message) for message in name_fn(name))
+        found.extend(
+            errors.invalid("metadata.name", name, message) for message in name_fn(name, False)
+        )
     if info.namespaced:
         if not metadata.namespace:
             found.append(errors.required("metadata.namespace", ""))
