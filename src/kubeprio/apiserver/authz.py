@@ -54,8 +54,9 @@ from kubeprio.apiserver.negotiation import flag
 from kubeprio.apiserver.routes import Target
 
 READ_VERBS: Final = frozenset({"get", "list", "watch"})
-TENANT_READ_ONLY: Final = frozenset({"events"})
-"""Namespaced resources a tenant user may only read."""
+TENANT_READ_ONLY: Final = frozenset({"events", "endpoints", "endpointslices"})
+"""Namespaced resources a tenant user may only read (upstream's ``admin`` and ``edit``
+roles lost write access to endpoints and slices in 1.22, CVE-2021-25740)."""
 TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
     {"pods/eviction", "deployments/scale", "replicasets/scale"}
 )

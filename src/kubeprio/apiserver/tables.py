@@ -32,11 +32,15 @@ from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Container, Event, Namespace, Node, Pod, PodTemplateSpec
+from kubeprio.api.discovery import EndpointSlice
+from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.serialization import to_dict
+from kubeprio.api.service import Service
+from kubeprio.apiserver import servicetables
 from kubeprio.clock import parse_rfc3339
 
 TABLE_API_VERSION: Final = "meta.k8s.io/v1"
@@ -467,6 +471,60 @@ def print_lease(lease: Lease, now: float) -> tuple[Cells, RowConditions]:
     return [lease.metadata.name or "", holder, since(lease.metadata.creation_timestamp, now)], None
 
 
+SERVICE_COLUMNS: Final = (
+    _name_column(),
+    Column("Type", "string", "How the Service is exposed: ClusterIP, NodePort, LoadBalancer or ExternalName."),
+    Column("Cluster-IP", "string", "The Service's virtual IP (None for a headless Service)."),
+    Column("External-IP", "string", "External IPs, the load balancer's ingress, or the ExternalName."),
+    Column("Port(s)", "string", "The Service's ports: port[:nodePort]/protocol."),
+    _age_column(),
+    Column("Selector", "string", "The labels of the pods behind the Service.", priority=1),
+)  # fmt: skip
+
+
+def print_service(service: Service, now: float) -> tuple[Cells, RowConditions]:
+    """``printService``: NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE, wide SELECTOR."""
+    middle, selector = servicetables.service_cells(service)
+    age = since(service.metadata.creation_timestamp, now)
+    return [service.metadata.name or "", *middle, age, selector], None
+
+
+ENDPOINTS_COLUMNS: Final = (
+    _name_column(),
+    Column("Endpoints", "string", "The ready addresses of the pods behind the Service."),
+    _age_column(),
+)
+
+
+def print_endpoints(endpoints: Endpoints, now: float) -> tuple[Cells, RowConditions]:
+    """``printEndpoints``: NAME ENDPOINTS AGE."""
+    cell = servicetables.endpoints_cell(endpoints)
+    return [
+        endpoints.metadata.name or "",
+        cell,
+        since(endpoints.metadata.creation_timestamp, now),
+    ], None
+
+
+ENDPOINT_SLICE_COLUMNS: Final = (
+    _name_column(),
+    Column("AddressType", "string", "The type of the slice's addresses (IPv4, IPv6 or FQDN)."),
+    Column("Ports", "string", "The ports every endpoint of the slice serves."),
+    Column("Endpoints", "string", "The addresses of the slice's endpoints."),
+    _age_column(),
+)
+
+
+def print_endpoint_slice(slice_: EndpointSlice, now: float) -> tuple[Cells, RowConditions]:
+    """``printEndpointSlice``: NAME ADDRESSTYPE PORTS ENDPOINTS AGE."""
+    cells = servicetables.endpoint_slice_cells(slice_)
+    return [
+        slice_.metadata.name or "",
+        *cells,
+        since(slice_.metadata.creation_timestamp, now),
+    ], None
+
+
 PDB_COLUMNS: Final = (
     _name_column(),
     Column("Min Available", "string", "The minimum number of pods that must be available."),
@@ -621,6 +679,9 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     PriorityClass: (PRIORITY_CLASS_COLUMNS, print_priority_class),
     PodDisruptionBudget: (PDB_COLUMNS, print_pdb),
     Lease: (LEASE_COLUMNS, print_lease),
+    Service: (SERVICE_COLUMNS, print_service),
+    Endpoints: (ENDPOINTS_COLUMNS, print_endpoints),
+    EndpointSlice: (ENDPOINT_SLICE_COLUMNS, print_endpoint_slice),
     Deployment: (DEPLOYMENT_COLUMNS, print_deployment),
     ReplicaSet: (REPLICA_SET_COLUMNS, print_replica_set),
     Job: (JOB_COLUMNS, print_job),

@@ -18,6 +18,12 @@ from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.core import Node
 from kubeprio.api.manifest import ManifestError, decode_document
 from kubeprio.api.quantity import QuantityError, parse_quantity
+from kubeprio.apiserver.serviceranges import (
+    DEFAULT_NODE_PORT_RANGE,
+    DEFAULT_SERVICE_CIDR,
+    NodePortRange,
+    ServiceIPRange,
+)
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
 from kubeprio.cli.simulate import load_scheduler_config
 from kubeprio.scheduler.profile import ProfileError
@@ -60,6 +66,19 @@ def register(subparsers: Any) -> None:
         help="how long an Event is kept after its last write, as kube-apiserver's flag "
         "(a Go duration; default 1h0m0s)",
     )
+    parser.add_argument(
+        "--service-cluster-ip-range",
+        default=DEFAULT_SERVICE_CIDR,
+        metavar="CIDR",
+        help="cluster IPs of Services, as kube-apiserver's flag (default kubeadm's "
+        f"{DEFAULT_SERVICE_CIDR}; the first address is the kubernetes Service's)",
+    )
+    parser.add_argument(
+        "--service-node-port-range",
+        default=DEFAULT_NODE_PORT_RANGE,
+        metavar="RANGE",
+        help=f"node ports of NodePort Services, as kube-apiserver's flag (default {DEFAULT_NODE_PORT_RANGE})",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -97,6 +116,16 @@ def run(args: argparse.Namespace) -> int:
         event_ttl = parse_duration(args.event_ttl)
         if event_ttl <= 0:
             return _fail(f"--event-ttl must be positive, not {args.event_ttl}")
+        try:
+            ServiceIPRange(args.service_cluster_ip_range)
+        except ValueError as exc:
+            return _fail(f"--service-cluster-ip-range: {exc}")
+        try:
+            NodePortRange(args.service_node_port_range)
+        except ValueError:
+            return _fail(
+                f"--service-node-port-range: invalid port range {args.service_node_port_range!r}"
+            )
     except (PathNotFoundError, ManifestError, ProfileError, QuantityError, AnnotationError) as exc:
         return _fail(str(exc))
     options = ServeOptions(
@@ -110,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
         preset=args.preset,
         scheduler_config=config,
         event_ttl=event_ttl,
+        service_cidr=args.service_cluster_ip_range,
+        node_port_range=args.service_node_port_range,
     )
     try:
         return run_server(options)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import ipaddress
 import logging
 import os
 import signal
@@ -37,16 +38,24 @@ import uvicorn
 
 from kubeprio.api import errors
 from kubeprio.api.core import Node
+from kubeprio.api.discovery import EndpointSlice
+from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.service import Service
+from kubeprio.apiserver import kubernetesservice
 from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.http import KubeApp, create_app
+from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
+from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
+from kubeprio.controllers.endpoints import EndpointsController
 from kubeprio.kubelet.kubelet import register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
 from kubeprio.serve.driver import RealTimeDriver
-from kubeprio.sim.controlplane import ControlPlane
+from kubeprio.sim.controlplane import ControlPlane, derived_rng
+from kubeprio.sim.drive import Due, Informers
 from kubeprio.store.sqlite import SqliteStore
 
 DATABASE: Final = "kubeprio.db"
@@ -77,6 +86,10 @@ class ServeOptions:
     seed: int | None = None
     event_ttl: float = DEFAULT_EVENT_TTL
     """Seconds an Event lives after its last write (kube-apiserver ``--event-ttl``)."""
+    service_cidr: str = DEFAULT_SERVICE_CIDR
+    """Cluster IPs of Services (kube-apiserver ``--service-cluster-ip-range``)."""
+    node_port_range: str = DEFAULT_NODE_PORT_RANGE
+    """Node ports of NodePort Services (kube-apiserver ``--service-node-port-range``)."""
 
 
 class _Server(uvicorn.Server):
@@ -162,6 +175,14 @@ def _seed(options: ServeOptions) -> int:
     return options.seed if options.seed is not None else int.from_bytes(os.urandom(8), "big")
 
 
+def advertised_address(host: str) -> str:
+    """The address the ``kubernetes`` Service's endpoints list (a wildcard bind: loopback)."""
+    try:
+        return str(ipaddress.ip_address(host)) if host not in pki.WILDCARD_HOSTS else "127.0.0.1"
+    except ValueError:
+        return "127.0.0.1"
+
+
 class Serving:
     """One running server: what ``run`` built, for the shutdown path and for tests."""
 
@@ -172,17 +193,20 @@ class Serving:
         data_dir = options.data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
         self.store = SqliteStore(data_dir / DATABASE)
+        seed = _seed(options)
         try:
             self.plane = ControlPlane(
                 self.store,
                 clock=self.clock,
-                seed=_seed(options),
+                seed=seed,
                 scheduler_config=options.scheduler_config,
                 retry_unschedulable_on_timer=True,
                 auto_create_namespaces=False,
                 node_leases=True,
             )
             self.plane.attach_fleet()
+            self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)
+            self._wire_endpoints(seed)
             self.event_expiry = EventExpiry(self.store, clock=self.clock, ttl=options.event_ttl)
             users = presets.preset_users(options.preset) if options.preset else []
             if options.preset:
@@ -202,6 +226,23 @@ class Serving:
         self.kube: KubeApp = self.app.state.kube
         self.stop = asyncio.Event()
         self.url = ""
+
+    def _wire_endpoints(self, seed: int) -> None:
+        """The endpoints controller over its own informers and the plane's pod informer."""
+        api = self.plane.api
+        services: Informer[Service] = Informer(api, Service)
+        endpoints: Informer[Endpoints] = Informer(api, Endpoints)
+        slices: Informer[EndpointSlice] = Informer(api, EndpointSlice)
+        self.endpoints_controller = EndpointsController(
+            api,
+            clock=self.clock,
+            rng=derived_rng(seed, "endpoints"),
+            services=services,
+            pods=self.plane.pods,
+            endpoints=endpoints,
+            slices=slices,
+        )
+        self.service_informers = Informers([endpoints, slices, services])
 
     @property
     def kubeconfig(self) -> Path:
@@ -229,9 +270,17 @@ class Serving:
         )
         server = _Server(config)
         self.plane.start()
+        self.service_informers.start()
         self.event_expiry.start()
         driver = RealTimeDriver(
-            [*self.plane.components, self.event_expiry], clock=self.clock, store=self.store
+            [
+                *self.plane.components,
+                self.service_informers,
+                Due(self.endpoints_controller, self.clock),
+                self.event_expiry,
+            ],
+            clock=self.clock,
+            store=self.store,
         )
         driver_task = asyncio.create_task(driver.run(self.stop))
         server_task = asyncio.create_task(server.serve(sockets=[sock]))
@@ -243,6 +292,9 @@ class Serving:
             server_task.result()
             raise RuntimeError("the HTTPS server did not start")
         self.url = server_url(options.host, port)
+        kubernetesservice.ensure(
+            self.plane.api, address=advertised_address(options.host), port=port
+        )
         credentials.write_kubeconfig(
             self.kubeconfig,
             server=self.url,
