@@ -122,9 +122,11 @@ def test_create_service_nodeport_allocates_a_port_and_a_taken_one_is_refused(ser
         f"--node-port={port['nodePort']}", "-n", "default",
     )  # fmt: skip
     assert taken.returncode == 1
+    # kubectl create service wraps the server's message in its own prefix.
     assert taken.stderr.strip() == (
-        f'The Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: '
-        f"{port['nodePort']}: provided port is already allocated"
+        f'error: failed to create NodePort service: Service "np2" is invalid: '
+        f"spec.ports[0].nodePort: Invalid value: {port['nodePort']}: "
+        "provided port is already allocated"
     )
 
 

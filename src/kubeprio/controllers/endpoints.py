@@ -303,11 +303,13 @@ class EndpointsController(Controller):
             self._owned_slices(meta.namespace or "", meta.name or ""),
             key=lambda s: s.metadata.name or "",
         )
-        by_ports = {s.ports: s for s in existing}
         kept: set[str] = set()
         owner = podutil.new_controller_ref(service)
         for ports, endpoints in wanted:
-            current = by_ports.get(ports)
+            # Slices hold dicts (``extra``): matched by equality, not hashing.
+            current = next(
+                (s for s in existing if s.ports == ports and s.metadata.name not in kept), None
+            )
             if current is None:
                 desired = EndpointSlice(
                     metadata=ObjectMeta(
