@@ -10,7 +10,6 @@ on ``spec.ports`` by ``port``), the registry's allocation errors, and the tenant
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -74,7 +73,8 @@ def test_expose_deployment_selects_its_pods_and_describe_lists_their_endpoints(s
     assert service["spec"]["selector"] == {"app": "web"}
     assert service["spec"]["ports"][0]["targetPort"] == 8080
     ip = service["spec"]["clusterIP"]
-    assert ip.startswith("10.") and ip != "10.96.0.1"
+    assert ip.startswith("10.")
+    assert ip != "10.96.0.1"
     wide = _rows(served.ok("get", "svc", "web", "-o", "wide", "-n", "default"))
     assert wide[0] == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"]
     assert wide[1][:5] == ["web", "ClusterIP", ip, "<none>", "80/TCP"]
@@ -116,7 +116,8 @@ def test_create_service_nodeport_allocates_a_port_and_a_taken_one_is_refused(ser
     port = served.json("get", "svc", "np", "-n", "default")["spec"]["ports"][0]
     assert 30000 <= port["nodePort"] <= 32767
     row = _rows(served.ok("get", "svc", "np", "-n", "default"))[1]
-    assert row[1] == "NodePort" and row[4] == f"80:{port['nodePort']}/TCP"
+    assert row[1] == "NodePort"
+    assert row[4] == f"80:{port['nodePort']}/TCP"
     taken = served.kubectl(
         "create", "service", "nodeport", "np2", "--tcp=80:8080",
         f"--node-port={port['nodePort']}", "-n", "default",

@@ -46,7 +46,8 @@ def test_dynamic_addresses_come_from_the_upper_band_and_requested_ones_are_honou
     assert created.spec.cluster_ips == (created.spec.cluster_ip,)
     assert ServiceIPRange().contains(created.spec.cluster_ip)
     assert not created.spec.cluster_ip.startswith("10.96.0.")
-    assert created.spec.ip_families == ("IPv4",) and created.spec.ip_family_policy == "SingleStack"
+    assert created.spec.ip_families == ("IPv4",)
+    assert created.spec.ip_family_policy == "SingleStack"
     fixed = api.create(svc("dns", clusterIP="10.96.0.10"))
     assert fixed.spec.cluster_ips == ("10.96.0.10",)
 
@@ -125,7 +126,8 @@ def test_headless_and_external_name_services_take_nothing(api):
     headless = api.create(svc("h", clusterIP="None", selector={"a": "b"}))
     assert headless.spec.cluster_ips == ("None",)
     external = api.create(svc("e", type="ExternalName", externalName="db.example.com", ports=None))
-    assert external.spec.cluster_ip is None and external.spec.ip_families is None
+    assert external.spec.cluster_ip is None
+    assert external.spec.ip_families is None
 
 
 def test_allocations_are_rebuilt_from_stored_services(store, clock):
