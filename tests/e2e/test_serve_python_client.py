@@ -136,3 +136,53 @@ def test_events_expire_after_the_event_ttl(tmp_path_factory: pytest.TempPathFact
             assert core.read_namespaced_pod("short", "default").status.phase == "Running"
     finally:
         assert process.stop() == 0, process.log()
+
+
+def test_services_and_their_endpoint_slices_through_the_official_client(server):
+    """The client's strict models decode what the registry allocates and what the
+    endpointslice controller writes (``kubernetes.io/service-name`` label, Ready pods)."""
+    with _client(server) as api:
+        core = k8s.CoreV1Api(api)
+        kubernetes = core.read_namespaced_service("kubernetes", "default")
+        assert kubernetes.spec.cluster_ip == "10.96.0.1"
+        assert kubernetes.spec.ports[0].port == 443
+        core.create_namespaced_pod(
+            "kestrel-web",
+            k8s.V1Pod(
+                metadata=k8s.V1ObjectMeta(name="backend", labels={"app": "backend"}),
+                spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="c", image="nginx")]),
+            ),
+        )
+        service = core.create_namespaced_service(
+            "kestrel-web",
+            k8s.V1Service(
+                metadata=k8s.V1ObjectMeta(name="backend"),
+                spec=k8s.V1ServiceSpec(
+                    type="NodePort",
+                    selector={"app": "backend"},
+                    ports=[k8s.V1ServicePort(port=80, target_port=8080)],
+                ),
+            ),
+        )
+        assert 30000 <= service.spec.ports[0].node_port <= 32767
+        assert service.spec.ip_families == ["IPv4"]
+        discovery = k8s.DiscoveryV1Api(api)
+
+        def ready_addresses() -> list[str]:
+            slices = discovery.list_namespaced_endpoint_slice(
+                "kestrel-web", label_selector="kubernetes.io/service-name=backend"
+            ).items
+            return [
+                address
+                for s in slices
+                for e in s.endpoints or []
+                if e.conditions.ready
+                for address in e.addresses
+            ]
+
+        pod_ip = eventually(
+            lambda: core.read_namespaced_pod("backend", "kestrel-web").status.pod_ip
+        )
+        assert eventually(ready_addresses) == [pod_ip]
+        core.delete_namespaced_service("backend", "kestrel-web")
+        assert eventually(lambda: not ready_addresses() or None) is True

@@ -218,3 +218,32 @@ def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path: Path):
             second.start()
     finally:
         assert server.stop() == 0, server.log()
+
+
+def test_service_allocations_survive_a_restart_on_another_port(tmp_path):
+    """The registry rebuilds its cluster IPs and node ports from the stored Services (the
+    repair controllers), and the kubernetes Service follows the new port (the reconciler)."""
+    server = ServeProcess(tmp_path / "data", tmp_path / "cache", ["--nodes", "1"]).start()
+    try:
+        server.ok("create", "service", "nodeport", "np", "--tcp=80:8080", "-n", "default")
+        taken = server.json("get", "svc", "np", "-n", "default")["spec"]
+    finally:
+        assert server.stop() == 0, server.log()
+    server.start()
+    try:
+        port = int(server.url.rsplit(":", 1)[1])
+        kubernetes = server.json("get", "svc", "kubernetes", "-n", "default")
+        assert kubernetes["spec"]["ports"][0]["targetPort"] == port
+        clash = server.kubectl(
+            "create", "service", "clusterip", "clash", "--tcp=80",
+            f"--clusterip={taken['clusterIP']}", "-n", "default",
+        )  # fmt: skip
+        assert "provided IP is already allocated" in clash.stderr
+        node_port = taken["ports"][0]["nodePort"]
+        again = server.kubectl(
+            "create", "service", "nodeport", "np2", "--tcp=80:8080",
+            f"--node-port={node_port}", "-n", "default",
+        )  # fmt: skip
+        assert "provided port is already allocated" in again.stderr
+    finally:
+        assert server.stop() == 0, server.log()

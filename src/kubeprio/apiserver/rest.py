@@ -59,8 +59,9 @@ from kubeprio.clock import Clock
 DEFAULT_WATCH_TIMEOUT: Final = 1800.0
 """Upstream's ``--min-request-timeout``: a watch without ``timeoutSeconds`` lasts this long."""
 
-RETURNS_DELETED_OBJECT: Final = frozenset({"pods"})
-"""Registries with ``ReturnDeletedObject: true``; others answer a deletion with a Status."""
+RETURNS_DELETED_OBJECT: Final = frozenset({"pods", "services"})
+"""Registries with ``ReturnDeletedObject: true`` (``pkg/registry/core/pod`` and
+``core/service`` storage); others answer a deletion with a Status."""
 
 PATCH_MEDIA_TYPES: Final = {member.value: member for member in PatchType}
 JSON_TYPE: Final = "application/json"
