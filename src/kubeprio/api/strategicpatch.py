@@ -170,6 +170,8 @@ _KINDS: Final[Mapping[str, _PatchMeta]] = MappingProxyType(
         "ConfigMap": _METADATA_ONLY,
         "Secret": _METADATA_ONLY,
         "Lease": _METADATA_ONLY,
+        "Endpoints": _METADATA_ONLY,  # subsets are atomic
+        "EndpointSlice": _METADATA_ONLY,  # endpoints and ports are atomic
     }
 )
 
