@@ -229,10 +229,11 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ),
     ("ServiceSpec", "selector"): "The labels of the pods behind the Service.",
     ("ServicePort", "nodePort"): (
-        "The port on every node (NodePort and LoadBalancer): allocated from 30000-32767 "
-        "when empty."
+        "The port on every node (NodePort and LoadBalancer): allocated from 30000-32767 when empty."
     ),
-    ("ServicePort", "targetPort"): "The pods' port (a number or a container port name); defaults to port.",
+    ("ServicePort", "targetPort"): (
+        "The pods' port (a number or a container port name); defaults to port."
+    ),
 }
 
 # Listed sorted, as upstream's schemas list them.
