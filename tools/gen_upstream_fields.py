@@ -48,6 +48,7 @@ ROOTS = {
     "Service": "V1Service",
     "Endpoints": "V1Endpoints",
     "EndpointSlice": "V1EndpointSlice",
+    "ResourceQuota": "V1ResourceQuota",
     "Binding": "V1Binding",
     "Eviction": "V1Eviction",
     "Scale": "V1Scale",

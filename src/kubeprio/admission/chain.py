@@ -22,6 +22,7 @@ from typing import Protocol
 from kubeprio.api.core import Event, Namespace
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.model import evolve
+from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.client.informer import Lister
@@ -74,10 +75,12 @@ class AdmissionRequest:
 
 @dataclasses.dataclass(slots=True)
 class AdmissionOutcome:
-    """Side effects collected while admitting: warnings to return, events to record."""
+    """Side effects collected while admitting: warnings to return, events to record, and
+    ResourceQuotas whose status to write once the object is stored (their new usage)."""
 
     warnings: list[str] = dataclasses.field(default_factory=list)
     events: list[Event] = dataclasses.field(default_factory=list)
+    quota_status: list[ResourceQuota] = dataclasses.field(default_factory=list)
     annotations: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
@@ -97,6 +100,11 @@ class Listers(Protocol):
     @property
     def namespaces(self) -> Lister[Namespace]:
         """All Namespaces."""
+        ...
+
+    @property
+    def resource_quotas(self) -> Lister[ResourceQuota]:
+        """All ResourceQuotas."""
         ...
 
 

@@ -460,6 +460,13 @@ def gone(message: str) -> GoneError:
     return error
 
 
+def plain_error(message: str) -> StatusError:
+    """A plain Go ``error`` that reached the API server's response writer
+    (``ErrorToAPIStatus``): 500, no reason, the message as it is. kubectl prints it as
+    ``Error from server: <message>``."""
+    return StatusError(Status(status="Failure", message=message, code=500))
+
+
 def internal_error(detail: str) -> InternalError:
     """``NewInternalError``: ``Internal error occurred: <detail>``."""
     error = InternalError.build(

@@ -20,6 +20,7 @@ from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
+from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.reviews import (
     AUTHENTICATION_GROUP,
     AUTHORIZATION_GROUP,
@@ -119,6 +120,10 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("", "v1", "Service", "services", "service", True, Service, ("svc",), ("all",),
                  subresources=(Subresource("status", "", "v1", "Service", ("get", "patch", "update")),)),
     ResourceInfo("", "v1", "Endpoints", "endpoints", "endpoints", True, Endpoints, ("ep",)),
+    ResourceInfo("", "v1", "ResourceQuota", "resourcequotas", "resourcequota", True, ResourceQuota,
+                 ("quota",),
+                 subresources=(Subresource("status", "", "v1", "ResourceQuota",
+                                           ("get", "patch", "update")),)),
     ResourceInfo("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
                  False, PriorityClass, ("pc",), legacy_versions=("v1beta1", "v1alpha1")),
     ResourceInfo("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",

@@ -10,6 +10,7 @@ from typing import Generic, TypeVar
 
 from kubeprio.api import kinds
 from kubeprio.api.core import Namespace
+from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.store.errors import KeyNotFoundError
@@ -46,6 +47,7 @@ class StoreListers:
         self._priority_classes = StoreLister(store, PriorityClass)
         self._tenants = StoreLister(store, Tenant)
         self._namespaces = StoreLister(store, Namespace)
+        self._resource_quotas = StoreLister(store, ResourceQuota)
 
     @property
     def priority_classes(self) -> StoreLister[PriorityClass]:
@@ -61,3 +63,8 @@ class StoreListers:
     def namespaces(self) -> StoreLister[Namespace]:
         """All Namespaces."""
         return self._namespaces
+
+    @property
+    def resource_quotas(self) -> StoreLister[ResourceQuota]:
+        """All ResourceQuotas."""
+        return self._resource_quotas

@@ -87,6 +87,19 @@ TYPES: Final[dict[str, str]] = {
         "A slice of a Service's endpoints (label kubernetes.io/service-name), kept by the "
         "endpointslice controller; kubectl describe service reads it."
     ),
+    "ResourceQuota": (
+        "A ResourceQuota caps what the objects of its namespace may consume (spec.hard), "
+        "optionally only for pods of some scopes, such as PriorityClass In [high]. The "
+        "ResourceQuota admission plugin charges each new pod against status.used and refuses "
+        "one that would exceed status.hard; the quota controller recounts status.used."
+    ),
+    "ResourceQuotaSpec": "The limits, and the scopes of the pods they apply to.",
+    "ResourceQuotaStatus": "The enforced limits and the usage observed against them.",
+    "ScopeSelector": "Scope tests that must all hold for the quota to track a pod.",
+    "ScopedResourceSelectorRequirement": (
+        "One scope test: a scope name (PriorityClass, BestEffort, Terminating...), an "
+        "operator (In, NotIn, Exists, DoesNotExist) and, for In and NotIn, values."
+    ),
     "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
     "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",
 }

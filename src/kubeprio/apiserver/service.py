@@ -231,6 +231,16 @@ class ApiService:
             )
         return False
 
+    def _charge_quotas(self, outcome: AdmissionOutcome) -> None:
+        # The ResourceQuota plugin admitted the object against these usages; write them
+        # so the next request is charged on top (the quota controller corrects any drift).
+        # A quota changed since admission read it is left to the controller.
+        for quota in outcome.quota_status:
+            try:
+                self.update_status(quota)
+            except errors.StatusError:
+                continue
+
     def _record_events(self, outcome: AdmissionOutcome) -> None:
         # Plugins have no clock: the service stamps the times of the events they report.
         # Recording is best effort, as upstream's event recorder: the write already happened.
@@ -326,6 +336,7 @@ class ApiService:
                     # Upstream retries a generated name that is taken (KEP-4420, GA in 1.32).
                     name = self._generate_name(generate_from)
                     obj = evolve(obj, metadata=evolve(obj.metadata, name=name))
+            self._charge_quotas(outcome)
             self._record_events(outcome)
             return WriteResult(stored, tuple(outcome.warnings))
 

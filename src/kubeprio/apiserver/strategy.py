@@ -37,6 +37,7 @@ from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.resourcequota import ResourceQuota, ResourceQuotaStatus
 from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
 from kubeprio.api.service import Service
@@ -50,6 +51,7 @@ STATUS_KINDS: Final = (
     ReplicaSet,
     Job,
     Service,
+    ResourceQuota,
 )
 """Kinds with a ``status`` subresource: main updates keep the stored status."""
 
@@ -82,6 +84,9 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         changes["status"] = NamespaceStatus(phase="Active")
     elif isinstance(obj, GENERATION_KINDS):
         changes["status"] = None
+    elif isinstance(obj, ResourceQuota):
+        # The quota controller fills it in (upstream's PrepareForCreate resets it).
+        changes["status"] = ResourceQuotaStatus()
     obj = evolve(obj, **changes)
     if isinstance(obj, Job):
         obj = generate_job_selector(obj)

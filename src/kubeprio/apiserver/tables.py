@@ -37,6 +37,8 @@ from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.quantity import Quantity
+from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.service import Service
@@ -525,6 +527,35 @@ def print_endpoint_slice(slice_: EndpointSlice, now: float) -> tuple[Cells, RowC
     ], None
 
 
+_ZERO_QUANTITY: Final = Quantity.from_int(0)
+
+RESOURCE_QUOTA_COLUMNS: Final = (
+    _name_column(),
+    Column("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
+    Column("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."),
+    _age_column(),
+)  # fmt: skip
+
+
+def print_resource_quota(quota: ResourceQuota, now: float) -> tuple[Cells, RowConditions]:
+    """``printResourceQuota``: NAME REQUEST LIMIT AGE. Each enforced resource, by name, as
+    ``name: used/hard``: ``limits.*`` in LIMIT, everything else in REQUEST."""
+    status = quota.status
+    hard = (status.hard if status is not None else None) or {}
+    used = (status.used if status is not None else None) or {}
+    request: list[str] = []
+    limit: list[str] = []
+    for name in sorted(hard):
+        entry = f"{name}: {used.get(name, _ZERO_QUANTITY)}/{hard[name]}"
+        (limit if name.split(".")[0] == "limits" else request).append(entry)
+    return [
+        quota.metadata.name or "",
+        ", ".join(request),
+        ", ".join(limit),
+        since(quota.metadata.creation_timestamp, now),
+    ], None
+
+
 PDB_COLUMNS: Final = (
     _name_column(),
     Column("Min Available", "string", "The minimum number of pods that must be available."),
@@ -681,6 +712,7 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Lease: (LEASE_COLUMNS, print_lease),
     Service: (SERVICE_COLUMNS, print_service),
     Endpoints: (ENDPOINTS_COLUMNS, print_endpoints),
+    ResourceQuota: (RESOURCE_QUOTA_COLUMNS, print_resource_quota),
     EndpointSlice: (ENDPOINT_SLICE_COLUMNS, print_endpoint_slice),
     Deployment: (DEPLOYMENT_COLUMNS, print_deployment),
     ReplicaSet: (REPLICA_SET_COLUMNS, print_replica_set),

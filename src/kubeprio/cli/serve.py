@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from kubeprio.admission.resourcequota import PLUGIN_NAME, LimitedResource, limited_resources
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.core import Node
 from kubeprio.api.manifest import ManifestError, decode_document
@@ -79,7 +82,50 @@ def register(subparsers: Any) -> None:
         metavar="RANGE",
         help=f"node ports of NodePort Services, as kube-apiserver's flag (default {DEFAULT_NODE_PORT_RANGE})",
     )
+    parser.add_argument(
+        "--admission-control-config-file",
+        metavar="FILE",
+        help="an AdmissionConfiguration, as kube-apiserver's flag: the ResourceQuota "
+        "plugin's limitedResources (for example, pods of some PriorityClasses only where a "
+        "quota covers them)",
+    )
     parser.set_defaults(handler=run)
+
+
+def _read_limited_resources(path: str) -> tuple[LimitedResource, ...]:
+    """The ResourceQuota plugin's ``limitedResources`` from an AdmissionConfiguration file
+    (its ``configuration`` inline, or a ``path`` relative to the file)."""
+    file = Path(path)
+    try:
+        document = yaml.safe_load(file.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ManifestError(str(exc), source=str(path)) from exc
+    if not isinstance(document, dict) or document.get("kind") != "AdmissionConfiguration":
+        raise ManifestError("expected kind AdmissionConfiguration", source=path)
+    for plugin in document.get("plugins") or ():
+        if not isinstance(plugin, dict) or plugin.get("name") != PLUGIN_NAME:
+            continue
+        configuration = plugin.get("configuration")
+        if configuration is None and plugin.get("path"):
+            return _read_limited_resources_file(file.parent / str(plugin["path"]))
+        return _limited(configuration, path)
+    return ()
+
+
+def _read_limited_resources_file(path: Path) -> tuple[LimitedResource, ...]:
+    try:
+        return _limited(yaml.safe_load(path.read_text()), str(path))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ManifestError(str(exc), source=str(path)) from exc
+
+
+def _limited(configuration: object, source: str) -> tuple[LimitedResource, ...]:
+    if not isinstance(configuration, dict):
+        raise ManifestError("the ResourceQuota configuration must be a mapping", source=source)
+    try:
+        return limited_resources(configuration)
+    except ValueError as exc:
+        raise ManifestError(str(exc), source=source) from exc
 
 
 def _fail(message: str) -> int:
@@ -112,6 +158,11 @@ def run(args: argparse.Namespace) -> int:
         parse_quantity(args.node_cpu)
         parse_quantity(args.node_memory)
         nodes = _read_nodes(args.nodes_file) if args.nodes_file else []
+        limited = (
+            _read_limited_resources(args.admission_control_config_file)
+            if args.admission_control_config_file
+            else ()
+        )
         config = load_scheduler_config(args.scheduler_config)
         event_ttl = parse_duration(args.event_ttl)
         if event_ttl <= 0:
@@ -141,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
         event_ttl=event_ttl,
         service_cidr=args.service_cluster_ip_range,
         node_port_range=args.service_node_port_range,
+        limited_resources=limited,
     )
     try:
         return run_server(options)

@@ -36,10 +36,13 @@ from typing import IO, Any, Final
 
 import uvicorn
 
+from kubeprio.admission.defaults import default_chain
+from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
 from kubeprio.api.core import Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.service import Service
 from kubeprio.apiserver import kubernetesservice
 from kubeprio.apiserver.authn import TokenAuthenticator
@@ -50,6 +53,7 @@ from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SE
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.endpoints import EndpointsController
+from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.kubelet.kubelet import register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
@@ -89,6 +93,8 @@ class ServeOptions:
     service_cidr: str = DEFAULT_SERVICE_CIDR
     """Cluster IPs of Services (kube-apiserver ``--service-cluster-ip-range``)."""
     node_port_range: str = DEFAULT_NODE_PORT_RANGE
+    limited_resources: Sequence[LimitedResource] = ()
+    """The ResourceQuota admission plugin's ``limitedResources``."""
     """Node ports of NodePort Services (kube-apiserver ``--service-node-port-range``)."""
 
 
@@ -207,6 +213,7 @@ class Serving:
             self.plane.attach_fleet()
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)
             self._wire_endpoints(seed)
+            self._wire_quotas(seed, options.limited_resources)
             self.event_expiry = EventExpiry(self.store, clock=self.clock, ttl=options.event_ttl)
             users = presets.preset_users(options.preset) if options.preset else []
             if options.preset:
@@ -244,6 +251,21 @@ class Serving:
         )
         self.service_informers = Informers([endpoints, slices, services])
 
+    def _wire_quotas(self, seed: int, limited: Sequence[LimitedResource]) -> None:
+        """The quota controller, and the admission chain with ``limitedResources``."""
+        api = self.plane.api
+        if limited:
+            api.admission = default_chain(api.listers, limited)
+        quotas: Informer[ResourceQuota] = Informer(api, ResourceQuota)
+        self.quota_controller = ResourceQuotaController(
+            api,
+            clock=self.clock,
+            rng=derived_rng(seed, "resourcequota"),
+            pods=self.plane.pods,
+            quotas=quotas,
+        )
+        self.service_informers.informers.append(quotas)
+
     @property
     def kubeconfig(self) -> Path:
         """``DATA_DIR/kubeconfig``."""
@@ -277,6 +299,7 @@ class Serving:
                 *self.plane.components,
                 self.service_informers,
                 Due(self.endpoints_controller, self.clock),
+                Due(self.quota_controller, self.clock),
                 self.event_expiry,
             ],
             clock=self.clock,

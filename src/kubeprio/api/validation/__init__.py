@@ -5,7 +5,8 @@ service raises one ``InvalidError`` (422) with all of them as causes. Object met
 rules live in ``validation.meta``; each kind's rules live in a module named after its
 API group (``validation.core``, ``validation.apps``, ``validation.batch``,
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
-in ``validation.service``, Endpoints and EndpointSlices in ``validation.endpoints``) and are
+in ``validation.service``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
+``validation.resourcequota``) and are
 listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
 shared by pods and workload templates live in ``validation.podspec``.
@@ -41,6 +42,7 @@ from kubeprio.api.validation import (  # isort: skip
     core,
     endpoints,
     policy,
+    resourcequota,
     scheduling,
     service,
     tenant,
@@ -54,6 +56,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **coordination.CREATE,
     **service.CREATE,
     **endpoints.CREATE,
+    **resourcequota.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -66,6 +69,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **policy.UPDATE,
     **service.UPDATE,
     **endpoints.UPDATE,
+    **resourcequota.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -76,6 +80,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **batch.STATUS_UPDATE,
     **policy.STATUS_UPDATE,
     **service.STATUS_UPDATE,
+    **resourcequota.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
