@@ -13,7 +13,7 @@ authorizer, a fixed policy in place of RBAC:
   in the namespaces the Tenant owns (``admission.tenant.owning_tenant``) roughly as
   upstream's ``admin`` ClusterRole bound there allows: everything on the namespaced
   kinds except ``pods/binding`` and status writes (the scheduler's and controllers'
-  work); events are read-only; ``pods/eviction`` and ``scale`` are allowed;
+  work); events and ResourceQuotas are read-only; ``pods/eviction`` and ``scale`` are allowed;
 * outside those namespaces a tenant user may read PriorityClasses (to see which classes
   exist: kubeprio's choice, upstream grants no such default), get its own namespaces
   and its own Tenant, and nothing else — lists across all namespaces included;
@@ -54,9 +54,10 @@ from kubeprio.apiserver.negotiation import flag
 from kubeprio.apiserver.routes import Target
 
 READ_VERBS: Final = frozenset({"get", "list", "watch"})
-TENANT_READ_ONLY: Final = frozenset({"events", "endpoints", "endpointslices"})
+TENANT_READ_ONLY: Final = frozenset({"events", "endpoints", "endpointslices", "resourcequotas"})
 """Namespaced resources a tenant user may only read (upstream's ``admin`` and ``edit``
-roles lost write access to endpoints and slices in 1.22, CVE-2021-25740)."""
+roles lost write access to endpoints and slices in 1.22, CVE-2021-25740, and only view
+ResourceQuotas: a tenant does not set its own limits)."""
 TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
     {"pods/eviction", "deployments/scale", "replicasets/scale"}
 )

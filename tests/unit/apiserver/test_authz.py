@@ -100,6 +100,8 @@ def test_an_admin_may_do_anything(http):
         ("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical", ALICE, 403),
         ("GET", "/api/v1/namespaces/team-a/pods", BOB, 403),
         ("POST", "/api/v1/namespaces/team-a/events", ALICE, 403),
+        ("GET", "/api/v1/namespaces/team-a/resourcequotas", ALICE, 200),
+        ("POST", "/api/v1/namespaces/team-a/resourcequotas", ALICE, 403),
         # Non-resource paths: upstream's system:discovery and system:public-info-viewer
         # grant every authenticated user "get" on exactly these (a trailing * matches a
         # prefix); anything else is the admins'.
@@ -140,6 +142,8 @@ def test_an_admin_may_do_anything(http):
         "delete-class",
         "not-a-member",
         "write-events",
+        "read-quotas",
+        "write-quotas",
         "readyz",
         "livez-verbose",
         "api-group",
