@@ -46,8 +46,9 @@ from kubeprio.api import errors
 from kubeprio.api.core import Pod, PodSpec
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.model import evolve
-from kubeprio.api.quantity import Quantity
 from kubeprio.api.quota import (
+    ONE,
+    ZERO,
     Usage,
     add,
     counts_for_quota,
@@ -74,8 +75,6 @@ CONFIGURATION_API_VERSIONS: Final = (
 )
 LEGACY_CONFIGURATION_KIND: Final = "Configuration"
 """The kind under ``resourcequota.admission.k8s.io/v1beta1``."""
-_ONE: Final = Quantity.from_int(1)
-_ZERO: Final = Quantity.from_int(0)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -145,7 +144,7 @@ class _Evaluator:
     def usage(self) -> Usage:
         if self.pod is not None:
             return pod_usage(self.pod, counts=counts_for_quota(self.pod))
-        return {self.count_name: _ONE}
+        return {self.count_name: ONE}
 
 
 class ResourceQuotaPlugin:
@@ -208,7 +207,7 @@ class ResourceQuotaPlugin:
         if request.operation is Operation.UPDATE and isinstance(request.old_obj, Pod):
             # Charge only growth (``SubtractWithNonNegativeResult``).
             before = pod_usage(request.old_obj, counts=counts_for_quota(request.old_obj))
-            delta = {name: amount - before.get(name, _ZERO) for name, amount in delta.items()}
+            delta = {name: amount - before.get(name, ZERO) for name, amount in delta.items()}
         delta = {name: amount for name, amount in delta.items() if amount.sign() > 0}
         if not delta:
             return

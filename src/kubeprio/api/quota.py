@@ -50,6 +50,7 @@ from kubeprio.api.resources import (
     CONTAINER_RESTART_POLICY_ALWAYS,
     CPU,
     EPHEMERAL_STORAGE,
+    HUGEPAGES_PREFIX,
     MEMORY,
     PODS,
     QOS_BEST_EFFORT,
@@ -64,8 +65,8 @@ Usage = dict[str, Quantity]
 COUNT_PODS: Final = "count/pods"
 REQUESTS_PREFIX: Final = "requests."
 LIMITS_PREFIX: Final = "limits."
-HUGEPAGES_PREFIX: Final = "hugepages-"
-_ONE: Final = Quantity.from_int(1)
+ONE: Final = Quantity.from_int(1)
+ZERO: Final = Quantity.from_int(0)
 _COMPUTE: Final = (CPU, MEMORY, EPHEMERAL_STORAGE)
 POD_RESOURCES: Final = frozenset(
     {
@@ -164,7 +165,7 @@ def counts_for_quota(pod: Pod, now: float | None = None) -> bool:
 def _compute_usage(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity]) -> Usage:
     """``podComputeUsageHelper``: ``pods`` 1 and the compute names a request or limit
     charges."""
-    usage: Usage = {PODS: _ONE}
+    usage: Usage = {PODS: ONE}
     for name in _COMPUTE:
         if name in requests:
             usage[name] = requests[name]
@@ -183,7 +184,7 @@ def _compute_usage(requests: Mapping[str, Quantity], limits: Mapping[str, Quanti
 
 def pod_usage(pod: Pod, *, counts: bool = True) -> Usage:
     """``PodUsageFunc``: what ``pod`` charges (``counts`` is ``counts_for_quota``)."""
-    usage: Usage = {COUNT_PODS: _ONE}
+    usage: Usage = {COUNT_PODS: ONE}
     if not counts or pod.spec is None:
         return usage
     usage.update(

@@ -116,6 +116,10 @@ class Decision:
     reason: str = ""
 
 
+WRITE_VERBS: Final = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+"""The verb of each writing HTTP method (``requestinfo.go``); other methods are lower-cased."""
+
+
 def request_verb(method: str, target: Target, query: Mapping[str, str]) -> str:
     """The verb of a resource request (``requestinfo.go``)."""
     if method == "GET":
@@ -124,7 +128,7 @@ def request_verb(method: str, target: Target, query: Mapping[str, str]) -> str:
         return "get"
     if method == "DELETE":
         return "deletecollection" if target.is_collection else "delete"
-    return {"POST": "create", "PUT": "update", "PATCH": "patch"}.get(method, method.lower())
+    return WRITE_VERBS.get(method, method.lower())
 
 
 def attributes(user: UserInfo, method: str, target: Target, query: Mapping[str, str]) -> Attributes:
@@ -154,9 +158,7 @@ def path_attributes(
     ``segments`` follow ``/api/v1`` or ``/apis/<group>/<version>``: ``[watch/]
     [namespaces/<ns>/]<resource>[/<name>[/<subresource>]]``.
     """
-    verb = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}.get(
-        method, method.lower()
-    )
+    verb = WRITE_VERBS.get(method, method.lower())
     parts = segments
     if method == "GET":
         verb = "get"

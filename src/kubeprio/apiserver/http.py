@@ -187,14 +187,14 @@ class KubeApp:
         user = self._user(request)
         if user is None:
             return
-        attrs = authz.non_resource_attributes(user, request.method, request.url.path)
-        if not self.authorizer.authorize(attrs):
-            raise authz.forbidden(attrs)
+        self._check(authz.non_resource_attributes(user, request.method, request.url.path))
 
     def _authorize(self, user: UserInfo | None, request: Request, target: Target) -> None:
-        if user is None:
-            return
-        attrs = authz.attributes(user, request.method, target, request.query_params)
+        if user is not None:
+            self._check(authz.attributes(user, request.method, target, request.query_params))
+
+    def _check(self, attrs: authz.Attributes) -> None:
+        """Raise upstream's 403 unless the authorizer allows ``attrs``."""
         if not self.authorizer.authorize(attrs):
             raise authz.forbidden(attrs)
 
@@ -325,11 +325,11 @@ class KubeApp:
                 # Upstream authorizes before it routes: a refused user learns nothing
                 # about which resources exist (403), an allowed one gets the 404.
                 if user is not None:
-                    attrs = authz.path_attributes(
-                        user, request.method, group_version, segments, request.query_params
+                    self._check(
+                        authz.path_attributes(
+                            user, request.method, group_version, segments, request.query_params
+                        )
                     )
-                    if not self.authorizer.authorize(attrs):
-                        raise authz.forbidden(attrs)
                 raise status.path_not_found()
             self._authorize(user, request, target)
             body = await request.body()

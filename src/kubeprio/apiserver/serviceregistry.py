@@ -41,10 +41,8 @@ from kubeprio.api.service import (
     SERVICE_TYPE_EXTERNAL_NAME,
     SERVICE_TYPE_LOAD_BALANCER,
     SINGLE_STACK,
-    LoadBalancerStatus,
     Service,
     ServiceSpec,
-    ServiceStatus,
     externally_accessible,
     needs_health_check,
     wants_node_ports,
@@ -445,9 +443,7 @@ class ServiceRegistry:
         except BaseException:
             allocation.revert()
             raise
-        # PrepareForCreate: a new Service starts with an empty status (``loadBalancer: {}``).
-        status = ServiceStatus(load_balancer=LoadBalancerStatus())
-        return evolve(service, spec=spec, status=status), allocation
+        return evolve(service, spec=spec), allocation
 
     def begin_update(
         self, service: Service, old: Service, *, dry_run: bool

@@ -28,8 +28,6 @@ from kubeprio.api.service import (
 
 NONE: Final = "<none>"
 MAX_SHOWN: Final = 3
-LOAD_BALANCER_WIDTH: Final = 16
-"""``loadBalancerWidth``: a narrow EXTERNAL-IP cell is cut to this many characters."""
 
 
 def _host_port(ip: str, port: int) -> str:
@@ -37,8 +35,9 @@ def _host_port(ip: str, port: int) -> str:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
-def _balancer_addresses(status: LoadBalancerStatus | None, *, wide: bool) -> str:
-    """``loadBalancerStatusStringer``: the sorted ingress IPs or host names."""
+def _balancer_addresses(status: LoadBalancerStatus | None) -> str:
+    """``loadBalancerStatusStringer``: the sorted ingress IPs or host names (the API
+    server prints its tables wide, so the narrow cut never applies)."""
     found = sorted(
         {
             ingress.ip or ingress.hostname or ""
@@ -46,13 +45,10 @@ def _balancer_addresses(status: LoadBalancerStatus | None, *, wide: bool) -> str
         }
         - {""}
     )
-    text = ",".join(found)
-    if not wide and len(text) > LOAD_BALANCER_WIDTH:
-        text = text[: LOAD_BALANCER_WIDTH - 3] + "..."
-    return text
+    return ",".join(found)
 
 
-def external_ip(service: Service, *, wide: bool = True) -> str:
+def external_ip(service: Service) -> str:
     """``getServiceExternalIP``."""
     spec = service.spec or ServiceSpec()
     external = list(spec.external_ips or ())
@@ -60,7 +56,7 @@ def external_ip(service: Service, *, wide: bool = True) -> str:
         return ",".join(external) if external else NONE
     if spec.type == SERVICE_TYPE_LOAD_BALANCER:
         balancer = service.status.load_balancer if service.status else None
-        addresses = _balancer_addresses(balancer, wide=wide)
+        addresses = _balancer_addresses(balancer)
         if external:
             return ",".join([*(addresses.split(",") if addresses else []), *external])
         return addresses or "<pending>"
@@ -89,7 +85,7 @@ def service_cells(service: Service) -> tuple[list[str], str]:
     return [
         spec.type or "",
         cluster_ip,
-        external_ip(service, wide=True),
+        external_ip(service),
         port_string(spec),
     ], selector
 

@@ -40,7 +40,7 @@ from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resourcequota import ResourceQuota, ResourceQuotaStatus
 from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
-from kubeprio.api.service import Service
+from kubeprio.api.service import LoadBalancerStatus, Service, ServiceStatus
 
 STATUS_KINDS: Final = (
     Pod,
@@ -84,6 +84,9 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         changes["status"] = NamespaceStatus(phase="Active")
     elif isinstance(obj, GENERATION_KINDS):
         changes["status"] = None
+    elif isinstance(obj, Service):
+        # A new Service starts with an empty status (``loadBalancer: {}``).
+        changes["status"] = ServiceStatus(load_balancer=LoadBalancerStatus())
     elif isinstance(obj, ResourceQuota):
         # The quota controller fills it in (upstream's PrepareForCreate resets it).
         changes["status"] = ResourceQuotaStatus()

@@ -37,7 +37,7 @@ from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict
 from kubeprio.api.policy import PodDisruptionBudget
-from kubeprio.api.quantity import Quantity
+from kubeprio.api.quota import ZERO
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.serialization import to_dict
@@ -527,8 +527,6 @@ def print_endpoint_slice(slice_: EndpointSlice, now: float) -> tuple[Cells, RowC
     ], None
 
 
-_ZERO_QUANTITY: Final = Quantity.from_int(0)
-
 RESOURCE_QUOTA_COLUMNS: Final = (
     _name_column(),
     Column("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
@@ -546,7 +544,7 @@ def print_resource_quota(quota: ResourceQuota, now: float) -> tuple[Cells, RowCo
     request: list[str] = []
     limit: list[str] = []
     for name in sorted(hard):
-        entry = f"{name}: {used.get(name, _ZERO_QUANTITY)}/{hard[name]}"
+        entry = f"{name}: {used.get(name, ZERO)}/{hard[name]}"
         (limit if name.split(".")[0] == "limits" else request).append(entry)
     return [
         quota.metadata.name or "",

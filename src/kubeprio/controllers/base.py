@@ -39,6 +39,15 @@ DEFAULT_MAX_DELAY: Final = 1000.0
 EXPECTATIONS_TIMEOUT: Final = 300.0
 
 
+NAMESPACE_INDEX: Final = "namespace"
+"""The informer index every controller shares: objects by namespace (``by_namespace``)."""
+
+
+def by_namespace(obj: ApiObject) -> list[str]:
+    """``cache.MetaNamespaceIndexFunc``: the object's namespace."""
+    return [obj.metadata.namespace or ""]
+
+
 def object_key(obj: ApiObject) -> str:
     """``cache.MetaNamespaceKeyFunc``: ``namespace/name``, or ``name`` if cluster-scoped."""
     meta = obj.metadata

@@ -45,9 +45,14 @@ from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.controllers import deploymentutil as du
 from kubeprio.controllers import podutil
-from kubeprio.controllers.base import Controller, object_key, split_key
+from kubeprio.controllers.base import (
+    NAMESPACE_INDEX,
+    Controller,
+    by_namespace,
+    object_key,
+    split_key,
+)
 
-NAMESPACE_INDEX: Final = "namespace"
 CONTROLLER_INDEX: Final = "controller-uid"
 
 
@@ -81,8 +86,8 @@ class DeploymentController(Controller):
         self.deployments = deployments
         self.replicasets = replicasets
         self.pods = pods
-        deployments.add_index(NAMESPACE_INDEX, lambda d: [d.metadata.namespace or ""])
-        replicasets.add_index(NAMESPACE_INDEX, lambda r: [r.metadata.namespace or ""])
+        deployments.add_index(NAMESPACE_INDEX, by_namespace)
+        replicasets.add_index(NAMESPACE_INDEX, by_namespace)
         replicasets.add_index(CONTROLLER_INDEX, _controller_uid)
         pods.add_index(CONTROLLER_INDEX, _controller_uid)
         deployments.add_handler(

@@ -45,7 +45,14 @@ from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.controllers import podutil
-from kubeprio.controllers.base import Controller, WorkQueue, object_key, split_key
+from kubeprio.controllers.base import (
+    NAMESPACE_INDEX,
+    Controller,
+    WorkQueue,
+    by_namespace,
+    object_key,
+    split_key,
+)
 
 DELETION_TIMEOUT: Final = 120.0
 STALE_POD_DISRUPTION_TIMEOUT: Final = 120.0
@@ -54,7 +61,6 @@ SUFFICIENT_PODS: Final = "SufficientPods"
 INSUFFICIENT_PODS: Final = "InsufficientPods"
 SYNC_FAILED: Final = "SyncFailed"
 TERMINATION_BY_KUBELET: Final = "TerminationByKubelet"
-_NAMESPACE_INDEX: Final = "namespace"
 
 
 class ExpectedCountError(Exception):
@@ -163,8 +169,8 @@ class DisruptionController(Controller):
         self.replicasets = replicasets
         self.deployments = deployments
         self.stale_queue = WorkQueue(clock)
-        pods.add_index(_NAMESPACE_INDEX, lambda p: [p.metadata.namespace or ""])
-        pdbs.add_index(_NAMESPACE_INDEX, lambda p: [p.metadata.namespace or ""])
+        pods.add_index(NAMESPACE_INDEX, by_namespace)
+        pdbs.add_index(NAMESPACE_INDEX, by_namespace)
         pdbs.add_handler(
             FuncHandler(
                 on_add=lambda p: self.queue.add(object_key(p)),
@@ -188,7 +194,7 @@ class DisruptionController(Controller):
         if not labels:
             return []
         found: list[PodDisruptionBudget] = []
-        for pdb in self.pdbs.by_index(_NAMESPACE_INDEX, pod.metadata.namespace or ""):
+        for pdb in self.pdbs.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""):
             try:
                 selector = podutil.selector_of(pdb.spec.selector if pdb.spec else None)
             except selectors.SelectorError:
@@ -258,7 +264,7 @@ class DisruptionController(Controller):
         selector = podutil.selector_of(pdb.spec.selector if pdb.spec else None)
         return [
             pod
-            for pod in self.pods.by_index(_NAMESPACE_INDEX, pdb.metadata.namespace or "")
+            for pod in self.pods.by_index(NAMESPACE_INDEX, pdb.metadata.namespace or "")
             if selector.matches(pod.metadata.labels or {})
         ]
 

@@ -58,12 +58,19 @@ from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
 from kubeprio.controllers import podutil
-from kubeprio.controllers.base import Controller, object_key, split_key
+from kubeprio.controllers.base import (
+    NAMESPACE_INDEX,
+    Controller,
+    by_namespace,
+    object_key,
+    split_key,
+)
 
 CONTROLLER_NAME: Final = "endpointslice-controller.k8s.io"
 """``endpointslice.kubernetes.io/managed-by`` of the slices this controller owns."""
 HEADLESS_LABEL: Final = "service.kubernetes.io/headless"
-_NAMESPACE_INDEX: Final = "endpoints-namespace"
+_SERVICE_INDEX: Final = "service"
+"""Slices by ``namespace/service name``."""
 
 PortKey = tuple[tuple[str, int, str, str | None], ...]
 """The ports a pod serves for a Service: (name, number, protocol, appProtocol) each."""
@@ -97,6 +104,18 @@ def _pod_ref(pod: Pod) -> ObjectReference:
     return ObjectReference(kind="Pod", namespace=meta.namespace, name=meta.name, uid=meta.uid)
 
 
+def _endpoint_view(pod: Pod) -> tuple[object, ...]:
+    """Everything ``reconcile`` reads from a pod that an update may change."""
+    return (
+        pod.metadata.labels,
+        _ip(pod),
+        podutil.phase(pod),
+        podutil.is_pod_ready(pod),
+        pod.metadata.deletion_timestamp,
+        pod.spec.node_name if pod.spec else None,
+    )
+
+
 def _ip(pod: Pod) -> str:
     return (pod.status.pod_ip if pod.status else None) or ""
 
@@ -123,10 +142,10 @@ class EndpointsController(Controller):
         self.pods = pods
         self.endpoints = endpoints
         self.slices = slices
-        pods.add_index(_NAMESPACE_INDEX, lambda p: [p.metadata.namespace or ""])
-        services.add_index(_NAMESPACE_INDEX, lambda s: [s.metadata.namespace or ""])
+        pods.add_index(NAMESPACE_INDEX, by_namespace)
+        services.add_index(NAMESPACE_INDEX, by_namespace)
         slices.add_index(
-            _NAMESPACE_INDEX,
+            _SERVICE_INDEX,
             lambda s: [
                 f"{s.metadata.namespace}/{(s.metadata.labels or {}).get(LABEL_SERVICE_NAME, '')}"
             ],
@@ -147,9 +166,12 @@ class EndpointsController(Controller):
         )
 
     def _pod_changed(self, pod: Pod, old: Pod | None) -> None:
-        """Queue the Services selecting the pod, before or after the change."""
+        """Queue the Services selecting the pod, before or after the change; an update that
+        changes nothing endpoints show queues nothing (``GetServicesToUpdateOnPodChange``)."""
+        if old is not None and _endpoint_view(old) == _endpoint_view(pod):
+            return
         namespace = pod.metadata.namespace or ""
-        for service in self.services.by_index(_NAMESPACE_INDEX, namespace):
+        for service in self.services.by_index(NAMESPACE_INDEX, namespace):
             if selects(service, pod.metadata.labels) or (
                 old is not None and selects(service, old.metadata.labels)
             ):
@@ -171,7 +193,7 @@ class EndpointsController(Controller):
             return
         pods = [
             pod
-            for pod in self.pods.by_index(_NAMESPACE_INDEX, namespace)
+            for pod in self.pods.by_index(NAMESPACE_INDEX, namespace)
             if selects(service, pod.metadata.labels)
             and _ip(pod)
             and podutil.phase(pod) not in (PHASE_SUCCEEDED, PHASE_FAILED)
@@ -261,7 +283,7 @@ class EndpointsController(Controller):
     def _owned_slices(self, namespace: str, name: str) -> list[EndpointSlice]:
         return [
             s
-            for s in self.slices.by_index(_NAMESPACE_INDEX, f"{namespace}/{name}")
+            for s in self.slices.by_index(_SERVICE_INDEX, f"{namespace}/{name}")
             if (s.metadata.labels or {}).get(LABEL_MANAGED_BY) == CONTROLLER_NAME
         ]
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import functools
 import random
-from typing import Final
 
 from kubeprio.api import errors, selectors
 from kubeprio.api.batch import Job, JobCondition, JobStatus
@@ -50,9 +49,14 @@ from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.controllers import jobutil as ju
 from kubeprio.controllers import podutil
-from kubeprio.controllers.base import Controller, Expectations, object_key, split_key
-
-NAMESPACE_INDEX: Final = "namespace"
+from kubeprio.controllers.base import (
+    NAMESPACE_INDEX,
+    Controller,
+    Expectations,
+    by_namespace,
+    object_key,
+    split_key,
+)
 
 
 class JobController(Controller):
@@ -76,7 +80,7 @@ class JobController(Controller):
         self.expectations = Expectations(clock)
         self._removed_finalizers: dict[str, set[str]] = {}
         self._backoff: dict[str, ju.BackoffRecord] = {}
-        pods.add_index(NAMESPACE_INDEX, lambda p: [p.metadata.namespace or ""])
+        pods.add_index(NAMESPACE_INDEX, by_namespace)
         jobs.add_handler(
             FuncHandler(
                 on_add=lambda j: self.queue.add(object_key(j)),

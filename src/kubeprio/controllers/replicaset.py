@@ -44,10 +44,16 @@ from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.controllers import podutil
-from kubeprio.controllers.base import Controller, Expectations, object_key, split_key
+from kubeprio.controllers.base import (
+    NAMESPACE_INDEX,
+    Controller,
+    Expectations,
+    by_namespace,
+    object_key,
+    split_key,
+)
 
 CONTROLLER_INDEX: Final = "controller-uid"
-NAMESPACE_INDEX: Final = "namespace"
 REPLICA_FAILURE: Final = "ReplicaFailure"
 _PHASE_ORDINAL: Final = {"Pending": 0, "Unknown": 1, "Running": 2}
 
@@ -171,9 +177,9 @@ class ReplicaSetController(Controller):
         self.replicasets = replicasets
         self.burst_replicas = burst_replicas
         self.expectations = Expectations(clock)
-        pods.add_index(NAMESPACE_INDEX, lambda p: [p.metadata.namespace or ""])
+        pods.add_index(NAMESPACE_INDEX, by_namespace)
         pods.add_index(CONTROLLER_INDEX, _controller_uid)
-        replicasets.add_index(NAMESPACE_INDEX, lambda r: [r.metadata.namespace or ""])
+        replicasets.add_index(NAMESPACE_INDEX, by_namespace)
         replicasets.add_handler(
             FuncHandler(
                 on_add=self._enqueue,

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Final
 
 from kubeprio.api.core import Pod
 from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.quota import (
+    ZERO,
     Usage,
     add,
     counts_for_quota,
@@ -42,16 +42,18 @@ from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
-from kubeprio.controllers.base import Controller, object_key, split_key
-
-_NAMESPACE_INDEX: Final = "quota-namespace"
-_ZERO: Final = Quantity.from_int(0)
+from kubeprio.controllers.base import (
+    NAMESPACE_INDEX,
+    Controller,
+    by_namespace,
+    object_key,
+    split_key,
+)
 
 
 def _same(left: Mapping[str, Quantity] | None, right: Mapping[str, Quantity] | None) -> bool:
-    """``quota.Equals``: the same names with equal amounts (formats aside)."""
-    left, right = left or {}, right or {}
-    return left.keys() == right.keys() and all(left[name] == right[name] for name in left)
+    """``quota.Equals``: the same names with equal amounts (Quantity equality ignores format)."""
+    return dict(left or {}) == dict(right or {})
 
 
 class ResourceQuotaController(Controller):
@@ -72,8 +74,8 @@ class ResourceQuotaController(Controller):
         super().__init__(client, clock=clock, rng=rng, recorder=recorder)
         self.pods = pods
         self.quotas = quotas
-        pods.add_index(_NAMESPACE_INDEX, lambda p: [p.metadata.namespace or ""])
-        quotas.add_index(_NAMESPACE_INDEX, lambda q: [q.metadata.namespace or ""])
+        pods.add_index(NAMESPACE_INDEX, by_namespace)
+        quotas.add_index(NAMESPACE_INDEX, by_namespace)
         quotas.add_handler(
             FuncHandler(
                 on_add=lambda q: self.queue.add(object_key(q)),
@@ -92,7 +94,7 @@ class ResourceQuotaController(Controller):
             self._replenish(new)
 
     def _replenish(self, pod: Pod) -> None:
-        for quota in self.quotas.by_index(_NAMESPACE_INDEX, pod.metadata.namespace or ""):
+        for quota in self.quotas.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""):
             self.queue.add(object_key(quota))
 
     # --- sync ---------------------------------------------------------------------------------
@@ -120,11 +122,11 @@ class ResourceQuotaController(Controller):
     def usage(self, quota: ResourceQuota, hard: Usage) -> Usage:
         """``CalculateUsage`` for pods: the tracked pods' charges, masked to ``hard``."""
         tracked = sorted(name for name in hard if is_pod_resource(name))
-        used: Usage = dict.fromkeys(tracked, _ZERO)
+        used: Usage = dict.fromkeys(tracked, ZERO)
         if not tracked:
             return used
         now = self.clock.now()
-        for pod in self.pods.by_index(_NAMESPACE_INDEX, quota.metadata.namespace or ""):
+        for pod in self.pods.by_index(NAMESPACE_INDEX, quota.metadata.namespace or ""):
             if quota_scope_matches(quota, pod):
                 charge = pod_usage(pod, counts=counts_for_quota(pod, now))
                 used = add(used, {name: charge[name] for name in tracked if name in charge})

@@ -93,9 +93,9 @@ class ServeOptions:
     service_cidr: str = DEFAULT_SERVICE_CIDR
     """Cluster IPs of Services (kube-apiserver ``--service-cluster-ip-range``)."""
     node_port_range: str = DEFAULT_NODE_PORT_RANGE
+    """Node ports of NodePort Services (kube-apiserver ``--service-node-port-range``)."""
     limited_resources: Sequence[LimitedResource] = ()
     """The ResourceQuota admission plugin's ``limitedResources``."""
-    """Node ports of NodePort Services (kube-apiserver ``--service-node-port-range``)."""
 
 
 class _Server(uvicorn.Server):
@@ -249,7 +249,8 @@ class Serving:
             endpoints=endpoints,
             slices=slices,
         )
-        self.service_informers = Informers([endpoints, slices, services])
+        # The informers of the controllers only serve runs (Services, then quotas).
+        self.serve_informers = Informers([endpoints, slices, services])
 
     def _wire_quotas(self, seed: int, limited: Sequence[LimitedResource]) -> None:
         """The quota controller, and the admission chain with ``limitedResources``."""
@@ -264,7 +265,7 @@ class Serving:
             pods=self.plane.pods,
             quotas=quotas,
         )
-        self.service_informers.informers.append(quotas)
+        self.serve_informers.informers.append(quotas)
 
     @property
     def kubeconfig(self) -> Path:
@@ -292,12 +293,12 @@ class Serving:
         )
         server = _Server(config)
         self.plane.start()
-        self.service_informers.start()
+        self.serve_informers.start()
         self.event_expiry.start()
         driver = RealTimeDriver(
             [
                 *self.plane.components,
-                self.service_informers,
+                self.serve_informers,
                 Due(self.endpoints_controller, self.clock),
                 Due(self.quota_controller, self.clock),
                 self.event_expiry,

@@ -24,8 +24,7 @@ from kubeprio.api.validation.meta import (
     dns1123_label_errors,
     validate_immutable,
 )
-from kubeprio.api.validation.podspec import PORT_PROTOCOLS
-from kubeprio.api.validation.service import port_number_errors
+from kubeprio.api.validation.podspec import PORT_PROTOCOLS, port_number_errors
 
 MAX_ADDRESSES: Final = 100
 """``maxAddresses`` of an EndpointSlice endpoint."""

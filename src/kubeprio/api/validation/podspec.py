@@ -74,7 +74,8 @@ def port_name_errors(name: str) -> list[str]:
     return messages
 
 
-def _port_number_errors(port: int) -> list[str]:
+def port_number_errors(port: int) -> list[str]:
+    """``IsValidPortNum``."""
     return [] if 1 <= port <= 65535 else ["must be between 1 and 65535, inclusive"]
 
 
@@ -99,12 +100,12 @@ def validate_container_ports(container: Container, path: str) -> list[FieldError
         else:
             found.extend(
                 errors.invalid(child(port_path, "containerPort"), port.container_port, m)
-                for m in _port_number_errors(port.container_port)
+                for m in port_number_errors(port.container_port)
             )
         if port.host_port:
             found.extend(
                 errors.invalid(child(port_path, "hostPort"), port.host_port, m)
-                for m in _port_number_errors(port.host_port)
+                for m in port_number_errors(port.host_port)
             )
         if not port.protocol:
             found.append(errors.required(child(port_path, "protocol"), ""))

@@ -45,13 +45,10 @@ from kubeprio.api.resourcequota import (
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.validation.meta import KindUpdateValidator, KindValidator, child, key
 from kubeprio.api.validation.resources import (
-    STANDARD_RESOURCES,
-    is_hugepages,
+    is_standard_quota_resource,
     validate_resource_quantity,
 )
 
-STANDARD_QUOTA_RESOURCES: Final = STANDARD_RESOURCES
-"""``standardQuotaResources`` (the standard resource names have ``storage`` besides)."""
 STANDARD_SCOPES: Final = (
     SCOPE_TERMINATING,
     SCOPE_NOT_TERMINATING,
@@ -87,21 +84,13 @@ _CONFLICTS: Final = (
 )
 
 
-def is_standard_quota_resource(name: str) -> bool:
-    """``IsStandardQuotaResourceName``."""
-    return (
-        name in STANDARD_QUOTA_RESOURCES
-        or is_hugepages(name)
-        or name.startswith("requests.hugepages-")
-    )
-
-
 def validate_quota_resource_name(name: str, path: str) -> list[FieldError]:
     """``ValidateResourceQuotaResourceName``: ``validateResourceName``, then the quota list."""
     found = [errors.invalid(path, name, m) for m in selectors.validate_label_key(name)]
     if (
         not found
         and "/" not in name
+        # IsStandardResourceName: the quota names, plus "storage".
         and not (name == "storage" or is_standard_quota_resource(name))
     ):
         found.append(

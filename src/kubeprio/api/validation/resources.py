@@ -94,7 +94,8 @@ def is_integer_resource(name: str) -> bool:
     return name in INTEGER_RESOURCES or is_extended_resource(name)
 
 
-def _is_standard_resource(name: str) -> bool:
+def is_standard_quota_resource(name: str) -> bool:
+    """``IsStandardQuotaResourceName``: a standard name, or a hugepages request."""
     return (
         name in STANDARD_RESOURCES
         or name.startswith(HUGEPAGES_PREFIX)
@@ -105,7 +106,7 @@ def _is_standard_resource(name: str) -> bool:
 def validate_container_resource_name(name: str, path: str) -> list[FieldError]:
     """``validateContainerResourceName`` (``validateResourceName`` plus the container rules)."""
     found = [errors.invalid(path, name, m) for m in selectors.validate_label_key(name)]
-    if not found and "/" not in name and not _is_standard_resource(name):
+    if not found and "/" not in name and not is_standard_quota_resource(name):
         found.append(
             errors.invalid(path, name, "must be a standard resource type or fully qualified")
         )

@@ -48,7 +48,7 @@ from kubeprio.api.validation.meta import (
     qualified_name_errors,
     validate_labels,
 )
-from kubeprio.api.validation.podspec import PORT_PROTOCOLS, port_name_errors
+from kubeprio.api.validation.podspec import PORT_PROTOCOLS, port_name_errors, port_number_errors
 
 SERVICE_TYPES: Final = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 AFFINITIES: Final = ("ClientIP", "None")
@@ -61,11 +61,6 @@ TOPOLOGY_HINTS: Final = "service.kubernetes.io/topology-aware-hints"
 SOURCE_RANGES_ANNOTATION: Final = "service.beta.kubernetes.io/load-balancer-source-ranges"
 ONLY_LOAD_BALANCER: Final = "may only be used when `type` is 'LoadBalancer'"
 MAY_NOT_CHANGE: Final = "may not change once set"
-
-
-def port_number_errors(port: int) -> list[str]:
-    """``IsValidPortNum``."""
-    return [] if 1 <= port <= 65535 else ["must be between 1 and 65535, inclusive"]
 
 
 def port_num_or_name_errors(value: int | str, path: str) -> list[FieldError]:
