@@ -168,14 +168,18 @@ class EndpointsController(Controller):
     def _pod_changed(self, pod: Pod, old: Pod | None) -> None:
         """Queue the Services selecting the pod, before or after the change; an update that
         changes nothing endpoints show queues nothing (``GetServicesToUpdateOnPodChange``)."""
-        if old is not None and _endpoint_view(old) == _endpoint_view(pod):
-            return
         namespace = pod.metadata.namespace or ""
-        for service in self.services.by_index(NAMESPACE_INDEX, namespace):
-            if selects(service, pod.metadata.labels) or (
-                old is not None and selects(service, old.metadata.labels)
-            ):
-                self.queue.add(object_key(service))
+        selecting = [
+            service
+            for service in self.services.by_index(NAMESPACE_INDEX, namespace)
+            if selects(service, pod.metadata.labels)
+            or (old is not None and selects(service, old.metadata.labels))
+        ]
+        # Compared only when some Service cares: most pods are selected by none.
+        if not selecting or (old is not None and _endpoint_view(old) == _endpoint_view(pod)):
+            return
+        for service in selecting:
+            self.queue.add(object_key(service))
 
     # --- reconcile ---------------------------------------------------------------------------
 
