@@ -90,7 +90,10 @@ class ResourceQuotaController(Controller):
         return pod_usage(pod, counts=counts_for_quota(pod, self.clock.now()))
 
     def _pod_updated(self, old: Pod, new: Pod) -> None:
-        if not _same(self._charge(old), self._charge(new)):
+        # Most namespaces hold no quota: look before pricing the pod twice.
+        if self.quotas.by_index(NAMESPACE_INDEX, new.metadata.namespace or "") and not _same(
+            self._charge(old), self._charge(new)
+        ):
             self._replenish(new)
 
     def _replenish(self, pod: Pod) -> None:
