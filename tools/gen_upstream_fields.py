@@ -43,6 +43,8 @@ ROOTS = {
     "PodDisruptionBudget": "V1PodDisruptionBudget",
     "Deployment": "V1Deployment",
     "ReplicaSet": "V1ReplicaSet",
+    "DaemonSet": "V1DaemonSet",
+    "ControllerRevision": "V1ControllerRevision",
     "Job": "V1Job",
     "Lease": "V1Lease",
     "Service": "V1Service",
@@ -87,6 +89,9 @@ META_TYPES = {
 }
 PACKAGES = (
     ("RollingUpdateDeployment", "apps.v1"),
+    ("RollingUpdateDaemonSet", "apps.v1"),
+    ("DaemonSet", "apps.v1"),
+    ("ControllerRevision", "apps.v1"),
     ("Deployment", "apps.v1"),
     ("ReplicaSet", "apps.v1"),
     ("Job", "batch.v1"),
@@ -155,8 +160,10 @@ def type_ref(model: Any, attr: str, openapi_type: str, pending: list[str]) -> st
     if (model.__name__, model.attribute_map[attr]) in QUANTITIES:
         return "quantity"
     if openapi_type == "object":
-        # IntOrString is the only union the client models; anything else is free-form.
-        union = typing.get_args(model_field(model, model.attribute_map[attr]).annotation)
+        # IntOrString is the only union the client models; anything else is free-form
+        # (a required RawExtension such as ControllerRevision.data is a plain Dict).
+        annotation = model_field(model, model.attribute_map[attr]).annotation
+        union = typing.get_args(annotation) if typing.get_origin(annotation) is typing.Union else ()
         return "int-or-string" if len(union) > 1 else "object"
     if openapi_type in SCALARS:
         return SCALARS[openapi_type]

@@ -12,7 +12,7 @@ tenants own a namespace the first by name applies). For objects in those namespa
   Priority plugin's consistency rules hold for the rewritten pod exactly as for a pod
   that named the class itself. The global default only applies when the tenant has
   no default.
-* **validating, pods CREATE; Deployments, ReplicaSets and Jobs CREATE/UPDATE** —
+* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets and Jobs CREATE/UPDATE** —
   *after* ``Priority`` resolved the pod (so a class that came from the tenant or global
   default is checked too): the class must be in ``allowed`` or match ``allowedRegex``
   as a whole, and the priority must not exceed ``maxValue``. For workloads the pod
@@ -37,6 +37,7 @@ from kubeprio.api import errors, selectors
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
 from kubeprio.api.core import Event, EventSource, ObjectReference, Pod, PodSpec
+from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.api.tenant import AUDIT, Tenant, TenantPriorityClasses
@@ -46,7 +47,7 @@ PLUGIN_NAME: Final = "TenantPriorityClass"
 EVENT_REASON_NOT_ALLOWED: Final = "PriorityClassNotAllowed"
 EVENT_REASON_ABOVE_MAXIMUM: Final = "PriorityAboveTenantMaximum"
 EVENT_COMPONENT: Final = "tenant-priorityclass-admission"
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, Job)
+WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job)
 
 
 def tenant_owns(tenant: Tenant, namespace: str, labels: dict[str, str]) -> bool:

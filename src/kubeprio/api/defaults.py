@@ -4,7 +4,8 @@ Mirrors upstream ``pkg/apis/core/v1/defaults.go`` (with the generated
 ``zz_generated.defaults.go`` that decides which function runs where),
 ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go`` and
 ``pkg/apis/scheduling/v1/defaults.go``; policy/v1 has no defaults. Services, Endpoints
-and EndpointSlices are defaulted by ``api.servicedefaults``. Defaults that fall on
+and EndpointSlices are defaulted by ``api.servicedefaults``, DaemonSets by
+``api.daemonsetdefaults``. Defaults that fall on
 fields kubeprio does not model (``dnsPolicy``, ``enableServiceLinks``, a container's
 ``imagePullPolicy`` and ``terminationMessagePath``/``Policy``, the pod
 ``securityContext``, a Deployment's ``strategy``, a Job's ``podReplacementPolicy``) are
@@ -46,6 +47,8 @@ from kubeprio.api.core import (
     PodTemplateSpec,
     ResourceList,
 )
+from kubeprio.api.daemonset import DaemonSet
+from kubeprio.api.daemonsetdefaults import default_daemon_set
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import ObjectMeta
@@ -318,6 +321,11 @@ def default_replica_set(replica_set: ReplicaSet) -> ReplicaSet:
     return evolve(replica_set, spec=evolve(spec, **changes))
 
 
+def _default_daemon_set(ds: DaemonSet) -> DaemonSet:
+    """``SetDefaults_DaemonSet`` (``api.daemonsetdefaults``) with the template defaults here."""
+    return default_daemon_set(ds, default_template=default_pod_template)
+
+
 def copy_template_labels(job: Job) -> Job:
     """``SetDefaults_Job``'s label rule: a Job without labels takes its template's labels."""
     template = job.spec.template if job.spec else None
@@ -456,6 +464,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Pod: default_pod,
     Deployment: default_deployment,
     ReplicaSet: default_replica_set,
+    DaemonSet: _default_daemon_set,
     Job: default_job,
     Namespace: default_namespace,
     Node: default_node,

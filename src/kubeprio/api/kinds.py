@@ -14,8 +14,10 @@ from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.batch import Job
+from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
+from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import Status
@@ -131,6 +133,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  subresources=(Subresource("status", "policy", "v1", "PodDisruptionBudget",
                                            ("get", "patch", "update")),),
                  legacy_versions=("v1beta1",)),
+    ResourceInfo("apps", "v1", "ControllerRevision", "controllerrevisions", "controllerrevision",
+                 True, ControllerRevision, legacy_versions=("v1beta1", "v1beta2")),
+    ResourceInfo("apps", "v1", "DaemonSet", "daemonsets", "daemonset", True, DaemonSet,
+                 ("ds",), ("all",),
+                 subresources=(Subresource("status", "apps", "v1", "DaemonSet",
+                                           ("get", "patch", "update")),),
+                 legacy_versions=("v1beta2",)),
     ResourceInfo("apps", "v1", "Deployment", "deployments", "deployment", True, Deployment,
                  ("deploy",), ("all",),
                  subresources=(Subresource("scale", "autoscaling", "v1", "Scale",

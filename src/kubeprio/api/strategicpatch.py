@@ -172,6 +172,7 @@ _KINDS: Final[Mapping[str, _PatchMeta]] = MappingProxyType(
         "Lease": _METADATA_ONLY,
         "Endpoints": _METADATA_ONLY,  # subsets are atomic
         "EndpointSlice": _METADATA_ONLY,  # endpoints and ports are atomic
+        "ControllerRevision": _METADATA_ONLY,  # data is a RawExtension, replaced whole
     }
 )
 

@@ -54,10 +54,13 @@ from kubeprio.apiserver.negotiation import flag
 from kubeprio.apiserver.routes import Target
 
 READ_VERBS: Final = frozenset({"get", "list", "watch"})
-TENANT_READ_ONLY: Final = frozenset({"events", "endpoints", "endpointslices", "resourcequotas"})
+TENANT_READ_ONLY: Final = frozenset(
+    {"events", "endpoints", "endpointslices", "resourcequotas", "controllerrevisions"}
+)
 """Namespaced resources a tenant user may only read (upstream's ``admin`` and ``edit``
 roles lost write access to endpoints and slices in 1.22, CVE-2021-25740, and only view
-ResourceQuotas: a tenant does not set its own limits)."""
+ResourceQuotas, a tenant does not set its own limits, and ControllerRevisions, which the
+DaemonSet controller writes; ``kubectl rollout history/undo`` only read them)."""
 TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
     {"pods/eviction", "deployments/scale", "replicasets/scale"}
 )

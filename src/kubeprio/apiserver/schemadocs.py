@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from kubeprio.api.daemonset import UPDATE_STRATEGIES
 from kubeprio.api.validation.podspec import RESTART_POLICIES
 from kubeprio.api.validation.policy import UNHEALTHY_POD_EVICTION_POLICIES
 from kubeprio.api.validation.scheduling import PREEMPTION_POLICIES
@@ -99,6 +100,22 @@ TYPES: Final[dict[str, str]] = {
     "ScopedResourceSelectorRequirement": (
         "One scope test: a scope name (PriorityClass, BestEffort, Terminating...), an "
         "operator (In, NotIn, Exists, DoesNotExist) and, for In and NotIn, values."
+    ),
+    "DaemonSet": (
+        "A DaemonSet runs one pod from its template on every node that matches the template's "
+        "nodeSelector and required node affinity and whose taints it tolerates. Each pod is "
+        "pinned to its node by node affinity and placed by the scheduler, so on a full node a "
+        "daemon pod of higher priority preempts pods of lower priority there."
+    ),
+    "DaemonSetSpec": "The pods' template and selector, and how template changes roll out.",
+    "DaemonSetStatus": "The DaemonSet controller's last count of nodes and their daemon pods.",
+    "DaemonSetUpdateStrategy": (
+        "RollingUpdate (default: replace the pods node by node) or OnDelete (new pods only "
+        "where old ones were deleted)."
+    ),
+    "ControllerRevision": (
+        "An immutable snapshot of a pod template, kept by the DaemonSet controller for "
+        "kubectl rollout history and undo."
     ),
     "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
     "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",
@@ -204,6 +221,23 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ),
     ("DeploymentSpec", "replicas"): "How many pods to keep running (default 1).",
     ("ReplicaSetSpec", "replicas"): "How many pods to keep running (default 1).",
+    ("DaemonSetSpec", "template"): (
+        "The pod template; its priorityClassName decides whom the daemon pods may preempt."
+    ),
+    (
+        "DaemonSetSpec",
+        "revisionHistoryLimit",
+    ): "How many old ControllerRevisions to keep (default 10).",
+    ("RollingUpdateDaemonSet", "maxUnavailable"): (
+        "How many nodes (or what percentage) may be without an available daemon pod during a "
+        "rolling update (default 1). Exclusive with maxSurge."
+    ),
+    ("RollingUpdateDaemonSet", "maxSurge"): (
+        "How many nodes (or what percentage) may run a new pod next to the old one during a "
+        "rolling update (default 0). Exclusive with maxUnavailable."
+    ),
+    ("ControllerRevision", "data"): "A strategic merge patch that restores the template.",
+    ("ControllerRevision", "revision"): "The snapshot's place in its controller's history.",
     ("JobSpec", "backoffLimit"): "How many failed pods the Job allows before it fails.",
     ("JobSpec", "podFailurePolicy"): (
         "Rules on failed pods; a rule matching the DisruptionTarget condition can make "
@@ -259,4 +293,5 @@ ENUMS: Final[dict[tuple[str, str], tuple[str, ...]]] = {
         sorted(UNHEALTHY_POD_EVICTION_POLICIES)
     ),
     ("TenantSpec", "enforcement"): tuple(sorted(ENFORCEMENT_MODES)),
+    ("DaemonSetUpdateStrategy", "type"): tuple(sorted(UPDATE_STRATEGIES)),
 }

@@ -3,7 +3,8 @@
 * ``prepare_for_create``: system fields (uid, creationTimestamp, generation) and the
   status a new object starts with (pods start ``Pending`` with their QoS class,
   workloads and PDBs start with an empty status; nodes keep theirs, as kubelets create
-  them with status). A Job without ``manualSelector`` gets its generated selector and
+  them with status). A DaemonSet's template generation is kept by
+  ``apiserver.templategeneration``. A Job without ``manualSelector`` gets its generated selector and
   template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
 * ``prepare_for_update``: a main-resource update cannot change ``status`` and a
   ``status`` update cannot change anything else (a pod status that omits ``qosClass``
@@ -32,6 +33,7 @@ from kubeprio.api.core import (
     PodStatus,
     PodTemplateSpec,
 )
+from kubeprio.api.daemonset import EMPTY_STATUS, DaemonSet
 from kubeprio.api.defaults import copy_template_labels
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import LabelSelector, ObjectMeta
@@ -41,6 +43,7 @@ from kubeprio.api.resourcequota import ResourceQuota, ResourceQuotaStatus
 from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
 from kubeprio.api.service import LoadBalancerStatus, Service, ServiceStatus
+from kubeprio.apiserver import templategeneration
 
 STATUS_KINDS: Final = (
     Pod,
@@ -49,13 +52,14 @@ STATUS_KINDS: Final = (
     PodDisruptionBudget,
     Deployment,
     ReplicaSet,
+    DaemonSet,
     Job,
     Service,
     ResourceQuota,
 )
 """Kinds with a ``status`` subresource: main updates keep the stored status."""
 
-GENERATION_KINDS: Final = (PodDisruptionBudget, Deployment, ReplicaSet, Job)
+GENERATION_KINDS: Final = (PodDisruptionBudget, Deployment, ReplicaSet, DaemonSet, Job)
 """Kinds whose ``metadata.generation`` counts spec changes."""
 
 
@@ -82,6 +86,9 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         )
     elif isinstance(obj, Namespace):
         changes["status"] = NamespaceStatus(phase="Active")
+    elif isinstance(obj, DaemonSet):
+        # PrepareForCreate resets the status; Go's JSON always sends its four plain counts.
+        changes["status"] = EMPTY_STATUS
     elif isinstance(obj, GENERATION_KINDS):
         changes["status"] = None
     elif isinstance(obj, Service):
@@ -93,6 +100,8 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     obj = evolve(obj, **changes)
     if isinstance(obj, Job):
         obj = generate_job_selector(obj)
+    elif isinstance(obj, DaemonSet):
+        obj = templategeneration.prepare_for_create(obj)
     return obj
 
 
@@ -175,7 +184,10 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
     changes: dict[str, Any] = {"metadata": metadata}
     if has_status_subresource(new):
         changes["status"] = old.status
-    return evolve(new, **changes)
+    new = evolve(new, **changes)
+    if isinstance(new, DaemonSet):
+        new = templategeneration.prepare_for_update(new, old)
+    return new
 
 
 def check_delete(info: ResourceInfo, name: str) -> None:

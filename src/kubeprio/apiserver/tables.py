@@ -30,8 +30,10 @@ from typing import Any, Final
 from kubeprio.api import selectors
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
+from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Container, Event, Namespace, Node, Pod, PodTemplateSpec
+from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import LabelSelector
@@ -42,7 +44,7 @@ from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.service import Service
-from kubeprio.apiserver import servicetables
+from kubeprio.apiserver import daemonsettables, servicetables
 from kubeprio.clock import parse_rfc3339
 
 TABLE_API_VERSION: Final = "meta.k8s.io/v1"
@@ -630,6 +632,48 @@ def print_replica_set(rs: ReplicaSet, now: float) -> tuple[Cells, RowConditions]
     return cells, None
 
 
+DAEMON_SET_COLUMNS: Final = (
+    _name_column(),
+    Column("Desired", "integer", "The number of nodes that should run the daemon pod."),
+    Column("Current", "integer", "The number of those nodes running at least one daemon pod."),
+    Column("Ready", "integer", "The number of those nodes whose daemon pod is Ready."),
+    Column("Up-to-date", "integer", "The number of those nodes running the current template."),
+    Column("Available", "integer", "The number of those nodes whose daemon pod has been Ready for minReadySeconds."),
+    Column("Node Selector", "string", "The nodeSelector of the pod template."),
+    _age_column(),
+    Column("Containers", "string", CONTAINERS_DOC, 1),
+    Column("Images", "string", IMAGES_DOC, 1),
+    Column("Selector", "string", "The label query over the pods the DaemonSet owns.", 1),
+)  # fmt: skip
+
+
+def print_daemon_set(ds: DaemonSet, now: float) -> tuple[Cells, RowConditions]:
+    """``printDaemonSet``: the status counts and NODE SELECTOR (``apiserver.daemonsettables``)."""
+    spec = ds.spec
+    cells: Cells = [ds.metadata.name or "", *daemonsettables.daemon_set_cells(ds)]
+    cells.append(since(ds.metadata.creation_timestamp, now))
+    cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
+    return cells, None
+
+
+CONTROLLER_REVISION_COLUMNS: Final = (
+    _name_column(),
+    Column("Controller", "string", "The object that controls this revision."),
+    Column("Revision", "string", "The revision's place in its controller's history."),
+    _age_column(),
+)
+
+
+def print_controller_revision(cr: ControllerRevision, now: float) -> tuple[Cells, RowConditions]:
+    """``printControllerRevision``: CONTROLLER (``daemonset.apps/<name>``), REVISION."""
+    return [
+        cr.metadata.name or "",
+        daemonsettables.controller_cell(cr),
+        cr.revision or 0,
+        since(cr.metadata.creation_timestamp, now),
+    ], None
+
+
 JOB_COLUMNS: Final = (
     _name_column(),
     Column("Status", "string", "Status of the job."),
@@ -714,6 +758,8 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     EndpointSlice: (ENDPOINT_SLICE_COLUMNS, print_endpoint_slice),
     Deployment: (DEPLOYMENT_COLUMNS, print_deployment),
     ReplicaSet: (REPLICA_SET_COLUMNS, print_replica_set),
+    DaemonSet: (DAEMON_SET_COLUMNS, print_daemon_set),
+    ControllerRevision: (CONTROLLER_REVISION_COLUMNS, print_controller_revision),
     Job: (JOB_COLUMNS, print_job),
 }
 """One printer per kind; anything else prints NAME AGE."""

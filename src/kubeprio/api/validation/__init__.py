@@ -5,7 +5,7 @@ service raises one ``InvalidError`` (422) with all of them as causes. Object met
 rules live in ``validation.meta``; each kind's rules live in a module named after its
 API group (``validation.core``, ``validation.apps``, ``validation.batch``,
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
-in ``validation.service``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
+in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
 ``validation.resourcequota``) and are
 listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from kubeprio.api.core import Event, Pod
+from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.scheduling import PriorityClass
@@ -40,6 +41,7 @@ from kubeprio.api.validation import (  # isort: skip
     batch,
     coordination,
     core,
+    daemonset,
     endpoints,
     policy,
     resourcequota,
@@ -51,6 +53,7 @@ from kubeprio.api.validation import (  # isort: skip
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **core.CREATE,
     **apps.CREATE,
+    **daemonset.CREATE,
     **batch.CREATE,
     **policy.CREATE,
     **coordination.CREATE,
@@ -65,6 +68,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
 UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.UPDATE,
     **apps.UPDATE,
+    **daemonset.UPDATE,
     **batch.UPDATE,
     **policy.UPDATE,
     **service.UPDATE,
@@ -77,6 +81,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
 STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
+    **daemonset.STATUS_UPDATE,
     **batch.STATUS_UPDATE,
     **policy.STATUS_UPDATE,
     **service.STATUS_UPDATE,
@@ -87,6 +92,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
 WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **core.WARNINGS,
     **apps.WARNINGS,
+    **daemonset.WARNINGS,
     **batch.WARNINGS,
 }
 """Model class -> the warnings a write returns (upstream ``WarningsOnCreate/Update``)."""
@@ -94,8 +100,9 @@ WARNINGS: Final[dict[type[Any], KindWarnings]] = {
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
-_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod})
-"""Kinds whose update validation re-runs the create-time metadata rules."""
+_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod, DaemonSet})
+"""Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet
+update calls ``ValidateDaemonSet``, which checks the object metadata as on create)."""
 
 
 def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
