@@ -5,7 +5,8 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, disruption, garbage-collection and pod-GC controllers, the shared informers,
+Deployment, Job, DaemonSet, disruption, garbage-collection and pod-GC controllers, the
+shared informers,
 and one simulated kubelet per Node (``KubeletFleet``), with node leases in serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
 shifts another's choices.
@@ -22,12 +23,15 @@ from typing import Any, Final
 from kubeprio.admission.defaults import default_chain
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
+from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Node, Pod
+from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.clock import Clock
+from kubeprio.controllers.daemonset import DaemonSetsController
 from kubeprio.controllers.deployment import DeploymentController
 from kubeprio.controllers.disruption import DisruptionController
 from kubeprio.controllers.garbagecollector import GarbageCollector
@@ -96,6 +100,8 @@ class ControlPlane:
         self.replicasets: Informer[ReplicaSet] = Informer(api, ReplicaSet)
         self.deployments: Informer[Deployment] = Informer(api, Deployment)
         self.jobs: Informer[Job] = Informer(api, Job)
+        self.daemonsets: Informer[DaemonSet] = Informer(api, DaemonSet)
+        self.revisions: Informer[ControllerRevision] = Informer(api, ControllerRevision)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(api, PodDisruptionBudget)
         self.router = PodRouter()
         self.pods.add_index(
@@ -145,6 +151,15 @@ class ControlPlane:
                 pods=self.pods,
             ),
             JobController(api, clock=clock, rng=rng("job"), jobs=self.jobs, pods=self.pods),
+            DaemonSetsController(
+                api,
+                clock=clock,
+                rng=rng("daemonset"),
+                daemonsets=self.daemonsets,
+                revisions=self.revisions,
+                pods=self.pods,
+                nodes=self.nodes,
+            ),
             DisruptionController(
                 api,
                 clock=clock,
@@ -163,9 +178,10 @@ class ControlPlane:
                     self.deployments,
                     self.replicasets,
                     self.jobs,
+                    self.daemonsets,
                     *([self.nodes] if lease_informers else []),
                 ],
-                dependents=[self.replicasets, self.pods, *lease_informers],
+                dependents=[self.replicasets, self.pods, self.revisions, *lease_informers],
             ),
             PodGCController(
                 api,
@@ -182,6 +198,8 @@ class ControlPlane:
                 self.deployments,
                 self.replicasets,
                 self.jobs,
+                self.daemonsets,
+                self.revisions,
                 self.pods,
                 *lease_informers,
             ]

@@ -1,0 +1,702 @@
+"""The DaemonSet controller: one pod from the template on every node that should run it.
+
+Mirrors ``pkg/controller/daemon/daemon_controller.go`` (``syncDaemonSet``, ``manage``,
+``podsShouldBeOnNode``, ``syncNodes``, ``updateDaemonSetStatus``, the event handlers) and
+``update.go`` (``rollingUpdate``, history: ``controllers.daemonsetupdate`` and
+``controllers.daemonsethistory``). A sync:
+
+1. claims the pods and ControllerRevisions the selector matches (adopting orphans,
+   releasing strays) and brings the history up to date: the current revision's hash is
+   the ``controller-revision-hash`` every new pod gets;
+2. unless creations or deletions it made are still unobserved (expectations), runs
+   ``manage``: per node (``controllers.daemonsetutil.Placement``), create a pod where one
+   should run and none is, delete pods where none should (or keep them on a node whose
+   new taint is only NoSchedule), delete Failed daemon pods (paced by a per-node backoff,
+   1 s doubling to 15 min; event ``FailedDaemonPod``) and Succeeded ones
+   (``SucceededDaemonPod``), keep only the oldest of several pods, and delete pods pinned
+   to nodes that no longer exist. Creations go in slow-start batches (1, 2, 4, ...), at
+   most 250 creations and 250 deletions per sync, in node-name order;
+3. with nothing in flight, the update strategy: RollingUpdate (``daemonsetupdate``);
+   OnDelete does nothing;
+4. deletes old revisions beyond ``revisionHistoryLimit``;
+5. writes the status (``desiredNumberScheduled``, ``currentNumberScheduled``,
+   ``numberMisscheduled``, ``numberReady``, ``updatedNumberScheduled``, ``numberAvailable``,
+   ``numberUnavailable``, ``observedGeneration``), only when something changed.
+
+Each pod is created with required node affinity ``metadata.name In [<node>]`` and no
+``nodeName``: the default scheduler places it, so on a full node it preempts pods of
+lower priority there (and only there), as on a real cluster.
+
+Event-driven: DaemonSet, ControllerRevision, pod and node events queue the DaemonSets they
+concern (a node add or a change of its labels or taints queues the DaemonSets whose
+verdict on it changed). Pods and revisions are found through informer indexes (by
+controller UID, and orphans by namespace and label), never by scanning all pods. Events:
+``SuccessfulCreate``, ``FailedCreate``, ``SuccessfulDelete``, ``FailedDelete``,
+``SelectingAll``. Driven through ``controllers.base``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Final, TypeVar
+
+from kubeprio.api import errors, selectors
+from kubeprio.api.controllerrevision import ControllerRevision
+from kubeprio.api.core import (
+    PHASE_FAILED,
+    PHASE_SUCCEEDED,
+    TERMINAL_PHASES,
+    Node,
+    Pod,
+    PodSpec,
+    PodTemplateSpec,
+)
+from kubeprio.api.daemonset import (
+    CONTROLLER_REVISION_HASH_LABEL,
+    EMPTY_STATUS,
+    ROLLING_UPDATE,
+    DaemonSet,
+    DaemonSetStatus,
+    template_generation,
+)
+from kubeprio.api.meta import ApiObject, LabelSelector
+from kubeprio.api.model import evolve
+from kubeprio.api.validation.core import semantic_equal
+from kubeprio.api.validation.meta import selector_is_empty
+from kubeprio.client import record
+from kubeprio.client.informer import FuncHandler, Informer
+from kubeprio.client.protocol import Client
+from kubeprio.clock import Clock
+from kubeprio.controllers import daemonsethistory, daemonsetupdate, daemonsetutil, podutil
+from kubeprio.controllers.backoff import Backoff
+from kubeprio.controllers.base import (
+    NAMESPACE_INDEX,
+    Controller,
+    Expectations,
+    by_namespace,
+    object_key,
+    split_key,
+)
+from kubeprio.errors import KubeprioError
+
+CONTROLLER_INDEX: Final = "controller-uid"
+"""Pods and revisions by the UID of their controller (shared with the ReplicaSet controller)."""
+ORPHAN_INDEX: Final = "orphans-by-label"
+"""Objects without a controller, by ``<namespace>\\0`` and ``<namespace>\\0<key>=<value>``."""
+BURST_REPLICAS: Final = 250
+"""``BurstReplicas``: creations (and deletions) per sync."""
+BACKOFF_GC_INTERVAL: Final = 60.0
+"""``BackoffGCInterval``."""
+SELECTING_ALL: Final = "SelectingAll"
+FAILED_DAEMON_POD: Final = "FailedDaemonPod"
+SUCCEEDED_DAEMON_POD: Final = "SucceededDaemonPod"
+
+Owned = TypeVar("Owned", bound=ApiObject)
+NodePods = dict[str, list[Pod]]
+Verdicts = dict[str, tuple[bool, bool]]
+
+
+def _controller_uid(obj: ApiObject) -> list[str]:
+    ref = obj.metadata.controller_ref()
+    return [ref.uid] if ref is not None and ref.uid else []
+
+
+def _orphan_keys(obj: ApiObject) -> list[str]:
+    if obj.metadata.controller_ref() is not None:
+        return []
+    namespace = obj.metadata.namespace or ""
+    labels = obj.metadata.labels or {}
+    return [f"{namespace}\0", *(f"{namespace}\0{k}={v}" for k, v in labels.items())]
+
+
+def _node_pods(pods: Sequence[Pod], *, include_deleted_terminal: bool) -> NodePods:
+    """``getNodesToDaemonPods``: the claimed pods by target node."""
+    grouped: NodePods = {}
+    for pod in pods:
+        if (
+            not include_deleted_terminal
+            and podutil.phase(pod) in TERMINAL_PHASES
+            and pod.metadata.deletion_timestamp
+        ):
+            continue  # the kubelet or pod GC removes it; nothing left to do with it
+        node = daemonsetutil.target_node(pod)
+        if node is not None:
+            grouped.setdefault(node, []).append(pod)
+    return grouped
+
+
+class DaemonSetsController(Controller):
+    """``DaemonSetsController``."""
+
+    name = "daemonset-controller"
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        clock: Clock,
+        rng: random.Random,
+        daemonsets: Informer[DaemonSet],
+        revisions: Informer[ControllerRevision],
+        pods: Informer[Pod],
+        nodes: Informer[Node],
+        recorder: record.EventRecorder | None = None,
+        burst_replicas: int = BURST_REPLICAS,
+        failed_pods_backoff: Backoff | None = None,
+    ) -> None:
+        super().__init__(client, clock=clock, rng=rng, recorder=recorder)
+        self.daemonsets = daemonsets
+        self.revisions = revisions
+        self.pods = pods
+        self.nodes = nodes
+        self.burst_replicas = burst_replicas
+        self.expectations = Expectations(clock)
+        self.failed_pods_backoff = failed_pods_backoff or Backoff(clock)
+        self._next_backoff_gc = clock.now() + BACKOFF_GC_INTERVAL
+        self._placements: dict[str, tuple[int | None, daemonsetutil.Placement]] = {}
+        daemonsets.add_index(NAMESPACE_INDEX, by_namespace)
+        for informer in (pods, revisions):
+            informer.add_index(CONTROLLER_INDEX, _controller_uid)
+            informer.add_index(ORPHAN_INDEX, _orphan_keys)
+        daemonsets.add_handler(
+            FuncHandler(
+                on_add=self._enqueue, on_update=self._ds_updated, on_delete=self._ds_deleted
+            )
+        )
+        revisions.add_handler(
+            FuncHandler(
+                on_add=self._revision_added,
+                on_update=self._revision_updated,
+                on_delete=self._revision_deleted,
+            )
+        )
+        pods.add_handler(
+            FuncHandler(
+                on_add=self._pod_added, on_update=self._pod_updated, on_delete=self._pod_deleted
+            )
+        )
+        nodes.add_handler(FuncHandler(on_add=self._node_added, on_update=self._node_updated))
+
+    # --- event handlers ----------------------------------------------------------------------
+
+    def _enqueue(self, ds: DaemonSet) -> None:
+        self.queue.add(object_key(ds))
+
+    def _ds_updated(self, old: DaemonSet, new: DaemonSet) -> None:
+        if old.metadata.uid != new.metadata.uid:
+            self._ds_deleted(old)
+        self._enqueue(new)
+
+    def _ds_deleted(self, ds: DaemonSet) -> None:
+        key = object_key(ds)
+        self.expectations.delete(key)
+        self._placements.pop(ds.metadata.uid or "", None)
+        self.queue.add(key)
+
+    def _owner(self, obj: ApiObject) -> DaemonSet | None:
+        """``resolveControllerRef``: the DaemonSet controlling ``obj``, if it exists."""
+        ref = obj.metadata.controller_ref()
+        if ref is None or ref.kind != "DaemonSet":
+            return None
+        ds = self.daemonsets.get(ref.name or "", obj.metadata.namespace)
+        return ds if ds is not None and ds.metadata.uid == ref.uid else None
+
+    def _matching(self, obj: ApiObject) -> list[DaemonSet]:
+        """``GetPodDaemonSets``/``GetHistoryDaemonSets``: DaemonSets selecting an orphan."""
+        labels = obj.metadata.labels or {}
+        if not labels:
+            return []
+        found = []
+        for ds in self.daemonsets.by_index(NAMESPACE_INDEX, obj.metadata.namespace or ""):
+            try:
+                selector = podutil.selector_of(ds.spec.selector if ds.spec else None)
+            except selectors.SelectorError:
+                continue
+            if selector.matches(labels):
+                found.append(ds)
+        return found
+
+    def _revision_added(self, revision: ControllerRevision) -> None:
+        if revision.metadata.deletion_timestamp:
+            self._revision_deleted(revision)
+            return
+        if revision.metadata.controller_ref() is not None:
+            owner = self._owner(revision)
+            if owner is not None:
+                self._enqueue(owner)
+            return
+        for ds in self._matching(revision):
+            self._enqueue(ds)
+
+    def _revision_updated(self, old: ControllerRevision, new: ControllerRevision) -> None:
+        if old.metadata.resource_version == new.metadata.resource_version:
+            return
+        old_ref, new_ref = old.metadata.controller_ref(), new.metadata.controller_ref()
+        if old_ref != new_ref and old_ref is not None:
+            previous = self._owner(old)
+            if previous is not None:
+                self._enqueue(previous)
+        if new_ref is not None:
+            owner = self._owner(new)
+            if owner is not None:
+                self._enqueue(owner)
+            return
+        if old.metadata.labels != new.metadata.labels or old_ref != new_ref:
+            for ds in self._matching(new):
+                self._enqueue(ds)
+
+    def _revision_deleted(self, revision: ControllerRevision) -> None:
+        owner = self._owner(revision)
+        if owner is not None:
+            self._enqueue(owner)
+
+    def _pod_added(self, pod: Pod) -> None:
+        if pod.metadata.deletion_timestamp:
+            self._pod_deleted(pod)  # seen for the first time already going: not a creation
+            return
+        if pod.metadata.controller_ref() is not None:
+            owner = self._owner(pod)
+            if owner is not None:
+                key = object_key(owner)
+                self.expectations.creation_observed(key)
+                self.queue.add(key)
+            return
+        for ds in self._matching(pod):
+            self._enqueue(ds)
+
+    def _pod_updated(self, old: Pod, new: Pod) -> None:
+        if old.metadata.resource_version == new.metadata.resource_version:
+            return
+        if new.metadata.deletion_timestamp:
+            # A graceful delete: act now rather than when the kubelet removes the pod.
+            self._pod_deleted(new)
+            return
+        old_ref, new_ref = old.metadata.controller_ref(), new.metadata.controller_ref()
+        if old_ref != new_ref and old_ref is not None:
+            previous = self._owner(old)
+            if previous is not None:
+                self._enqueue(previous)
+        if new_ref is not None:
+            owner = self._owner(new)
+            if owner is None:
+                return
+            self._enqueue(owner)
+            min_ready = (owner.spec.min_ready_seconds if owner.spec else None) or 0
+            if min_ready and not podutil.is_pod_ready(old) and podutil.is_pod_ready(new):
+                self.queue.add_after(object_key(owner), min_ready + 1)
+            return
+        if old.metadata.labels != new.metadata.labels or old_ref != new_ref:
+            for ds in self._matching(new):
+                self._enqueue(ds)
+
+    def _pod_deleted(self, pod: Pod) -> None:
+        owner = self._owner(pod)
+        if owner is None:
+            return
+        key = object_key(owner)
+        self.expectations.deletion_observed(key, object_key(pod))
+        self.queue.add(key)
+
+    def placement(self, ds: DaemonSet) -> daemonsetutil.Placement:
+        """The DaemonSet's ``Placement``, worked out once per spec generation."""
+        uid = ds.metadata.uid or ""
+        cached = self._placements.get(uid)
+        if cached is not None and cached[0] == ds.metadata.generation:
+            return cached[1]
+        placement = daemonsetutil.Placement(ds)
+        self._placements[uid] = (ds.metadata.generation, placement)
+        return placement
+
+    def _node_added(self, node: Node) -> None:
+        for ds in self.daemonsets.list():
+            if self.placement(ds).node_should_run(node)[0]:
+                self._enqueue(ds)
+
+    def _node_updated(self, old: Node, new: Node) -> None:
+        # shouldIgnoreNodeUpdate: only labels and taints decide where daemon pods run.
+        if semantic_equal(old.metadata.labels, new.metadata.labels) and semantic_equal(
+            old.spec.taints if old.spec else None, new.spec.taints if new.spec else None
+        ):
+            return
+        for ds in self.daemonsets.list():
+            placement = self.placement(ds)
+            if placement.node_should_run(old) != placement.node_should_run(new):
+                self._enqueue(ds)
+
+    # --- sync ----------------------------------------------------------------------------------
+
+    def event_target(self, key: str) -> ApiObject | None:
+        """The DaemonSet of ``key``."""
+        namespace, name = split_key(key)
+        return self.daemonsets.get(name, namespace)
+
+    def reconcile(self, key: str) -> None:
+        """``syncDaemonSet``."""
+        self._collect_backoff_garbage()
+        namespace, name = split_key(key)
+        ds = self.daemonsets.get(name, namespace)
+        if ds is None:
+            self.expectations.delete(key)
+            return
+        selector_spec = ds.spec.selector if ds.spec else None
+        if selector_spec is not None and selector_is_empty(selector_spec):
+            self.recorder.event(
+                ds,
+                record.EVENT_TYPE_WARNING,
+                SELECTING_ALL,
+                "This daemon set is selecting all pods. A non-empty selector is required.",
+            )
+            return
+        if ds.metadata.deletion_timestamp:
+            return  # its history may be half gone: no status either, as upstream
+        try:
+            selector = podutil.selector_of(selector_spec)
+        except selectors.SelectorError:
+            return  # validation refuses such selectors; an old stored one does nothing
+        pods = self._claim(self.pods, ds, selector_spec, selector)
+        revisions = self._claim(self.revisions, ds, selector_spec, selector)
+        current, old = daemonsethistory.construct_history(self.client, ds, revisions, pods)
+        hash_ = current.metadata.label(CONTROLLER_REVISION_HASH_LABEL) or ""
+        nodes = self.nodes.list()
+        placement = self.placement(ds)
+        verdicts: Verdicts = {
+            node.metadata.name or "": placement.node_should_run(node) for node in nodes
+        }
+        node_pods = _node_pods(pods, include_deleted_terminal=False)
+        if not self.expectations.satisfied(key):
+            # Only the status; observedGeneration stays: this generation was not acted on.
+            self._update_status(key, ds, verdicts, node_pods, hash_, observed=False)
+            return
+        failure: KubeprioError | None = None
+        try:
+            self._update_daemon_set(key, ds, verdicts, node_pods, hash_)
+            daemonsethistory.cleanup_history(self.client, ds, old, pods)
+        except KubeprioError as exc:
+            failure = exc
+        try:
+            self._update_status(key, ds, verdicts, node_pods, hash_, observed=True)
+        except KubeprioError:
+            if failure is None:
+                raise
+        if failure is not None:
+            raise failure
+
+    def _claim(
+        self,
+        informer: Informer[Owned],
+        ds: DaemonSet,
+        spec: LabelSelector | None,
+        selector: selectors.Selector,
+    ) -> list[Owned]:
+        """``ClaimPods``/``ClaimControllerRevisions`` over the owned objects and the orphans
+        the selector could match (by one of its ``matchLabels``, else the namespace's)."""
+        namespace = ds.metadata.namespace or ""
+        match_labels = (spec.match_labels if spec else None) or {}
+        orphan_key = f"{namespace}\0"
+        if match_labels:
+            label = min(match_labels)
+            orphan_key += f"{label}={match_labels[label]}"
+        candidates = [
+            *informer.by_index(CONTROLLER_INDEX, ds.metadata.uid or ""),
+            *informer.by_index(ORPHAN_INDEX, orphan_key),
+        ]
+        candidates = [c for c in candidates if c.metadata.namespace == ds.metadata.namespace]
+        return podutil.claim(self.client, ds, selector, candidates)
+
+    def _update_daemon_set(
+        self, key: str, ds: DaemonSet, verdicts: Verdicts, node_pods: NodePods, hash_: str
+    ) -> None:
+        """``updateDaemonSet``: manage, then the update strategy once nothing is in flight."""
+        self._manage(key, ds, verdicts, node_pods, hash_)
+        if not self.expectations.satisfied(key):
+            return
+        strategy = ds.spec.update_strategy if ds.spec else None
+        if strategy is not None and strategy.type == ROLLING_UPDATE:
+            plan = daemonsetupdate.rolling_update(
+                ds,
+                hash_,
+                template_generation(ds),
+                {name: verdict[0] for name, verdict in verdicts.items()},
+                node_pods,
+                self.clock.now(),
+            )
+            self._sync_nodes(key, ds, plan.pods_to_delete, plan.nodes_to_create, hash_)
+        # OnDelete: new pods only replace the ones somebody else deletes (manage does it).
+
+    def _manage(
+        self, key: str, ds: DaemonSet, verdicts: Verdicts, node_pods: NodePods, hash_: str
+    ) -> None:
+        """``manage``: what ``podsShouldBeOnNode`` says for every node, then ``syncNodes``."""
+        to_create: list[str] = []
+        to_delete: list[str] = []
+        for name in sorted(verdicts):
+            create, delete = self._pods_should_be_on_node(
+                name, verdicts[name], node_pods, ds, hash_
+            )
+            to_create.extend(create)
+            to_delete.extend(delete)
+        # getUnscheduledPodsWithoutNode: pods pinned to a node that is gone can never be
+        # scheduled, and pod GC only removes bound pods.
+        for name in sorted(set(node_pods) - set(verdicts)):
+            to_delete.extend(
+                p.metadata.name or "" for p in node_pods[name] if not (p.spec and p.spec.node_name)
+            )
+        self._sync_nodes(key, ds, to_delete, to_create, hash_)
+
+    def _pods_should_be_on_node(
+        self,
+        node: str,
+        verdict: tuple[bool, bool],
+        node_pods: NodePods,
+        ds: DaemonSet,
+        hash_: str,
+    ) -> tuple[list[str], list[str]]:
+        """``podsShouldBeOnNode``: (nodes needing a pod, pods to delete) for one node."""
+        should_run, should_continue = verdict
+        pods = node_pods.get(node)
+        if should_run and pods is None:
+            return [node], []
+        if not should_continue:
+            if pods is None:
+                return [], []
+            return [], [p.metadata.name or "" for p in pods if not p.metadata.deletion_timestamp]
+        to_delete: list[str] = []
+        running: list[Pod] = []
+        for pod in pods or ():
+            if pod.metadata.deletion_timestamp:
+                continue
+            phase = podutil.phase(pod)
+            if phase == PHASE_FAILED:
+                if self._failed_pod_in_backoff(ds, node):
+                    continue
+                self.recorder.event(
+                    ds,
+                    record.EVENT_TYPE_WARNING,
+                    FAILED_DAEMON_POD,
+                    f"Found failed daemon pod {pod.metadata.namespace}/{pod.metadata.name} "
+                    f"on node {node}, will try to kill it",
+                )
+                to_delete.append(pod.metadata.name or "")
+            elif phase == PHASE_SUCCEEDED:
+                self.recorder.event(
+                    ds,
+                    record.EVENT_TYPE_NORMAL,
+                    SUCCEEDED_DAEMON_POD,
+                    f"Found succeeded daemon pod {pod.metadata.namespace}/{pod.metadata.name} "
+                    f"on node {node}, will try to delete it",
+                )
+                to_delete.append(pod.metadata.name or "")
+            else:
+                running.append(pod)
+        running.sort(key=daemonsetutil.creation_order)
+        if not daemonsetutil.allows_surge(ds):
+            # Without surge only the oldest pod stays; none left is re-created next sync.
+            to_delete.extend(p.metadata.name or "" for p in running[1:])
+            return [], to_delete
+        if len(running) <= 1:
+            return ([node] if not running and should_run else []), to_delete
+        # Surging: keep the oldest new pod, and the oldest old one while the new is not
+        # yet available and the old one still ready.
+        oldest_new: Pod | None = None
+        oldest_old: Pod | None = None
+        for pod in running:
+            if pod.metadata.label(CONTROLLER_REVISION_HASH_LABEL) == hash_:
+                if oldest_new is None:
+                    oldest_new = pod
+                    continue
+            elif oldest_old is None:
+                oldest_old = pod
+                continue
+            to_delete.append(pod.metadata.name or "")
+        if oldest_new is not None and oldest_old is not None:
+            min_ready = (ds.spec.min_ready_seconds if ds.spec else None) or 0
+            if not podutil.is_pod_ready(oldest_old) or podutil.is_pod_available(
+                oldest_new, min_ready, self.clock.now()
+            ):
+                to_delete.append(oldest_old.metadata.name or "")
+        return [], to_delete
+
+    def _failed_pod_in_backoff(self, ds: DaemonSet, node: str) -> bool:
+        """Whether replacing the node's failed pod must wait; if not, the backoff grows."""
+        observed = (ds.status.observed_generation if ds.status else None) or 0
+        backoff_key = f"{ds.metadata.uid}/{observed}/{node}"
+        if self.failed_pods_backoff.in_backoff_since_update(backoff_key):
+            self.queue.add_after(object_key(ds), self.failed_pods_backoff.get(backoff_key))
+            return True
+        self.failed_pods_backoff.next(backoff_key)
+        return False
+
+    def _collect_backoff_garbage(self) -> None:
+        now = self.clock.now()
+        if now >= self._next_backoff_gc:
+            self.failed_pods_backoff.gc()
+            self._next_backoff_gc = now + BACKOFF_GC_INTERVAL
+
+    def _sync_nodes(
+        self, key: str, ds: DaemonSet, to_delete: list[str], to_create: list[str], hash_: str
+    ) -> None:
+        """``syncNodes``: create pods on ``to_create`` (slow start), delete ``to_delete``;
+        raise the first API error after trying them all."""
+        create_count = min(len(to_create), self.burst_replicas)
+        deletions = to_delete[: self.burst_replicas]
+        namespace = ds.metadata.namespace or ""
+        self.expectations.expect_creations(key, create_count)
+        self.expectations.expect_deletions(key, [f"{namespace}/{name}" for name in deletions])
+        failures: list[KubeprioError] = []
+        template = daemonsetutil.create_pod_template(
+            ds.spec.template if ds.spec else None, template_generation(ds), hash_
+        )
+        prefix = podutil.pods_prefix(ds.metadata.name or "")
+        position = 0
+        batch = min(create_count, podutil.SLOW_START_INITIAL_BATCH_SIZE)
+        while position < create_count:
+            failed_before = len(failures)
+            for node in to_create[position : position + batch]:
+                failure = self._create_pod(key, ds, template, node, prefix)
+                if failure is not None:
+                    failures.append(failure)
+            position += batch
+            skipped = create_count - position
+            if len(failures) > failed_before and skipped > 0:
+                for _ in range(skipped):  # never attempted: not expected either
+                    self.expectations.creation_observed(key)
+                break
+            batch = min(2 * batch, skipped)
+        for name in deletions:
+            failure = self._delete_pod(key, ds, name)
+            if failure is not None:
+                failures.append(failure)
+        if failures:
+            raise failures[0]
+
+    def _create_pod(
+        self, key: str, ds: DaemonSet, template: PodTemplateSpec, node: str, prefix: str
+    ) -> KubeprioError | None:
+        """Create the daemon pod of ``node``: pinned there by node affinity, not bound."""
+        spec = template.spec or PodSpec()
+        pinned = evolve(
+            template, spec=evolve(spec, affinity=daemonsetutil.pin_to_node(spec.affinity, node))
+        )
+        pod = podutil.pod_from_template(pinned, ds, generate_name=prefix)
+        try:
+            created = self.client.create(pod)
+        except errors.StatusError as exc:
+            self.expectations.creation_observed(key)
+            self.recorder.event(
+                ds, record.EVENT_TYPE_WARNING, "FailedCreate", f"Error creating: {exc}"
+            )
+            return exc
+        self.recorder.event(
+            ds,
+            record.EVENT_TYPE_NORMAL,
+            "SuccessfulCreate",
+            f"Created pod: {created.metadata.name}",
+        )
+        return None
+
+    def _delete_pod(self, key: str, ds: DaemonSet, name: str) -> KubeprioError | None:
+        """Delete one daemon pod (gracefully: it keeps its node until it has stopped)."""
+        namespace = ds.metadata.namespace or ""
+        try:
+            self.client.delete(Pod, name, namespace)
+        except errors.NotFoundError:
+            self.expectations.deletion_observed(key, f"{namespace}/{name}")
+            return None
+        except errors.StatusError as exc:
+            self.expectations.deletion_observed(key, f"{namespace}/{name}")
+            self.recorder.event(
+                ds, record.EVENT_TYPE_WARNING, "FailedDelete", f"Error deleting: {exc}"
+            )
+            return exc
+        self.recorder.event(
+            ds, record.EVENT_TYPE_NORMAL, "SuccessfulDelete", f"Deleted pod: {name}"
+        )
+        return None
+
+    # --- status -----------------------------------------------------------------------------
+
+    def calculate_status(
+        self, ds: DaemonSet, verdicts: Verdicts, node_pods: NodePods, hash_: str
+    ) -> dict[str, int]:
+        """``updateDaemonSetStatus``'s counts (the oldest pod of a node speaks for it)."""
+        desired = current = misscheduled = ready = updated = available = 0
+        generation = template_generation(ds)
+        min_ready = (ds.spec.min_ready_seconds if ds.spec else None) or 0
+        now = self.clock.now()
+        for name, (should_run, _) in verdicts.items():
+            pods = node_pods.get(name)
+            if not should_run:
+                misscheduled += bool(pods)
+                continue
+            desired += 1
+            if not pods:
+                continue
+            current += 1
+            pod = min(pods, key=daemonsetutil.creation_order)
+            if podutil.is_pod_ready(pod):
+                ready += 1
+                available += podutil.is_pod_available(pod, min_ready, now)
+            updated += daemonsetutil.is_pod_updated(pod, hash_, generation)
+        return {
+            "desired_number_scheduled": desired,
+            "current_number_scheduled": current,
+            "number_misscheduled": misscheduled,
+            "number_ready": ready,
+            "updated_number_scheduled": updated,
+            "number_available": available,
+            "number_unavailable": desired - available,
+        }
+
+    def _update_status(
+        self,
+        key: str,
+        ds: DaemonSet,
+        verdicts: Verdicts,
+        node_pods: NodePods,
+        hash_: str,
+        *,
+        observed: bool,
+    ) -> None:
+        """``updateDaemonSetStatus`` and ``storeDaemonSetStatus`` (one retry on a conflict)."""
+        counts = self.calculate_status(ds, verdicts, node_pods, hash_)
+        status = ds.status or EMPTY_STATUS
+        generation = ds.metadata.generation or 0
+        unchanged = all((getattr(status, attr) or 0) == value for attr, value in counts.items())
+        written = self._with_counts(ds, counts, observed, generation).status
+        # Upstream also rewrites an identical status while observedGeneration lags; here
+        # a write that changes nothing is skipped, so it cannot wake the controller again.
+        if written != ds.status and not (
+            unchanged and (status.observed_generation or 0) >= generation
+        ):
+            target = ds
+            for attempt in range(2):
+                try:
+                    self.client.update_status(
+                        self._with_counts(target, counts, observed, generation)
+                    )
+                    break
+                except errors.NotFoundError:
+                    return
+                except errors.ConflictError:
+                    if attempt:
+                        raise
+                    target = self.client.get(
+                        DaemonSet, ds.metadata.name or "", ds.metadata.namespace
+                    )
+        min_ready = (ds.spec.min_ready_seconds if ds.spec else None) or 0
+        if min_ready > 0 and counts["number_ready"] != counts["number_available"]:
+            self.queue.add_after(key, float(min_ready))
+
+    @staticmethod
+    def _with_counts(
+        ds: DaemonSet, counts: dict[str, int], observed: bool, generation: int
+    ) -> DaemonSet:
+        """``ds`` with the counts; the ``omitempty`` ones left out when zero, as Go sends them."""
+        status = ds.status or DaemonSetStatus()
+        values: dict[str, int | None] = dict(counts)
+        for attr in ("updated_number_scheduled", "number_available", "number_unavailable"):
+            values[attr] = values[attr] or None
+        if observed:
+            values["observed_generation"] = generation or None
+        return evolve(ds, status=evolve(status, **values))
