@@ -6,8 +6,8 @@ Mirrors ``pkg/controller/daemon/update.go``:
   ``{"spec": {"template": {..., "$patch": "replace"}}}``, keys sorted as Go's
   ``json.Marshal`` of a map sorts them; ``kubectl rollout undo`` sends it back as it is;
 * ``matches`` (``Match``): whether a revision holds the DaemonSet's current template
-  (upstream compares the patch bytes; here the decoded templates, ``Semantic.DeepEqual``,
-  so an explicit ``null`` equals an absent field, as it does after Go's decoding);
+  (upstream compares the patch bytes; here the JSON values, where an explicit ``null``
+  equals an absent field, as it does after Go's decoding);
 * ``construct_history`` (``constructHistory``): label old revisions that lack
   ``controller-revision-hash`` with their name; split the controlled revisions into the
   current one and the old ones; create the current one when missing (``snapshot``: name
@@ -38,8 +38,7 @@ from kubeprio.api.daemonset import CONTROLLER_REVISION_HASH_LABEL, DaemonSet
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.patch import PatchType
-from kubeprio.api.serialization import DecodeError, from_dict, to_dict
-from kubeprio.api.validation.core import semantic_equal
+from kubeprio.api.serialization import to_dict
 from kubeprio.client.protocol import Client
 from kubeprio.controllers import deploymentutil, podutil
 from kubeprio.errors import KubeprioError
@@ -61,31 +60,49 @@ def _sorted(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True))
 
 
+_CONTAINER_LISTS: Final = ("initContainers", "containers", "ephemeralContainers")
+
+
+def go_template_json(template: PodTemplateSpec) -> JsonDict:
+    """The template as Go's ``json.Marshal`` of a ``v1.PodTemplateSpec`` writes it: with the
+    zero values of its two struct fields that have no pointer, ``metadata.creationTimestamp``
+    (``null``) and each container's ``resources`` (``{}``), which kubectl's byte comparison
+    of a revision with the DaemonSet (``rollout undo``) also produces."""
+    document: JsonDict = _sorted(to_dict(template))  # a copy: extra values are shared
+    if not isinstance(document.get("metadata"), dict):
+        document["metadata"] = {}
+    document["metadata"].setdefault("creationTimestamp", None)
+    if not isinstance(document.get("spec"), dict):
+        document["spec"] = {}
+    spec = document["spec"]
+    for key in _CONTAINER_LISTS:
+        for container in spec.get(key) or ():
+            if isinstance(container, dict):
+                container.setdefault("resources", {})
+    return document
+
+
 def revision_data(ds: DaemonSet) -> JsonDict:
     """``getPatch``: a strategic merge patch replacing ``spec.template`` with the current one."""
-    template = {**to_dict(_template(ds)), PATCH_DIRECTIVE: "replace"}
+    template = {**go_template_json(_template(ds)), PATCH_DIRECTIVE: "replace"}
     data: JsonDict = _sorted({"spec": {"template": template}})
     return data
 
 
-def revision_template(revision: ControllerRevision) -> PodTemplateSpec | None:
-    """The template a revision restores, or None if its data is not such a patch."""
-    spec = (revision.data or {}).get("spec")
-    template = spec.get("template") if isinstance(spec, dict) else None
-    if not isinstance(template, dict):
-        return None
-    try:
-        return from_dict(
-            PodTemplateSpec, {k: v for k, v in template.items() if k != PATCH_DIRECTIVE}
-        )
-    except DecodeError:
-        return None
+def _without_nulls(value: Any) -> Any:
+    """The JSON value with ``null`` members dropped: Go decodes them as absent."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def matches(ds: DaemonSet, revision: ControllerRevision) -> bool:
-    """``Match``: the revision restores exactly the DaemonSet's current template."""
-    template = revision_template(revision)
-    return template is not None and semantic_equal(template, _template(ds))
+    """``Match``: the revision's data is the patch ``getPatch`` makes of the DaemonSet now
+    (upstream compares the bytes of two Go marshallings; here the JSON values, with a
+    ``null`` member equal to an absent one)."""
+    return bool(_without_nulls(revision.data) == _without_nulls(revision_data(ds)))
 
 
 def revision_hash(ds: DaemonSet) -> str:
