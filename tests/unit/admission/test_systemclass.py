@@ -55,7 +55,12 @@ def test_admins_and_the_system_may(kapi, user):
 
 @pytest.mark.parametrize(
     ("kind", "resource"),
-    [("Deployment", "deployments.apps"), ("ReplicaSet", "replicasets.apps"), ("Job", "jobs.batch")],
+    [
+        ("Deployment", "deployments.apps"),
+        ("ReplicaSet", "replicasets.apps"),
+        ("DaemonSet", "daemonsets.apps"),
+        ("Job", "jobs.batch"),
+    ],
 )
 def test_workloads_are_checked_on_their_template(kapi, kind, resource):
     with pytest.raises(errors.ForbiddenError) as raised:

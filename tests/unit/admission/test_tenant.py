@@ -20,6 +20,7 @@ from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.batch import Job, JobSpec
 from kubeprio.api.core import Event, Namespace, Pod, PodSpec, PodTemplateSpec
+from kubeprio.api.daemonset import DaemonSet, DaemonSetSpec
 from kubeprio.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta
 from kubeprio.api.tenant import Tenant, TenantPriorityClasses, TenantSpec
 from kubeprio.apiserver.listers import StoreListers
@@ -391,13 +392,22 @@ def workload(kind: str, class_name: str | None, namespace: str = "team-a") -> An
         return ReplicaSet(
             metadata=meta, spec=ReplicaSetSpec(selector=selector(), template=template(class_name))
         )
+    if kind == "DaemonSet":
+        return DaemonSet(
+            metadata=meta, spec=DaemonSetSpec(selector=selector(), template=template(class_name))
+        )
     # A Job's pods must not restart in place (ValidateJobSpec: OnFailure or Never).
     return Job(metadata=meta, spec=JobSpec(template=template(class_name, "Never")))
 
 
 @pytest.mark.parametrize(
     ("kind", "resource"),
-    [("Deployment", "deployments.apps"), ("ReplicaSet", "replicasets.apps"), ("Job", "jobs.batch")],
+    [
+        ("Deployment", "deployments.apps"),
+        ("ReplicaSet", "replicasets.apps"),
+        ("DaemonSet", "daemonsets.apps"),
+        ("Job", "jobs.batch"),
+    ],
 )
 def test_workload_with_a_forbidden_template_class_is_refused_at_create(
     kapi: ApiService, kind: str, resource: str
@@ -413,7 +423,7 @@ def test_workload_with_a_forbidden_template_class_is_refused_at_create(
 
 # Not a Job: its pod template is immutable (ValidateJobSpecUpdate in
 # pkg/apis/batch/validation/validation.go), so validation refuses the edit first.
-@pytest.mark.parametrize("kind", ["Deployment", "ReplicaSet"])
+@pytest.mark.parametrize("kind", ["Deployment", "ReplicaSet", "DaemonSet"])
 def test_workload_update_to_a_forbidden_class_is_refused(kapi: ApiService, kind: str) -> None:
     kapi.create(kestrel())
     created = kapi.create(workload(kind, "uber-user-preempt-high"))

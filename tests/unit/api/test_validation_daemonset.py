@@ -123,7 +123,9 @@ def test_update_bumps_template_generation_only_on_template_changes(api: ApiServi
     """PrepareForUpdate: a template change moves generation and templateGeneration; another
     spec change moves generation only; a client-sent template generation is ignored."""
     ds = create(api, daemon_set_doc())
-    assert isinstance(ds, DaemonSet) and ds.spec is not None and ds.spec.template is not None
+    assert isinstance(ds, DaemonSet)
+    assert ds.spec is not None
+    assert ds.spec.template is not None
     template = ds.spec.template
     assert template.metadata is not None
     changed = dataclasses.replace(
@@ -294,8 +296,7 @@ def test_update_selector_is_immutable_and_spec_rules_run_twice(api: ApiService) 
         api.update(_decode(doc))
     negative = "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"
     immutable = (
-        'spec.selector: Invalid value: {"matchLabels":{"app":"web","tier":"x"}}: '
-        "field is immutable"
+        'spec.selector: Invalid value: {"matchLabels":{"app":"web","tier":"x"}}: field is immutable'
     )
     assert causes(raised.value) == [negative, negative, immutable]
     assert raised.value.message.count("minReadySeconds") == 1
@@ -329,7 +330,9 @@ STATUS_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
 @pytest.mark.parametrize(
     ("status", "expected"), [c[1:] for c in STATUS_CASES], ids=[c[0] for c in STATUS_CASES]
 )
-def test_invalid_status_update(api: ApiService, status: dict[str, Any], expected: list[str]) -> None:
+def test_invalid_status_update(
+    api: ApiService, status: dict[str, Any], expected: list[str]
+) -> None:
     """ValidateDaemonSetStatusUpdate (collisionCount starts at 2 here)."""
     ds = create(api, daemon_set_doc())
     ds = api.update_status(dataclasses.replace(ds, status=DaemonSetStatus(collision_count=2)))

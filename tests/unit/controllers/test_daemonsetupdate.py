@@ -160,9 +160,7 @@ def test_surge_keeps_pods_on_nodes_that_should_not_run_until_others_are_availabl
 
 def test_both_bounds_zero_still_allow_one_unavailable() -> None:
     """updatedDesiredNodeCounts: surge 0 and unavailable 0 with nodes to run on -> 1."""
-    assert plan(ds(max_unavailable=0, max_surge=0), old_everywhere(2)).pods_to_delete == [
-        "old-1"
-    ]
+    assert plan(ds(max_unavailable=0, max_surge=0), old_everywhere(2)).pods_to_delete == ["old-1"]
 
 
 @pytest.mark.parametrize("bad", ["x", "5"])

@@ -209,7 +209,8 @@ def test_create_pod_template_labels_generation_and_hash() -> None:
         "pod-template-generation": "3",
         "controller-revision-hash": "abc",
     }
-    assert template.spec is not None and template.spec.tolerations is not None
+    assert template.spec is not None
+    assert template.spec.tolerations is not None
     unlabelled = daemonsetutil.create_pod_template(ds.spec.template, None, "")
     assert unlabelled.metadata is not None
     assert unlabelled.metadata.labels == {"app": "agent"}
@@ -233,14 +234,13 @@ def test_pin_to_node_replaces_required_terms_and_keeps_the_rest() -> None:
     pinned = daemonsetutil.pin_to_node(affinity, "n7")
     assert pinned.node_affinity is not None
     terms = pinned.node_affinity.required_during_scheduling_ignored_during_execution
-    assert terms is not None and terms.node_selector_terms is not None
+    assert terms is not None
+    assert terms.node_selector_terms is not None
     assert len(terms.node_selector_terms) == 1
     (field,) = terms.node_selector_terms[0].match_fields or ()
     assert (field.key, field.operator, field.values) == ("metadata.name", "In", ("n7",))
     assert terms.node_selector_terms[0].match_expressions is None
-    assert pinned.node_affinity.preferred_during_scheduling_ignored_during_execution == (
-        preferred,
-    )
+    assert pinned.node_affinity.preferred_during_scheduling_ignored_during_execution == (preferred,)
     assert daemonsetutil.pin_to_node(None, "n1").node_affinity is not None
 
 
