@@ -25,6 +25,7 @@ EXAMPLES: Final = (
     "openshift-classes",
     "graceful-starvation",
     "deployment-cascade",
+    "daemonset-agent",
 )
 """The examples with a golden report (one directory of ``examples/`` each)."""
 

@@ -461,3 +461,68 @@ def test_cascade_preempted_replicas_come_back_and_preempt_lower_pods(seed: int) 
     assert len(waiting) == 4
     assert {p["pendingMessage"] for p in waiting} == {CASCADE_SCAVENGER_PENDING}
     assert sum(1 for w in workers if w["phase"] == "Running") == 4
+
+
+# --- 6. daemonset-agent ------------------------------------------------------------------------
+
+AGENT_PENDING = (
+    "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't satisfy plugin(s) "
+    f"[NodeAffinity]. preemption: 0/4 nodes are available: 1 {NO_VICTIMS}, 3 {NOT_HELPFUL}."
+)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_daemonset_agent_preempts_on_each_node_only_what_that_node_must_give(seed: int) -> None:
+    """A DaemonSet pod is pinned to its node (``ReplaceDaemonSetPodNodeNameNodeAffinity``),
+    so DefaultPreemption's only candidate is that node: node-a gives its batch pod, node-b
+    the later-started of two equal web pods (``MoreImportantPod``: earlier start is more
+    important), node-c nothing (its pod outranks the agent), and the tainted gpu-1 gets no
+    agent at all (``NodeShouldRunDaemonPod``). Pods are created in node-name order."""
+    report = run("daemonset-agent", seed=seed)
+    agents = owned(report, "logging", "log-agent")
+    assert len(agents) == 3
+    created = [
+        e["message"].removeprefix("Created pod: ")
+        for e in report["events"]
+        if e["reason"] == "SuccessfulCreate" and e["object"] == "DaemonSet/logging/log-agent"
+    ]
+    pods = by_ref(report)
+    assert [pods[f"logging/{name}"]["node"] for name in created] == ["node-a", "node-b", None]
+    by_node = {item["node"]: item for item in report["preemptions"]}
+    assert set(by_node) == {"node-a", "node-b"}
+    assert by_node["node-a"]["victims"] == ["jobs/report-a"]
+    assert by_node["node-b"]["victims"] == ["shop/web-b2"]
+    for item in report["preemptions"]:
+        assert item["time"] == 60.0
+        assert pods[item["preemptor"]]["node"] == item["node"]
+        assert pods[item["preemptor"]]["scheduledAt"] == 90.0  # the victims' 30 s grace
+    no_class_preempts_upwards(report)
+    [waiting] = pending(report)
+    assert waiting["pendingMessage"] == AGENT_PENDING
+    assert waiting["priorityClassName"] == "node-agent"
+    untouched = ("shop/web-a", "shop/web-b1", "payments/ledger", "jobs/train")
+    assert all(not pods[name]["deleted"] for name in untouched)
+
+
+def test_daemonset_agent_records_its_template_as_revision_one() -> None:
+    """constructHistory: the DaemonSet's template is ControllerRevision
+    ``log-agent-<hash>``, revision 1, owned by the DaemonSet; the status counts the three
+    nodes it wants (gpu-1 excluded), two of them with an available pod."""
+    from kubeprio.api.controllerrevision import ControllerRevision
+    from kubeprio.api.daemonset import DaemonSet
+    from kubeprio.sim.simulate import simulate
+    from tests.sim.examples import documents
+
+    _report, cluster = simulate(documents("daemonset-agent"), seed=GOLDEN_SEED)
+    [revision] = cluster.api.list(ControllerRevision, "logging").items
+    assert revision.revision == 1
+    assert (
+        revision.metadata.name
+        == f"log-agent-{revision.metadata.labels['controller-revision-hash']}"
+    )
+    [owner] = revision.metadata.owner_references or ()
+    assert (owner.kind, owner.name) == ("DaemonSet", "log-agent")
+    status = cluster.api.get(DaemonSet, "log-agent", "logging").status
+    assert status is not None
+    assert (status.desired_number_scheduled, status.current_number_scheduled) == (3, 3)
+    assert (status.number_ready, status.number_available, status.number_unavailable) == (2, 2, 1)
