@@ -2,8 +2,10 @@
 
 Mirrors ``pkg/controller/daemon/daemon_controller.go`` (``syncDaemonSet``, ``manage``,
 ``podsShouldBeOnNode``, ``syncNodes``, ``updateDaemonSetStatus``, the event handlers) and
-``update.go`` (``rollingUpdate``, history: ``controllers.daemonsetupdate`` and
-``controllers.daemonsethistory``). A sync:
+``update.go``; the rules live in ``controllers.daemonsetutil`` (placement, pod template),
+``daemonsetnode`` (one node's decision), ``daemonsetupdate`` (rolling update),
+``daemonsethistory`` (ControllerRevisions) and ``daemonsetstatus``; this module holds the
+event handlers and the writes. A sync:
 
 1. claims the pods and ControllerRevisions the selector matches (adopting orphans,
    releasing strays) and brings the history up to date: the current revision's hash is
@@ -37,27 +39,17 @@ controller UID, and orphans by namespace and label), never by scanning all pods.
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Sequence
 from typing import Final, TypeVar
 
 from kubeprio.api import errors, selectors
 from kubeprio.api.controllerrevision import ControllerRevision
-from kubeprio.api.core import (
-    PHASE_FAILED,
-    PHASE_SUCCEEDED,
-    TERMINAL_PHASES,
-    Node,
-    Pod,
-    PodSpec,
-    PodTemplateSpec,
-)
+from kubeprio.api.core import Node, Pod, PodSpec, PodTemplateSpec
 from kubeprio.api.daemonset import (
     CONTROLLER_REVISION_HASH_LABEL,
-    EMPTY_STATUS,
     ROLLING_UPDATE,
     DaemonSet,
-    DaemonSetStatus,
     template_generation,
 )
 from kubeprio.api.meta import ApiObject, LabelSelector
@@ -68,7 +60,14 @@ from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
-from kubeprio.controllers import daemonsethistory, daemonsetupdate, daemonsetutil, podutil
+from kubeprio.controllers import (
+    daemonsethistory,
+    daemonsetnode,
+    daemonsetstatus,
+    daemonsetupdate,
+    daemonsetutil,
+    podutil,
+)
 from kubeprio.controllers.backoff import Backoff
 from kubeprio.controllers.base import (
     NAMESPACE_INDEX,
@@ -89,11 +88,9 @@ BURST_REPLICAS: Final = 250
 BACKOFF_GC_INTERVAL: Final = 60.0
 """``BackoffGCInterval``."""
 SELECTING_ALL: Final = "SelectingAll"
-FAILED_DAEMON_POD: Final = "FailedDaemonPod"
-SUCCEEDED_DAEMON_POD: Final = "SucceededDaemonPod"
 
 Owned = TypeVar("Owned", bound=ApiObject)
-NodePods = dict[str, list[Pod]]
+NodePods = daemonsetnode.NodePods
 Verdicts = dict[str, tuple[bool, bool]]
 
 
@@ -108,22 +105,6 @@ def _orphan_keys(obj: ApiObject) -> list[str]:
     namespace = obj.metadata.namespace or ""
     labels = obj.metadata.labels or {}
     return [f"{namespace}\0", *(f"{namespace}\0{k}={v}" for k, v in labels.items())]
-
-
-def _node_pods(pods: Sequence[Pod], *, include_deleted_terminal: bool) -> NodePods:
-    """``getNodesToDaemonPods``: the claimed pods by target node."""
-    grouped: NodePods = {}
-    for pod in pods:
-        if (
-            not include_deleted_terminal
-            and podutil.phase(pod) in TERMINAL_PHASES
-            and pod.metadata.deletion_timestamp
-        ):
-            continue  # the kubelet or pod GC removes it; nothing left to do with it
-        node = daemonsetutil.target_node(pod)
-        if node is not None:
-            grouped.setdefault(node, []).append(pod)
-    return grouped
 
 
 class DaemonSetsController(Controller):
@@ -363,7 +344,7 @@ class DaemonSetsController(Controller):
         verdicts: Verdicts = {
             node.metadata.name or "": placement.node_should_run(node) for node in nodes
         }
-        node_pods = _node_pods(pods, include_deleted_terminal=False)
+        node_pods = daemonsetnode.node_pods(pods, include_deleted_terminal=False)
         if not self.expectations.satisfied(key):
             # Only the status; observedGeneration stays: this generation was not acted on.
             self._update_status(key, ds, verdicts, node_pods, hash_, observed=False)
@@ -427,15 +408,25 @@ class DaemonSetsController(Controller):
     def _manage(
         self, key: str, ds: DaemonSet, verdicts: Verdicts, node_pods: NodePods, hash_: str
     ) -> None:
-        """``manage``: what ``podsShouldBeOnNode`` says for every node, then ``syncNodes``."""
+        """``manage``: ``podsShouldBeOnNode`` for every node, then ``syncNodes``."""
         to_create: list[str] = []
         to_delete: list[str] = []
+        now = self.clock.now()
         for name in sorted(verdicts):
-            create, delete = self._pods_should_be_on_node(
-                name, verdicts[name], node_pods, ds, hash_
+            decision = daemonsetnode.pods_should_be_on_node(
+                name,
+                verdicts[name],
+                node_pods.get(name),
+                ds,
+                hash_,
+                now,
+                functools.partial(self._may_replace_failed_pod, ds, name),
             )
-            to_create.extend(create)
-            to_delete.extend(delete)
+            for event_type, reason, message in decision.events:
+                self.recorder.event(ds, event_type, reason, message)
+            if decision.create:
+                to_create.append(name)
+            to_delete.extend(decision.delete)
         # getUnscheduledPodsWithoutNode: pods pinned to a node that is gone can never be
         # scheduled, and pod GC only removes bound pods.
         for name in sorted(set(node_pods) - set(verdicts)):
@@ -444,88 +435,16 @@ class DaemonSetsController(Controller):
             )
         self._sync_nodes(key, ds, to_delete, to_create, hash_)
 
-    def _pods_should_be_on_node(
-        self,
-        node: str,
-        verdict: tuple[bool, bool],
-        node_pods: NodePods,
-        ds: DaemonSet,
-        hash_: str,
-    ) -> tuple[list[str], list[str]]:
-        """``podsShouldBeOnNode``: (nodes needing a pod, pods to delete) for one node."""
-        should_run, should_continue = verdict
-        pods = node_pods.get(node)
-        if should_run and pods is None:
-            return [node], []
-        if not should_continue:
-            if pods is None:
-                return [], []
-            return [], [p.metadata.name or "" for p in pods if not p.metadata.deletion_timestamp]
-        to_delete: list[str] = []
-        running: list[Pod] = []
-        for pod in pods or ():
-            if pod.metadata.deletion_timestamp:
-                continue
-            phase = podutil.phase(pod)
-            if phase == PHASE_FAILED:
-                if self._failed_pod_in_backoff(ds, node):
-                    continue
-                self.recorder.event(
-                    ds,
-                    record.EVENT_TYPE_WARNING,
-                    FAILED_DAEMON_POD,
-                    f"Found failed daemon pod {pod.metadata.namespace}/{pod.metadata.name} "
-                    f"on node {node}, will try to kill it",
-                )
-                to_delete.append(pod.metadata.name or "")
-            elif phase == PHASE_SUCCEEDED:
-                self.recorder.event(
-                    ds,
-                    record.EVENT_TYPE_NORMAL,
-                    SUCCEEDED_DAEMON_POD,
-                    f"Found succeeded daemon pod {pod.metadata.namespace}/{pod.metadata.name} "
-                    f"on node {node}, will try to delete it",
-                )
-                to_delete.append(pod.metadata.name or "")
-            else:
-                running.append(pod)
-        running.sort(key=daemonsetutil.creation_order)
-        if not daemonsetutil.allows_surge(ds):
-            # Without surge only the oldest pod stays; none left is re-created next sync.
-            to_delete.extend(p.metadata.name or "" for p in running[1:])
-            return [], to_delete
-        if len(running) <= 1:
-            return ([node] if not running and should_run else []), to_delete
-        # Surging: keep the oldest new pod, and the oldest old one while the new is not
-        # yet available and the old one still ready.
-        oldest_new: Pod | None = None
-        oldest_old: Pod | None = None
-        for pod in running:
-            if pod.metadata.label(CONTROLLER_REVISION_HASH_LABEL) == hash_:
-                if oldest_new is None:
-                    oldest_new = pod
-                    continue
-            elif oldest_old is None:
-                oldest_old = pod
-                continue
-            to_delete.append(pod.metadata.name or "")
-        if oldest_new is not None and oldest_old is not None:
-            min_ready = (ds.spec.min_ready_seconds if ds.spec else None) or 0
-            if not podutil.is_pod_ready(oldest_old) or podutil.is_pod_available(
-                oldest_new, min_ready, self.clock.now()
-            ):
-                to_delete.append(oldest_old.metadata.name or "")
-        return [], to_delete
-
-    def _failed_pod_in_backoff(self, ds: DaemonSet, node: str) -> bool:
-        """Whether replacing the node's failed pod must wait; if not, the backoff grows."""
+    def _may_replace_failed_pod(self, ds: DaemonSet, node: str) -> bool:
+        """Whether the node's failed pod may be replaced now (the backoff then grows);
+        if not, the DaemonSet is queued for when it may (``failedPodsBackoff``)."""
         observed = (ds.status.observed_generation if ds.status else None) or 0
         backoff_key = f"{ds.metadata.uid}/{observed}/{node}"
         if self.failed_pods_backoff.in_backoff_since_update(backoff_key):
             self.queue.add_after(object_key(ds), self.failed_pods_backoff.get(backoff_key))
-            return True
+            return False
         self.failed_pods_backoff.next(backoff_key)
-        return False
+        return True
 
     def _collect_backoff_garbage(self) -> None:
         now = self.clock.now()
@@ -616,38 +535,6 @@ class DaemonSetsController(Controller):
 
     # --- status -----------------------------------------------------------------------------
 
-    def calculate_status(
-        self, ds: DaemonSet, verdicts: Verdicts, node_pods: NodePods, hash_: str
-    ) -> dict[str, int]:
-        """``updateDaemonSetStatus``'s counts (the oldest pod of a node speaks for it)."""
-        desired = current = misscheduled = ready = updated = available = 0
-        generation = template_generation(ds)
-        min_ready = (ds.spec.min_ready_seconds if ds.spec else None) or 0
-        now = self.clock.now()
-        for name, (should_run, _) in verdicts.items():
-            pods = node_pods.get(name)
-            if not should_run:
-                misscheduled += bool(pods)
-                continue
-            desired += 1
-            if not pods:
-                continue
-            current += 1
-            pod = min(pods, key=daemonsetutil.creation_order)
-            if podutil.is_pod_ready(pod):
-                ready += 1
-                available += podutil.is_pod_available(pod, min_ready, now)
-            updated += daemonsetutil.is_pod_updated(pod, hash_, generation)
-        return {
-            "desired_number_scheduled": desired,
-            "current_number_scheduled": current,
-            "number_misscheduled": misscheduled,
-            "number_ready": ready,
-            "updated_number_scheduled": updated,
-            "number_available": available,
-            "number_unavailable": desired - available,
-        }
-
     def _update_status(
         self,
         key: str,
@@ -659,21 +546,16 @@ class DaemonSetsController(Controller):
         observed: bool,
     ) -> None:
         """``updateDaemonSetStatus`` and ``storeDaemonSetStatus`` (one retry on a conflict)."""
-        counts = self.calculate_status(ds, verdicts, node_pods, hash_)
-        status = ds.status or EMPTY_STATUS
-        generation = ds.metadata.generation or 0
-        unchanged = all((getattr(status, attr) or 0) == value for attr, value in counts.items())
-        written = self._with_counts(ds, counts, observed, generation).status
+        counts = daemonsetstatus.calculate_counts(ds, verdicts, node_pods, hash_, self.clock.now())
+        written = daemonsetstatus.with_counts(ds, counts, observed=observed)
         # Upstream also rewrites an identical status while observedGeneration lags; here
         # a write that changes nothing is skipped, so it cannot wake the controller again.
-        if written != ds.status and not (
-            unchanged and (status.observed_generation or 0) >= generation
-        ):
+        if written.status != ds.status and not daemonsetstatus.up_to_date(ds, counts):
             target = ds
             for attempt in range(2):
                 try:
                     self.client.update_status(
-                        self._with_counts(target, counts, observed, generation)
+                        daemonsetstatus.with_counts(target, counts, observed=observed)
                     )
                     break
                 except errors.NotFoundError:
@@ -687,16 +569,3 @@ class DaemonSetsController(Controller):
         min_ready = (ds.spec.min_ready_seconds if ds.spec else None) or 0
         if min_ready > 0 and counts["number_ready"] != counts["number_available"]:
             self.queue.add_after(key, float(min_ready))
-
-    @staticmethod
-    def _with_counts(
-        ds: DaemonSet, counts: dict[str, int], observed: bool, generation: int
-    ) -> DaemonSet:
-        """``ds`` with the counts; the ``omitempty`` ones left out when zero, as Go sends them."""
-        status = ds.status or DaemonSetStatus()
-        values: dict[str, int | None] = dict(counts)
-        for attr in ("updated_number_scheduled", "number_available", "number_unavailable"):
-            values[attr] = values[attr] or None
-        if observed:
-            values["observed_generation"] = generation or None
-        return evolve(ds, status=evolve(status, **values))
