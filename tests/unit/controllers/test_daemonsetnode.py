@@ -60,6 +60,7 @@ def decide(
 
 
 def test_should_run_without_pods_creates_one() -> None:
+    """``shouldRun && !exists``: create; a node it may only keep running gets nothing."""
     assert decide(None) == (True, [], [])
     assert decide(None, (False, True)) == (False, [], [])
 
@@ -87,6 +88,8 @@ def test_finished_pods_are_deleted(phase: str, may_replace: bool, expected: obje
 
 
 def test_without_surge_only_the_oldest_running_pod_stays() -> None:
+    """``!AllowsSurge``: of several running pods all but the oldest
+    (``podByCreationTimestampAndPhase``) are deleted."""
     older = with_phase(daemon_pod("older", OLD), "Running", "2026-01-01T00:00:00Z")
     newer = with_phase(daemon_pod("newer", NEW), "Running", "2026-01-01T00:05:00Z")
     assert decide([newer, older]) == (False, ["newer"], [])
