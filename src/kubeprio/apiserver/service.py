@@ -377,7 +377,7 @@ class ApiService:
                 raise errors.invalid_error(info.kind, info.group, name, found)
             self.admission.validate(evolve(request, obj=new), outcome)
             if subresource != "status":
-                outcome.warnings.extend(validation.warnings(new))
+                outcome.warnings.extend(validation.warnings(new, current))
             if new.metadata.resource_version != current.metadata.resource_version:
                 # A write without a resourceVersion (no compare-and-swap): compare (and answer
                 # a dry run) at the current one. Writers that sent theirs skip this copy.
