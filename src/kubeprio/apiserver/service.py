@@ -403,6 +403,9 @@ class ApiService:
                 raise errors.conflict(info.plural, info.group, name) from None
             except KeyNotFoundError:
                 raise errors.not_found(info.plural, info.group, name) from None
+            # A Service that became a NodePort (or a pod that changed scope) was charged
+            # its growth by the ResourceQuota plugin.
+            self._charge_quotas(outcome)
             self._record_events(outcome)
             return WriteResult(stored, tuple(outcome.warnings))
 
