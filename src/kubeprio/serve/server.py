@@ -10,7 +10,10 @@ loop:
 * uvicorn serving ``apiserver.http.create_app`` over TLS (``serve.pki``), with bearer
   tokens from ``DATA_DIR/tokens.csv`` (``apiserver.authn``) and the tenant authorizer
   (``apiserver.authz``);
-* the ``serve.driver.RealTimeDriver`` settling the components on the ``RealClock``.
+* the ``serve.driver.RealTimeDriver`` settling the components on the ``RealClock``,
+  with serve's own controllers beside the shared ones: endpoints, resource quota, service
+  accounts (``default`` in every namespace) and the root CA publisher
+  (``kube-root-ca.crt`` in every namespace, holding the CA of ``serve.pki``).
 
 As soon as the socket listens it writes ``DATA_DIR/kubeconfig`` and prints
 ``export KUBECONFIG=...``. SIGINT/SIGTERM stop it gracefully: the driver stops, open
@@ -39,11 +42,14 @@ import uvicorn
 from kubeprio.admission.defaults import default_chain
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
-from kubeprio.api.core import Node
+from kubeprio.api.configmap import ConfigMap
+from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.resourcequota import ResourceQuota
+from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
+from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.apiserver import kubernetesservice
 from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
@@ -54,6 +60,8 @@ from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.endpoints import EndpointsController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
+from kubeprio.controllers.rootcacert import RootCACertPublisher
+from kubeprio.controllers.serviceaccount import ServiceAccountsController
 from kubeprio.kubelet.kubelet import register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
@@ -213,6 +221,7 @@ class Serving:
             self.plane.attach_fleet()
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)
             self._wire_endpoints(seed)
+            self._wire_config_informers()
             self._wire_quotas(seed, options.limited_resources)
             self.event_expiry = EventExpiry(self.store, clock=self.clock, ttl=options.event_ttl)
             users = presets.preset_users(options.preset) if options.preset else []
@@ -220,6 +229,7 @@ class Serving:
                 presets.apply_preset(self.plane.api, options.preset)
             _create_nodes(self.plane, options)
             self.pki = pki.ensure_pki(data_dir / "pki", host=options.host, now=self.clock.now())
+            self._wire_namespace_controllers(seed, self.pki.ca_cert.read_bytes())
             self.tokens = credentials.ensure_tokens(data_dir / "tokens.csv", users=users)
         except BaseException:
             self.store.close()
@@ -252,20 +262,67 @@ class Serving:
         # The informers of the controllers only serve runs (Services, then quotas).
         self.serve_informers = Informers([endpoints, slices, services])
 
+    def _wire_config_informers(self) -> None:
+        """Informers of the kinds only serve's controllers read: Namespaces, ConfigMaps,
+        Secrets (counted by quotas) and ServiceAccounts."""
+        api = self.plane.api
+        self.namespaces: Informer[Namespace] = Informer(api, Namespace)
+        self.config_maps: Informer[ConfigMap] = Informer(api, ConfigMap)
+        self.secrets: Informer[Secret] = Informer(api, Secret)
+        self.service_accounts: Informer[ServiceAccount] = Informer(api, ServiceAccount)
+        self.serve_informers.informers.extend(
+            [self.namespaces, self.config_maps, self.secrets, self.service_accounts]
+        )
+
     def _wire_quotas(self, seed: int, limited: Sequence[LimitedResource]) -> None:
-        """The quota controller, and the admission chain with ``limitedResources``."""
+        """The quota controller, and the admission chain with ``limitedResources``.
+
+        It counts every namespaced kind an informer holds (the plane's workloads, the
+        endpoints controller's and the config informers), as upstream's quota controller
+        watches every quotable resource; Events are never counted.
+        """
         api = self.plane.api
         if limited:
             api.admission = default_chain(api.listers, limited)
         quotas: Informer[ResourceQuota] = Informer(api, ResourceQuota)
+        plane = self.plane
+        counted: list[Informer[Any]] = [
+            *self.serve_informers.informers,
+            plane.deployments,
+            plane.replicasets,
+            plane.jobs,
+            plane.pdbs,
+            *([plane.leases] if plane.leases is not None else []),
+        ]
         self.quota_controller = ResourceQuotaController(
             api,
             clock=self.clock,
             rng=derived_rng(seed, "resourcequota"),
-            pods=self.plane.pods,
+            pods=plane.pods,
             quotas=quotas,
+            counted=[informer for informer in counted if informer.kind is not Namespace],
         )
         self.serve_informers.informers.append(quotas)
+
+    def _wire_namespace_controllers(self, seed: int, root_ca: bytes) -> None:
+        """What every namespace holds on a real cluster: the ``default`` ServiceAccount
+        and the ``kube-root-ca.crt`` ConfigMap."""
+        api = self.plane.api
+        self.service_account_controller = ServiceAccountsController(
+            api,
+            clock=self.clock,
+            rng=derived_rng(seed, "serviceaccount"),
+            namespaces=self.namespaces,
+            service_accounts=self.service_accounts,
+        )
+        self.root_ca_publisher = RootCACertPublisher(
+            api,
+            clock=self.clock,
+            rng=derived_rng(seed, "rootcacert"),
+            root_ca=root_ca,
+            namespaces=self.namespaces,
+            config_maps=self.config_maps,
+        )
 
     @property
     def kubeconfig(self) -> Path:
@@ -301,6 +358,8 @@ class Serving:
                 self.serve_informers,
                 Due(self.endpoints_controller, self.clock),
                 Due(self.quota_controller, self.clock),
+                Due(self.service_account_controller, self.clock),
+                Due(self.root_ca_publisher, self.clock),
                 self.event_expiry,
             ],
             clock=self.clock,
