@@ -34,10 +34,17 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
+from kubernetes import watch as k8s_watch
 
 from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
 
-pytestmark = [pytest.mark.e2e, needs_kubectl]
+pytestmark = [
+    pytest.mark.e2e,
+    needs_kubectl,
+    # urllib3 (inside the official client) leaves the watch's socket to the garbage collector.
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+]
 
 ALICE = "kubeprio-alice"
 _NAMESPACES = itertools.count(1)
@@ -402,3 +409,15 @@ def test_the_python_client_writes_string_data_and_reads_data(served, ns):
         assert eventually(
             lambda: [sa.metadata.name for sa in core.list_namespaced_service_account(ns).items]
         ) == ["default"]
+        # A watch with a label selector, resumed from a list's resourceVersion.
+        version = core.list_namespaced_config_map(ns).metadata.resource_version
+        for name, labels in (("plain", None), ("labelled", {"tier": "web"})):
+            core.create_namespaced_config_map(
+                ns, k8s.V1ConfigMap(metadata=k8s.V1ObjectMeta(name=name, labels=labels))
+            )
+        stream = k8s_watch.Watch().stream(
+            core.list_namespaced_config_map, ns, label_selector="tier=web",
+            resource_version=version, timeout_seconds=2,
+        )  # fmt: skip
+        seen = [(event["type"], event["object"].metadata.name) for event in stream]
+        assert seen == [("ADDED", "labelled")]

@@ -135,13 +135,13 @@ class ResourceQuotaController(Controller):
             self._replenish(obj.metadata.namespace or "", tracks)
 
         def updated(old: Any, new: Any) -> None:
-            # Only a Service's charge can change with an update (its type or ports).
-            if quotausage.is_service(info) and not _same(
-                quotausage.object_usage(info, old), quotausage.object_usage(info, new)
-            ):
+            if not _same(quotausage.object_usage(info, old), quotausage.object_usage(info, new)):
                 self._replenish(new.metadata.namespace or "", tracks)
 
-        return FuncHandler(on_update=updated, on_delete=deleted)
+        # Only a Service's charge can change with an update (its type or ports): the
+        # other kinds' updates (lease renewals, say) cost nothing here.
+        on_update = updated if quotausage.is_service(info) else None
+        return FuncHandler(on_update=on_update, on_delete=deleted)
 
     def _replenish(self, namespace: str, tracks: Callable[[str], bool]) -> None:
         """``replenishQuota``: queue the namespace's quotas that limit a tracked name."""
