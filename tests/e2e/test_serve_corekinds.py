@@ -184,6 +184,16 @@ def test_create_secret_generic_and_tls(served, ns, tmp_path):
         ["db", "Opaque", "2"],
         ["web-tls", "kubernetes.io/tls", "2"],
     ]
+    eventually(lambda: served.kubectl("get", "sa", "default", "-n", ns).returncode == 0)
+    eventually(lambda: served.kubectl("get", "cm", "kube-root-ca.crt", "-n", ns).returncode == 0)
+    combined = served.ok("get", "cm,secret,sa", "-n", ns)
+    headers = [line.split() for line in combined.splitlines() if line.startswith("NAME")]
+    assert headers == [
+        ["NAME", "DATA", "AGE"],
+        ["NAME", "TYPE", "DATA", "AGE"],
+        ["NAME", "SECRETS", "AGE"],
+    ]
+    assert "secret/web-tls   kubernetes.io/tls   2" in combined
     tls = _yaml(served, "secret", "web-tls", "-n", ns)
     assert base64.b64decode(tls["data"]["tls.crt"]) == cert.read_bytes()
     describe = served.ok("describe", "secret", "db", "-n", ns)
