@@ -14,7 +14,8 @@ before it sends anything. This module gives the same verdict and texts:
   certificate's key type and hold its public key.
 
 PEM blocks are found as Go's ``pem.Decode`` finds them (a block whose body is not base64
-is skipped). Pure: parsing only, through ``cryptography``; no I/O.
+is skipped). Pure: parsing only, through ``cryptography``, imported when a pair is first
+checked (it costs 50 ms, and only TLS Secrets need it); no I/O.
 """
 
 from __future__ import annotations
@@ -23,10 +24,6 @@ import base64
 import binascii
 import re
 from typing import Final
-
-from cryptography import x509
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 _BLOCK: Final = re.compile(rb"-----BEGIN ([^\r\n-]*)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
 _PRIVATE_KEY_SUFFIX: Final = " PRIVATE KEY"
@@ -94,6 +91,10 @@ def _key_der(key_pem: bytes) -> bytes:
 
 def key_pair_error(cert_pem: bytes, key_pem: bytes) -> str | None:
     """Go's ``tls.X509KeyPair(cert, key)`` error text, or None when they form a pair."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
     try:
         cert_der = _certificate_der(cert_pem)
         key_der = _key_der(key_pem)
