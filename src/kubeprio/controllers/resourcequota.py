@@ -101,12 +101,18 @@ class ResourceQuotaController(Controller):
         pods.add_handler(FuncHandler(on_update=self._pod_updated, on_delete=self._pod_deleted))
         self.counted: dict[ResourceInfo, Informer[Any]] = {}
         for informer in (quotas, *counted):
-            info = kinds.for_model(informer.kind)
-            if info.model is Pod or quotausage.is_ignored(info) or info in self.counted:
-                continue
-            self.counted[info] = informer
-            informer.add_index(NAMESPACE_INDEX, by_namespace)
-            informer.add_handler(self._monitor(info))
+            self.count(informer)
+
+    def count(self, informer: Informer[Any]) -> None:
+        """Count the objects ``informer`` holds in quotas (pods, Events and a kind already
+        counted are skipped). Before the first pump: an informer added later misses the
+        objects it already delivered."""
+        info = kinds.for_model(informer.kind)
+        if info.model is Pod or quotausage.is_ignored(info) or info in self.counted:
+            return
+        self.counted[info] = informer
+        informer.add_index(NAMESPACE_INDEX, by_namespace)
+        informer.add_handler(self._monitor(info))
 
     # --- replenishment ------------------------------------------------------------------------
 

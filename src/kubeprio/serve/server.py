@@ -11,9 +11,9 @@ loop:
   tokens from ``DATA_DIR/tokens.csv`` (``apiserver.authn``) and the tenant authorizer
   (``apiserver.authz``);
 * the ``serve.driver.RealTimeDriver`` settling the components on the ``RealClock``,
-  with serve's own controllers beside the shared ones: endpoints, resource quota, service
-  accounts (``default`` in every namespace) and the root CA publisher
-  (``kube-root-ca.crt`` in every namespace, holding the CA of ``serve.pki``).
+  with serve's own controllers beside the shared ones (resource quota among those):
+  endpoints, service accounts (``default`` in every namespace) and the root CA
+  publisher (``kube-root-ca.crt`` in every namespace, holding the CA of ``serve.pki``).
 
 As soon as the socket listens it writes ``DATA_DIR/kubeconfig`` and prints
 ``export KUBECONFIG=...``. SIGINT/SIGTERM stop it gracefully: the driver stops, open
@@ -39,17 +39,11 @@ from typing import IO, Any, Final
 
 import uvicorn
 
-from kubeprio.admission.defaults import default_chain
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
-from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
-from kubeprio.api.resourcequota import ResourceQuota
-from kubeprio.api.secret import Secret
-from kubeprio.api.service import Service
-from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.apiserver import kubernetesservice
 from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
@@ -59,7 +53,6 @@ from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SE
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.endpoints import EndpointsController
-from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.rootcacert import RootCACertPublisher
 from kubeprio.controllers.serviceaccount import ServiceAccountsController
 from kubeprio.kubelet.kubelet import register_node
@@ -217,12 +210,11 @@ class Serving:
                 retry_unschedulable_on_timer=True,
                 auto_create_namespaces=False,
                 node_leases=True,
+                limited_resources=options.limited_resources,
             )
             self.plane.attach_fleet()
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)
             self._wire_endpoints(seed)
-            self._wire_config_informers()
-            self._wire_quotas(seed, options.limited_resources)
             self.event_expiry = EventExpiry(self.store, clock=self.clock, ttl=options.event_ttl)
             users = presets.preset_users(options.preset) if options.preset else []
             if options.preset:
@@ -245,64 +237,27 @@ class Serving:
         self.url = ""
 
     def _wire_endpoints(self, seed: int) -> None:
-        """The endpoints controller over its own informers and the plane's pod informer."""
-        api = self.plane.api
-        services: Informer[Service] = Informer(api, Service)
+        """The endpoints controller over its own informers and the plane's Service and pod
+        informers; quotas count Endpoints and EndpointSlices too."""
+        plane = self.plane
+        api = plane.api
         endpoints: Informer[Endpoints] = Informer(api, Endpoints)
         slices: Informer[EndpointSlice] = Informer(api, EndpointSlice)
         self.endpoints_controller = EndpointsController(
             api,
             clock=self.clock,
             rng=derived_rng(seed, "endpoints"),
-            services=services,
-            pods=self.plane.pods,
+            services=plane.services,
+            pods=plane.pods,
             endpoints=endpoints,
             slices=slices,
         )
-        # The informers of the controllers only serve runs (Services, then quotas).
-        self.serve_informers = Informers([endpoints, slices, services])
-
-    def _wire_config_informers(self) -> None:
-        """Informers of the kinds only serve's controllers read: Namespaces, ConfigMaps,
-        Secrets (counted by quotas) and ServiceAccounts."""
-        api = self.plane.api
+        plane.quota_controller.count(endpoints)
+        plane.quota_controller.count(slices)
+        # Namespaces: read by the service account controller and the root CA publisher.
         self.namespaces: Informer[Namespace] = Informer(api, Namespace)
-        self.config_maps: Informer[ConfigMap] = Informer(api, ConfigMap)
-        self.secrets: Informer[Secret] = Informer(api, Secret)
-        self.service_accounts: Informer[ServiceAccount] = Informer(api, ServiceAccount)
-        self.serve_informers.informers.extend(
-            [self.namespaces, self.config_maps, self.secrets, self.service_accounts]
-        )
-
-    def _wire_quotas(self, seed: int, limited: Sequence[LimitedResource]) -> None:
-        """The quota controller, and the admission chain with ``limitedResources``.
-
-        It counts every namespaced kind an informer holds (the plane's workloads, the
-        endpoints controller's and the config informers), as upstream's quota controller
-        watches every quotable resource; Events are never counted.
-        """
-        api = self.plane.api
-        if limited:
-            api.admission = default_chain(api.listers, limited)
-        quotas: Informer[ResourceQuota] = Informer(api, ResourceQuota)
-        plane = self.plane
-        counted: list[Informer[Any]] = [
-            *self.serve_informers.informers,
-            plane.deployments,
-            plane.replicasets,
-            plane.jobs,
-            plane.pdbs,
-            *([plane.leases] if plane.leases is not None else []),
-        ]
-        self.quota_controller = ResourceQuotaController(
-            api,
-            clock=self.clock,
-            rng=derived_rng(seed, "resourcequota"),
-            pods=plane.pods,
-            quotas=quotas,
-            counted=[informer for informer in counted if informer.kind is not Namespace],
-        )
-        self.serve_informers.informers.append(quotas)
+        # The informers only serve's controllers read.
+        self.serve_informers = Informers([endpoints, slices, self.namespaces])
 
     def _wire_namespace_controllers(self, seed: int, root_ca: bytes) -> None:
         """What every namespace holds on a real cluster: the ``default`` ServiceAccount
@@ -313,7 +268,7 @@ class Serving:
             clock=self.clock,
             rng=derived_rng(seed, "serviceaccount"),
             namespaces=self.namespaces,
-            service_accounts=self.service_accounts,
+            service_accounts=self.plane.service_accounts,
         )
         self.root_ca_publisher = RootCACertPublisher(
             api,
@@ -321,7 +276,7 @@ class Serving:
             rng=derived_rng(seed, "rootcacert"),
             root_ca=root_ca,
             namespaces=self.namespaces,
-            config_maps=self.config_maps,
+            config_maps=self.plane.config_maps,
         )
 
     @property
@@ -357,7 +312,6 @@ class Serving:
                 *self.plane.components,
                 self.serve_informers,
                 Due(self.endpoints_controller, self.clock),
-                Due(self.quota_controller, self.clock),
                 Due(self.service_account_controller, self.clock),
                 Due(self.root_ca_publisher, self.clock),
                 self.event_expiry,
