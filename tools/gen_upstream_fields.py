@@ -17,7 +17,8 @@ texts kubeprio serves are its own, in ``apiserver.schemadocs``)::
      "types": {"V1Pod": {"schema": "io.k8s.api.core.v1.Pod", "required": [...],
                          "fields": {"apiVersion": "string", "metadata": "V1ObjectMeta"}}}}
 
-A field type is a scalar (``string``, ``integer``, ``boolean``, ``date-time``,
+A field type is a scalar (``string``, ``integer``, ``boolean``, ``date-time``, ``byte``
+(base64 ``[]byte``),
 ``int-or-string``, ``quantity``, ``object`` for free-form JSON), a type name (``V1PodSpec``),
 ``[]T`` for a list of T or ``{}T`` for a map of T.
 
@@ -51,6 +52,9 @@ ROOTS = {
     "Endpoints": "V1Endpoints",
     "EndpointSlice": "V1EndpointSlice",
     "ResourceQuota": "V1ResourceQuota",
+    "ConfigMap": "V1ConfigMap",
+    "Secret": "V1Secret",
+    "ServiceAccount": "V1ServiceAccount",
     "Binding": "V1Binding",
     "Eviction": "V1Eviction",
     "Scale": "V1Scale",
@@ -59,7 +63,13 @@ ROOTS = {
     "SelfSubjectRulesReview": "V1SelfSubjectRulesReview",
     "SelfSubjectReview": "V1SelfSubjectReview",
 }
-SCALARS = {"str": "string", "int": "integer", "bool": "boolean", "datetime": "date-time"}
+SCALARS = {
+    "str": "string",
+    "int": "integer",
+    "bool": "boolean",
+    "datetime": "date-time",
+    "bytes": "byte",
+}
 
 # resource.Quantity fields: the client types them as plain strings.
 QUANTITIES = {

@@ -55,9 +55,19 @@ spec:
       - name: web
         image: nginx
         resources: {requests: {cpu: 500m}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds, namespace: team}
+stringData: {password: s3cret}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: team}
+binaryData: {blob: AAEC}
 """
 
-KINDS = "pc,ns,pdb,deploy,rs,pods,nodes"
+KINDS = "pc,ns,pdb,deploy,rs,pods,nodes,cm,secrets,sa"
 
 
 def _identities(server: ServeProcess) -> dict[str, tuple[str, str]]:
@@ -81,6 +91,10 @@ def test_sigterm_stops_gracefully_and_a_restart_keeps_every_object(tmp_path):
     try:
         server.ok("apply", "-f", "-", stdin=OBJECTS)
         eventually(lambda: _running(server))
+        # The namespace's default ServiceAccount and root CA ConfigMap: after the restart
+        # the controllers find them and make no new ones.
+        eventually(lambda: "ServiceAccount/team/default" in _identities(server))
+        eventually(lambda: "ConfigMap/team/kube-root-ca.crt" in _identities(server))
         before = _identities(server)
         ca_before = yaml.safe_load(server.kubeconfig.read_text())["clusters"][0]
     finally:

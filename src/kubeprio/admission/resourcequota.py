@@ -1,12 +1,15 @@
 """The ``ResourceQuota`` admission plugin: charge each new object to its namespace's quotas.
 
 Mirrors ``staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota`` (``checkRequest``
-in ``controller.go``) with the pod evaluator of ``api.quota`` and the generic object-count
-evaluator (``count/<resource>[.<group>]``) for every other namespaced kind:
+in ``controller.go``) with the pod evaluator of ``api.quota`` and, for every other
+namespaced kind, the evaluators of ``api.quotausage`` (Services: ``services``,
+``services.nodeports``, ``services.loadbalancers``; ConfigMaps, Secrets and ResourceQuotas
+with their legacy names; ``count/<resource>[.<group>]`` for all; Events ignored):
 
-1. **validating, CREATE**, and a pod UPDATE that gains or loses its active deadline (it
-   moves between the Terminating and NotTerminating scopes; only growth is charged), as
-   upstream's evaluators ``Handles``. Subresources and other operations pass.
+1. **validating, CREATE**, a Service UPDATE (its type or ports may cost more), and a pod
+   UPDATE that gains or loses its active deadline (it moves between the Terminating and
+   NotTerminating scopes), as upstream's evaluators ``Handles``; an update is charged only
+   its growth over the old object. Subresources and other operations pass.
 2. For each quota of the namespace, in name order: its scope selectors that match the
    object are remembered (they may *cover* a limited scope, even when the quota limits
    nothing the object uses); a quota whose ``status.hard`` covers a resource the object
@@ -42,12 +45,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers, Operation
-from kubeprio.api import errors
+from kubeprio.api import errors, quotausage
 from kubeprio.api.core import Pod, PodSpec
-from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.model import evolve
 from kubeprio.api.quota import (
-    ONE,
     ZERO,
     Usage,
     add,
@@ -119,9 +120,15 @@ def _flips_terminating(old: object, new: object) -> bool:
     return is_terminating(old.spec or PodSpec()) != is_terminating(new.spec or PodSpec())
 
 
-def _count_name(info: ResourceInfo) -> str:
-    """``count/<resource>`` for the core group, ``count/<resource>.<group>`` otherwise."""
-    return f"count/{info.plural}.{info.group}" if info.group else f"count/{info.plural}"
+def _handles(request: AdmissionRequest) -> bool:
+    """``Evaluator.Handles``: creates; updates of Services, and of pods that change scope."""
+    if request.operation is Operation.CREATE:
+        return True
+    if request.operation is not Operation.UPDATE:
+        return False
+    if quotausage.is_service(request.resource):
+        return True
+    return _flips_terminating(request.old_obj, request.obj)
 
 
 class _Evaluator:
@@ -130,21 +137,22 @@ class _Evaluator:
     def __init__(self, request: AdmissionRequest) -> None:
         obj = request.obj
         self.pod = obj if isinstance(obj, Pod) else None
-        self.count_name = _count_name(request.resource)
+        self.info = request.resource
+        self.names = quotausage.resource_names(request.resource)
 
     def covers(self, name: str) -> bool:
         if self.pod is not None:
             return is_pod_resource(name)
-        return name == self.count_name
+        return name in self.names
 
     def matches(self, selector: ScopedResourceSelectorRequirement) -> bool:
-        # The object-count evaluator knows no scopes (``MatchesNoScopeFunc``).
+        # The other evaluators know no scopes (``MatchesNoScopeFunc``).
         return self.pod is not None and pod_matches_scope(self.pod, selector)
 
-    def usage(self) -> Usage:
-        if self.pod is not None:
-            return pod_usage(self.pod, counts=counts_for_quota(self.pod))
-        return {self.count_name: ONE}
+    def usage(self, obj: Any) -> Usage:
+        if isinstance(obj, Pod):
+            return pod_usage(obj, counts=counts_for_quota(obj))
+        return quotausage.object_usage(self.info, obj)
 
 
 class ResourceQuotaPlugin:
@@ -163,10 +171,7 @@ class ResourceQuotaPlugin:
         """Raise 403 when a quota refuses the object; report the quotas' new usage."""
         if request.subresource or not request.resource.namespaced or request.obj is None:
             return
-        if request.operation is Operation.UPDATE:
-            if not _flips_terminating(request.old_obj, request.obj):
-                return
-        elif request.operation is not Operation.CREATE:
+        if quotausage.is_ignored(request.resource) or not _handles(request):
             return
         limited = [
             entry
@@ -203,10 +208,10 @@ class ResourceQuotaPlugin:
                 )
             pertinent.append((quota, names, dict(hard), dict(used)))
             restricted_names.update(names)
-        delta = evaluator.usage()
-        if request.operation is Operation.UPDATE and isinstance(request.old_obj, Pod):
+        delta = evaluator.usage(request.obj)
+        if request.operation is Operation.UPDATE and request.old_obj is not None:
             # Charge only growth (``SubtractWithNonNegativeResult``).
-            before = pod_usage(request.old_obj, counts=counts_for_quota(request.old_obj))
+            before = evaluator.usage(request.old_obj)
             delta = {name: amount - before.get(name, ZERO) for name, amount in delta.items()}
         delta = {name: amount for name, amount in delta.items() if amount.sign() > 0}
         if not delta:

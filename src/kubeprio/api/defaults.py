@@ -5,7 +5,9 @@ Mirrors upstream ``pkg/apis/core/v1/defaults.go`` (with the generated
 ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go`` and
 ``pkg/apis/scheduling/v1/defaults.go``; policy/v1 has no defaults. Services, Endpoints
 and EndpointSlices are defaulted by ``api.servicedefaults``, DaemonSets by
-``api.daemonsetdefaults``. Defaults that fall on
+``api.daemonsetdefaults``. A Secret's ``stringData`` is
+merged into its ``data`` here too: upstream does it while converting the decoded v1
+object (``Convert_v1_Secret_To_core_Secret``), right after defaulting. Defaults that fall on
 fields kubeprio does not model (``dnsPolicy``, ``enableServiceLinks``, a container's
 ``imagePullPolicy`` and ``terminationMessagePath``/``Policy``, the pod
 ``securityContext``, a Deployment's ``strategy``, a Job's ``podReplacementPolicy``) are
@@ -55,6 +57,7 @@ from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, JsonDict, evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.secret import SECRET_TYPE_OPAQUE, Secret
 from kubeprio.api.service import Service
 from kubeprio.api.servicedefaults import (
     default_endpoint_slice,
@@ -460,6 +463,26 @@ def default_priority_class(pc: PriorityClass) -> PriorityClass:
     return evolve(pc, **changes) if changes else pc
 
 
+def default_secret(secret: Secret) -> Secret:
+    """``SetDefaults_Secret`` (``type`` defaults to ``Opaque``), then the conversion that
+    merges ``stringData`` into ``data``: each key's UTF-8 bytes overwrite the key in
+    ``data``, and ``stringData`` itself is dropped, so it is never stored or returned."""
+    changes: dict[str, Any] = {}
+    if not secret.type:
+        changes["type"] = SECRET_TYPE_OPAQUE
+    if secret.string_data is not None:
+        if secret.string_data:
+            merged = dict(secret.data or {})
+            for key, value in secret.string_data.items():
+                merged[key] = value.encode("utf-8", "surrogatepass")
+            changes["data"] = merged
+        changes["string_data"] = None
+    if "stringData" in secret.extra:
+        # An explicit ``stringData: null`` lands in extra; it is not stored either.
+        changes["extra"] = {k: v for k, v in secret.extra.items() if k != "stringData"}
+    return evolve(secret, **changes) if changes else secret
+
+
 _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Pod: default_pod,
     Deployment: default_deployment,
@@ -472,6 +495,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Service: default_service,
     Endpoints: default_endpoints,
     EndpointSlice: default_endpoint_slice,
+    Secret: default_secret,
 }
 
 
@@ -495,5 +519,6 @@ __all__ = [
     "default_priority_class",
     "default_pull_policy",
     "default_replica_set",
+    "default_secret",
     "image_tag",
 ]

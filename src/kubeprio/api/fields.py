@@ -5,7 +5,8 @@ Mirrors the ``GetAttrs``/``ToSelectableFields`` functions of upstream registries
 ``metadata.name`` and ``metadata.namespace``; pods add ``spec.nodeName``,
 ``spec.schedulerName``, ``spec.restartPolicy``, ``status.phase``,
 ``status.nominatedNodeName``; events add the ``involvedObject.*`` fields, ``reason``,
-``type`` and ``source``; nodes add ``spec.unschedulable``. Pure: no I/O.
+``type`` and ``source``; nodes add ``spec.unschedulable``; secrets add ``type``
+(``pkg/registry/core/secret/strategy.go``). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kubeprio.api.core import Event, Node, Pod
+from kubeprio.api.secret import Secret
 
 FieldGetter = Callable[[Any], str]
 
@@ -60,6 +62,7 @@ _GETTERS: Final[dict[type[object], dict[str, FieldGetter]]] = {
         "source": lambda obj: (obj.source.component if obj.source else None) or "",
         "type": lambda obj: obj.type or "",
     },
+    Secret: {**_COMMON_GETTERS, "type": lambda obj: obj.type or ""},
     Node: {
         **_COMMON_GETTERS,
         "spec.unschedulable": lambda obj: (

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.batch import Job
+from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
@@ -31,7 +32,9 @@ from kubeprio.api.reviews import (
     SelfSubjectRulesReview,
 )
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
+from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.tenant import Tenant
 
 ALL_VERBS: Final = (
@@ -126,6 +129,10 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  ("quota",),
                  subresources=(Subresource("status", "", "v1", "ResourceQuota",
                                            ("get", "patch", "update")),)),
+    ResourceInfo("", "v1", "ConfigMap", "configmaps", "configmap", True, ConfigMap, ("cm",)),
+    ResourceInfo("", "v1", "Secret", "secrets", "secret", True, Secret),
+    ResourceInfo("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,
+                 ServiceAccount, ("sa",)),
     ResourceInfo("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
                  False, PriorityClass, ("pc",), legacy_versions=("v1beta1", "v1alpha1")),
     ResourceInfo("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",

@@ -11,7 +11,9 @@ mapping JSON keys to attributes with a converter per field type. Decoding:
   upstream's JSON decoder uses (``json: cannot unmarshal string into Go struct field
   PriorityClass.value of type int32``); int32 fields are range-checked;
 * quantities are parsed exactly (``api.quantity``) and printed canonically on encode,
-  as the API server does.
+  as the API server does;
+* ``bytes`` fields (a Secret's ``data``) travel as standard base64, decoded with Go's
+  rules and error texts (``api.base64data``).
 
 Pure: no I/O. Plans are memoised per class (a pure cache: same class, same plan).
 """
@@ -25,6 +27,7 @@ import typing
 from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any, TypeVar, Union, cast
 
+from kubeprio.api import base64data
 from kubeprio.api.gotext import json_kind
 from kubeprio.api.model import (
     INT32,
@@ -151,6 +154,15 @@ def _decode_quantity(value: Any, path: str, struct: str) -> Quantity:
         raise DecodeError(str(exc), path=path) from exc
 
 
+def _decode_bytes(value: Any, path: str, struct: str) -> bytes:
+    if not isinstance(value, str):
+        raise _mismatch(value, path, struct, "[]uint8")
+    try:
+        return base64data.decode(value)
+    except base64data.Base64Error as exc:
+        raise DecodeError(str(exc), path=path) from exc
+
+
 def _decode_json(value: Any, path: str, struct: str) -> Any:
     return value
 
@@ -188,7 +200,9 @@ def _go_type(tp: Any) -> str:
         return "[]" + _go_type(typing.get_args(tp)[0])
     if origin in (Mapping, dict):
         return "map[string]" + _go_type(typing.get_args(tp)[1])
-    return {str: "string", bool: "bool", int: "int64", float: "float64"}.get(tp, "interface {}")
+    return {str: "string", bool: "bool", int: "int64", float: "float64", bytes: "[]uint8"}.get(
+        tp, "interface {}"
+    )
 
 
 def _converters(tp: Any) -> tuple[Decoder, Encoder]:
@@ -208,6 +222,8 @@ def _converters(tp: Any) -> tuple[Decoder, Encoder]:
         return _int_decoder(64), _identity
     if tp is float:
         return _decode_float, _identity
+    if tp is bytes:
+        return _decode_bytes, base64data.encode
     if tp is Quantity:
         return _decode_quantity, _encode_quantity
     if tp is Any:

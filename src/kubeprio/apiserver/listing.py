@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 from kubeprio.api import errors, fields, selectors
 from kubeprio.api.kinds import ResourceInfo
@@ -44,13 +45,25 @@ def object_filter(
                 raise errors.bad_request(f"field label not supported: {requirement.field}")
         if parsed_fields.requirements:
             getters = fields.field_getters(info.model)
-            named = {r.field: getters[r.field] for r in parsed_fields.requirements}
-            field_match = lambda obj: parsed_fields.matches(  # noqa: E731
-                {name: get(obj) for name, get in named.items()}
+            # Each term reads its field straight from the object: a watch runs this twice
+            # per event (the object and its previous state), so no mapping is built.
+            terms = tuple(
+                (getters[r.field], r.value, r.operator is not selectors.Operator.NOT_EQUALS)
+                for r in parsed_fields.requirements
             )
+            field_match = lambda obj: _satisfies(obj, terms)  # noqa: E731
     if label_match and field_match:
         return lambda obj: label_match(obj) and field_match(obj)
     return label_match or field_match
+
+
+def _satisfies(obj: Any, terms: tuple[tuple[fields.FieldGetter, str, bool], ...]) -> bool:
+    """Whether ``obj`` meets every ``(getter, value, equal)`` term of a field selector
+    (``FieldSelector.matches`` over the object's fields)."""
+    for get, value, equal in terms:  # noqa: SIM110 (a loop beats all() here)
+        if (get(obj) == value) is not equal:
+            return False
+    return True
 
 
 def encode_continue(last: tuple[str, str], revision: int) -> str:

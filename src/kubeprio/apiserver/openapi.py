@@ -57,6 +57,7 @@ _SCALARS: Final[dict[str, JsonDict]] = {
     "integer": {"type": "integer"},
     "boolean": {"type": "boolean"},
     "date-time": {"type": "string", "format": "date-time"},
+    "byte": {"type": "string", "format": "byte"},
     "object": {"type": "object"},
     **{scalar: {"$ref": SCHEMA_REF + name} for scalar, name in _SPECIAL_OF_SCALAR.items()},
 }

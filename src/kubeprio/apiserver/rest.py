@@ -46,7 +46,15 @@ from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
-from kubeprio.apiserver import fieldvalidation, podlogs, protobuf, reviews, status, tables
+from kubeprio.apiserver import (
+    fieldvalidation,
+    podlogs,
+    protobuf,
+    reviews,
+    status,
+    tableformat,
+    tables,
+)
 from kubeprio.apiserver.authz import ReviewingAuthorizer
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import dry_run, flag, integer, media_type, negotiate
@@ -669,7 +677,7 @@ def scale_of(obj: Deployment | ReplicaSet) -> Scale:
     selector = ""
     if spec is not None and spec.selector is not None:
         selector = tables._selector_string(spec.selector)
-        if selector == tables.NONE:
+        if selector == tableformat.NONE:
             selector = ""
     metadata = obj.metadata
     return Scale(

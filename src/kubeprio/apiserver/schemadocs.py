@@ -117,6 +117,21 @@ TYPES: Final[dict[str, str]] = {
         "An immutable snapshot of a pod template, kept by the DaemonSet controller for "
         "kubectl rollout history and undo."
     ),
+    "ConfigMap": (
+        "A ConfigMap holds configuration for pods by key: text in data, bytes in binaryData "
+        "(no key in both, at most 1 MiB in all). Set immutable to freeze it for good. Every "
+        "namespace has kube-root-ca.crt, the cluster CA kept by the root CA publisher."
+    ),
+    "Secret": (
+        "A Secret holds sensitive data by key (base64 in data; stringData is merged into data "
+        "on write and never returned). Its type, Opaque by default and fixed at creation, "
+        "says which keys it must hold, such as tls.crt and tls.key for kubernetes.io/tls."
+    ),
+    "ServiceAccount": (
+        "A ServiceAccount is an identity for the processes in pods. Every namespace has one "
+        "named default, kept by the service account controller. kubeprio issues no tokens "
+        "and mounts nothing into pods."
+    ),
     "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
     "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",
 }
@@ -275,6 +290,21 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
         "outside the range; None makes a headless Service. Immutable."
     ),
     ("ServiceSpec", "selector"): "The labels of the pods behind the Service.",
+    ("ConfigMap", "immutable"): (
+        "When true, data and binaryData can no longer change and immutable cannot be unset "
+        "(only metadata can); delete and recreate the ConfigMap instead."
+    ),
+    ("Secret", "stringData"): (
+        "Write-only text values, merged into data (UTF-8 bytes, overwriting the same keys) "
+        "on every write; never stored or returned."
+    ),
+    ("Secret", "type"): (
+        "Opaque (default) or a kubernetes.io/ type that requires keys: service-account-token, "
+        "dockercfg, dockerconfigjson, basic-auth, ssh-auth, tls. Immutable."
+    ),
+    ("Secret", "immutable"): (
+        "When true, data can no longer change and immutable cannot be unset (only metadata can)."
+    ),
     ("ServicePort", "nodePort"): (
         "The port on every node (NodePort and LoadBalancer): allocated from 30000-32767 when empty."
     ),

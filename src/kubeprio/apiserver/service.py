@@ -377,7 +377,7 @@ class ApiService:
                 raise errors.invalid_error(info.kind, info.group, name, found)
             self.admission.validate(evolve(request, obj=new), outcome)
             if subresource != "status":
-                outcome.warnings.extend(validation.warnings(new))
+                outcome.warnings.extend(validation.warnings(new, current))
             if new.metadata.resource_version != current.metadata.resource_version:
                 # A write without a resourceVersion (no compare-and-swap): compare (and answer
                 # a dry run) at the current one. Writers that sent theirs skip this copy.
@@ -403,6 +403,9 @@ class ApiService:
                 raise errors.conflict(info.plural, info.group, name) from None
             except KeyNotFoundError:
                 raise errors.not_found(info.plural, info.group, name) from None
+            # A Service that became a NodePort (or a pod that changed scope) was charged
+            # its growth by the ResourceQuota plugin.
+            self._charge_quotas(outcome)
             self._record_events(outcome)
             return WriteResult(stored, tuple(outcome.warnings))
 

@@ -11,6 +11,10 @@
   keeps the stored one); system metadata is carried over; ``metadata.generation`` moves
   when the spec changes.
 * ``check_delete``: objects the registry refuses to delete (the system PriorityClasses).
+* A ServiceAccount's ``secrets`` keep only their names, on create and update
+  (``cleanSecretReferences`` in ``pkg/registry/core/serviceaccount/strategy.go``).
+  ConfigMaps and Secrets have no strategy of their own (a Secret's ``stringData`` is
+  merged by ``api.defaults``).
 
 Mirrors ``PrepareForCreate``/``PrepareForUpdate`` in ``pkg/registry/*/strategy.go`` and
 the ``Delete`` override of ``pkg/registry/scheduling/priorityclass/storage/storage.go``.
@@ -28,6 +32,7 @@ from kubeprio.api.core import (
     Namespace,
     NamespaceStatus,
     Node,
+    ObjectReference,
     Pod,
     PodSpec,
     PodStatus,
@@ -43,6 +48,7 @@ from kubeprio.api.resourcequota import ResourceQuota, ResourceQuotaStatus
 from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
 from kubeprio.api.service import LoadBalancerStatus, Service, ServiceStatus
+from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.apiserver import templategeneration
 
 STATUS_KINDS: Final = (
@@ -97,12 +103,23 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, ResourceQuota):
         # The quota controller fills it in (upstream's PrepareForCreate resets it).
         changes["status"] = ResourceQuotaStatus()
+    elif isinstance(obj, ServiceAccount):
+        changes["secrets"] = clean_secret_references(obj.secrets)
     obj = evolve(obj, **changes)
     if isinstance(obj, Job):
         obj = generate_job_selector(obj)
     elif isinstance(obj, DaemonSet):
         obj = templategeneration.prepare_for_create(obj)
     return obj
+
+
+def clean_secret_references(
+    secrets: tuple[ObjectReference, ...] | None,
+) -> tuple[ObjectReference, ...] | None:
+    """``cleanSecretReferences``: a ServiceAccount's secret references keep only names."""
+    if secrets is None:
+        return None
+    return tuple(ObjectReference(name=ref.name) for ref in secrets)
 
 
 JOB_NAME_LABELS: Final = ("job-name", "batch.kubernetes.io/job-name")
@@ -184,6 +201,8 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
     changes: dict[str, Any] = {"metadata": metadata}
     if has_status_subresource(new):
         changes["status"] = old.status
+    if isinstance(new, ServiceAccount):
+        changes["secrets"] = clean_secret_references(new.secrets)
     new = evolve(new, **changes)
     if isinstance(new, DaemonSet):
         new = templategeneration.prepare_for_update(new, old)

@@ -2,8 +2,9 @@
 
 What it is: one printer per kind with upstream's column definitions and cell rules, from
 ``pkg/printers/internalversion/printers.go`` (``AddHandlers``, ``printPod``, ``printNode``,
-``printEvent``, ...), and ``HumanDuration`` from
-``staging/src/k8s.io/apimachinery/pkg/util/duration/duration.go`` for AGE. The server
+``printEvent``, ...; the column primitives and ``HumanDuration`` are in
+``apiserver.tableformat``, the Service and config kinds' cells in ``servicetables`` and
+``configtables``). The server
 always prints the wide cells (upstream's table convertor passes ``Wide: true``); kubectl
 shows the ``priority`` 1 columns only with ``-o wide``. Kinds without a printer (``Tenant``)
 get ``Name, Age``.
@@ -23,13 +24,13 @@ pure; ``now`` comes from the caller's clock.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from kubeprio.api import selectors
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
+from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Container, Event, Namespace, Node, Pod, PodTemplateSpec
@@ -42,29 +43,27 @@ from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.secret import Secret
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.service import Service
-from kubeprio.apiserver import daemonsettables, servicetables
+from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.apiserver import configtables, daemonsettables, servicetables
+from kubeprio.apiserver.tableformat import (
+    NAME_DOC,
+    NONE,
+    UNKNOWN,
+    Cells,
+    Column,
+    Printer,
+    RowConditions,
+    age_column,
+    name_column,
+    since,
+)
+from kubeprio.apiserver.tableformat import human_duration as human_duration
 from kubeprio.clock import parse_rfc3339
 
 TABLE_API_VERSION: Final = "meta.k8s.io/v1"
-NONE: Final = "<none>"
-UNKNOWN: Final = "<unknown>"
-
-NAME_DOC: Final = (
-    "Name must be unique within a namespace. Is required when creating resources, although "
-    "some resources may allow a client to request the generation of an appropriate name "
-    "automatically. Name is primarily intended for creation idempotence and configuration "
-    "definition. Cannot be updated. More info: "
-    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
-)
-AGE_DOC: Final = (
-    "CreationTimestamp is a timestamp representing the server time when this object was "
-    "created. It is not guaranteed to be set in happens-before order across separate "
-    "operations. Clients may not set this value. It is represented in RFC3339 form and is "
-    "in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: "
-    "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
-)
 CONTAINERS_DOC: Final = "Names of each container in the template."
 IMAGES_DOC: Final = "Images referenced by each container in the template."
 
@@ -75,86 +74,6 @@ class IncludeObject(enum.StrEnum):
     NONE = "None"
     METADATA = "Metadata"
     OBJECT = "Object"
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """A ``TableColumnDefinition``."""
-
-    name: str
-    type: str
-    description: str
-    priority: int = 0
-    format: str = ""
-
-    def to_json(self) -> JsonDict:
-        """The wire form."""
-        return {
-            "name": self.name,
-            "type": self.type,
-            "format": self.format,
-            "description": self.description,
-            "priority": self.priority,
-        }
-
-
-Cells = list[Any]
-RowConditions = list[JsonDict] | None
-Printer = Callable[[Any, float], tuple[Cells, RowConditions]]
-
-
-def _name_column() -> Column:
-    return Column("Name", "string", NAME_DOC, format="name")
-
-
-def _age_column() -> Column:
-    return Column("Age", "string", AGE_DOC)
-
-
-# --- durations (apimachinery/pkg/util/duration) --------------------------------------------
-
-
-def human_duration(seconds: float) -> str:
-    """``duration.HumanDuration``: ``45s``, ``5m3s``, ``3h5m``, ``2d4h``, ``3y20d``."""
-    whole = int(seconds)
-    if whole < -1:
-        return "<invalid>"
-    if whole < 0:
-        return "0s"
-    if whole < 60 * 2:
-        return f"{whole}s"
-    minutes = whole // 60
-    if minutes < 10:
-        rest = whole % 60
-        return f"{minutes}m" if rest == 0 else f"{minutes}m{rest}s"
-    if minutes < 60 * 3:
-        return f"{minutes}m"
-    hours = whole // 3600
-    if hours < 8:
-        rest = minutes % 60
-        return f"{hours}h" if rest == 0 else f"{hours}h{rest}m"
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        rest = hours % 24
-        return f"{hours // 24}d" if rest == 0 else f"{hours // 24}d{rest}h"
-    if hours < 24 * 365 * 2:
-        return f"{hours // 24}d"
-    if hours < 24 * 365 * 8:
-        days = (hours // 24) % 365
-        years = hours // 24 // 365
-        return f"{years}y" if days == 0 else f"{years}y{days}d"
-    return f"{hours // 24 // 365}y"
-
-
-def since(timestamp: str | None, now: float) -> str:
-    """``translateTimestampSince``: ``<unknown>`` for no timestamp, else the age."""
-    if not timestamp:
-        return UNKNOWN
-    try:
-        return human_duration(now - parse_rfc3339(timestamp))
-    except ValueError:
-        return UNKNOWN
 
 
 # --- shared helpers ------------------------------------------------------------------------
@@ -187,7 +106,7 @@ def _int_or_string(value: int | str | None) -> str:
 # --- printers ------------------------------------------------------------------------------
 
 POD_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
     Column("Status", "string", "The aggregate status of the containers in this pod."),
     Column(
@@ -196,7 +115,7 @@ POD_COLUMNS: Final = (
         "The number of times the containers in this pod have been restarted and when the "
         "last container in this pod has restarted.",
     ),
-    _age_column(),
+    age_column(),
     Column("IP", "string", "IP address allocated to the pod.", priority=1),
     Column("Node", "string", "NodeName is the name of the node the pod is scheduled on.", 1),
     Column(
@@ -322,10 +241,10 @@ def _completed(phase: str, message: str) -> JsonDict:
 
 
 NODE_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Status", "string", "The status of the node"),
     Column("Roles", "string", "The roles of the node"),
-    _age_column(),
+    age_column(),
     Column("Version", "string", "Kubelet Version reported by the node."),
     Column("Internal-IP", "string", "List of addresses reachable to the node.", 1),
     Column("External-IP", "string", "List of addresses reachable to the node.", 1),
@@ -430,9 +349,9 @@ def print_event(event: Event, now: float) -> tuple[Cells, RowConditions]:
 
 
 NAMESPACE_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Status", "string", "The status of the namespace"),
-    _age_column(),
+    age_column(),
 )
 
 
@@ -443,10 +362,10 @@ def print_namespace(ns: Namespace, now: float) -> tuple[Cells, RowConditions]:
 
 
 PRIORITY_CLASS_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Value", "integer", "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec."),
     Column("Global-Default", "boolean", "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority."),
-    _age_column(),
+    age_column(),
     Column("PreemptionPolicy", "string", "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.", 1),
 )  # fmt: skip
 
@@ -463,9 +382,9 @@ def print_priority_class(pc: PriorityClass, now: float) -> tuple[Cells, RowCondi
 
 
 LEASE_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Holder", "string", "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field."),
-    _age_column(),
+    age_column(),
 )  # fmt: skip
 
 
@@ -476,12 +395,12 @@ def print_lease(lease: Lease, now: float) -> tuple[Cells, RowConditions]:
 
 
 SERVICE_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Type", "string", "How the Service is exposed: ClusterIP, NodePort, LoadBalancer or ExternalName."),
     Column("Cluster-IP", "string", "The Service's virtual IP (None for a headless Service)."),
     Column("External-IP", "string", "External IPs, the load balancer's ingress, or the ExternalName."),
     Column("Port(s)", "string", "The Service's ports: port[:nodePort]/protocol."),
-    _age_column(),
+    age_column(),
     Column("Selector", "string", "The labels of the pods behind the Service.", priority=1),
 )  # fmt: skip
 
@@ -494,9 +413,9 @@ def print_service(service: Service, now: float) -> tuple[Cells, RowConditions]:
 
 
 ENDPOINTS_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Endpoints", "string", "The ready addresses of the pods behind the Service."),
-    _age_column(),
+    age_column(),
 )
 
 
@@ -511,11 +430,11 @@ def print_endpoints(endpoints: Endpoints, now: float) -> tuple[Cells, RowConditi
 
 
 ENDPOINT_SLICE_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("AddressType", "string", "The type of the slice's addresses (IPv4, IPv6 or FQDN)."),
     Column("Ports", "string", "The ports every endpoint of the slice serves."),
     Column("Endpoints", "string", "The addresses of the slice's endpoints."),
-    _age_column(),
+    age_column(),
 )
 
 
@@ -530,10 +449,10 @@ def print_endpoint_slice(slice_: EndpointSlice, now: float) -> tuple[Cells, RowC
 
 
 RESOURCE_QUOTA_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
     Column("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."),
-    _age_column(),
+    age_column(),
 )  # fmt: skip
 
 
@@ -557,11 +476,11 @@ def print_resource_quota(quota: ResourceQuota, now: float) -> tuple[Cells, RowCo
 
 
 PDB_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Min Available", "string", "The minimum number of pods that must be available."),
     Column("Max Unavailable", "string", "The maximum number of pods that may be unavailable."),
     Column("Allowed Disruptions", "integer", "Calculated number of pods that may be disrupted at this time."),
-    _age_column(),
+    age_column(),
 )  # fmt: skip
 
 
@@ -578,11 +497,11 @@ def print_pdb(pdb: PodDisruptionBudget, now: float) -> tuple[Cells, RowCondition
 
 
 DEPLOYMENT_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Ready", "string", "Number of the pod with ready state"),
     Column("Up-to-date", "string", "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
     Column("Available", "string", "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment."),
-    _age_column(),
+    age_column(),
     Column("Containers", "string", CONTAINERS_DOC, 1),
     Column("Images", "string", IMAGES_DOC, 1),
     Column("Selector", "string", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.", 1),
@@ -606,11 +525,11 @@ def print_deployment(deploy: Deployment, now: float) -> tuple[Cells, RowConditio
 
 
 REPLICA_SET_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Desired", "integer", "Replicas is the number of desired pods."),
     Column("Current", "integer", "Replicas is the most recently observed number of non-terminating pods."),
     Column("Ready", "integer", "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition."),
-    _age_column(),
+    age_column(),
     Column("Containers", "string", CONTAINERS_DOC, 1),
     Column("Images", "string", IMAGES_DOC, 1),
     Column("Selector", "string", "Selector is a label query over pods that should match the replica count.", 1),
@@ -633,14 +552,14 @@ def print_replica_set(rs: ReplicaSet, now: float) -> tuple[Cells, RowConditions]
 
 
 DAEMON_SET_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Desired", "integer", "The number of nodes that should run the daemon pod."),
     Column("Current", "integer", "The number of those nodes running at least one daemon pod."),
     Column("Ready", "integer", "The number of those nodes whose daemon pod is Ready."),
     Column("Up-to-date", "integer", "The number of those nodes running the current template."),
     Column("Available", "integer", "The number of those nodes whose daemon pod has been Ready for minReadySeconds."),
     Column("Node Selector", "string", "The nodeSelector of the pod template."),
-    _age_column(),
+    age_column(),
     Column("Containers", "string", CONTAINERS_DOC, 1),
     Column("Images", "string", IMAGES_DOC, 1),
     Column("Selector", "string", "The label query over the pods the DaemonSet owns.", 1),
@@ -657,10 +576,10 @@ def print_daemon_set(ds: DaemonSet, now: float) -> tuple[Cells, RowConditions]:
 
 
 CONTROLLER_REVISION_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Controller", "string", "The object that controls this revision."),
     Column("Revision", "string", "The revision's place in its controller's history."),
-    _age_column(),
+    age_column(),
 )
 
 
@@ -675,11 +594,11 @@ def print_controller_revision(cr: ControllerRevision, now: float) -> tuple[Cells
 
 
 JOB_COLUMNS: Final = (
-    _name_column(),
+    name_column(),
     Column("Status", "string", "Status of the job."),
     Column("Completions", "string", "The number of pods which reached phase Succeeded."),
     Column("Duration", "string", "Time required to complete the job."),
-    _age_column(),
+    age_column(),
     Column("Containers", "string", CONTAINERS_DOC, 1),
     Column("Images", "string", IMAGES_DOC, 1),
     Column("Selector", "string", "A label query over pods that should match the pod count.", 1),
@@ -736,7 +655,7 @@ def print_job(job: Job, now: float) -> tuple[Cells, RowConditions]:
     return cells, None
 
 
-DEFAULT_COLUMNS: Final = (_name_column(), _age_column())
+DEFAULT_COLUMNS: Final = (name_column(), age_column())
 
 
 def print_default(obj: Any, now: float) -> tuple[Cells, RowConditions]:
@@ -755,6 +674,9 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Service: (SERVICE_COLUMNS, print_service),
     Endpoints: (ENDPOINTS_COLUMNS, print_endpoints),
     ResourceQuota: (RESOURCE_QUOTA_COLUMNS, print_resource_quota),
+    ConfigMap: (configtables.CONFIG_MAP_COLUMNS, configtables.print_config_map),
+    Secret: (configtables.SECRET_COLUMNS, configtables.print_secret),
+    ServiceAccount: (configtables.SERVICE_ACCOUNT_COLUMNS, configtables.print_service_account),
     EndpointSlice: (ENDPOINT_SLICE_COLUMNS, print_endpoint_slice),
     Deployment: (DEPLOYMENT_COLUMNS, print_deployment),
     ReplicaSet: (REPLICA_SET_COLUMNS, print_replica_set),

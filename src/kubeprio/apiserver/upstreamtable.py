@@ -3,7 +3,7 @@
 What it is: ``upstream_fields.json``, written by ``tools/gen_upstream_fields.py`` from the
 pinned official Python client (itself generated from upstream's OpenAPI document). A type
 entry names upstream's schema (``io.k8s.api.core.v1.PodSpec``), its required fields and
-each field's type: a scalar (``string``, ``integer``, ``boolean``, ``date-time``,
+each field's type: a scalar (``string``, ``integer``, ``boolean``, ``date-time``, ``byte``,
 ``int-or-string``, ``quantity``, ``object``), a type name, ``[]T`` (list) or ``{}T`` (map).
 
 ``served()`` adds kubeprio's own kind (Tenant), written here in the same notation, so

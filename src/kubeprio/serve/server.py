@@ -10,7 +10,10 @@ loop:
 * uvicorn serving ``apiserver.http.create_app`` over TLS (``serve.pki``), with bearer
   tokens from ``DATA_DIR/tokens.csv`` (``apiserver.authn``) and the tenant authorizer
   (``apiserver.authz``);
-* the ``serve.driver.RealTimeDriver`` settling the components on the ``RealClock``.
+* the ``serve.driver.RealTimeDriver`` settling the components on the ``RealClock``,
+  with serve's own controllers beside the shared ones (resource quota among those):
+  endpoints, service accounts (``default`` in every namespace) and the root CA
+  publisher (``kube-root-ca.crt`` in every namespace, holding the CA of ``serve.pki``).
 
 As soon as the socket listens it writes ``DATA_DIR/kubeconfig`` and prints
 ``export KUBECONFIG=...``. SIGINT/SIGTERM stop it gracefully: the driver stops, open
@@ -36,14 +39,11 @@ from typing import IO, Any, Final
 
 import uvicorn
 
-from kubeprio.admission.defaults import default_chain
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
-from kubeprio.api.core import Node
+from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
-from kubeprio.api.resourcequota import ResourceQuota
-from kubeprio.api.service import Service
 from kubeprio.apiserver import kubernetesservice
 from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
@@ -53,7 +53,8 @@ from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SE
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.endpoints import EndpointsController
-from kubeprio.controllers.resourcequota import ResourceQuotaController
+from kubeprio.controllers.rootcacert import RootCACertPublisher
+from kubeprio.controllers.serviceaccount import ServiceAccountsController
 from kubeprio.kubelet.kubelet import register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
@@ -209,17 +210,18 @@ class Serving:
                 retry_unschedulable_on_timer=True,
                 auto_create_namespaces=False,
                 node_leases=True,
+                limited_resources=options.limited_resources,
             )
             self.plane.attach_fleet()
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)
             self._wire_endpoints(seed)
-            self._wire_quotas(seed, options.limited_resources)
             self.event_expiry = EventExpiry(self.store, clock=self.clock, ttl=options.event_ttl)
             users = presets.preset_users(options.preset) if options.preset else []
             if options.preset:
                 presets.apply_preset(self.plane.api, options.preset)
             _create_nodes(self.plane, options)
             self.pki = pki.ensure_pki(data_dir / "pki", host=options.host, now=self.clock.now())
+            self._wire_namespace_controllers(seed, self.pki.ca_cert.read_bytes())
             self.tokens = credentials.ensure_tokens(data_dir / "tokens.csv", users=users)
         except BaseException:
             self.store.close()
@@ -235,37 +237,47 @@ class Serving:
         self.url = ""
 
     def _wire_endpoints(self, seed: int) -> None:
-        """The endpoints controller over its own informers and the plane's pod informer."""
-        api = self.plane.api
-        services: Informer[Service] = Informer(api, Service)
+        """The endpoints controller over its own informers and the plane's Service and pod
+        informers; quotas count Endpoints and EndpointSlices too."""
+        plane = self.plane
+        api = plane.api
         endpoints: Informer[Endpoints] = Informer(api, Endpoints)
         slices: Informer[EndpointSlice] = Informer(api, EndpointSlice)
         self.endpoints_controller = EndpointsController(
             api,
             clock=self.clock,
             rng=derived_rng(seed, "endpoints"),
-            services=services,
-            pods=self.plane.pods,
+            services=plane.services,
+            pods=plane.pods,
             endpoints=endpoints,
             slices=slices,
         )
-        # The informers of the controllers only serve runs (Services, then quotas).
-        self.serve_informers = Informers([endpoints, slices, services])
+        plane.quota_controller.count(endpoints)
+        plane.quota_controller.count(slices)
+        # Namespaces: read by the service account controller and the root CA publisher.
+        self.namespaces: Informer[Namespace] = Informer(api, Namespace)
+        # The informers only serve's controllers read.
+        self.serve_informers = Informers([endpoints, slices, self.namespaces])
 
-    def _wire_quotas(self, seed: int, limited: Sequence[LimitedResource]) -> None:
-        """The quota controller, and the admission chain with ``limitedResources``."""
+    def _wire_namespace_controllers(self, seed: int, root_ca: bytes) -> None:
+        """What every namespace holds on a real cluster: the ``default`` ServiceAccount
+        and the ``kube-root-ca.crt`` ConfigMap."""
         api = self.plane.api
-        if limited:
-            api.admission = default_chain(api.listers, limited)
-        quotas: Informer[ResourceQuota] = Informer(api, ResourceQuota)
-        self.quota_controller = ResourceQuotaController(
+        self.service_account_controller = ServiceAccountsController(
             api,
             clock=self.clock,
-            rng=derived_rng(seed, "resourcequota"),
-            pods=self.plane.pods,
-            quotas=quotas,
+            rng=derived_rng(seed, "serviceaccount"),
+            namespaces=self.namespaces,
+            service_accounts=self.plane.service_accounts,
         )
-        self.serve_informers.informers.append(quotas)
+        self.root_ca_publisher = RootCACertPublisher(
+            api,
+            clock=self.clock,
+            rng=derived_rng(seed, "rootcacert"),
+            root_ca=root_ca,
+            namespaces=self.namespaces,
+            config_maps=self.plane.config_maps,
+        )
 
     @property
     def kubeconfig(self) -> Path:
@@ -300,7 +312,8 @@ class Serving:
                 *self.plane.components,
                 self.serve_informers,
                 Due(self.endpoints_controller, self.clock),
-                Due(self.quota_controller, self.clock),
+                Due(self.service_account_controller, self.clock),
+                Due(self.root_ca_publisher, self.clock),
                 self.event_expiry,
             ],
             clock=self.clock,

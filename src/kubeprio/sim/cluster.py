@@ -8,7 +8,9 @@ plus the ``Recorder`` — all driven by the ``Engine``.
 from __future__ import annotations
 
 from kubeprio.api.core import Event
+from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.client.informer import Informer
+from kubeprio.controllers.base import object_key
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
@@ -56,3 +58,16 @@ class SimCluster(ControlPlane):
         self.nodes.add_handler(self.recorder)
         self.attach_fleet()
         self.engine = Engine(clock, self.components, seed=seed)
+
+    def observe_quota(self, quota: ResourceQuota) -> None:
+        """Give a just-submitted ResourceQuota its status now, before the next submission.
+
+        Upstream's admission ignores a quota until its controller has written
+        ``status.hard`` (a second or so after it is created); a simulation's inputs stand
+        for a cluster whose quotas were observed, so the objects after a quota in the
+        input are charged to it even when submitted at the same instant. The informers
+        deliver what was submitted so far (their handlers only queue work; nothing runs
+        before the instant settles), then the controller syncs this quota.
+        """
+        self.informers.pump()
+        self.quota_controller.reconcile(object_key(quota))

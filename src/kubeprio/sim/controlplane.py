@@ -5,9 +5,9 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, DaemonSet, disruption, garbage-collection and pod-GC controllers, the
-shared informers,
-and one simulated kubelet per Node (``KubeletFleet``), with node leases in serve. Every component gets its own
+Deployment, Job, DaemonSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
+shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
+serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
 shifts another's choices.
 
@@ -18,16 +18,23 @@ pumps ``components``). No clock reads, no threads.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any, Final
 
 from kubeprio.admission.defaults import default_chain
+from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import Job
+from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.resourcequota import ResourceQuota
+from kubeprio.api.secret import Secret
+from kubeprio.api.service import Service
+from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.clock import Clock
@@ -38,6 +45,7 @@ from kubeprio.controllers.garbagecollector import GarbageCollector
 from kubeprio.controllers.job import JobController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.replicaset import ReplicaSetController
+from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.nodelease import NodeLeases
 from kubeprio.kubelet.router import PodRouter
@@ -71,6 +79,7 @@ class ControlPlane:
         auto_create_namespaces: bool = True,
         pod_gc_of_unseen_nodes: bool = True,
         node_leases: bool = False,
+        limited_resources: Sequence[LimitedResource] = (),
     ) -> None:
         """Wire the components.
 
@@ -83,6 +92,8 @@ class ControlPlane:
         ``node_leases``: kubelets keep their Leases in ``kube-node-lease`` renewed
         (``kubelet.nodelease``; on in ``serve``, where ``kubectl describe node`` shows them;
         off in simulation, where no outcome depends on heartbeats).
+        ``limited_resources``: the ResourceQuota admission plugin's ``limitedResources``
+        (``serve --admission-control-config-file``).
         """
         self.seed = seed
         self.clock = clock
@@ -93,7 +104,7 @@ class ControlPlane:
             rng=derived_rng(seed, "apiserver"),
             auto_create_namespaces=auto_create_namespaces,
         )
-        self.api.admission = default_chain(self.api.listers)
+        self.api.admission = default_chain(self.api.listers, limited_resources)
         api = self.api
         self.pods: Informer[Pod] = Informer(api, Pod)
         self.nodes: Informer[Node] = Informer(api, Node)
@@ -103,6 +114,13 @@ class ControlPlane:
         self.daemonsets: Informer[DaemonSet] = Informer(api, DaemonSet)
         self.revisions: Informer[ControllerRevision] = Informer(api, ControllerRevision)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(api, PodDisruptionBudget)
+        # Kinds no controller here acts on, held for the quota controller to count (and for
+        # serve's endpoints, service account and root CA controllers to read).
+        self.services: Informer[Service] = Informer(api, Service)
+        self.config_maps: Informer[ConfigMap] = Informer(api, ConfigMap)
+        self.secrets: Informer[Secret] = Informer(api, Secret)
+        self.service_accounts: Informer[ServiceAccount] = Informer(api, ServiceAccount)
+        self.quotas: Informer[ResourceQuota] = Informer(api, ResourceQuota)
         self.router = PodRouter()
         self.pods.add_index(
             NODE_INDEX, lambda p: [p.spec.node_name] if p.spec and p.spec.node_name else []
@@ -191,6 +209,28 @@ class ControlPlane:
                 orphans_of_unseen_nodes=pod_gc_of_unseen_nodes,
             ),
         ]
+        counted: list[Informer[Any]] = [
+            self.services,
+            self.config_maps,
+            self.secrets,
+            self.service_accounts,
+            self.deployments,
+            self.replicasets,
+            self.jobs,
+            self.daemonsets,
+            self.revisions,
+            self.pdbs,
+            *lease_informers,
+        ]
+        self.quota_controller = ResourceQuotaController(
+            api,
+            clock=clock,
+            rng=rng("resourcequota"),
+            pods=self.pods,
+            quotas=self.quotas,
+            counted=counted,
+        )
+        self.controllers.append(self.quota_controller)
         self.informers = Informers(
             [
                 self.nodes,
@@ -201,6 +241,11 @@ class ControlPlane:
                 self.daemonsets,
                 self.revisions,
                 self.pods,
+                self.services,
+                self.config_maps,
+                self.secrets,
+                self.service_accounts,
+                self.quotas,
                 *lease_informers,
             ]
         )

@@ -21,6 +21,7 @@ from kubeprio.api import errors, kinds, manifest
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.core import PHASE_RUNNING, TERMINAL_PHASES, Pod, PodStatus
 from kubeprio.api.model import evolve
+from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.clock import rfc3339
 from kubeprio.sim.cluster import SimCluster
 from kubeprio.sim.report import Rejection
@@ -104,6 +105,8 @@ class Submitter:
             return
         if isinstance(stored, Pod) and stored.spec is not None and stored.spec.node_name:
             self._restore_bound_pod(stored, obj)
+        elif isinstance(stored, ResourceQuota):
+            self.cluster.observe_quota(stored)
 
     def _restore_bound_pod(self, stored: Pod, given: Pod) -> None:
         snapshot = given.status or PodStatus()

@@ -2,7 +2,7 @@
 
 Documents are generated from the model declarations themselves: every modelled field
 with a value of its type (int32 and int64 ranges, canonical quantities, int-or-string,
-nested objects, lists, maps), explicit nulls, and unknown keys holding arbitrary JSON.
+base64 bytes, nested objects, lists, maps), explicit nulls, and unknown keys holding arbitrary JSON.
 ``to_dict(from_dict(doc)) == doc`` must hold for all of them: a manifest read from a
 real cluster comes back unchanged. Decoding also never raises anything but
 ``DecodeError`` on wrongly-typed input.
@@ -10,6 +10,7 @@ real cluster comes back unchanged. Decoding also never raises anything but
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import functools
 import types
@@ -66,6 +67,9 @@ def _for_type(tp: Any) -> st.SearchStrategy[Any]:
         return st.integers(-(2**63), 2**63 - 1)
     if tp is float:
         return st.floats(allow_nan=False, allow_infinity=False)
+    if tp is bytes:
+        # ``[]byte`` travels as canonical standard base64.
+        return st.binary(max_size=8).map(lambda raw: base64.b64encode(raw).decode())
     if tp is Quantity:
         return quantities
     if tp is Any:

@@ -6,7 +6,8 @@ rules live in ``validation.meta``; each kind's rules live in a module named afte
 API group (``validation.core``, ``validation.apps``, ``validation.batch``,
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``) and are
+``validation.resourcequota``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``) and are
 listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
 shared by pods and workload templates live in ``validation.podspec``.
@@ -29,6 +30,7 @@ from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
+    KindUpdateWarnings,
     KindValidator,
     KindWarnings,
     validate_object_meta,
@@ -39,6 +41,7 @@ from kubeprio.api.validation.meta import (
 from kubeprio.api.validation import (  # isort: skip
     apps,
     batch,
+    configmap,
     coordination,
     core,
     daemonset,
@@ -46,7 +49,9 @@ from kubeprio.api.validation import (  # isort: skip
     policy,
     resourcequota,
     scheduling,
+    secret,
     service,
+    serviceaccount,
     tenant,
 )
 
@@ -60,6 +65,8 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **service.CREATE,
     **endpoints.CREATE,
     **resourcequota.CREATE,
+    **configmap.CREATE,
+    **secret.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -74,6 +81,8 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **service.UPDATE,
     **endpoints.UPDATE,
     **resourcequota.UPDATE,
+    **configmap.UPDATE,
+    **secret.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -94,8 +103,16 @@ WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **apps.WARNINGS,
     **daemonset.WARNINGS,
     **batch.WARNINGS,
+    **secret.WARNINGS,
+    **serviceaccount.WARNINGS,
 }
 """Model class -> the warnings a write returns (upstream ``WarningsOnCreate/Update``)."""
+
+UPDATE_WARNINGS: Final[dict[type[Any], KindUpdateWarnings]] = {
+    **serviceaccount.UPDATE_WARNINGS,
+}
+"""Model class -> the warnings of an update, for kinds whose warnings depend on the old
+object (upstream ``WarningsOnUpdate``); the others warn as on create."""
 
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
@@ -144,7 +161,12 @@ def validate_update(
     return found
 
 
-def warnings(obj: object) -> list[str]:
-    """The warnings a create or update of ``obj`` returns (``Warning:`` headers)."""
+def warnings(obj: object, old: object | None = None) -> list[str]:
+    """The warnings a create (or, with ``old``, an update) of ``obj`` returns
+    (``Warning:`` headers)."""
+    if old is not None:
+        update_producer = UPDATE_WARNINGS.get(type(obj))
+        if update_producer is not None:
+            return update_producer(obj, old)
     producer = WARNINGS.get(type(obj))
     return [] if producer is None else producer(obj)

@@ -29,6 +29,8 @@ KindUpdateValidator = Callable[[Any, Any], list[FieldError]]
 """Validates an update ``(new, old)`` of one kind (beyond metadata)."""
 KindWarnings = Callable[[Any], list[str]]
 """The warnings a write of one kind returns."""
+KindUpdateWarnings = Callable[[Any, Any], list[str]]
+"""The warnings an update ``(new, old)`` of one kind returns, where they depend on ``old``."""
 
 DNS1123_SUBDOMAIN_MAX_LENGTH: Final = 253
 DNS1123_LABEL_MAX_LENGTH: Final = 63
