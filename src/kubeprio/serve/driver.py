@@ -92,8 +92,10 @@ class RealTimeDriver:
             LOG.exception("run_once failed in %s", type(component).__name__)
             raise
 
-    async def settle(self) -> None:
-        """Pump and run every component until none has work now, yielding every ``budget``."""
+    async def settle(self, stop: asyncio.Event | None = None) -> None:
+        """Pump and run every component until none has work now, yielding every ``budget``;
+        return early once ``stop`` is set (a component that always has work must not keep
+        a stopping server alive)."""
         while True:
             deadline = time.perf_counter() + self.budget
             progressed = False
@@ -117,6 +119,8 @@ class RealTimeDriver:
             if not progressed:
                 return
             await asyncio.sleep(0)
+            if stop is not None and stop.is_set():
+                return
 
     def next_wakeup(self) -> float | None:
         """The earliest timer of any component (epoch seconds)."""
@@ -134,7 +138,7 @@ class RealTimeDriver:
                     LOG.info("driver stopped: the store was closed")
                     return
                 try:
-                    await self.settle()
+                    await self.settle(stop)
                 except Exception:
                     await asyncio.sleep(ERROR_PAUSE)
                     continue

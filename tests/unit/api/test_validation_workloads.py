@@ -129,6 +129,18 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         ],
     ),
     (
+        # getIntOrPercentValue reads a string that is no percent with IntValue ("5" is 5),
+        # so only the percent error is reported, not "may not be 0".
+        "maxUnavailable a bare number string, maxSurge 0",
+        "spec.strategy",
+        {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": "5"}},
+        [
+            'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "5": a valid percent '
+            "string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', "
+            "regex used for validation is '[0-9]+%')"
+        ],
+    ),
+    (
         "maxUnavailable over 100%",
         "spec.strategy",
         {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "150%"}},

@@ -78,3 +78,36 @@ def test_the_driver_stops_when_the_store_closes():
         await asyncio.wait_for(task, 5)
 
     asyncio.run(scenario())
+
+
+class _AlwaysBusy:
+    """A component that always has more work (a controller stuck in a hot loop)."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def pump(self) -> int:
+        return 0
+
+    def run_once(self) -> bool:
+        self.runs += 1
+        return True
+
+    def next_wakeup(self) -> float | None:
+        return None
+
+
+def test_a_component_that_always_has_work_does_not_keep_the_driver_from_stopping():
+    async def scenario() -> None:
+        clock = RealClock()
+        store = MemoryStore()
+        busy = _AlwaysBusy()
+        driver = RealTimeDriver([busy], clock=clock, store=store)
+        stop = asyncio.Event()
+        task = asyncio.create_task(driver.run(stop))
+        await _until(lambda: busy.runs > 0)
+        stop.set()
+        await asyncio.wait_for(task, 5)
+        store.close()
+
+    asyncio.run(scenario())

@@ -44,6 +44,8 @@ PERCENT_ERROR: Final = (
 )
 """``IsValidPercent``'s message (``RegexError`` with its doubled space before ``or``)."""
 _PERCENT: Final = re.compile(r"[0-9]+%")
+_ATOI: Final = re.compile(r"[+-]?[0-9]+")
+"""What ``strconv.Atoi`` parses (a sign, then decimal digits)."""
 SELECTOR_MISMATCH: Final = "`selector` does not match template `labels`"
 
 
@@ -66,12 +68,18 @@ def percent_value(value: IntOrString) -> int | None:
     return None
 
 
+def int_value(value: IntOrString) -> int:
+    """``intstr.IntOrString.IntValue``: the int, or a string's number as ``strconv.Atoi``
+    reads it (0 when it has none: no spaces, no underscores)."""
+    if isinstance(value, int):
+        return value
+    return int(value) if _ATOI.fullmatch(value) else 0
+
+
 def int_or_percent_value(value: IntOrString) -> int:
-    """``getIntOrPercentValue``: the percent number, the int, or 0 for a bad string."""
+    """``getIntOrPercentValue``: a valid percent's number, else ``IntValue`` ("5" is 5)."""
     percent = percent_value(value)
-    if percent is not None:
-        return percent
-    return value if isinstance(value, int) else 0
+    return percent if percent is not None else int_value(value)
 
 
 def is_not_more_than_100_percent(value: IntOrString, path: str) -> list[FieldError]:

@@ -43,8 +43,8 @@ from kubeprio.api.daemonset import (
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.validation.apps import (
     SELECTOR_MISMATCH,
+    int_or_percent_value,
     is_not_more_than_100_percent,
-    percent_value,
     template_labels_json,
     template_warnings,
     validate_positive_int_or_percent,
@@ -73,22 +73,6 @@ STRATEGY_TYPES: Final = (ROLLING_UPDATE, ON_DELETE)
 """The order upstream's NotSupported lists them in."""
 
 
-def _int_value(value: IntOrString) -> int:
-    """``intstr.IntOrString.IntValue``: the int, or a string's number (0 when it has none)."""
-    if isinstance(value, int):
-        return value
-    try:
-        return int(value, 10)
-    except ValueError:
-        return 0
-
-
-def _int_or_percent_value(value: IntOrString) -> int:
-    """``getIntOrPercentValue``: a valid percent's number, else ``IntValue``."""
-    percent = percent_value(value)
-    return percent if percent is not None else _int_value(value)
-
-
 def _strategy_json(strategy: DaemonSetUpdateStrategy) -> GoValue:
     """The internal ``apps.DaemonSetUpdateStrategy`` as ``json.Marshal`` prints it."""
     rolling = strategy.rolling_update
@@ -110,8 +94,8 @@ def validate_rolling_update(rolling: RollingUpdateDaemonSet, path: str) -> list[
     found.extend(validate_positive_int_or_percent(max_surge, surge_path))
     found.extend(is_not_more_than_100_percent(max_unavailable, unavailable_path))
     found.extend(is_not_more_than_100_percent(max_surge, surge_path))
-    has_unavailable = _int_or_percent_value(max_unavailable) != 0
-    has_surge = _int_or_percent_value(max_surge) != 0
+    has_unavailable = int_or_percent_value(max_unavailable) != 0
+    has_surge = int_or_percent_value(max_surge) != 0
     if has_unavailable and has_surge:
         found.append(errors.invalid(surge_path, max_surge, SURGE_AND_UNAVAILABLE))
     elif not has_unavailable and not has_surge:
