@@ -26,7 +26,7 @@ import abc
 import heapq
 import random
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, Final, Protocol, TypeVar
 
 from kubeprio.api.meta import ApiObject
 from kubeprio.client import record
@@ -41,6 +41,32 @@ EXPECTATIONS_TIMEOUT: Final = 300.0
 
 NAMESPACE_INDEX: Final = "namespace"
 """The informer index every controller shares: objects by namespace (``by_namespace``)."""
+
+
+_Owner = TypeVar("_Owner", covariant=True)
+
+
+class OwnerLookup(Protocol[_Owner]):
+    """What ``resolve_controller_ref`` reads owners from (an informer)."""
+
+    def get(self, name: str, namespace: str | None = None) -> _Owner | None:
+        """The cached object ``namespace/name``, if any."""
+        ...
+
+
+def resolve_controller_ref(
+    obj: ApiObject, kind: str, owners: OwnerLookup[_Owner], namespace: str | None = None
+) -> _Owner | None:
+    """``resolveControllerRef``: the ``kind`` object in ``owners`` that controls ``obj``
+    (in ``obj``'s namespace unless given), or None when its controller reference names
+    another kind, or an owner that no longer exists (a different uid: same name, new object)."""
+    ref = obj.metadata.controller_ref()
+    if ref is None or ref.kind != kind:
+        return None
+    owner: Any = owners.get(
+        ref.name or "", obj.metadata.namespace if namespace is None else namespace
+    )
+    return owner if owner is not None and owner.metadata.uid == ref.uid else None
 
 
 def by_namespace(obj: ApiObject) -> list[str]:

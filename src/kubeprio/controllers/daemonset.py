@@ -75,6 +75,7 @@ from kubeprio.controllers.base import (
     Expectations,
     by_namespace,
     object_key,
+    resolve_controller_ref,
     split_key,
 )
 from kubeprio.errors import KubeprioError
@@ -177,11 +178,7 @@ class DaemonSetsController(Controller):
 
     def _owner(self, obj: ApiObject) -> DaemonSet | None:
         """``resolveControllerRef``: the DaemonSet controlling ``obj``, if it exists."""
-        ref = obj.metadata.controller_ref()
-        if ref is None or ref.kind != "DaemonSet":
-            return None
-        ds = self.daemonsets.get(ref.name or "", obj.metadata.namespace)
-        return ds if ds is not None and ds.metadata.uid == ref.uid else None
+        return resolve_controller_ref(obj, "DaemonSet", self.daemonsets)
 
     def _matching(self, obj: ApiObject) -> list[DaemonSet]:
         """``GetPodDaemonSets``/``GetHistoryDaemonSets``: DaemonSets selecting an orphan."""

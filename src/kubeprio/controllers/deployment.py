@@ -50,6 +50,7 @@ from kubeprio.controllers.base import (
     Controller,
     by_namespace,
     object_key,
+    resolve_controller_ref,
     split_key,
 )
 
@@ -112,11 +113,7 @@ class DeploymentController(Controller):
         self.queue.add(object_key(deployment))
 
     def _owner(self, obj: ApiObject, namespace: str) -> Deployment | None:
-        ref = obj.metadata.controller_ref()
-        if ref is None or ref.kind != "Deployment":
-            return None
-        found = self.deployments.get(ref.name or "", namespace)
-        return found if found is not None and found.metadata.uid == ref.uid else None
+        return resolve_controller_ref(obj, "Deployment", self.deployments, namespace)
 
     def _rs_changed(self, rs: ReplicaSet, old: ReplicaSet | None = None) -> None:
         namespace = rs.metadata.namespace or ""

@@ -55,6 +55,7 @@ from kubeprio.controllers.base import (
     Expectations,
     by_namespace,
     object_key,
+    resolve_controller_ref,
     split_key,
 )
 
@@ -108,11 +109,7 @@ class JobController(Controller):
                 self._remove_finalizer(pod)
 
     def _owner(self, pod: Pod) -> Job | None:
-        ref = pod.metadata.controller_ref()
-        if ref is None or ref.kind != "Job":
-            return None
-        job = self.jobs.get(ref.name or "", pod.metadata.namespace)
-        return job if job is not None and job.metadata.uid == ref.uid else None
+        return resolve_controller_ref(pod, "Job", self.jobs)
 
     def _pod_event(self, pod: Pod, *, added: bool = False, deleted: bool = False) -> None:
         job = self._owner(pod)

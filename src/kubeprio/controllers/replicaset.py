@@ -50,6 +50,7 @@ from kubeprio.controllers.base import (
     Expectations,
     by_namespace,
     object_key,
+    resolve_controller_ref,
     split_key,
 )
 
@@ -205,11 +206,7 @@ class ReplicaSetController(Controller):
 
     def _owner(self, pod: Pod) -> ReplicaSet | None:
         """``resolveControllerRef``: the ReplicaSet controlling ``pod``, if it exists."""
-        ref = pod.metadata.controller_ref()
-        if ref is None or ref.kind != "ReplicaSet":
-            return None
-        rs = self.replicasets.get(ref.name or "", pod.metadata.namespace)
-        return rs if rs is not None and rs.metadata.uid == ref.uid else None
+        return resolve_controller_ref(pod, "ReplicaSet", self.replicasets)
 
     def _matching(self, pod: Pod) -> list[ReplicaSet]:
         """``getPodReplicaSets``: ReplicaSets whose selector matches an orphan."""
