@@ -41,7 +41,7 @@ import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from kubeprio.api.gotext import go_quote
 from kubeprio.api.model import INT64_MAX, INT64_MIN
@@ -855,12 +855,23 @@ class FieldSelector:
         object.__setattr__(self, "_terms", terms)
 
     def matches(self, fields: Mapping[str, str]) -> bool:
-        """Whether ``fields`` (field path to string value) satisfy every term."""
-        get = fields.get
-        for name, value, equal in self._terms:  # noqa: SIM110 (a loop beats all() here)
-            if (get(name, "") == value) is not equal:
-                return False
-        return True
+        """Whether ``fields`` (field path to string value; missing: empty) satisfy every term."""
+        readers = {name: _mapping_reader(name) for name, _value, _equal in self._terms}
+        return self.matcher(readers)(fields)
+
+    def matcher(self, readers: Mapping[str, Callable[[Any], str]]) -> Callable[[Any], bool]:
+        """A predicate over objects whose fields ``readers`` read (``readers[field](obj)``):
+        a list or watch tests each object, twice per watch event, without building a
+        mapping of its fields."""
+        terms = tuple((readers[name], value, equal) for name, value, equal in self._terms)
+
+        def satisfied(obj: Any) -> bool:
+            for read, value, equal in terms:  # noqa: SIM110 (a loop beats all() here)
+                if (read(obj) == value) is not equal:
+                    return False
+            return True
+
+        return satisfied
 
     def is_empty(self) -> bool:
         """True when there are no terms: the selector matches everything."""
@@ -934,6 +945,10 @@ def _split_field_term(term: str) -> tuple[str, Operator, str] | None:
             if term.startswith(symbol, index):
                 return term[:index], op, term[index + len(symbol) :]
     return None
+
+
+def _mapping_reader(name: str) -> Callable[[Mapping[str, str]], str]:
+    return lambda fields: fields.get(name, "")
 
 
 def parse_field_selector(text: str) -> FieldSelector:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
 
 from kubeprio.api import errors, fields, selectors
 from kubeprio.api.kinds import ResourceInfo
@@ -44,26 +43,10 @@ def object_filter(
             if requirement.field not in supported:
                 raise errors.bad_request(f"field label not supported: {requirement.field}")
         if parsed_fields.requirements:
-            getters = fields.field_getters(info.model)
-            # Each term reads its field straight from the object: a watch runs this twice
-            # per event (the object and its previous state), so no mapping is built.
-            terms = tuple(
-                (getters[r.field], r.value, r.operator is not selectors.Operator.NOT_EQUALS)
-                for r in parsed_fields.requirements
-            )
-            field_match = lambda obj: _satisfies(obj, terms)  # noqa: E731
+            field_match = parsed_fields.matcher(fields.field_getters(info.model))
     if label_match and field_match:
         return lambda obj: label_match(obj) and field_match(obj)
     return label_match or field_match
-
-
-def _satisfies(obj: Any, terms: tuple[tuple[fields.FieldGetter, str, bool], ...]) -> bool:
-    """Whether ``obj`` meets every ``(getter, value, equal)`` term of a field selector
-    (``FieldSelector.matches`` over the object's fields)."""
-    for get, value, equal in terms:  # noqa: SIM110 (a loop beats all() here)
-        if (get(obj) == value) is not equal:
-            return False
-    return True
 
 
 def encode_continue(last: tuple[str, str], revision: int) -> str:

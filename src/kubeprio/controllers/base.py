@@ -43,6 +43,17 @@ NAMESPACE_INDEX: Final = "namespace"
 """The informer index every controller shares: objects by namespace (``by_namespace``)."""
 
 
+CONTROLLER_INDEX: Final = "controller-uid"
+"""The informer index of the workload controllers: objects by their controller's UID
+(``by_controller``); one per informer, however many controllers add it."""
+
+
+def by_controller(obj: ApiObject) -> list[str]:
+    """``CONTROLLER_INDEX``'s key: the UID in ``obj``'s controller reference, if any."""
+    ref = obj.metadata.controller_ref()
+    return [ref.uid] if ref is not None and ref.uid else []
+
+
 _Owner = TypeVar("_Owner", covariant=True)
 
 

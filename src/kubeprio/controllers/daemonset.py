@@ -70,9 +70,11 @@ from kubeprio.controllers import (
 )
 from kubeprio.controllers.backoff import Backoff
 from kubeprio.controllers.base import (
+    CONTROLLER_INDEX,
     NAMESPACE_INDEX,
     Controller,
     Expectations,
+    by_controller,
     by_namespace,
     object_key,
     resolve_controller_ref,
@@ -80,8 +82,6 @@ from kubeprio.controllers.base import (
 )
 from kubeprio.errors import KubeprioError
 
-CONTROLLER_INDEX: Final = "controller-uid"
-"""Pods and revisions by the UID of their controller (shared with the ReplicaSet controller)."""
 ORPHAN_INDEX: Final = "orphans-by-label"
 """Objects without a controller, by ``<namespace>\\0`` and ``<namespace>\\0<key>=<value>``."""
 BURST_REPLICAS: Final = 250
@@ -93,11 +93,6 @@ SELECTING_ALL: Final = "SelectingAll"
 Owned = TypeVar("Owned", bound=ApiObject)
 NodePods = daemonsetnode.NodePods
 Verdicts = dict[str, tuple[bool, bool]]
-
-
-def _controller_uid(obj: ApiObject) -> list[str]:
-    ref = obj.metadata.controller_ref()
-    return [ref.uid] if ref is not None and ref.uid else []
 
 
 def _orphan_keys(obj: ApiObject) -> list[str]:
@@ -139,7 +134,7 @@ class DaemonSetsController(Controller):
         self._placements: dict[str, tuple[int | None, daemonsetutil.Placement]] = {}
         daemonsets.add_index(NAMESPACE_INDEX, by_namespace)
         for informer in (pods, revisions):
-            informer.add_index(CONTROLLER_INDEX, _controller_uid)
+            informer.add_index(CONTROLLER_INDEX, by_controller)
             informer.add_index(ORPHAN_INDEX, _orphan_keys)
         daemonsets.add_handler(
             FuncHandler(
@@ -210,19 +205,25 @@ class DaemonSetsController(Controller):
     def _revision_updated(self, old: ControllerRevision, new: ControllerRevision) -> None:
         if old.metadata.resource_version == new.metadata.resource_version:
             return
+        owner = self._owner_after_update(old, new)
+        if owner is not None:
+            self._enqueue(owner)
+
+    def _owner_after_update(self, old: ApiObject, new: ApiObject) -> DaemonSet | None:
+        """``updatePod``/``updateHistory``: a changed controller reference queues the old
+        owner; the new owner is returned. An orphan (None) whose labels or reference
+        changed queues the DaemonSets that now select it."""
         old_ref, new_ref = old.metadata.controller_ref(), new.metadata.controller_ref()
         if old_ref != new_ref and old_ref is not None:
             previous = self._owner(old)
             if previous is not None:
                 self._enqueue(previous)
         if new_ref is not None:
-            owner = self._owner(new)
-            if owner is not None:
-                self._enqueue(owner)
-            return
+            return self._owner(new)
         if old.metadata.labels != new.metadata.labels or old_ref != new_ref:
             for ds in self._matching(new):
                 self._enqueue(ds)
+        return None
 
     def _revision_deleted(self, revision: ControllerRevision) -> None:
         owner = self._owner(revision)
@@ -250,23 +251,13 @@ class DaemonSetsController(Controller):
             # A graceful delete: act now rather than when the kubelet removes the pod.
             self._pod_deleted(new)
             return
-        old_ref, new_ref = old.metadata.controller_ref(), new.metadata.controller_ref()
-        if old_ref != new_ref and old_ref is not None:
-            previous = self._owner(old)
-            if previous is not None:
-                self._enqueue(previous)
-        if new_ref is not None:
-            owner = self._owner(new)
-            if owner is None:
-                return
-            self._enqueue(owner)
-            min_ready = (owner.spec.min_ready_seconds if owner.spec else None) or 0
-            if min_ready and not podutil.is_pod_ready(old) and podutil.is_pod_ready(new):
-                self.queue.add_after(object_key(owner), min_ready + 1)
+        owner = self._owner_after_update(old, new)
+        if owner is None:
             return
-        if old.metadata.labels != new.metadata.labels or old_ref != new_ref:
-            for ds in self._matching(new):
-                self._enqueue(ds)
+        self._enqueue(owner)
+        min_ready = (owner.spec.min_ready_seconds if owner.spec else None) or 0
+        if min_ready and not podutil.is_pod_ready(old) and podutil.is_pod_ready(new):
+            self.queue.add_after(object_key(owner), min_ready + 1)
 
     def _pod_deleted(self, pod: Pod) -> None:
         owner = self._owner(pod)

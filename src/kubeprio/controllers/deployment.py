@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import functools
 import random
-from typing import Final
 
 from kubeprio.api import errors, selectors
 from kubeprio.api.apps import Deployment, DeploymentStatus, ReplicaSet, ReplicaSetSpec
@@ -46,20 +45,15 @@ from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.controllers import deploymentutil as du
 from kubeprio.controllers import podutil
 from kubeprio.controllers.base import (
+    CONTROLLER_INDEX,
     NAMESPACE_INDEX,
     Controller,
+    by_controller,
     by_namespace,
     object_key,
     resolve_controller_ref,
     split_key,
 )
-
-CONTROLLER_INDEX: Final = "controller-uid"
-
-
-def _controller_uid(obj: ApiObject) -> list[str]:
-    ref = obj.metadata.controller_ref()
-    return [ref.uid] if ref is not None and ref.uid else []
 
 
 def _created(rs: ReplicaSet) -> tuple[float, str]:
@@ -89,8 +83,8 @@ class DeploymentController(Controller):
         self.pods = pods
         deployments.add_index(NAMESPACE_INDEX, by_namespace)
         replicasets.add_index(NAMESPACE_INDEX, by_namespace)
-        replicasets.add_index(CONTROLLER_INDEX, _controller_uid)
-        pods.add_index(CONTROLLER_INDEX, _controller_uid)
+        replicasets.add_index(CONTROLLER_INDEX, by_controller)
+        pods.add_index(CONTROLLER_INDEX, by_controller)
         deployments.add_handler(
             FuncHandler(
                 on_add=self._enqueue,

@@ -45,23 +45,19 @@ from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.controllers import podutil
 from kubeprio.controllers.base import (
+    CONTROLLER_INDEX,
     NAMESPACE_INDEX,
     Controller,
     Expectations,
+    by_controller,
     by_namespace,
     object_key,
     resolve_controller_ref,
     split_key,
 )
 
-CONTROLLER_INDEX: Final = "controller-uid"
 REPLICA_FAILURE: Final = "ReplicaFailure"
 _PHASE_ORDINAL: Final = {"Pending": 0, "Unknown": 1, "Running": 2}
-
-
-def _controller_uid(pod: Pod) -> list[str]:
-    ref = pod.metadata.controller_ref()
-    return [ref.uid] if ref is not None and ref.uid else []
 
 
 def _time(text: str | None) -> float | None:
@@ -179,7 +175,7 @@ class ReplicaSetController(Controller):
         self.burst_replicas = burst_replicas
         self.expectations = Expectations(clock)
         pods.add_index(NAMESPACE_INDEX, by_namespace)
-        pods.add_index(CONTROLLER_INDEX, _controller_uid)
+        pods.add_index(CONTROLLER_INDEX, by_controller)
         replicasets.add_index(NAMESPACE_INDEX, by_namespace)
         replicasets.add_handler(
             FuncHandler(
