@@ -24,6 +24,7 @@ from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.model import evolve
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.tenant import Tenant
 from kubeprio.client.informer import Lister
 from kubeprio.frozen import fast_init
@@ -105,6 +106,11 @@ class Listers(Protocol):
     @property
     def resource_quotas(self) -> Lister[ResourceQuota]:
         """All ResourceQuotas."""
+        ...
+
+    @property
+    def service_accounts(self) -> Lister[ServiceAccount]:
+        """All ServiceAccounts."""
         ...
 
 

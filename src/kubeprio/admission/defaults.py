@@ -1,36 +1,60 @@
 """The default admission chain: which plugins run, in which order.
 
-Composition roots (``cli``, ``sim``) call ``default_chain(listers)`` and hand the chain
-to ``apiserver.service.ApiService``. The order matters and is the reason this module
-exists (upstream keeps it in ``pkg/kubeapiserver/options/plugins.go``)::
+Composition roots (``cli``, ``sim``, ``serve``) call ``default_chain(listers)`` and hand
+the chain to ``apiserver.service.ApiService``. The order matters and is the reason this
+module exists (upstream keeps it in ``pkg/kubeapiserver/options/plugins.go``,
+``AllOrderedPlugins``)::
 
-    mutating:   TenantPriorityClass (tenant default class)  ->  Priority (resolve)
-    validating: Priority (single globalDefault)  ->  SystemPriorityClass (admins only)
-                ->  TenantPriorityClass (allowlist)  ->  ResourceQuota (charges usage)
+    mutating:   ServiceAccount (serve only)  ->  TenantPriorityClass (tenant default class)
+                ->  Priority (resolve)
+    validating: ServiceAccount (serve only)  ->  Priority (single globalDefault)
+                ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
+                ->  ResourceQuota (charges usage)
 
-The tenant's default must be in place before ``Priority`` resolves a class-less pod,
-or the global default would win; the allowlist must see the class ``Priority``
-resolved (including a global default), so it validates after mutation is over. A
-non-admin asking for a system class is told so before being told about its allowlist.
-ResourceQuota comes last, as upstream always places it: only an object every other
-plugin accepted is charged. ``limited`` is its ``limitedResources`` configuration.
+``ServiceAccount`` comes before ``Priority``, as upstream orders them, so a pod that names
+a missing account hears about that before anything about its class. The tenant's default
+must be in place before ``Priority`` resolves a class-less pod, or the global default
+would win; the allowlist must see the class ``Priority`` resolved (including a global
+default), so it validates after mutation is over. A non-admin asking for a system class
+is told so before being told about its allowlist. ResourceQuota comes last, as upstream
+always places it: only an object every other plugin accepted is charged. ``limited`` is its
+``limitedResources`` configuration.
+
+``ServiceAccount`` runs only when the caller hands in ``service_account_rng``, the seeded
+generator of its volume names: ``kubeprio serve`` does, next to the service account
+controller that gives every namespace its ``default`` account. ``kubeprio simulate`` and
+``kubeprio check`` run no such controller and load snapshots whose pods already carry
+their accounts and token volumes, so they leave it out (docs/admission.md).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
-from kubeprio.admission.chain import AdmissionChain, Listers
+from kubeprio.admission.chain import AdmissionChain, Listers, MutatingPlugin, ValidatingPlugin
 from kubeprio.admission.priority import PriorityPlugin
 from kubeprio.admission.resourcequota import LimitedResource, ResourceQuotaPlugin
+from kubeprio.admission.serviceaccount import ServiceAccountPlugin
 from kubeprio.admission.systemclass import SystemPriorityClassPlugin
 from kubeprio.admission.tenant import TenantPriorityClassPlugin
 
 
-def default_chain(listers: Listers, limited: Sequence[LimitedResource] = ()) -> AdmissionChain:
+def default_chain(
+    listers: Listers,
+    limited: Sequence[LimitedResource] = (),
+    *,
+    service_account_rng: random.Random | None = None,
+) -> AdmissionChain:
     """The admission plugins kubeprio runs by default, reading through ``listers``."""
     priority = PriorityPlugin(listers)
     tenant = TenantPriorityClassPlugin(listers)
     system = SystemPriorityClassPlugin()
     quota = ResourceQuotaPlugin(listers, limited)
-    return AdmissionChain(mutating=(tenant, priority), validating=(priority, system, tenant, quota))
+    mutating: list[MutatingPlugin] = [tenant, priority]
+    validating: list[ValidatingPlugin] = [priority, system, tenant, quota]
+    if service_account_rng is not None:
+        accounts = ServiceAccountPlugin(listers, rng=service_account_rng)
+        mutating.insert(0, accounts)
+        validating.insert(0, accounts)
+    return AdmissionChain(mutating=tuple(mutating), validating=tuple(validating))

@@ -19,6 +19,8 @@ Where each rule applies, as upstream wires it:
 * ``SetDefaults_PodSpec`` (scheduler name, grace period, restart and DNS policy,
   security context) runs on pods *and* pod templates; ``SetDefaults_Pod`` (requests
   default to limits, ``enableServiceLinks``, host-network host ports) runs on pods only.
+* The deprecated ``serviceAccount`` is kept equal to ``serviceAccountName`` on pods and
+  templates (upstream does it in the v1 conversion; ``with_service_account_name``).
 * Container defaults (pull policy, termination message, port protocol ``TCP``) and the
   rounding of resource quantities up to milli precision run on every container.
 
@@ -75,6 +77,8 @@ TERMINATION_MESSAGE_READ_FILE: Final = "File"
 LABEL_METADATA_NAME: Final = "kubernetes.io/metadata.name"
 DEFAULT_IMAGE_TAG: Final = "latest"
 _MILLI_IN_NANOS: Final = 1_000_000
+DEPRECATED_SERVICE_ACCOUNT: Final = "serviceAccount"
+"""``spec.serviceAccount``: the deprecated alias of ``spec.serviceAccountName``."""
 
 
 # --- image references (pkg/util/parsers.ParseImageName) ---------------------------------------
@@ -249,6 +253,32 @@ def default_pod_spec(spec: PodSpec, *, is_pod: bool = False) -> PodSpec:
     overhead = default_resource_list(spec.overhead)
     if overhead is not spec.overhead:
         changes["overhead"] = overhead
+    spec = evolve(spec, **changes) if changes else spec
+    alias = spec.extra.get(DEPRECATED_SERVICE_ACCOUNT)
+    return with_service_account_name(
+        spec, spec.service_account_name or (alias if isinstance(alias, str) else "")
+    )
+
+
+def with_service_account_name(spec: PodSpec, name: str) -> PodSpec:
+    """``spec`` running as ``name``, its deprecated ``serviceAccount`` alias equal to it.
+
+    Upstream keeps the alias in the v1 conversion of every PodSpec (pods and templates):
+    ``Convert_v1_PodSpec_To_core_PodSpec`` reads ``serviceAccount`` when
+    ``serviceAccountName`` is empty, and ``Convert_core_PodSpec_To_v1_PodSpec`` writes it
+    back equal to the name (omitted when empty). So ``kubectl get pod -o yaml`` shows
+    both, and a dump of a real cluster, which already has both, comes back unchanged.
+    """
+    changes: dict[str, Any] = {}
+    if name and spec.service_account_name != name:
+        changes["service_account_name"] = name
+    if name:
+        if spec.extra.get(DEPRECATED_SERVICE_ACCOUNT) != name:
+            changes["extra"] = {**spec.extra, DEPRECATED_SERVICE_ACCOUNT: name}
+    elif DEPRECATED_SERVICE_ACCOUNT in spec.extra:
+        changes["extra"] = {
+            key: value for key, value in spec.extra.items() if key != DEPRECATED_SERVICE_ACCOUNT
+        }
     return evolve(spec, **changes) if changes else spec
 
 
@@ -521,4 +551,5 @@ __all__ = [
     "default_replica_set",
     "default_secret",
     "image_tag",
+    "with_service_account_name",
 ]

@@ -12,6 +12,7 @@ from kubeprio.api import kinds
 from kubeprio.api.core import Namespace
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.tenant import Tenant
 from kubeprio.store.errors import KeyNotFoundError
 from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
@@ -48,6 +49,7 @@ class StoreListers:
         self._tenants = StoreLister(store, Tenant)
         self._namespaces = StoreLister(store, Namespace)
         self._resource_quotas = StoreLister(store, ResourceQuota)
+        self._service_accounts = StoreLister(store, ServiceAccount)
 
     @property
     def priority_classes(self) -> StoreLister[PriorityClass]:
@@ -68,3 +70,8 @@ class StoreListers:
     def resource_quotas(self) -> StoreLister[ResourceQuota]:
         """All ResourceQuotas."""
         return self._resource_quotas
+
+    @property
+    def service_accounts(self) -> StoreLister[ServiceAccount]:
+        """All ServiceAccounts."""
+        return self._service_accounts

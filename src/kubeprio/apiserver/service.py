@@ -34,7 +34,7 @@ from kubeprio.admission.chain import (
     Operation,
     UserInfo,
 )
-from kubeprio.api import errors, kinds, manifest, selectors, validation
+from kubeprio.api import errors, kinds, manifest, names, selectors, validation
 from kubeprio.api import patch as patching
 from kubeprio.api.coordination import NODE_LEASE_NAMESPACE
 from kubeprio.api.core import (
@@ -86,8 +86,6 @@ from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
 T = TypeVar("T")
 
 DEFAULT_NAMESPACES = ("default", NODE_LEASE_NAMESPACE, "kube-public", "kube-system")
-GENERATED_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-GENERATED_NAME_LENGTH = 5
 MAX_CONFLICT_RETRIES = 8
 GENERATE_NAME_ATTEMPTS = 8
 """Names tried for a ``generateName`` object before AlreadyExists (upstream: 1 + 7 retries)."""
@@ -190,10 +188,7 @@ class ApiService:
         return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
     def _generate_name(self, prefix: str) -> str:
-        suffix = "".join(
-            self._rng.choice(GENERATED_NAME_ALPHABET) for _ in range(GENERATED_NAME_LENGTH)
-        )
-        return f"{prefix}{suffix}"
+        return names.generate_name(prefix, self._rng)
 
     def _now(self) -> str:
         return rfc3339(self.clock.now())

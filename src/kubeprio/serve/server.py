@@ -2,6 +2,7 @@
 
 ``run(options)`` opens the SQLite store in the data directory (WAL, ``kubeprio.db``),
 wires the control plane (``sim.controlplane.ControlPlane``: API service with admission,
+the ServiceAccount plugin included, with its own seeded generator for token volume names,
 scheduler retrying unschedulable pods on upstream's 5-minute timer, controllers, one
 simulated kubelet per Node), creates what the preset and the node options ask for
 (only what is missing, so a restart keeps the stored state), then runs on one asyncio
@@ -211,6 +212,7 @@ class Serving:
                 auto_create_namespaces=False,
                 node_leases=True,
                 limited_resources=options.limited_resources,
+                service_account_rng=derived_rng(seed, "serviceaccount-admission"),
             )
             self.plane.attach_fleet()
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)

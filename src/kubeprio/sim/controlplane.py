@@ -80,6 +80,7 @@ class ControlPlane:
         pod_gc_of_unseen_nodes: bool = True,
         node_leases: bool = False,
         limited_resources: Sequence[LimitedResource] = (),
+        service_account_rng: random.Random | None = None,
     ) -> None:
         """Wire the components.
 
@@ -94,6 +95,9 @@ class ControlPlane:
         off in simulation, where no outcome depends on heartbeats).
         ``limited_resources``: the ResourceQuota admission plugin's ``limitedResources``
         (``serve --admission-control-config-file``).
+        ``service_account_rng``: run the ServiceAccount admission plugin, drawing its token
+        volumes' name suffixes from this generator (``serve``, which also runs the service
+        account controller; simulations leave it out: ``admission.defaults``).
         """
         self.seed = seed
         self.clock = clock
@@ -104,7 +108,9 @@ class ControlPlane:
             rng=derived_rng(seed, "apiserver"),
             auto_create_namespaces=auto_create_namespaces,
         )
-        self.api.admission = default_chain(self.api.listers, limited_resources)
+        self.api.admission = default_chain(
+            self.api.listers, limited_resources, service_account_rng=service_account_rng
+        )
         api = self.api
         self.pods: Informer[Pod] = Informer(api, Pod)
         self.nodes: Informer[Node] = Informer(api, Node)

@@ -89,6 +89,40 @@ def test_templates_get_pod_spec_defaults_but_not_pod_defaults() -> None:
     assert "requests" not in template_spec["containers"][0]["resources"]
 
 
+SERVICE_ACCOUNT_ALIAS = [
+    ({"serviceAccountName": "bot"}, {"serviceAccountName": "bot", "serviceAccount": "bot"}),
+    ({"serviceAccount": "bot"}, {"serviceAccountName": "bot", "serviceAccount": "bot"}),
+    (
+        {"serviceAccountName": "new", "serviceAccount": "old"},
+        {"serviceAccountName": "new", "serviceAccount": "new"},
+    ),
+    ({}, {}),
+    ({"serviceAccountName": "", "serviceAccount": ""}, {"serviceAccountName": ""}),
+]
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    SERVICE_ACCOUNT_ALIAS,
+    ids=["name only", "alias only", "name wins", "neither", "both empty"],
+)
+@pytest.mark.parametrize("where", ["spec", "spec.template.spec"], ids=["pod", "template"])
+def test_deprecated_service_account_mirrors_the_name(
+    where: str, given: dict[str, str], expected: dict[str, str]
+) -> None:
+    """``Convert_v1_PodSpec_To_core_PodSpec`` reads ``serviceAccount`` when the name is
+    empty; ``Convert_core_PodSpec_To_v1_PodSpec`` writes it back equal to the name, on pods
+    and templates alike (``pkg/apis/core/v1/conversion.go``)."""
+    doc = pod_doc() if where == "spec" else deployment_doc()
+    for key, value in given.items():
+        doc = with_path(doc, f"{where}.{key}", value)
+    spec: Any = _defaulted(doc)
+    for part in where.split("."):
+        spec = spec[part]
+    found = {k: spec[k] for k in ("serviceAccountName", "serviceAccount") if k in spec}
+    assert found == expected
+
+
 def test_host_network_pod_ports_get_host_ports() -> None:
     """``defaultHostNetworkPorts`` (``TestSetDefaultPodSpecHostNetwork``)."""
     doc = with_path(pod_doc(), "spec.hostNetwork", True)
@@ -294,8 +328,9 @@ def test_namespace_gets_name_label() -> None:
         job_doc(),
         node_doc(),
         with_path(pod_doc(), "spec.hostNetwork", True),
+        with_path(pod_doc(), "spec.serviceAccount", "bot"),
     ],
-    ids=["pod", "deployment", "replicaset", "job", "node", "hostNetwork pod"],
+    ids=["pod", "deployment", "replicaset", "job", "node", "hostNetwork pod", "alias"],
 )
 def test_defaulting_is_idempotent(doc: dict[str, Any]) -> None:
     once = default_object(manifest.decode_request(doc))
