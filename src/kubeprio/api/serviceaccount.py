@@ -4,9 +4,10 @@ Mirrors ``k8s.io/api/core/v1/types.go`` (``ServiceAccount``, ``LocalObjectRefere
 ``secrets`` lists the Secrets pods of the account may mount (only names are kept: the
 registry clears the rest, ``cleanSecretReferences``), ``imagePullSecrets`` the Secrets
 the kubelet pulls images with, ``automountServiceAccountToken`` whether pods get a token
-volume. kubeprio mounts nothing (there is no ServiceAccount admission plugin and no token
-issuer); the objects are served, listed and counted as upstream's, and the service
-account controller (``controllers.serviceaccount``) keeps a ``default`` account in every
+volume. In ``kubeprio serve`` the ServiceAccount admission plugin
+(``admission.serviceaccount``) reads them for every new pod (there is no token issuer);
+the objects are served, listed and counted as upstream's, and the service account
+controller (``controllers.serviceaccount``) keeps a ``default`` account in every
 namespace. Unmodelled keys stay in ``extra``. Pure data: no I/O.
 """
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 
 from kubeprio.api import manifest
+from kubeprio.api.core import Pod
+from kubeprio.api.serialization import to_dict
 from kubeprio.sim.report import to_json
 from kubeprio.sim.simulate import simulate
 from tests.conftest import REAL_CLUSTERS
@@ -103,3 +105,46 @@ def test_snapshot_of_a_settled_cluster_stays_as_it_was(files: list[str]) -> None
         assert not pods[name]["deleted"], name
     assert report["preemptions"] == []
     assert report["rejected"] == []
+
+
+ACCOUNT_FIELDS = ("serviceAccountName", "serviceAccount", "automountServiceAccountToken")
+
+
+@pytest.mark.parametrize(
+    "files", [K3S, GKE, OPENSHIFT], ids=["k3s-1.33", "gke-1.12", "openshift-4.8"]
+)
+def test_pods_keep_their_service_accounts_and_token_volumes(files: list[str]) -> None:
+    """simulate runs no ServiceAccount admission plugin (docs/admission.md): a snapshot's pods
+    name accounts the dump does not hold and already carry their ``kube-api-access-*``
+    volumes and mounts; they load as written, neither refused nor given a second volume."""
+    documents: list[manifest.Document] = []
+    for name in files:
+        documents += manifest.parse_text((REAL_CLUSTERS / name).read_text(), name)
+    given = {
+        (d.data["metadata"]["namespace"], d.data["metadata"]["name"]): d.data["spec"]
+        for d in documents
+        if d.data.get("kind") == "Pod"
+    }
+    report, cluster = simulate(documents, seed=0, until=1)
+    assert report["rejected"] == []
+    for (namespace, name), spec in given.items():
+        stored = to_dict(cluster.api.get(Pod, name, namespace))["spec"]  # type: ignore[attr-defined]
+        for field in ACCOUNT_FIELDS:
+            assert stored.get(field) == spec.get(field), (name, field)
+        assert stored.get("volumes") == spec.get("volumes"), name
+        for kind in ("initContainers", "containers"):
+            mounts = [c.get("volumeMounts") for c in stored.get(kind) or ()]
+            assert mounts == [c.get("volumeMounts") for c in spec.get(kind) or ()], name
+
+
+def test_a_manifest_pod_gets_no_account_or_token_in_a_simulation() -> None:
+    documents = manifest.parse_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team}\n"
+        "spec: {containers: [{name: c, image: nginx}]}\n",
+        "pod.yaml",
+    )
+    report, cluster = simulate(documents, seed=0, until=1)
+    assert report["rejected"] == []
+    spec = to_dict(cluster.api.get(Pod, "p", "team"))["spec"]  # type: ignore[attr-defined]
+    assert "serviceAccountName" not in spec
+    assert "volumes" not in spec
