@@ -55,7 +55,7 @@ from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers
 from kubeprio.admission.priority import request_name
 from kubeprio.api import errors, names
 from kubeprio.api.core import Container, Pod, PodSpec
-from kubeprio.api.defaults import with_service_account_name
+from kubeprio.api.defaults import DEPRECATED_SERVICE_ACCOUNT
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.serviceaccount import (
     DEFAULT_SERVICE_ACCOUNT,
@@ -69,8 +69,9 @@ SERVICE_ACCOUNT_VOLUME_NAME: Final = "kube-api-access"
 """Prefix of the token volume's name (``ServiceAccountVolumeName``)."""
 DEFAULT_API_TOKEN_MOUNT_PATH: Final = "/var/run/secrets/kubernetes.io/serviceaccount"
 WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS: Final = 3607
-"""``serviceaccount.WarnOnlyBoundTokenExpirationSeconds``: one hour and seven seconds, so
-the token issuer can tell admission-made projections from hand-written ones."""
+"""``serviceaccount.WarnOnlyBoundTokenExpirationSeconds``: an odd hour and seven seconds the
+token issuer recognises as this plugin's, extending such tokens and warning when one is
+used past the hour (``--service-account-extend-token-expiration``)."""
 PROJECTED_VOLUME_SOURCE_DEFAULT_MODE: Final = 0o644
 """Written out (420 in JSON), as upstream does since #104464."""
 ROOT_CA_CONFIG_MAP: Final = "kube-root-ca.crt"
@@ -282,9 +283,10 @@ def mirror_pod_problem(spec: PodSpec) -> str | None:
 
 
 def _mounts_token_path(container: Container) -> bool:
-    return any(
-        mount.get("mountPath") == DEFAULT_API_TOKEN_MOUNT_PATH
-        for mount in _dicts(container.extra.get("volumeMounts"))
+    mounts = container.extra.get("volumeMounts")
+    return isinstance(mounts, list) and any(
+        isinstance(mount, Mapping) and mount.get("mountPath") == DEFAULT_API_TOKEN_MOUNT_PATH
+        for mount in mounts
     )
 
 
@@ -293,41 +295,73 @@ def _with_mount(
 ) -> tuple[Container, ...] | None:
     """The containers, ``mount`` added to each that mounts nothing at the token path; the
     same tuple when none needed it."""
-    if not containers or all(_mounts_token_path(c) for c in containers):
+    if not containers:
+        return containers
+    mounted = [_mounts_token_path(c) for c in containers]
+    if all(mounted):
         return containers
     return tuple(
         c
-        if _mounts_token_path(c)
+        if done
         else evolve(
             c,
             extra={**c.extra, "volumeMounts": [*(c.extra.get("volumeMounts") or ()), dict(mount)]},
         )
-        for c in containers
+        for c, done in zip(containers, mounted, strict=True)
     )
 
 
-def mount_token(spec: PodSpec, rng: random.Random) -> PodSpec:
-    """``mountServiceAccountToken``: the token volume, mounted in every (init) container."""
-    volumes = _dicts(spec.extra.get("volumes"))
+def _token_changes(spec: PodSpec, rng: random.Random, changes: dict[str, Any]) -> JsonDict | None:
+    """``mountServiceAccountToken``: put the (init) containers that gain the mount in
+    ``changes``; return the volume to add, if one is needed and none exists yet."""
     existing = next(
         (
             str(v["name"])
-            for v in volumes
+            for v in _dicts(spec.extra.get("volumes"))
             if str(v.get("name") or "").startswith(SERVICE_ACCOUNT_VOLUME_NAME + "-")
         ),
         None,
     )
     volume_name = existing or names.generate_name(SERVICE_ACCOUNT_VOLUME_NAME + "-", rng)
     mount = {"name": volume_name, "readOnly": True, "mountPath": DEFAULT_API_TOKEN_MOUNT_PATH}
-    init_containers = _with_mount(spec.init_containers, mount)
-    containers = _with_mount(spec.containers, mount)
-    if init_containers is spec.init_containers and containers is spec.containers:
-        return spec  # every container mounts something else there: no volume needed
-    extra = spec.extra
-    if existing is None:
-        volume = {"name": volume_name, "projected": token_volume_source()}
-        extra = {**extra, "volumes": [*(extra.get("volumes") or ()), volume]}
-    return evolve(spec, init_containers=init_containers, containers=containers, extra=extra)
+    needed = False
+    for attr, containers in (
+        ("init_containers", spec.init_containers),
+        ("containers", spec.containers),
+    ):
+        mounted = _with_mount(containers, mount)
+        if mounted is not containers:
+            changes[attr] = mounted
+            needed = True
+    if existing is not None or not needed:
+        return None  # reuse the pod's volume; or every container mounts something else there
+    return {"name": volume_name, "projected": token_volume_source()}
+
+
+def admitted_spec(spec: PodSpec, account: ServiceAccount, rng: random.Random | None) -> PodSpec:
+    """The spec ``Admit`` makes for a pod running as ``account``: the name (and its
+    deprecated alias, as ``api.defaults.with_service_account_name`` keeps it), the token
+    volume and mounts unless ``rng`` is None (no automount), the account's pull secrets
+    when the pod has none. One copy of the spec, however much changes (every pod create
+    in serve comes through here)."""
+    name = account.metadata.name or ""
+    changes: dict[str, Any] = {}
+    extra_changes: JsonDict = {}
+    if spec.service_account_name != name:
+        changes["service_account_name"] = name
+    if spec.extra.get(DEPRECATED_SERVICE_ACCOUNT) != name:
+        extra_changes[DEPRECATED_SERVICE_ACCOUNT] = name
+    if rng is not None:
+        volume = _token_changes(spec, rng, changes)
+        if volume is not None:
+            extra_changes["volumes"] = [*(spec.extra.get("volumes") or ()), volume]
+    if not spec.extra.get("imagePullSecrets") and account.image_pull_secrets:
+        extra_changes["imagePullSecrets"] = [
+            {"name": ref.name} if ref.name else {} for ref in account.image_pull_secrets
+        ]
+    if extra_changes:
+        changes["extra"] = {**spec.extra, **extra_changes}
+    return evolve(spec, **changes) if changes else spec
 
 
 class ServiceAccountPlugin:
@@ -370,23 +404,17 @@ class ServiceAccountPlugin:
         pod = self._handles(request)
         if pod is None or request.operation is not Operation.CREATE:
             return request.obj
+        spec = pod.spec or PodSpec()
         if is_mirror_pod(pod):
             # Changing a mirror pod's spec makes its kubelet delete it as not matching.
-            self.validate(request, outcome)
+            self._check_mirror(request, spec)
             return pod
-        spec = pod.spec or PodSpec()
-        spec = with_service_account_name(spec, spec.service_account_name or DEFAULT_SERVICE_ACCOUNT)
-        account = self._account(request, spec.service_account_name or "")
-        if should_automount(account, spec):
-            spec = mount_token(spec, self._rng)
-        if not spec.extra.get("imagePullSecrets") and account.image_pull_secrets:
-            copied = [{"name": ref.name} if ref.name else {} for ref in account.image_pull_secrets]
-            spec = evolve(spec, extra={**spec.extra, "imagePullSecrets": copied})
-        if spec is not pod.spec:
-            pod = evolve(pod, spec=spec)
-            request = evolve(request, obj=pod)
-        self.validate(request, outcome)
-        return pod
+        account = self._account(request, spec.service_account_name or DEFAULT_SERVICE_ACCOUNT)
+        spec = admitted_spec(spec, account, self._rng if should_automount(account, spec) else None)
+        # Upstream's Admit ends with Validate: with the account in hand, that is the
+        # mountable-secrets check (the validating phase runs it again on the final pod).
+        self._check_secrets(request, account, spec)
+        return pod if spec is pod.spec else evolve(pod, spec=spec)
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
         """Refuse what a pod's account (or a mirror pod's nature) does not allow."""
@@ -400,15 +428,23 @@ class ServiceAccountPlugin:
         if request.operation is not Operation.CREATE or request.subresource:
             return
         if is_mirror_pod(pod):
-            problem = mirror_pod_problem(spec)
-            if problem is not None:
-                raise self._forbidden(request, problem)
+            self._check_mirror(request, spec)
             return
-        account = self._required_account(request, pod, spec)
-        if enforces_mountable_secrets(account):
-            problem = secret_reference_problem(account, spec)
-            if problem is not None:
-                raise self._forbidden(request, problem)
+        self._check_secrets(request, self._required_account(request, pod, spec), spec)
+
+    def _check_mirror(self, request: AdmissionRequest, spec: PodSpec) -> None:
+        problem = mirror_pod_problem(spec)
+        if problem is not None:
+            raise self._forbidden(request, problem)
+
+    def _check_secrets(
+        self, request: AdmissionRequest, account: ServiceAccount, spec: PodSpec
+    ) -> None:
+        if not enforces_mountable_secrets(account):
+            return
+        problem = secret_reference_problem(account, spec)
+        if problem is not None:
+            raise self._forbidden(request, problem)
 
     def _required_account(
         self, request: AdmissionRequest, pod: Pod, spec: PodSpec
