@@ -9,6 +9,7 @@ can show it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -18,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -144,6 +145,33 @@ class ServeProcess:
             timeout=timeout,
             check=False,
         )
+
+    @contextlib.contextmanager
+    def watch_events(self, *args: str, into: Path) -> Iterator[list[Any]]:
+        """``kubectl get ARGS -w -o json --output-watch-events`` for the ``with`` block; the
+        events it printed are in the yielded list once the block is over.
+
+        kubectl writes into a file, not a pipe: a pipe holds 64 KiB, about twenty events of
+        pods that carry a token volume, and a kubectl that cannot write stops printing.
+        """
+        assert KUBECTL is not None
+        events: list[Any] = []
+        with into.open("w") as out:
+            watcher = subprocess.Popen(
+                [
+                    KUBECTL, "--kubeconfig", str(self.kubeconfig), "--cache-dir",
+                    str(self.cache_dir), "get", *args, "-w", "-o", "json", "--output-watch-events",
+                ],
+                stdout=out,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )  # fmt: skip
+            try:
+                yield events
+            finally:
+                watcher.terminate()
+                watcher.wait(timeout=10)
+        events.extend(json_stream(into.read_text()))
 
     def ok(self, *args: str, stdin: str | None = None, context: str | None = None) -> str:
         """kubectl that must succeed; its stdout."""

@@ -13,7 +13,6 @@ class on full nodes preempts lower-priority pods on its own node only.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.e2e.serving import KUBECTL, ServeProcess, eventually, json_stream, needs_kubectl
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
 
 pytestmark = [
     pytest.mark.e2e,
@@ -362,24 +361,12 @@ def test_a_high_class_daemon_set_preempts_on_each_full_node(full, tmp_path):
     to its node while the victim terminates, then runs there."""
     full.ok("apply", "-f", _write(tmp_path, "filler.yaml", CLASSES_AND_FILLER))
     eventually(lambda: _running_nodes(full, "default", "filler") == ["node-1"] * 2 + ["node-2"] * 2)
-    assert KUBECTL is not None
-    watcher = subprocess.Popen(
-        [KUBECTL, "--kubeconfig", str(full.kubeconfig), "--cache-dir", str(full.cache_dir),
-         "get", "pods", "-n", "default", "-w", "-o", "json", "--output-watch-events"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    try:
+    with full.watch_events("pods", "-n", "default", into=tmp_path / "watch.json") as events:
         text = agent("log-agent", "default", priorityClassName="node-agent")
         full.ok("apply", "-f", "-", stdin=text)
         eventually(
             lambda: _running_nodes(full, "default", "log-agent") == ["node-1", "node-2"], timeout=30
         )
-    finally:
-        watcher.terminate()
-        stream, _ = watcher.communicate(timeout=10)
-    events = json_stream(stream)
     victims: dict[str, str] = {}
     for event in events:
         obj = event["object"]

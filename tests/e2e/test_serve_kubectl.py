@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.serving import KUBECTL, ServeProcess, eventually, json_stream, needs_kubectl
+from tests.e2e.serving import KUBECTL, ServeProcess, eventually, needs_kubectl
 
 pytestmark = [pytest.mark.e2e, needs_kubectl]
 
@@ -298,28 +298,7 @@ def test_preemption_driven_by_kubectl(kestrel, tmp_path):
     ns = "kestrel-research"
     kestrel.ok("apply", "-f", str(_write(tmp_path, "low.yaml", LOW)), context=ALICE)
     eventually(lambda: _phase_by_app(_pods(kestrel, ns), "batch") == ["Running"] * 6)
-    assert KUBECTL is not None
-    watcher = subprocess.Popen(
-        [
-            KUBECTL,
-            "--kubeconfig",
-            str(kestrel.kubeconfig),
-            "--cache-dir",
-            str(kestrel.cache_dir),
-            "get",
-            "pods",
-            "-n",
-            ns,
-            "-w",
-            "-o",
-            "json",
-            "--output-watch-events",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with kestrel.watch_events("pods", "-n", ns, into=tmp_path / "watch.json") as events:
         kestrel.ok("apply", "-f", str(_write(tmp_path, "high.yaml", HIGH)), context=ALICE)
 
         def settled() -> list[dict] | None:
@@ -330,10 +309,6 @@ def test_preemption_driven_by_kubectl(kestrel, tmp_path):
             return pods if done and len(pods) == 8 else None
 
         pods = eventually(settled, timeout=30)
-    finally:
-        watcher.terminate()
-        stream, _ = watcher.communicate(timeout=10)
-    events = json_stream(stream)
     # Victims: the DisruptionTarget condition (reason PreemptionByScheduler), then graceful
     # deletion with the pod's own 3 s grace period, then gone.
     victims = {
