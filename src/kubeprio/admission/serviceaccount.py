@@ -40,9 +40,12 @@ Accounts are read through ``Listers``, which in kubeprio read the API server's o
 apart for ``default``, waiting for the service account controller to create the account of a
 namespace made a moment ago. The lister read here *is* that live GET, so a miss is final;
 what stands in for the waiting is the serve driver, which runs the service account
-controller on the write that created the namespace, before the next request is read
-(docs/admission.md). The volume suffix comes from the ``random.Random`` the composition
-root hands in (``names.generate_name``). Never writes.
+controller in the settle round after the write that created the namespace, a few loop
+iterations later, before a client's next request arrives (docs/admission.md).
+
+Driven by ``admission.chain`` inside ``apiserver.service.ApiService``; only ``kubeprio
+serve``'s chain holds it (``admission.defaults``). The volume suffix comes from the
+``random.Random`` the composition root hands in (``names.generate_name``). Never writes.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ options (``DefaultServiceAccountsControllerOptions``: one account, ``default``):
 Event-driven: informer events queue namespace keys, ``run_once`` syncs the due ones, each
 sync is one informer lookup per account. Serve wires it (``serve.server``), where the
 ServiceAccount admission plugin refuses a namespace's pods until its ``default`` exists:
-the driver runs this controller in the settle round that sees the namespace, before the
-next request is read (docs/admission.md). Simulations run without either (no scheduling
+the driver runs this controller in the settle round that sees the namespace, a few loop
+iterations after the write, before a client's next request arrives (docs/admission.md). Simulations run without either (no scheduling
 outcome depends on service accounts). Must not import ``apiserver``, ``store``,
 ``admission``.
 """
