@@ -691,7 +691,7 @@ def scale_of(obj: Deployment | ReplicaSet) -> Scale:
     spec = obj.spec
     selector = ""
     if spec is not None and spec.selector is not None:
-        selector = tables._selector_string(spec.selector)
+        selector = tableformat.selector_string(spec.selector)
         if selector == tableformat.NONE:
             selector = ""
     metadata = obj.metadata
