@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import Job
+from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
@@ -366,6 +366,7 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         workloadtables.print_controller_revision,
     ),
     Job: (workloadtables.JOB_COLUMNS, workloadtables.print_job),
+    CronJob: (workloadtables.CRON_JOB_COLUMNS, workloadtables.print_cron_job),
 }
 """One printer per kind; anything else prints NAME AGE."""
 

@@ -1,6 +1,7 @@
-"""The workload Tables: Deployment, ReplicaSet, DaemonSet, ControllerRevision and Job
-(``printDeployment``, ``printReplicaSet``, ``printDaemonSet``, ``printControllerRevision``
-and ``printJob`` in upstream's ``pkg/printers/internalversion/printers.go``).
+"""The workload Tables: Deployment, ReplicaSet, DaemonSet, ControllerRevision, Job and
+CronJob (``printDeployment``, ``printReplicaSet``, ``printDaemonSet``,
+``printControllerRevision``, ``printJob`` and ``printCronJob`` in upstream's
+``pkg/printers/internalversion/printers.go``).
 
 The kinds that own a pod template share its wide cells: CONTAINERS, IMAGES and SELECTOR
 (``_template_cells``); the DaemonSet's own cells are in ``daemonsettables``.
@@ -14,13 +15,14 @@ from collections.abc import Sequence
 from typing import Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import Job
+from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.core import Container, PodTemplateSpec
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.meta import LabelSelector
 from kubeprio.apiserver import daemonsettables
 from kubeprio.apiserver.tableformat import (
+    NONE,
     Cells,
     Column,
     RowConditions,
@@ -201,4 +203,49 @@ def print_job(job: Job, now: float) -> tuple[Cells, RowConditions]:
         since(job.metadata.creation_timestamp, now),
     ]
     cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
+    return cells, None
+
+
+CRON_JOB_COLUMNS: Final = (
+    name_column(),
+    Column("Schedule", "string", "The cron schedule the Jobs are created on."),
+    Column("Timezone", "string", "The time zone the schedule is read in."),
+    Column("Suspend", "boolean", "Whether new runs are held back."),
+    Column("Active", "integer", "How many of its Jobs are running."),
+    Column("Last Schedule", "string", "When a Job was last scheduled."),
+    age_column(),
+    Column("Containers", "string", CONTAINERS_DOC, 1),
+    Column("Images", "string", IMAGES_DOC, 1),
+    Column("Selector", "string", "The label query of the job template (none: generated per Job).", 1),
+)  # fmt: skip
+
+
+def _bool_pointer(value: bool | None) -> str:
+    """``printBoolPtr``: ``True``/``False``, ``<unset>`` for nil."""
+    if value is None:
+        return "<unset>"
+    return "True" if value else "False"
+
+
+def print_cron_job(cron_job: CronJob, now: float) -> tuple[Cells, RowConditions]:
+    """``printCronJob``: SCHEDULE, TIMEZONE, SUSPEND, ACTIVE, LAST SCHEDULE (an age);
+    wide: the job template's containers, images and selector."""
+    spec = cron_job.spec
+    status = cron_job.status
+    last_schedule = status.last_schedule_time if status else None
+    cells: Cells = [
+        cron_job.metadata.name or "",
+        (spec.schedule if spec else None) or "",
+        (spec.time_zone if spec else None) or NONE,
+        _bool_pointer(spec.suspend if spec else None),
+        len((status.active if status else None) or ()),
+        since(last_schedule, now) if last_schedule else NONE,
+        since(cron_job.metadata.creation_timestamp, now),
+    ]
+    job_spec = spec.job_template.spec if spec and spec.job_template else None
+    cells.extend(
+        _template_cells(
+            job_spec.template if job_spec else None, job_spec.selector if job_spec else None
+        )
+    )
     return cells, None
