@@ -21,10 +21,10 @@ Descriptor`` parser):
   field is a comma-separated list of ``*`` or ``?``, ``N``, ``N-M``, each optionally
   ``/step``; ``N/step`` means ``N-max/step``. Names are case-insensitive.
 
-Day rule (``dayMatches``): when the day-of-month or day-of-week field starts with ``*``
-(or ``?``) without a step above 1, both must match; otherwise either may (so
-``0 0 13 * 5`` is every Friday the 13th, but ``0 0 13 1 5`` is every 13 January *or*
-Friday in January).
+Day rule (``dayMatches``): when the day-of-month or the day-of-week field is ``*`` (or
+``?``), not stepped by more than 1, both must match (``0 0 * * 5`` is every Friday);
+otherwise either may, as in classic cron (``0 0 13 * 5`` is every 13th *and* every
+Friday; ``0 0 */10 * 6`` the 1st, 11th, 21st, 31st and every Saturday).
 
 ``Next`` walks month, day, hour, minute and second in the schedule's zone exactly as
 robfig's ``SpecSchedule.Next`` does, including its daylight-saving corrections and the
