@@ -47,15 +47,23 @@ CASES = [
     ("several missed: the latest", cron("0 * * * *"), 5 * 3600 + 10, (0, 5 * 3600, cu.Missed.FEW)),
     (
         "from the last schedule time",
-        cron("0 * * * *", last=7200),
+        cron("0 * * * *", last=T0 + 7200),
         7300,
         (7200, None, cu.Missed.NONE),
     ),
     (
-        "irregular schedule: the approximation still finds the latest",
+        "irregular schedule: one interval back finds the latest",
         cron("30 6-16/4 * * 1-5"),
-        7 * 86400,
-        (0, 6 * 86400 + 14 * 3600 + 1800, cu.Missed.FEW),
+        11 * 3600,
+        (0, 10 * 3600 + 1800, cu.Missed.FEW),
+    ),
+    # Upstream's approximation (4 h steps from 06:30) lands on 14:30 itself, and Next is
+    # strictly after it: the 14:30 run is not found (no catch-up), as in v1.32.
+    (
+        "irregular schedule across its long gap: nothing found, as upstream",
+        cron("30 6-16/4 * * 1-5"),
+        20 * 3600,
+        (0, None, cu.Missed.FEW),
     ),
     ("@every", cron("@every 90m"), 3 * 3600 + 60, (0, 3 * 3600, cu.Missed.FEW)),
     ("101 missed is many", cron("*/5 * * * *"), 101 * 300, (0, 101 * 300, cu.Missed.MANY)),
