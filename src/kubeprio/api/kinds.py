@@ -107,9 +107,12 @@ class ResourceInfo:
 
 
 _POD_SUBRESOURCES: Final = (
+    Subresource("attach", "", "v1", "PodAttachOptions", ("create", "get")),
     Subresource("binding", "", "v1", "Binding", ("create",)),
     Subresource("eviction", "policy", "v1", "Eviction", ("create",)),
+    Subresource("exec", "", "v1", "PodExecOptions", ("create", "get")),
     Subresource("log", "", "v1", "Pod", ("get",)),
+    Subresource("portforward", "", "v1", "PodPortForwardOptions", ("create", "get")),
     Subresource("status", "", "v1", "Pod", ("get", "patch", "update")),
 )
 

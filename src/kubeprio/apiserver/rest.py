@@ -50,6 +50,7 @@ from kubeprio.apiserver import (
     decodeerrors,
     fieldvalidation,
     podlogs,
+    podstreams,
     protobuf,
     reviews,
     status,
@@ -198,6 +199,8 @@ class RestHandler:
             return self.evict(request)
         elif sub == "log" and method == "GET":
             return self.logs(request)
+        elif sub in podstreams.STREAMS and method in ("GET", "POST"):
+            return self.stream(request)
         raise status.method_not_allowed(method)
 
     def logs(self, request: RestRequest) -> TextReply | LogFollow:
@@ -214,6 +217,13 @@ class RestHandler:
         if options.follow and not options.previous and podlogs.is_running(pod, container):
             return LogFollow(target.namespace or "", target.name, pod.metadata.uid or "", container)
         return TextReply(b"")
+
+    def stream(self, request: RestRequest) -> Reply:
+        """``pods/exec``, ``pods/attach``, ``pods/portforward`` (see ``podstreams``)."""
+        target = request.target
+        pod: Pod = self.service.get(Pod, target.name, target.namespace)
+        container = request.query.get("container") or ""
+        raise podstreams.refuse(pod, target.subresource or "", container)
 
     # --- reads ---------------------------------------------------------------------------
 
