@@ -474,6 +474,30 @@ def test_kubectl_logs_answers_as_for_containers_that_print_nothing(kestrel):
     assert "container nope is not valid for pod short" in missing.stderr
 
 
+def test_kubectl_exec_attach_and_port_forward_say_why_they_cannot_run(kestrel):
+    """``kubectl exec/attach/port-forward``: upstream's checks (missing pod, bad container)
+    in its words, then a clear 500 instead of a 404: a simulated container runs nothing."""
+    ns = "kestrel-web"
+    kestrel.ok("run", "shell", "-n", ns, "--image=busybox", "--restart=Never")
+    eventually(lambda: "Running" in kestrel.ok("get", "pod", "shell", "-n", ns, "--no-headers"))
+    no_process = "kubeprio's simulated containers run no processes"
+    exec_ = kestrel.kubectl("exec", "shell", "-n", ns, "--", "ls")
+    assert exec_.returncode == 1
+    assert exec_.stderr.strip() == (
+        "Error from server (InternalError): Internal error occurred: error executing command "
+        f"in container: {no_process}"
+    )
+    bad = kestrel.kubectl("exec", "shell", "-n", ns, "-c", "nope", "--", "ls")
+    assert bad.stderr.strip() == (
+        "Error from server (BadRequest): container nope is not valid for pod shell"
+    )
+    missing = kestrel.kubectl("exec", "nosuch", "-n", ns, "--", "ls")
+    assert missing.stderr.strip() == 'Error from server (NotFound): pods "nosuch" not found'
+    forward = kestrel.kubectl("port-forward", "shell", "-n", ns, "18080:80", timeout=20)
+    assert forward.returncode == 1
+    assert f"error forwarding port: {no_process}" in forward.stderr
+
+
 def test_describe_node_shows_the_kubelets_lease_and_its_renewals(kestrel):
     """Every kubelet keeps ``kube-node-lease/<node>`` renewed (upstream's node lease
     controller), so ``kubectl describe node`` prints its Lease section instead of

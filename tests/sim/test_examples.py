@@ -526,3 +526,75 @@ def test_daemonset_agent_records_its_template_as_revision_one() -> None:
     assert status is not None
     assert (status.desired_number_scheduled, status.current_number_scheduled) == (3, 3)
     assert (status.number_ready, status.number_available, status.number_unavailable) == (2, 2, 1)
+
+
+# --- 7. cronjob-forbid --------------------------------------------------------------------------
+
+HOUR = 3600.0
+ROLLUP_MINUTE = 29_453_760  # 2026-01-01T00:00:00Z in minutes: Job names are rollup-<minute>
+
+
+def cron_events(report: Report, reason: str) -> list[tuple[float, str]]:
+    return [
+        (e["time"], e["message"])
+        for e in report["events"]
+        if e["reason"] == reason and e["object"] == "CronJob/reports/rollup"
+    ]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_cronjob_forbid_run_is_preempted_and_later_runs_are_skipped(seed: int) -> None:
+    """The hourly rollup (class batch-low) runs at 01:00 and completes at 01:40; the 02:00
+    run is preempted at 02:10 by a checkout replica (checkout outranks batch-low), its Job
+    replaces the pod, which stays Pending (nothing below batch-low to preempt), and with
+    concurrencyPolicy Forbid the 03:00 and 04:00 runs are skipped (JobAlreadyActive)."""
+    report = run("cronjob-forbid", seed=seed)
+    assert cron_events(report, "SuccessfulCreate") == [
+        (HOUR, f"Created job rollup-{ROLLUP_MINUTE + 60}"),
+        (2 * HOUR, f"Created job rollup-{ROLLUP_MINUTE + 120}"),
+    ]
+    assert cron_events(report, "SawCompletedJob") == [
+        (HOUR + 2400, f"Saw completed job: rollup-{ROLLUP_MINUTE + 60}, condition: Complete")
+    ]
+    skipped = "Not starting job because prior execution is running and concurrency policy is Forbid"
+    assert cron_events(report, "JobAlreadyActive") == [(3 * HOUR, skipped), (4 * HOUR, skipped)]
+    [preemption] = report["preemptions"]
+    assert preemption["time"] == 2 * HOUR + 600
+    assert preemption["preemptor"].startswith("shop/checkout-")
+    [victim] = preemption["victims"]
+    assert victim.startswith(f"reports/rollup-{ROLLUP_MINUTE + 120}-")
+    no_class_preempts_upwards(report)
+    [waiting] = pending(report)
+    assert waiting["name"].startswith(f"rollup-{ROLLUP_MINUTE + 120}-")
+    assert waiting["priorityClassName"] == "batch-low"
+    assert waiting["pendingMessage"] == (
+        f"0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+        f"2 {NO_VICTIMS}."
+    )
+    checkout = owned(report, "shop", "checkout")
+    assert len(checkout) == 2
+    assert all(p["phase"] == "Running" for p in checkout)
+
+
+def test_cronjob_forbid_status_keeps_the_waiting_job_active() -> None:
+    """The CronJob's status lists the Pending run's Job as active, lastScheduleTime is its
+    02:00 and lastSuccessfulTime the first run's completion; the first Job carries the
+    scheduled-timestamp annotation and a controller reference to the CronJob."""
+    from kubeprio.api.batch import CronJob, Job
+    from kubeprio.sim.simulate import simulate
+    from tests.sim.examples import UNTIL, documents
+
+    _report, cluster = simulate(
+        documents("cronjob-forbid"), seed=GOLDEN_SEED, until=UNTIL["cronjob-forbid"]
+    )
+    cron = cluster.api.get(CronJob, "rollup", "reports")
+    assert cron.status is not None
+    assert [r.name for r in cron.status.active or ()] == [f"rollup-{ROLLUP_MINUTE + 120}"]
+    assert cron.status.last_schedule_time == "2026-01-01T02:00:00Z"
+    assert cron.status.last_successful_time == "2026-01-01T01:40:00Z"
+    first = cluster.api.get(Job, f"rollup-{ROLLUP_MINUTE + 60}", "reports")
+    assert first.metadata.annotation("batch.kubernetes.io/cronjob-scheduled-timestamp") == (
+        "2026-01-01T01:00:00Z"
+    )
+    [owner] = first.metadata.owner_references or ()
+    assert (owner.kind, owner.name, owner.uid) == ("CronJob", "rollup", cron.metadata.uid)

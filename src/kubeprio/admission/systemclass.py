@@ -7,7 +7,7 @@ these priorities." Current upstream has no such default (it removed the kube-sys
 rule in v1.17 and points to quota ``limitedResources``); kubeprio keeps the seed's
 default as a per-user rule, because ``serve`` has real users:
 
-* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets and Jobs CREATE/UPDATE** — a pod
+* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets, Jobs and CronJobs CREATE/UPDATE** — a pod
   (or a workload's pod template) naming ``system-node-critical`` or
   ``system-cluster-critical`` is refused with 403 unless the request comes from a
   cluster admin (group ``system:masters``) or from inside the server (no user: the
@@ -30,21 +30,20 @@ from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Operati
 from kubeprio.admission.priority import request_name
 from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import Job
+from kubeprio.api.batch import CronJob, Job, workload_pod_template
 from kubeprio.api.core import Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.scheduling import system_priority_class
 
 PLUGIN_NAME: Final = "SystemPriorityClass"
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job)
+WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job, CronJob)
 
 
 def _class_name(obj: object) -> tuple[str, str]:
     """(message prefix, class name) of a pod or a workload's pod template."""
     if isinstance(obj, Pod):
         return "", (obj.spec.priority_class_name or "") if obj.spec else ""
-    spec = getattr(obj, "spec", None)
-    template = getattr(spec, "template", None) if spec is not None else None
+    template = workload_pod_template(obj)
     pod_spec = template.spec if template is not None else None
     return "pod template: ", (pod_spec.priority_class_name or "") if pod_spec else ""
 

@@ -12,7 +12,7 @@ tenants own a namespace the first by name applies). For objects in those namespa
   Priority plugin's consistency rules hold for the rewritten pod exactly as for a pod
   that named the class itself. The global default only applies when the tenant has
   no default.
-* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets and Jobs CREATE/UPDATE** —
+* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets, Jobs and CronJobs CREATE/UPDATE** —
   *after* ``Priority`` resolved the pod (so a class that came from the tenant or global
   default is checked too): the class must be in ``allowed`` or match ``allowedRegex``
   as a whole, and the priority must not exceed ``maxValue``. For workloads the pod
@@ -35,7 +35,7 @@ from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers
 from kubeprio.admission.priority import default_priority_class, request_name
 from kubeprio.api import errors, selectors
 from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import Job
+from kubeprio.api.batch import CronJob, Job, workload_pod_template
 from kubeprio.api.core import Event, EventSource, ObjectReference, Pod, PodSpec
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.meta import ObjectMeta
@@ -47,7 +47,7 @@ PLUGIN_NAME: Final = "TenantPriorityClass"
 EVENT_REASON_NOT_ALLOWED: Final = "PriorityClassNotAllowed"
 EVENT_REASON_ABOVE_MAXIMUM: Final = "PriorityAboveTenantMaximum"
 EVENT_COMPONENT: Final = "tenant-priorityclass-admission"
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job)
+WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job, CronJob)
 
 
 def tenant_owns(tenant: Tenant, namespace: str, labels: dict[str, str]) -> bool:
@@ -120,8 +120,7 @@ def violation(
 
 
 def _template_spec(obj: object) -> PodSpec | None:
-    spec = getattr(obj, "spec", None)
-    template = getattr(spec, "template", None) if spec is not None else None
+    template = workload_pod_template(obj)
     return template.spec if template is not None and template.spec is not None else None
 
 

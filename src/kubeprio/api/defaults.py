@@ -35,7 +35,15 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
-from kubeprio.api.batch import Job, JobSpec, PodFailurePolicy
+from kubeprio.api.batch import (
+    ALLOW_CONCURRENT,
+    CronJob,
+    CronJobSpec,
+    Job,
+    JobSpec,
+    JobTemplateSpec,
+    PodFailurePolicy,
+)
 from kubeprio.api.core import (
     DEFAULT_SCHEDULER_NAME,
     DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
@@ -415,6 +423,45 @@ def default_job(job: Job) -> Job:
     return copy_template_labels(job)
 
 
+DEFAULT_SUCCESSFUL_JOBS_HISTORY_LIMIT: Final = 3
+DEFAULT_FAILED_JOBS_HISTORY_LIMIT: Final = 1
+
+
+def default_cron_job(cron_job: CronJob) -> CronJob:
+    """``SetObjectDefaults_CronJob``: ``SetDefaults_CronJob`` (concurrencyPolicy Allow, not
+    suspended, history limits 3 successful and 1 failed), then what the generated
+    defaulter reaches inside the job template: pod failure policy patterns (status
+    ``True``) and the pod template's pod-spec defaults. ``SetDefaults_Job`` is not among
+    them (it is registered for ``Job``, not ``JobSpec``), so a template's completions,
+    parallelism and backoffLimit stay unset until a Job is made from it."""
+    spec = cron_job.spec or CronJobSpec()
+    changes: dict[str, Any] = {}
+    if not spec.concurrency_policy:
+        changes["concurrency_policy"] = ALLOW_CONCURRENT
+    if spec.suspend is None:
+        changes["suspend"] = False
+    if spec.successful_jobs_history_limit is None:
+        changes["successful_jobs_history_limit"] = DEFAULT_SUCCESSFUL_JOBS_HISTORY_LIMIT
+    if spec.failed_jobs_history_limit is None:
+        changes["failed_jobs_history_limit"] = DEFAULT_FAILED_JOBS_HISTORY_LIMIT
+    job_template = spec.job_template or JobTemplateSpec()
+    job_spec = job_template.spec or JobSpec()
+    job_changes: dict[str, Any] = {}
+    policy = _default_pod_failure_policy(job_spec.pod_failure_policy)
+    if policy is not job_spec.pod_failure_policy:
+        job_changes["pod_failure_policy"] = policy
+    template = default_pod_template(job_spec.template)
+    if template is not job_spec.template:
+        job_changes["template"] = template
+    if job_changes or job_template.spec is None:
+        job_template = evolve(job_template, spec=evolve(job_spec, **job_changes))
+    if job_template is not spec.job_template:
+        changes["job_template"] = job_template
+    if not changes and cron_job.spec is not None:
+        return cron_job
+    return evolve(cron_job, spec=evolve(spec, **changes))
+
+
 # --- other kinds ------------------------------------------------------------------------------
 
 
@@ -519,6 +566,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     ReplicaSet: default_replica_set,
     DaemonSet: _default_daemon_set,
     Job: default_job,
+    CronJob: default_cron_job,
     Namespace: default_namespace,
     Node: default_node,
     PriorityClass: default_priority_class,
@@ -538,6 +586,7 @@ def default_object(obj: object) -> object:
 __all__ = [
     "copy_template_labels",
     "default_container",
+    "default_cron_job",
     "default_deployment",
     "default_job",
     "default_namespace",

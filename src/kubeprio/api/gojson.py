@@ -9,6 +9,10 @@ field error. ``object_error`` gives the same text: the scanner's syntax errors
 decoding), then the type error of a valid document that is not an object (``json: cannot
 unmarshal array into Go value of type map[string]interface {}``; ``null`` is accepted).
 
+``syntax_error`` is the scanner's verdict alone: the API server words a request body
+that is not JSON with it (``apiserver.decodeerrors``), only after Python's faster
+decoder has refused the body, so correct bodies never pay for this scanner.
+
 A recursive reading of the scanner's state machine (``encoding/json/scanner.go``).
 Pure: no I/O.
 """
@@ -173,8 +177,8 @@ class _Scanner:
             self.position += 1
 
 
-def object_error(data: bytes) -> str | None:
-    """The error of ``json.Unmarshal(data, &map[string]interface{}{})``, or None."""
+def syntax_error(data: bytes) -> str | None:
+    """``checkValid``'s verdict on ``data``: Go's syntax error text, or None if it is JSON."""
     scanner = _Scanner(data)
     try:
         scanner.value()
@@ -183,6 +187,27 @@ def object_error(data: bytes) -> str | None:
             raise scanner.fail("after top-level value")
     except _SyntaxError as exc:
         return str(exc)
+    return None
+
+
+def value_kind(value: object) -> str:
+    """How ``UnmarshalTypeError`` names a decoded JSON value: object, array, string, ..."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "bool"
+    return "number"
+
+
+def object_error(data: bytes) -> str | None:
+    """The error of ``json.Unmarshal(data, &map[string]interface{}{})``, or None."""
+    problem = syntax_error(data)
+    if problem is not None:
+        return problem
     first = data.lstrip(bytes(_SPACE))[:1]
     if first in (b"{", b"n"):
         return None

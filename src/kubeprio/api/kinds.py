@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
-from kubeprio.api.batch import Job
+from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
@@ -107,9 +107,12 @@ class ResourceInfo:
 
 
 _POD_SUBRESOURCES: Final = (
+    Subresource("attach", "", "v1", "PodAttachOptions", ("create", "get")),
     Subresource("binding", "", "v1", "Binding", ("create",)),
     Subresource("eviction", "policy", "v1", "Eviction", ("create",)),
+    Subresource("exec", "", "v1", "PodExecOptions", ("create", "get")),
     Subresource("log", "", "v1", "Pod", ("get",)),
+    Subresource("portforward", "", "v1", "PodPortForwardOptions", ("create", "get")),
     Subresource("status", "", "v1", "Pod", ("get", "patch", "update")),
 )
 
@@ -161,6 +164,10 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                                Subresource("status", "apps", "v1", "ReplicaSet",
                                            ("get", "patch", "update"))),
                  legacy_versions=("v1beta1", "v1beta2")),
+    ResourceInfo("batch", "v1", "CronJob", "cronjobs", "cronjob", True, CronJob, ("cj",), ("all",),
+                 subresources=(Subresource("status", "batch", "v1", "CronJob",
+                                           ("get", "patch", "update")),),
+                 legacy_versions=("v1beta1",)),
     ResourceInfo("batch", "v1", "Job", "jobs", "job", True, Job, (), ("all",),
                  subresources=(Subresource("status", "batch", "v1", "Job",
                                            ("get", "patch", "update")),)),

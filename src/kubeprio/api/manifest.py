@@ -70,9 +70,9 @@ def parse_text(text: str, source: str) -> list[Document]:
             loaded = json.loads(text)
             raw = loaded if isinstance(loaded, list) else [loaded]
         except json.JSONDecodeError:
-            raw = _load_yaml(text, source)
+            raw = load_yaml(text, source)
     else:
-        raw = _load_yaml(text, source)
+        raw = load_yaml(text, source)
     documents: list[Document] = []
     for index, data in enumerate(raw):
         if data is None:
@@ -87,7 +87,9 @@ def parse_text(text: str, source: str) -> list[Document]:
     return documents
 
 
-def _load_yaml(text: str, source: str) -> list[Any]:
+def load_yaml(text: str, source: str) -> list[Any]:
+    """Every YAML document in ``text`` as it loads (a document of any type; an empty one
+    is None); bad YAML is a ``ManifestError``."""
     try:
         return list(yaml.load_all(text, Loader=_Loader))
     except yaml.YAMLError as exc:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from kubeprio.api import serverversion
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.model import JsonDict
 
@@ -31,13 +32,13 @@ AGGREGATED_CONTENT_TYPE: Final = (
 )
 
 VERSION_INFO: Final[JsonDict] = {
-    "major": "1",
-    "minor": "32",
-    "emulationMajor": "1",
-    "emulationMinor": "32",
+    "major": serverversion.MAJOR,
+    "minor": serverversion.MINOR,
+    "emulationMajor": serverversion.MAJOR,
+    "emulationMinor": serverversion.MINOR,
     "minCompatibilityMajor": "1",
     "minCompatibilityMinor": "31",
-    "gitVersion": "v1.32.0-kubeprio",
+    "gitVersion": serverversion.GIT_VERSION,
     "gitCommit": "0000000000000000000000000000000000000000",
     "gitTreeState": "clean",
     "buildDate": "2025-01-01T00:00:00Z",

@@ -82,11 +82,17 @@ def parse_json(text: bytes | str) -> tuple[Any, list[str]]:
     that does is decoded a second time to find where.
     """
     try:
-        return json.loads(text, object_pairs_hook=_unique_object), []
+        return json.loads(text, object_pairs_hook=_unique_object, parse_constant=_refuse), []
     except _DuplicateKeyError:
         pass
     duplicates: list[str] = []
-    return _plain(json.loads(text, object_pairs_hook=_Pairs), "", duplicates), duplicates
+    document = json.loads(text, object_pairs_hook=_Pairs, parse_constant=_refuse)
+    return _plain(document, "", duplicates), duplicates
+
+
+def _refuse(constant: str) -> Any:
+    """``NaN`` and ``Infinity`` are not JSON: Python's decoder takes them, Go's does not."""
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _plain(value: Any, path: str, duplicates: list[str]) -> Any:

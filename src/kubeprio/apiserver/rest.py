@@ -36,19 +36,21 @@ from typing import Any, Final
 import orjson
 
 from kubeprio.admission.chain import UserInfo
-from kubeprio.api import errors
+from kubeprio.api import errors, gojson
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale, ScaleSpec, ScaleStatus
 from kubeprio.api.core import Binding, Pod
 from kubeprio.api.encoded import json_fragment
-from kubeprio.api.manifest import ManifestError, parse_text
+from kubeprio.api.manifest import ManifestError, load_yaml
 from kubeprio.api.meta import DeleteOptions, ObjectMeta
 from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 from kubeprio.apiserver import (
+    decodeerrors,
     fieldvalidation,
     podlogs,
+    podstreams,
     protobuf,
     reviews,
     status,
@@ -197,6 +199,8 @@ class RestHandler:
             return self.evict(request)
         elif sub == "log" and method == "GET":
             return self.logs(request)
+        elif sub in podstreams.STREAMS and method in ("GET", "POST"):
+            return self.stream(request)
         raise status.method_not_allowed(method)
 
     def logs(self, request: RestRequest) -> TextReply | LogFollow:
@@ -213,6 +217,13 @@ class RestHandler:
         if options.follow and not options.previous and podlogs.is_running(pod, container):
             return LogFollow(target.namespace or "", target.name, pod.metadata.uid or "", container)
         return TextReply(b"")
+
+    def stream(self, request: RestRequest) -> Reply:
+        """``pods/exec``, ``pods/attach``, ``pods/portforward`` (see ``podstreams``)."""
+        target = request.target
+        pod: Pod = self.service.get(Pod, target.name, target.namespace)
+        container = request.query.get("container") or ""
+        raise podstreams.refuse(pod, target.subresource or "", container)
 
     # --- reads ---------------------------------------------------------------------------
 
@@ -310,18 +321,32 @@ class RestHandler:
 
     # --- decoding ------------------------------------------------------------------------
 
-    def _parse_body(self, request: RestRequest) -> tuple[Any, list[str]]:
-        """The decoded object body and its duplicate-key problems: JSON (also without a
-        Content-Type, as upstream takes the first supported type), YAML or protobuf;
-        anything else is upstream's 415."""
+    def _parse_body(self, request: RestRequest, kind: str) -> tuple[Any, list[str]]:
+        """The decoded object body (of a ``kind``) and its duplicate-key problems: JSON
+        (also without a Content-Type, as upstream takes the first supported type), YAML or
+        protobuf; anything else is upstream's 415. A body whose version and kind cannot be
+        read is upstream's 400 (``apiserver.decodeerrors``)."""
         content_type = media_type(request.content_type)
         if content_type == YAML_TYPE:
-            return _parse_yaml(request.body), []
-        if content_type == protobuf.CONTENT_TYPE:
+            data: Any = _parse_yaml(request.body)
+            duplicates: list[str] = []
+        elif content_type == protobuf.CONTENT_TYPE:
             return protobuf.decode(request.body), []
-        if content_type not in ("", JSON_TYPE):
+        elif content_type not in ("", JSON_TYPE):
             raise _unsupported_media_type(OBJECT_MEDIA_TYPES)
-        return _parse_json(request.body)
+        else:
+            try:
+                data, duplicates = _parse_json(request.body)
+            except errors.BadRequestError as exc:
+                cause = decodeerrors.syntax_cause(request.body)
+                if cause is None:
+                    raise
+                raise decodeerrors.unrecognized(kind, cause, request.body) from exc
+        cause = decodeerrors.interpret_cause(data)
+        if cause is not None:
+            raise decodeerrors.unrecognized(kind, cause, request.body)
+        # A null body reads as an empty object, as Go unmarshals null into one.
+        return ({} if data is None else data), duplicates
 
     def _read_object(
         self,
@@ -337,7 +362,7 @@ class RestHandler:
         kind = model.__name__
         version = expected.rsplit("/", 1)[-1]
         cannot = f'{kind} in version "{version}" cannot be handled as a {kind}'
-        data, duplicates = self._parse_body(request)
+        data, duplicates = self._parse_body(request, kind)
         if not isinstance(data, dict):
             raise errors.bad_request(f"{cannot}: {_type_error(data, kind)}")
         data, warnings = self._validate_fields(
@@ -507,7 +532,7 @@ class RestHandler:
                 data = json.loads(request.body)
                 options = from_dict(DeleteOptions, data)
             except (ValueError, DecodeError) as exc:
-                raise errors.bad_request(_json_error(exc)) from exc
+                raise errors.bad_request(_json_error(request.body, exc)) from exc
         query = request.query
         grace = integer(query, "gracePeriodSeconds")
         if grace is None:
@@ -599,7 +624,7 @@ class RestHandler:
         target = request.target
         kind = model.__name__
         cannot = f'{kind} in version "v1" cannot be handled as a {kind}'
-        data, duplicates = self._parse_body(request)
+        data, duplicates = self._parse_body(request, kind)
         if not isinstance(data, dict):
             raise errors.bad_request(f"{cannot}: {_type_error(data, kind)}")
         data, warnings = self._validate_fields(
@@ -676,7 +701,7 @@ def scale_of(obj: Deployment | ReplicaSet) -> Scale:
     spec = obj.spec
     selector = ""
     if spec is not None and spec.selector is not None:
-        selector = tables._selector_string(spec.selector)
+        selector = tableformat.selector_string(spec.selector)
         if selector == tableformat.NONE:
             selector = ""
     metadata = obj.metadata
@@ -700,18 +725,30 @@ def _parse_json(body: bytes) -> tuple[Any, list[str]]:
     duplicate-key problems; malformed JSON is a 400."""
     try:
         return fieldvalidation.parse_json(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise errors.bad_request(_json_error(exc)) from exc
+    except UnicodeDecodeError:
+        # Go's decoder takes invalid UTF-8 inside strings as U+FFFD; Python's refuses it.
+        return _parse_json_text(body.decode("utf-8", "replace"), body)
+    except ValueError as exc:
+        raise errors.bad_request(_json_error(body, exc)) from exc
+
+
+def _parse_json_text(text: str, body: bytes) -> tuple[Any, list[str]]:
+    try:
+        return fieldvalidation.parse_json(text)
+    except ValueError as exc:
+        raise errors.bad_request(_json_error(body, exc)) from exc
 
 
 def _parse_yaml(body: bytes) -> Any:
+    """A YAML body's one document as it loads (any type: the caller judges it)."""
     try:
-        documents = parse_text(body.decode(), "request body")
+        loaded = load_yaml(body.decode(), "request body")
     except (ManifestError, UnicodeDecodeError) as exc:
         raise errors.bad_request(str(exc)) from exc
+    documents = [document for document in loaded if document is not None]
     if len(documents) > 1:
         raise errors.bad_request("error decoding YAML: expected one document")
-    return documents[0].data if documents else {}
+    return documents[0] if documents else {}
 
 
 def _type_error(value: object, kind: str) -> str:
@@ -721,8 +758,6 @@ def _type_error(value: object, kind: str) -> str:
     return f"json: cannot unmarshal {shown} into Go value of type v1.{kind}"
 
 
-def _json_error(exc: Exception) -> str:
+def _json_error(body: bytes, exc: Exception) -> str:
     """A JSON syntax error in upstream's words (Go's ``encoding/json`` messages)."""
-    if isinstance(exc, json.JSONDecodeError):
-        return f"invalid character at offset {exc.pos}: {exc.msg}"
-    return str(exc)
+    return gojson.syntax_error(body) or str(exc)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from kubeprio.api.batch import CONCURRENCY_POLICIES
 from kubeprio.api.daemonset import UPDATE_STRATEGIES
 from kubeprio.api.validation.podspec import RESTART_POLICIES
 from kubeprio.api.validation.policy import UNHEALTHY_POD_EVICTION_POLICIES
@@ -61,6 +62,14 @@ TYPES: Final[dict[str, str]] = {
         "A Job runs pods until a number of them succeed. Preempted pods are retried; whether "
         "they count against backoffLimit depends on podFailurePolicy."
     ),
+    "CronJob": (
+        "A CronJob creates a Job from its jobTemplate at each time of its cron schedule. The "
+        "Jobs' pods take the template's priorityClassName, so a run preempts, or is "
+        "preempted by, other pods like any pod of its class."
+    ),
+    "CronJobSpec": "The schedule, the Job template and how runs may overlap.",
+    "CronJobStatus": "The Jobs running now and when the CronJob last scheduled and succeeded.",
+    "JobTemplateSpec": "The metadata and spec of each Job the CronJob creates.",
     "Tenant": (
         "A kubeprio Tenant owns namespaces and limits which PriorityClasses pods in them may "
         "use. Pods and workloads asking for a class outside the allowlist are refused at "
@@ -258,6 +267,31 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
         "Rules on failed pods; a rule matching the DisruptionTarget condition can make "
         "preempted pods not count against backoffLimit."
     ),
+    ("CronJobSpec", "schedule"): (
+        "A cron schedule: five fields (minute hour day-of-month month day-of-week) or a "
+        "descriptor such as @hourly or @every 90m, read as robfig/cron v3 reads it."
+    ),
+    ("CronJobSpec", "timeZone"): (
+        "The IANA time zone the schedule is read in (default UTC). TZ= and CRON_TZ= in the "
+        "schedule are refused in its favour."
+    ),
+    ("CronJobSpec", "startingDeadlineSeconds"): (
+        "How late a run may still start; a run missed by more is skipped with a MissSchedule event."
+    ),
+    ("CronJobSpec", "concurrencyPolicy"): (
+        "Allow (default) runs Jobs side by side; Forbid skips a run while a Job is active; "
+        "Replace deletes the active Jobs and starts the new one."
+    ),
+    ("CronJobSpec", "suspend"): "When true, no new runs start; running Jobs go on.",
+    ("CronJobSpec", "jobTemplate"): (
+        "The Job to create at each run; its pod template's priorityClassName is admitted "
+        "under the tenant allowlist like any workload's."
+    ),
+    ("CronJobSpec", "successfulJobsHistoryLimit"): "How many completed Jobs to keep (default 3).",
+    ("CronJobSpec", "failedJobsHistoryLimit"): "How many failed Jobs to keep (default 1).",
+    ("CronJobStatus", "active"): "References to the Jobs running now.",
+    ("CronJobStatus", "lastScheduleTime"): "The scheduled time of the last Job created.",
+    ("CronJobStatus", "lastSuccessfulTime"): "When the last successful Job completed.",
     ("TenantSpec", "namespaces"): "Namespaces the Tenant owns, by name.",
     ("TenantSpec", "namespaceSelector"): "Namespaces the Tenant owns, by label.",
     ("TenantSpec", "priorityClasses"): "The class allowlist of the Tenant's pods.",
@@ -324,4 +358,5 @@ ENUMS: Final[dict[tuple[str, str], tuple[str, ...]]] = {
     ),
     ("TenantSpec", "enforcement"): tuple(sorted(ENFORCEMENT_MODES)),
     ("DaemonSetUpdateStrategy", "type"): tuple(sorted(UPDATE_STRATEGIES)),
+    ("CronJobSpec", "concurrencyPolicy"): tuple(sorted(CONCURRENCY_POLICIES)),
 }

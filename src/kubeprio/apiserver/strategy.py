@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import Job, JobSpec
+from kubeprio.api.batch import CronJob, Job, JobSpec
 from kubeprio.api.core import (
     PHASE_PENDING,
     Namespace,
@@ -60,12 +60,13 @@ STATUS_KINDS: Final = (
     ReplicaSet,
     DaemonSet,
     Job,
+    CronJob,
     Service,
     ResourceQuota,
 )
 """Kinds with a ``status`` subresource: main updates keep the stored status."""
 
-GENERATION_KINDS: Final = (PodDisruptionBudget, Deployment, ReplicaSet, DaemonSet, Job)
+GENERATION_KINDS: Final = (PodDisruptionBudget, Deployment, ReplicaSet, DaemonSet, Job, CronJob)
 """Kinds whose ``metadata.generation`` counts spec changes."""
 
 

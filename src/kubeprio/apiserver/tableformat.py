@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from kubeprio.api import selectors
+from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict
 from kubeprio.clock import parse_rfc3339
 
@@ -115,3 +117,14 @@ def since(timestamp: str | None, now: float) -> str:
         return human_duration(now - parse_rfc3339(timestamp))
     except ValueError:
         return UNKNOWN
+
+
+def selector_string(selector: LabelSelector | None) -> str:
+    """``metav1.FormatLabelSelector``: ``<none>`` when empty, ``<error>`` when invalid."""
+    if selector is None:
+        return NONE
+    try:
+        text = str(selectors.label_selector_as_selector(selector))
+    except selectors.SelectorError:
+        return "<error>"
+    return text or NONE

@@ -3,9 +3,9 @@
 What it is: one printer per kind with upstream's column definitions and cell rules, from
 ``pkg/printers/internalversion/printers.go`` (``AddHandlers``, ``printPod``, ``printNode``,
 ``printEvent``, ...; the column primitives and ``HumanDuration`` are in
-``apiserver.tableformat``, the Service and config kinds' cells in ``servicetables`` and
-``configtables``). The server
-always prints the wide cells (upstream's table convertor passes ``Wide: true``); kubectl
+``apiserver.tableformat``, the Pod's cells in ``podtable``, the workload kinds' in
+``workloadtables``, the Service and config kinds' in ``servicetables`` and
+``configtables``). The server always prints the wide cells (upstream's table convertor passes ``Wide: true``); kubectl
 shows the ``priority`` 1 columns only with ``-o wide``. Kinds without a printer (``Tenant``)
 get ``Name, Age``.
 
@@ -24,20 +24,18 @@ pure; ``now`` comes from the caller's clock.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, Final
 
-from kubeprio.api import selectors
 from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import Job
+from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
-from kubeprio.api.core import Container, Event, Namespace, Node, Pod, PodTemplateSpec
+from kubeprio.api.core import Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
-from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
@@ -47,7 +45,7 @@ from kubeprio.api.secret import Secret
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
-from kubeprio.apiserver import configtables, daemonsettables, servicetables
+from kubeprio.apiserver import configtables, podtable, servicetables, workloadtables
 from kubeprio.apiserver.tableformat import (
     NAME_DOC,
     NONE,
@@ -60,12 +58,8 @@ from kubeprio.apiserver.tableformat import (
     name_column,
     since,
 )
-from kubeprio.apiserver.tableformat import human_duration as human_duration
-from kubeprio.clock import parse_rfc3339
 
 TABLE_API_VERSION: Final = "meta.k8s.io/v1"
-CONTAINERS_DOC: Final = "Names of each container in the template."
-IMAGES_DOC: Final = "Images referenced by each container in the template."
 
 
 class IncludeObject(enum.StrEnum):
@@ -79,166 +73,11 @@ class IncludeObject(enum.StrEnum):
 # --- shared helpers ------------------------------------------------------------------------
 
 
-def _template_cells(template: PodTemplateSpec | None, selector: LabelSelector | None) -> Cells:
-    containers: Sequence[Container] = ()
-    if template is not None and template.spec is not None:
-        containers = template.spec.containers or ()
-    names = ",".join(c.name or "" for c in containers)
-    images = ",".join(c.image or "" for c in containers)
-    return [names, images, _selector_string(selector)]
-
-
-def _selector_string(selector: LabelSelector | None) -> str:
-    """``metav1.FormatLabelSelector``: ``<none>`` when empty, ``<error>`` when invalid."""
-    if selector is None:
-        return NONE
-    try:
-        text = str(selectors.label_selector_as_selector(selector))
-    except selectors.SelectorError:
-        return "<error>"
-    return text or NONE
-
-
 def _int_or_string(value: int | str | None) -> str:
     return "N/A" if value is None else str(value)
 
 
 # --- printers ------------------------------------------------------------------------------
-
-POD_COLUMNS: Final = (
-    name_column(),
-    Column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
-    Column("Status", "string", "The aggregate status of the containers in this pod."),
-    Column(
-        "Restarts",
-        "string",
-        "The number of times the containers in this pod have been restarted and when the "
-        "last container in this pod has restarted.",
-    ),
-    age_column(),
-    Column("IP", "string", "IP address allocated to the pod.", priority=1),
-    Column("Node", "string", "NodeName is the name of the node the pod is scheduled on.", 1),
-    Column(
-        "Nominated Node",
-        "string",
-        "nominatedNodeName is set only when this pod preempts other pods on the node.",
-        1,
-    ),
-    Column("Readiness Gates", "string", "If specified, all readiness gates will be evaluated.", 1),
-)
-
-
-def _state(status: Any, key: str) -> JsonDict:
-    value = status.extra.get(key) if status is not None else None
-    return value if isinstance(value, dict) else {}
-
-
-def print_pod(pod: Pod, now: float) -> tuple[Cells, RowConditions]:
-    """``printPod``: READY ``n/m``, STATUS as kubectl shows it, RESTARTS, AGE, wide cells."""
-    spec = pod.spec
-    status = pod.status
-    containers = (spec.containers if spec else None) or ()
-    init_containers = (spec.init_containers if spec else None) or ()
-    phase = (status.phase if status else None) or ""
-    reason = phase
-    if status is not None and status.reason:
-        reason = status.reason
-    conditions = (status.conditions if status else None) or ()
-    for condition in conditions:
-        if condition.type == "PodScheduled" and condition.reason == "SchedulingGated":
-            reason = "SchedulingGated"
-    restarts = 0
-    ready = 0
-    last_restart: float | None = None
-    initializing = False
-    init_statuses = (status.extra.get("initContainerStatuses") if status else None) or []
-    for index, init in enumerate(init_statuses if isinstance(init_statuses, list) else []):
-        restarts += int(init.get("restartCount") or 0)
-        state = init.get("state") or {}
-        terminated = state.get("terminated")
-        waiting = state.get("waiting")
-        if terminated and terminated.get("exitCode", 0) == 0:
-            continue
-        if terminated:
-            if terminated.get("reason"):
-                reason = "Init:" + terminated["reason"]
-            elif terminated.get("signal"):
-                reason = f"Init:Signal:{terminated['signal']}"
-            else:
-                reason = f"Init:ExitCode:{terminated.get('exitCode', 0)}"
-        elif waiting and waiting.get("reason") and waiting["reason"] != "PodInitializing":
-            reason = "Init:" + waiting["reason"]
-        else:
-            reason = f"Init:{index}/{len(init_containers)}"
-        initializing = True
-        break
-    if not initializing:
-        restarts = 0
-        has_running = False
-        for container in reversed((status.container_statuses if status else None) or ()):
-            restarts += container.restart_count or 0
-            state = _state(container, "state")
-            last_terminated = _state(container, "lastState").get("terminated")
-            if isinstance(last_terminated, dict) and last_terminated.get("finishedAt"):
-                try:
-                    finished = parse_rfc3339(last_terminated["finishedAt"])
-                except ValueError:
-                    finished = None
-                if finished is not None and (last_restart is None or finished > last_restart):
-                    last_restart = finished
-            waiting = state.get("waiting")
-            terminated = state.get("terminated")
-            if waiting and waiting.get("reason"):
-                reason = waiting["reason"]
-            elif terminated and terminated.get("reason"):
-                reason = terminated["reason"]
-            elif terminated:
-                if terminated.get("signal"):
-                    reason = f"Signal:{terminated['signal']}"
-                else:
-                    reason = f"ExitCode:{terminated.get('exitCode', 0)}"
-            elif container.ready and "running" in state:
-                has_running = True
-                ready += 1
-        if reason == "Completed" and has_running:
-            pod_ready = any(c.type == "Ready" and c.status == "True" for c in conditions)
-            reason = "Running" if pod_ready else "NotReady"
-    if pod.metadata.deletion_timestamp:
-        if status is not None and status.reason == "NodeLost":
-            reason = "Unknown"
-        elif phase not in ("Succeeded", "Failed"):
-            reason = "Terminating"
-    restarts_text = str(restarts)
-    if last_restart is not None:
-        restarts_text = f"{restarts} ({human_duration(now - last_restart)} ago)"
-    gates = (spec.extra.get("readinessGates") if spec else None) or []
-    gates_text = NONE
-    if gates:
-        true_conditions = {c.type for c in conditions if c.status == "True"}
-        passed = sum(1 for gate in gates if gate.get("conditionType") in true_conditions)
-        gates_text = f"{passed}/{len(gates)}"
-    cells: Cells = [
-        pod.metadata.name or "",
-        f"{ready}/{len(containers)}",
-        reason,
-        restarts_text,
-        since(pod.metadata.creation_timestamp, now),
-        (status.pod_ip if status else None) or NONE,
-        (spec.node_name if spec else None) or NONE,
-        (status.nominated_node_name if status else None) or NONE,
-        gates_text,
-    ]
-    row_conditions: RowConditions = None
-    if phase == "Succeeded":
-        row_conditions = [_completed(phase, "The pod has completed successfully.")]
-    elif phase == "Failed":
-        row_conditions = [_completed(phase, "The pod failed.")]
-    return cells, row_conditions
-
-
-def _completed(phase: str, message: str) -> JsonDict:
-    return {"type": "Completed", "status": "True", "reason": phase, "message": message}
-
 
 NODE_COLUMNS: Final = (
     name_column(),
@@ -496,165 +335,6 @@ def print_pdb(pdb: PodDisruptionBudget, now: float) -> tuple[Cells, RowCondition
     ], None
 
 
-DEPLOYMENT_COLUMNS: Final = (
-    name_column(),
-    Column("Ready", "string", "Number of the pod with ready state"),
-    Column("Up-to-date", "string", "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
-    Column("Available", "string", "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment."),
-    age_column(),
-    Column("Containers", "string", CONTAINERS_DOC, 1),
-    Column("Images", "string", IMAGES_DOC, 1),
-    Column("Selector", "string", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.", 1),
-)  # fmt: skip
-
-
-def print_deployment(deploy: Deployment, now: float) -> tuple[Cells, RowConditions]:
-    """``printDeployment``: READY ``ready/desired``, UP-TO-DATE, AVAILABLE."""
-    spec = deploy.spec
-    status = deploy.status
-    desired = spec.replicas if spec and spec.replicas is not None else 0
-    cells: Cells = [
-        deploy.metadata.name or "",
-        f"{(status.ready_replicas if status else None) or 0}/{desired}",
-        (status.updated_replicas if status else None) or 0,
-        (status.available_replicas if status else None) or 0,
-        since(deploy.metadata.creation_timestamp, now),
-    ]
-    cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
-    return cells, None
-
-
-REPLICA_SET_COLUMNS: Final = (
-    name_column(),
-    Column("Desired", "integer", "Replicas is the number of desired pods."),
-    Column("Current", "integer", "Replicas is the most recently observed number of non-terminating pods."),
-    Column("Ready", "integer", "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition."),
-    age_column(),
-    Column("Containers", "string", CONTAINERS_DOC, 1),
-    Column("Images", "string", IMAGES_DOC, 1),
-    Column("Selector", "string", "Selector is a label query over pods that should match the replica count.", 1),
-)  # fmt: skip
-
-
-def print_replica_set(rs: ReplicaSet, now: float) -> tuple[Cells, RowConditions]:
-    """``printReplicaSet``: DESIRED CURRENT READY."""
-    spec = rs.spec
-    status = rs.status
-    cells: Cells = [
-        rs.metadata.name or "",
-        (spec.replicas if spec else None) or 0,
-        (status.replicas if status else None) or 0,
-        (status.ready_replicas if status else None) or 0,
-        since(rs.metadata.creation_timestamp, now),
-    ]
-    cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
-    return cells, None
-
-
-DAEMON_SET_COLUMNS: Final = (
-    name_column(),
-    Column("Desired", "integer", "The number of nodes that should run the daemon pod."),
-    Column("Current", "integer", "The number of those nodes running at least one daemon pod."),
-    Column("Ready", "integer", "The number of those nodes whose daemon pod is Ready."),
-    Column("Up-to-date", "integer", "The number of those nodes running the current template."),
-    Column("Available", "integer", "The number of those nodes whose daemon pod has been Ready for minReadySeconds."),
-    Column("Node Selector", "string", "The nodeSelector of the pod template."),
-    age_column(),
-    Column("Containers", "string", CONTAINERS_DOC, 1),
-    Column("Images", "string", IMAGES_DOC, 1),
-    Column("Selector", "string", "The label query over the pods the DaemonSet owns.", 1),
-)  # fmt: skip
-
-
-def print_daemon_set(ds: DaemonSet, now: float) -> tuple[Cells, RowConditions]:
-    """``printDaemonSet``: the status counts and NODE SELECTOR (``apiserver.daemonsettables``)."""
-    spec = ds.spec
-    cells: Cells = [ds.metadata.name or "", *daemonsettables.daemon_set_cells(ds)]
-    cells.append(since(ds.metadata.creation_timestamp, now))
-    cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
-    return cells, None
-
-
-CONTROLLER_REVISION_COLUMNS: Final = (
-    name_column(),
-    Column("Controller", "string", "The object that controls this revision."),
-    Column("Revision", "string", "The revision's place in its controller's history."),
-    age_column(),
-)
-
-
-def print_controller_revision(cr: ControllerRevision, now: float) -> tuple[Cells, RowConditions]:
-    """``printControllerRevision``: CONTROLLER (``daemonset.apps/<name>``), REVISION."""
-    return [
-        cr.metadata.name or "",
-        daemonsettables.controller_cell(cr),
-        cr.revision or 0,
-        since(cr.metadata.creation_timestamp, now),
-    ], None
-
-
-JOB_COLUMNS: Final = (
-    name_column(),
-    Column("Status", "string", "Status of the job."),
-    Column("Completions", "string", "The number of pods which reached phase Succeeded."),
-    Column("Duration", "string", "Time required to complete the job."),
-    age_column(),
-    Column("Containers", "string", CONTAINERS_DOC, 1),
-    Column("Images", "string", IMAGES_DOC, 1),
-    Column("Selector", "string", "A label query over pods that should match the pod count.", 1),
-)
-
-_JOB_STATES: Final = (
-    ("Complete", "Complete"),
-    ("Failed", "Failed"),
-    ("", "Terminating"),
-    ("Suspended", "Suspended"),
-    ("FailureTarget", "FailureTarget"),
-    ("SuccessCriteriaMet", "SuccessCriteriaMet"),
-)
-
-
-def print_job(job: Job, now: float) -> tuple[Cells, RowConditions]:
-    """``printJob``: STATUS from the conditions, COMPLETIONS ``succeeded/completions``."""
-    spec = job.spec
-    status = job.status
-    succeeded = (status.succeeded if status else None) or 0
-    if spec is not None and spec.completions is not None:
-        completions = f"{succeeded}/{spec.completions}"
-    else:
-        parallelism = (spec.parallelism if spec else None) or 0
-        completions = f"{succeeded}/1 of {parallelism}" if parallelism > 1 else f"{succeeded}/1"
-    duration = ""
-    start = status.start_time if status else None
-    if start:
-        end = status.completion_time if status else None
-        try:
-            finish = parse_rfc3339(end) if end else now
-            duration = human_duration(finish - parse_rfc3339(start))
-        except ValueError:
-            duration = ""
-    true_conditions = {
-        c.type for c in ((status.conditions if status else None) or ()) if c.status == "True"
-    }
-    state = "Running"
-    for condition, text in _JOB_STATES:
-        if condition == "" and job.metadata.deletion_timestamp:
-            state = text
-            break
-        if condition and condition in true_conditions:
-            state = text
-            break
-    cells: Cells = [
-        job.metadata.name or "",
-        state,
-        completions,
-        duration,
-        since(job.metadata.creation_timestamp, now),
-    ]
-    cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
-    return cells, None
-
-
 DEFAULT_COLUMNS: Final = (name_column(), age_column())
 
 
@@ -664,7 +344,7 @@ def print_default(obj: Any, now: float) -> tuple[Cells, RowConditions]:
 
 
 PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
-    Pod: (POD_COLUMNS, print_pod),
+    Pod: (podtable.POD_COLUMNS, podtable.print_pod),
     Node: (NODE_COLUMNS, print_node),
     Event: (EVENT_COLUMNS, print_event),
     Namespace: (NAMESPACE_COLUMNS, print_namespace),
@@ -678,11 +358,15 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Secret: (configtables.SECRET_COLUMNS, configtables.print_secret),
     ServiceAccount: (configtables.SERVICE_ACCOUNT_COLUMNS, configtables.print_service_account),
     EndpointSlice: (ENDPOINT_SLICE_COLUMNS, print_endpoint_slice),
-    Deployment: (DEPLOYMENT_COLUMNS, print_deployment),
-    ReplicaSet: (REPLICA_SET_COLUMNS, print_replica_set),
-    DaemonSet: (DAEMON_SET_COLUMNS, print_daemon_set),
-    ControllerRevision: (CONTROLLER_REVISION_COLUMNS, print_controller_revision),
-    Job: (JOB_COLUMNS, print_job),
+    Deployment: (workloadtables.DEPLOYMENT_COLUMNS, workloadtables.print_deployment),
+    ReplicaSet: (workloadtables.REPLICA_SET_COLUMNS, workloadtables.print_replica_set),
+    DaemonSet: (workloadtables.DAEMON_SET_COLUMNS, workloadtables.print_daemon_set),
+    ControllerRevision: (
+        workloadtables.CONTROLLER_REVISION_COLUMNS,
+        workloadtables.print_controller_revision,
+    ),
+    Job: (workloadtables.JOB_COLUMNS, workloadtables.print_job),
+    CronJob: (workloadtables.CRON_JOB_COLUMNS, workloadtables.print_cron_job),
 }
 """One printer per kind; anything else prints NAME AGE."""
 

@@ -13,7 +13,7 @@ conflicts, are what get checked. (A real API server would refuse both: a stale
 immutable, ValidateObjectMetaUpdate; a dump taken from one cluster always carries them.)
 
 Per object the report says what admission did: the resolved priority, class and
-preemption policy for pods (for Deployments, ReplicaSets, DaemonSets and Jobs, what a pod from the
+preemption policy for pods (for Deployments, ReplicaSets, DaemonSets, Jobs and CronJobs, what a pod from the
 template would get: a dry-run pod through the same path), the tenant owning the
 namespace, and warnings; or the exact Status error. Input that cannot be decoded
 (malformed YAML/JSON, unknown kinds or versions, bad quantities, int32 overflow) is
@@ -45,7 +45,7 @@ from rich.text import Text
 from kubeprio.admission import defaults, tenant
 from kubeprio.api import errors, kinds, manifest
 from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import Job
+from kubeprio.api.batch import CronJob, Job, workload_pod_template
 from kubeprio.api.core import Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.manifest import Document
@@ -61,7 +61,7 @@ from kubeprio.store.memory import MemoryStore
 CHECK_EPOCH: Final = 1_767_225_600.0
 """The fixed time of a check run (2026-01-01T00:00:00Z): same input, same output."""
 CHECK_SEED: Final = 0
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job)
+WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job, CronJob)
 JSON_KEYS: Final = (
     "kind",
     "namespace",
@@ -182,7 +182,7 @@ def _current(api: ApiService, model: type[Any], name: str | None, namespace: str
 
 
 def _template_pod(obj: Any) -> Pod | None:
-    template = obj.spec.template if obj.spec is not None else None
+    template = workload_pod_template(obj)
     if template is None:
         return None
     labels = template.metadata.labels if template.metadata is not None else None

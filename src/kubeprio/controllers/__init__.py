@@ -1,1 +1,2 @@
-"""Controllers (layer 2): PDB status, ReplicaSet, Deployment, Job. See the cluster only through ``client``."""
+"""Controllers (layer 2): PDB status, ReplicaSet, Deployment, DaemonSet, Job, CronJob, garbage
+collection, pod GC, quotas. See the cluster only through ``client``."""

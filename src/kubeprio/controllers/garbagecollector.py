@@ -12,7 +12,7 @@ Mirrors the parts of ``pkg/controller/garbagecollector`` that workloads rely on:
   removed from every dependent, then the finalizer removed.
 
 Owners are looked up live by kind, name and namespace, as upstream does; owner kinds
-kubeprio does not serve (StatefulSet, CronJob, ...) can never be dangling.
+kubeprio does not serve (StatefulSet, ...) can never be dangling.
 
 Which dangling references count: upstream collects a dependent whose owner simply does
 not exist. That is wrong for a snapshot of a live cluster loaded partially (pods of a

@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from kubeprio.api import serverversion
 from kubeprio.api.core import (
     Node,
     NodeAddress,
@@ -34,7 +35,8 @@ from kubeprio.api.model import evolve
 from kubeprio.api.quantity import Quantity, parse_quantity
 from kubeprio.kubelet import eviction
 
-KUBELET_VERSION: Final = "v1.35.0"
+KUBELET_VERSION: Final = serverversion.GIT_VERSION
+"""Never newer than the API server (upstream's version-skew policy): the same release."""
 DEFAULT_PODS: Final = "110"
 NODE_READY: Final = "Ready"
 NODE_PID_PRESSURE: Final = "PIDPressure"

@@ -74,6 +74,15 @@ IDLE_GRACE: Final = 1.0
 """After this, connections still open at shutdown are aborted (see ``_abort_connections``)."""
 LOG: Final = logging.getLogger("kubeprio.serve")
 
+_UPGRADE_WARNINGS: Final = ("Unsupported upgrade request.", "No supported WebSocket library")
+"""What uvicorn logs for every upgrade request it leaves to the application; kubeprio
+answers them (``apiserver.podstreams``), so they are not a problem worth a log line."""
+
+
+def _quiet_upgrade_warnings(record: logging.LogRecord) -> bool:
+    """A ``logging`` filter: False drops uvicorn's upgrade warnings, True keeps the rest."""
+    return not record.getMessage().startswith(_UPGRADE_WARNINGS)
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ServeOptions:
@@ -304,7 +313,11 @@ class Serving:
             lifespan="off",
             timeout_graceful_shutdown=SHUTDOWN_GRACE,
             timeout_keep_alive=KEEP_ALIVE,
+            # Upgrade requests (kubectl exec/attach/port-forward) are answered as plain
+            # HTTP with upstream's Status (apiserver.podstreams): no WebSocket protocol.
+            ws="none",
         )
+        logging.getLogger("uvicorn.error").addFilter(_quiet_upgrade_warnings)
         server = _Server(config)
         self.plane.start()
         self.serve_informers.start()

@@ -5,7 +5,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, DaemonSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
+Deployment, Job, CronJob, DaemonSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
 shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
 serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
@@ -24,7 +24,7 @@ from typing import Any, Final
 from kubeprio.admission.defaults import default_chain
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import Job
+from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
@@ -38,6 +38,7 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.clock import Clock
+from kubeprio.controllers.cronjob import CronJobController
 from kubeprio.controllers.daemonset import DaemonSetsController
 from kubeprio.controllers.deployment import DeploymentController
 from kubeprio.controllers.disruption import DisruptionController
@@ -117,6 +118,7 @@ class ControlPlane:
         self.replicasets: Informer[ReplicaSet] = Informer(api, ReplicaSet)
         self.deployments: Informer[Deployment] = Informer(api, Deployment)
         self.jobs: Informer[Job] = Informer(api, Job)
+        self.cron_jobs: Informer[CronJob] = Informer(api, CronJob)
         self.daemonsets: Informer[DaemonSet] = Informer(api, DaemonSet)
         self.revisions: Informer[ControllerRevision] = Informer(api, ControllerRevision)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(api, PodDisruptionBudget)
@@ -175,6 +177,9 @@ class ControlPlane:
                 pods=self.pods,
             ),
             JobController(api, clock=clock, rng=rng("job"), jobs=self.jobs, pods=self.pods),
+            CronJobController(
+                api, clock=clock, rng=rng("cronjob"), cron_jobs=self.cron_jobs, jobs=self.jobs
+            ),
             DaemonSetsController(
                 api,
                 clock=clock,
@@ -202,10 +207,17 @@ class ControlPlane:
                     self.deployments,
                     self.replicasets,
                     self.jobs,
+                    self.cron_jobs,
                     self.daemonsets,
                     *([self.nodes] if lease_informers else []),
                 ],
-                dependents=[self.replicasets, self.pods, self.revisions, *lease_informers],
+                dependents=[
+                    self.replicasets,
+                    self.pods,
+                    self.revisions,
+                    self.jobs,
+                    *lease_informers,
+                ],
             ),
             PodGCController(
                 api,
@@ -223,6 +235,7 @@ class ControlPlane:
             self.deployments,
             self.replicasets,
             self.jobs,
+            self.cron_jobs,
             self.daemonsets,
             self.revisions,
             self.pdbs,
@@ -252,6 +265,7 @@ class ControlPlane:
                 self.secrets,
                 self.service_accounts,
                 self.quotas,
+                self.cron_jobs,
                 *lease_informers,
             ]
         )

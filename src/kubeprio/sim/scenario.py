@@ -5,7 +5,9 @@ Every object goes through the full write path at t=0 in input order, or at its
 with ``spec.nodeName`` is already bound, as in a snapshot of a live cluster: it keeps a
 terminal ``status.phase`` (Succeeded/Failed pods hold no resources) and is Running
 otherwise; its ``status.startTime``, when given, is kept (it breaks preemption ties).
-Snapshot objects keep their ``uid`` so owner references in the dump stay valid.
+Snapshot objects keep their ``uid`` so owner references in the dump stay valid; a
+CronJob keeps its snapshot ``status`` (last schedule time, active Jobs), so it goes on
+from there rather than catching up since its creation.
 Objects that already exist (the system classes re-declared in a dump) are reported,
 not fatal; admission rejections are reported in ``rejected``.
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 from kubeprio.api import errors, kinds, manifest
 from kubeprio.api.annotations import AnnotationError, parse_duration
+from kubeprio.api.batch import CronJob
 from kubeprio.api.core import PHASE_RUNNING, TERMINAL_PHASES, Pod, PodStatus
 from kubeprio.api.model import evolve
 from kubeprio.api.resourcequota import ResourceQuota
@@ -74,7 +77,7 @@ class Submitter:
             self.cluster.engine.schedule_at(item.at, functools.partial(self.submit, item))
 
     def submit(self, item: Submission) -> None:
-        """Create the object; restore a bound pod's snapshot status."""
+        """Create the object; restore a bound pod's (or a CronJob's) snapshot status."""
         obj = item.obj
         api = self.cluster.api
         info = kinds.for_object(obj)
@@ -107,6 +110,10 @@ class Submitter:
             self._restore_bound_pod(stored, obj)
         elif isinstance(stored, ResourceQuota):
             self.cluster.observe_quota(stored)
+        elif isinstance(stored, CronJob) and obj.status is not None:
+            # A snapshot's CronJob goes on from its last schedule time (and keeps its
+            # active Jobs) instead of catching up on every run since its creation.
+            self.cluster.api.update_status(evolve(stored, status=obj.status))
 
     def _restore_bound_pod(self, stored: Pod, given: Pod) -> None:
         snapshot = given.status or PodStatus()

@@ -5,20 +5,26 @@ as a timed submission, runs the engine until nothing more can happen (or ``until
 and returns the report of ``sim.report``. Deterministic: the same documents and seed
 give a byte-identical report. A run whose only remaining work is the scheduler retrying
 pods against a cluster in which nothing changes any more ends there (``sim.stall``).
+A CronJob always has a next run, so a run with one and no ``until`` ends a day
+(``CRONJOB_HORIZON``) after the last submission instead of never.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from kubeprio.api import manifest
+from kubeprio.api.batch import CronJob
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.cluster import SimCluster
 from kubeprio.sim.report import build_report
 from kubeprio.sim.scenario import Submitter, submissions
 from kubeprio.sim.stall import Stall
+
+CRONJOB_HORIZON: Final = 86_400.0
+"""Without ``until``, a run with CronJobs ends this long after the last submission."""
 
 
 def simulate(
@@ -32,6 +38,8 @@ def simulate(
 ) -> tuple[dict[str, Any], SimCluster]:
     """Simulate ``documents``; return the report and the cluster (for inspection)."""
     items = submissions(documents)
+    if until is None and any(isinstance(item.obj, CronJob) for item in items):
+        until = max(item.at for item in items) + CRONJOB_HORIZON
     cluster = SimCluster(
         seed=seed, scheduler_config=scheduler_config, kubelet_config=kubelet_config
     )

@@ -60,6 +60,7 @@ def test_admins_and_the_system_may(kapi, user):
         ("ReplicaSet", "replicasets.apps"),
         ("DaemonSet", "daemonsets.apps"),
         ("Job", "jobs.batch"),
+        ("CronJob", "cronjobs.batch"),
     ],
 )
 def test_workloads_are_checked_on_their_template(kapi, kind, resource):

@@ -18,7 +18,7 @@ from kubeprio.admission.defaults import default_chain
 from kubeprio.admission.tenant import owning_tenant
 from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
-from kubeprio.api.batch import Job, JobSpec
+from kubeprio.api.batch import CronJob, CronJobSpec, Job, JobSpec, JobTemplateSpec
 from kubeprio.api.core import Event, Namespace, Pod, PodSpec, PodTemplateSpec
 from kubeprio.api.daemonset import DaemonSet, DaemonSetSpec
 from kubeprio.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta
@@ -396,6 +396,12 @@ def workload(kind: str, class_name: str | None, namespace: str = "team-a") -> An
         return DaemonSet(
             metadata=meta, spec=DaemonSetSpec(selector=selector(), template=template(class_name))
         )
+    if kind == "CronJob":
+        # The pod template sits in spec.jobTemplate.spec.template (ValidateJobTemplateSpec).
+        job_template = JobTemplateSpec(spec=JobSpec(template=template(class_name, "Never")))
+        return CronJob(
+            metadata=meta, spec=CronJobSpec(schedule="@hourly", job_template=job_template)
+        )
     # A Job's pods must not restart in place (ValidateJobSpec: OnFailure or Never).
     return Job(metadata=meta, spec=JobSpec(template=template(class_name, "Never")))
 
@@ -407,6 +413,7 @@ def workload(kind: str, class_name: str | None, namespace: str = "team-a") -> An
         ("ReplicaSet", "replicasets.apps"),
         ("DaemonSet", "daemonsets.apps"),
         ("Job", "jobs.batch"),
+        ("CronJob", "cronjobs.batch"),
     ],
 )
 def test_workload_with_a_forbidden_template_class_is_refused_at_create(
@@ -492,3 +499,31 @@ def test_status_subresource_writes_are_not_checked(kapi: ApiService) -> None:
     created = kapi.create(workload("Deployment", "uber-infra-critical"))
     kapi.create(kestrel())
     kapi.update_status(created)
+
+
+def test_cron_job_update_to_a_forbidden_class_is_refused(kapi: ApiService) -> None:
+    """A CronJob's job template may change (unlike a Job's pod template), and each change
+    is admitted like a Deployment's: the class of the template under spec.jobTemplate."""
+    kapi.create(kestrel())
+    created = kapi.create(workload("CronJob", "uber-user-preempt-high"))
+    job_spec = created.spec.job_template.spec
+    changed_template = dataclasses.replace(
+        job_spec.template,
+        spec=dataclasses.replace(job_spec.template.spec, priority_class_name="uber-user-important"),
+    )
+    changed = dataclasses.replace(
+        created,
+        spec=dataclasses.replace(
+            created.spec,
+            job_template=dataclasses.replace(
+                created.spec.job_template,
+                spec=dataclasses.replace(job_spec, template=changed_template),
+            ),
+        ),
+    )
+    with pytest.raises(errors.ForbiddenError) as raised:
+        kapi.update(changed)
+    assert raised.value.message.startswith(
+        'cronjobs.batch "w" is forbidden: pod template: PriorityClass "uber-user-important" '
+        "is not allowed"
+    )

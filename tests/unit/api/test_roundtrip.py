@@ -22,7 +22,7 @@ FIXTURES = sorted(p for p in REAL_CLUSTERS.iterdir() if p.suffix in (".json", ".
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
 def test_real_dump_round_trips_every_field(path: Path) -> None:
     text = path.read_text()
-    raw_documents = manifest._load_yaml(text, path.name)  # the list documents as written
+    raw_documents = manifest.load_yaml(text, path.name)  # the list documents as written
     for raw in raw_documents:
         items = [manifest.decode_object(item) for item in manifest.expand_list(raw, path.name, 0)]
         rebuilt = dict(raw)

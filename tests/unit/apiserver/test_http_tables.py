@@ -11,7 +11,7 @@ import pytest
 from kubeprio.api.coordination import Lease, LeaseSpec
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.serialization import from_dict
-from kubeprio.apiserver import tables
+from kubeprio.apiserver import podtable, tableformat, tables, workloadtables
 from tests.conftest import EPOCH
 from tests.unit.apiserver.http_helpers import TABLE_ACCEPT, make_client, pod_manifest
 
@@ -41,7 +41,7 @@ from tests.unit.apiserver.http_helpers import TABLE_ACCEPT, make_client, pod_man
 )
 def test_human_duration_matches_upstream(seconds, text):
     """``duration.HumanDuration`` (duration_test.go TestHumanDuration)."""
-    assert tables.human_duration(seconds) == text
+    assert tableformat.human_duration(seconds) == text
 
 
 def _pod(**overrides):
@@ -138,13 +138,13 @@ RUNNING = {
     ],
 )
 def test_pod_ready_status_restarts(overrides, ready, status, restarts):
-    cells, _ = tables.print_pod(_pod(**overrides), EPOCH + 90)
+    cells, _ = podtable.print_pod(_pod(**overrides), EPOCH + 90)
     assert cells[:5] == ["p", ready, status, restarts, "90s"]
 
 
 def test_pod_wide_cells_ip_node_nominated_node_readiness_gates():
     pod = _pod(spec={"nodeName": "n1"}, status={"podIP": "10.0.0.1", "nominatedNodeName": "n2"})
-    cells, _ = tables.print_pod(pod, EPOCH)
+    cells, _ = podtable.print_pod(pod, EPOCH)
     assert cells[5:] == ["10.0.0.1", "n1", "n2", "<none>"]
 
 
@@ -406,7 +406,7 @@ def test_job_status_completions_and_duration():
             },
         },
     )
-    cells, _ = tables.print_job(job, EPOCH + 600)
+    cells, _ = workloadtables.print_job(job, EPOCH + 600)
     assert cells[:4] == ["j", "Complete", "3/3", "2m5s"]
 
 

@@ -49,7 +49,7 @@ def test_registered_node_looks_like_a_kubelets(cluster: Cluster) -> None:
         "Ready": ("True", "KubeletReady", "kubelet is posting ready status"),
     }
     assert status.node_info is not None
-    assert status.node_info.kubelet_version == "v1.35.0"
+    assert status.node_info.kubelet_version == "v1.32.0-kubeprio"  # the API server's release
     assert [a.type for a in status.addresses or ()] == ["InternalIP", "Hostname"]
 
 

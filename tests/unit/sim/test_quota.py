@@ -156,3 +156,43 @@ spec:
 def test_same_seed_same_report_with_quotas() -> None:
     documents = (NODE, _quota('pods: "2"'), _pod("a"), _pod("b"), _pod("c"))
     assert _run(*documents)[0] == _run(*documents)[0]
+
+
+def _cron_job(name: str, schedule: str = "*/10 * * * *") -> str:
+    return f"""\
+apiVersion: batch/v1
+kind: CronJob
+metadata: {{name: {name}, namespace: team-a}}
+spec:
+  schedule: "{schedule}"
+  jobTemplate:
+    spec:
+      template:
+        metadata:
+          annotations: {{kubeprio.io/duration: 60s}}
+        spec:
+          restartPolicy: Never
+          containers: [{{name: c, image: x}}]
+"""
+
+
+def test_cron_jobs_are_counted_and_their_jobs_refused_as_failed_create() -> None:
+    """count/cronjobs.batch refuses a second CronJob (upstream's object count evaluator);
+    count/jobs.batch refuses the CronJob's second Job, which the CronJob controller reports
+    as FailedCreate "Error creating job: ..." and retries."""
+    quota = _quota('"count/cronjobs.batch": "1", "count/jobs.batch": "1"')
+    text = "---\n".join((NODE, quota, _cron_job("a"), _cron_job("b")))
+    report, cluster = simulate(manifest.parse_text(text, "input.yaml"), seed=0, until=1500)
+    assert [entry["name"] for entry in report["rejected"]] == ["b"]
+    assert (
+        "exceeded quota: q, requested: count/cronjobs.batch=1" in report["rejected"][0]["message"]
+    )
+    created = [e for e in report["events"] if e["reason"] == "SuccessfulCreate"]
+    assert [e["time"] for e in created if e["object"] == "CronJob/team-a/a"] == [600.0]
+    failed = [e for e in report["events"] if e["reason"] == "FailedCreate"]
+    assert failed
+    assert failed[0]["time"] == 1200.0
+    assert failed[0]["object"] == "CronJob/team-a/a"
+    assert failed[0]["message"].startswith('Error creating job: jobs.batch "a-')
+    status = to_dict(cluster.api.get(ResourceQuota, "q", "team-a"))["status"]
+    assert status["used"] == {"count/cronjobs.batch": "1", "count/jobs.batch": "1"}

@@ -3,7 +3,7 @@
 ``validate_create`` and ``validate_update`` return a list of ``FieldError``; the API
 service raises one ``InvalidError`` (422) with all of them as causes. Object metadata
 rules live in ``validation.meta``; each kind's rules live in a module named after its
-API group (``validation.core``, ``validation.apps``, ``validation.batch``,
+API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``),
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
 ``validation.resourcequota``, ConfigMaps, Secrets and ServiceAccounts in
@@ -44,6 +44,7 @@ from kubeprio.api.validation import (  # isort: skip
     configmap,
     coordination,
     core,
+    cronjob,
     daemonset,
     endpoints,
     policy,
@@ -60,6 +61,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **apps.CREATE,
     **daemonset.CREATE,
     **batch.CREATE,
+    **cronjob.CREATE,
     **policy.CREATE,
     **coordination.CREATE,
     **service.CREATE,
@@ -77,6 +79,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **apps.UPDATE,
     **daemonset.UPDATE,
     **batch.UPDATE,
+    **cronjob.UPDATE,
     **policy.UPDATE,
     **service.UPDATE,
     **endpoints.UPDATE,
@@ -92,6 +95,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **apps.STATUS_UPDATE,
     **daemonset.STATUS_UPDATE,
     **batch.STATUS_UPDATE,
+    **cronjob.STATUS_UPDATE,
     **policy.STATUS_UPDATE,
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
@@ -103,6 +107,7 @@ WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **apps.WARNINGS,
     **daemonset.WARNINGS,
     **batch.WARNINGS,
+    **cronjob.WARNINGS,
     **secret.WARNINGS,
     **serviceaccount.WARNINGS,
 }
@@ -110,6 +115,7 @@ WARNINGS: Final[dict[type[Any], KindWarnings]] = {
 
 UPDATE_WARNINGS: Final[dict[type[Any], KindUpdateWarnings]] = {
     **serviceaccount.UPDATE_WARNINGS,
+    **cronjob.UPDATE_WARNINGS,
 }
 """Model class -> the warnings of an update, for kinds whose warnings depend on the old
 object (upstream ``WarningsOnUpdate``); the others warn as on create."""

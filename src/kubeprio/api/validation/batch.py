@@ -183,7 +183,7 @@ def _validate_pod_failure_policy(
     return found
 
 
-def _validate_job_spec_fields(spec: JobSpec, path: str) -> list[FieldError]:
+def validate_job_spec_fields(spec: JobSpec, path: str) -> list[FieldError]:
     """``validateJobSpec`` for the modelled fields."""
     found: list[FieldError] = []
     for attr, json_key in (
@@ -257,7 +257,7 @@ def _validate_job_spec_fields(spec: JobSpec, path: str) -> list[FieldError]:
 
 def validate_job_spec(spec: JobSpec, path: str) -> list[FieldError]:
     """``ValidateJobSpec``: the fields, a valid selector, and a template it selects."""
-    found = _validate_job_spec_fields(spec, path)
+    found = validate_job_spec_fields(spec, path)
     if spec.selector is None:
         found.append(errors.required(child(path, "selector"), ""))
     else:
