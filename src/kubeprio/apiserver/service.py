@@ -355,9 +355,11 @@ class ApiService:
         requested_rv = obj.metadata.resource_version
         if requested_rv and requested_rv != current.metadata.resource_version:
             raise errors.conflict(info.plural, info.group, name)
-        new: Any = strategy.prepare_for_update(obj, current, subresource=subresource)
         if subresource != "status":
-            new = default_object(new)
+            # Upstream's decoder defaults the body before PrepareForUpdate compares specs,
+            # so a replace that leaves out defaulted fields does not bump the generation.
+            obj = default_object(obj)
+        new: Any = strategy.prepare_for_update(obj, current, subresource=subresource)
         outcome = AdmissionOutcome()
         request = AdmissionRequest(
             Operation.UPDATE, info, new, current, namespace, name, subresource, user, dry_run

@@ -27,8 +27,9 @@ Mirrors ``pkg/controller/job/job_controller.go`` (``syncJob``, ``manageJob``,
 Not modelled: Indexed completion (treated as NonIndexed), ``backoffLimitPerIndex``,
 ``successPolicy``, ``managedBy``. The crash-safe two-step flush through
 ``status.uncountedTerminatedPods`` is one status write here (in-process writes are
-atomic); the field is reported empty. The API does not default Jobs in kubeprio, so
-``SetDefaults_Job`` is applied here, and a Job without a selector selects its pods by
+atomic); the field is reported empty. The API applies ``SetDefaults_Job``; the
+controller applies it again to what it reads (idempotent: a Job stored before the API
+defaulted Jobs still runs as upstream's would), and a Job without a selector selects its pods by
 the ``batch.kubernetes.io/controller-uid`` label the controller puts on them.
 """
 

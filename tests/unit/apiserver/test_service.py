@@ -21,6 +21,7 @@ import pytest
 
 from kubeprio.admission.chain import AdmissionChain
 from kubeprio.api import errors
+from kubeprio.api import manifest as manifest_module
 from kubeprio.api.apps import Deployment, DeploymentSpec
 from kubeprio.api.core import (
     Binding,
@@ -300,6 +301,25 @@ def test_generation_counts_spec_changes_only(api: ApiService) -> None:
         dataclasses.replace(scaled, status=DeploymentStatus(observed_generation=2, replicas=3))
     )
     assert status_written.metadata.generation == 2
+
+
+def test_a_replace_without_the_defaulted_fields_keeps_the_generation(api: ApiService) -> None:
+    """Upstream decodes (and so defaults) the body before ``PrepareForUpdate`` compares the
+    specs: replacing a Deployment with its own manifest, which leaves out every defaulted
+    field (strategy, revisionHistoryLimit, the template's dnsPolicy, ...), changes nothing."""
+    created = create(api, deployment_doc())
+    manifest = manifest_module.decode_object(deployment_doc())
+    assert isinstance(manifest, Deployment)
+    replaced = api.update(
+        dataclasses.replace(
+            manifest,
+            metadata=dataclasses.replace(
+                manifest.metadata, resource_version=created.metadata.resource_version
+            ),
+        )
+    )
+    assert replaced.metadata.generation == 1
+    assert replaced.spec == created.spec
 
 
 def test_status_update_is_validated_with_status_rules(api: ApiService) -> None:
