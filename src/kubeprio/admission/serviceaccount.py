@@ -57,7 +57,7 @@ from typing import Any, Final
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers, Operation
 from kubeprio.admission.priority import request_name
 from kubeprio.api import errors, names
-from kubeprio.api.core import Container, Pod, PodSpec
+from kubeprio.api.core import Container, Pod, PodSpec, is_mirror_pod
 from kubeprio.api.defaults import DEPRECATED_SERVICE_ACCOUNT
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.serviceaccount import (
@@ -67,7 +67,6 @@ from kubeprio.api.serviceaccount import (
 )
 
 PLUGIN_NAME: Final = "ServiceAccount"
-MIRROR_POD_ANNOTATION: Final = "kubernetes.io/config.mirror"
 SERVICE_ACCOUNT_VOLUME_NAME: Final = "kube-api-access"
 """Prefix of the token volume's name (``ServiceAccountVolumeName``)."""
 DEFAULT_API_TOKEN_MOUNT_PATH: Final = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -126,11 +125,6 @@ def token_volume_source() -> JsonDict:
         ],
         "defaultMode": PROJECTED_VOLUME_SOURCE_DEFAULT_MODE,
     }
-
-
-def is_mirror_pod(pod: Pod) -> bool:
-    """A static pod's API mirror (the annotation is present, whatever its value)."""
-    return MIRROR_POD_ANNOTATION in (pod.metadata.annotations or {})
 
 
 def should_automount(account: ServiceAccount, spec: PodSpec) -> bool:

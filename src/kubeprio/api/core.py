@@ -477,3 +477,12 @@ class Binding:
     metadata: ObjectMeta = ObjectMeta()
     target: ObjectReference | None = None
     extra: JsonDict = extra_field()
+
+
+MIRROR_POD_ANNOTATION: Final = "kubernetes.io/config.mirror"
+"""Marks the API server's mirror of a kubelet's static pod (upstream ``ConfigMirrorAnnotationKey``)."""
+
+
+def is_mirror_pod(pod: Pod) -> bool:
+    """``kubetypes.IsMirrorPod``: the annotation is present, whatever its value."""
+    return pod.metadata.annotation(MIRROR_POD_ANNOTATION) is not None

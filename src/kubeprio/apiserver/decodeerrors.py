@@ -56,10 +56,9 @@ def unrecognized(kind: str, cause: str, body: bytes) -> errors.StatusError:
     )
 
 
-def syntax_cause(body: bytes) -> str | None:
-    """The cause for a body that is not JSON (None if Go's scanner accepts it)."""
-    problem = gojson.syntax_error(body)
-    return None if problem is None else _PARSE_ERROR + problem
+def parse_cause(go_error: str) -> str:
+    """The cause when ``encoding/json`` refuses the body with ``go_error``."""
+    return _PARSE_ERROR + go_error
 
 
 def interpret_cause(document: Any) -> str | None:
@@ -73,12 +72,12 @@ def interpret_cause(document: Any) -> str | None:
         return None
     if not isinstance(document, dict):
         target = f"Go value of type {_FIND_KIND_TYPE}"
-        return f"{_PARSE_ERROR}json: cannot unmarshal {gojson.value_kind(document)} into {target}"
+        return parse_cause(f"json: cannot unmarshal {gojson.value_kind(document)} into {target}")
     for key, value in document.items():
         if key in ("apiVersion", "kind") and value is not None and not isinstance(value, str):
             # The struct is anonymous, so the field's path starts with an empty name.
             target = f"Go struct field .{key} of type string"
-            return f"{_PARSE_ERROR}json: cannot unmarshal {gojson.value_kind(value)} into {target}"
+            return parse_cause(f"json: cannot unmarshal {gojson.value_kind(value)} into {target}")
     version = document.get("apiVersion")
     if isinstance(version, str) and version != "/" and version.count("/") > 1:
         return f"unexpected GroupVersion string: {version}"

@@ -335,13 +335,7 @@ class RestHandler:
         elif content_type not in ("", JSON_TYPE):
             raise _unsupported_media_type(OBJECT_MEDIA_TYPES)
         else:
-            try:
-                data, duplicates = _parse_json(request.body)
-            except errors.BadRequestError as exc:
-                cause = decodeerrors.syntax_cause(request.body)
-                if cause is None:
-                    raise
-                raise decodeerrors.unrecognized(kind, cause, request.body) from exc
+            data, duplicates = _parse_json(request.body, kind)
         cause = decodeerrors.interpret_cause(data)
         if cause is not None:
             raise decodeerrors.unrecognized(kind, cause, request.body)
@@ -363,8 +357,6 @@ class RestHandler:
         version = expected.rsplit("/", 1)[-1]
         cannot = f'{kind} in version "{version}" cannot be handled as a {kind}'
         data, duplicates = self._parse_body(request, kind)
-        if not isinstance(data, dict):
-            raise errors.bad_request(f"{cannot}: {_type_error(data, kind)}")
         data, warnings = self._validate_fields(
             request, kind, data, duplicates, prefix=f"{cannot}: "
         )
@@ -532,7 +524,7 @@ class RestHandler:
                 data = json.loads(request.body)
                 options = from_dict(DeleteOptions, data)
             except (ValueError, DecodeError) as exc:
-                raise errors.bad_request(_json_error(request.body, exc)) from exc
+                raise _json_failure(request.body, exc, None) from exc
         query = request.query
         grace = integer(query, "gracePeriodSeconds")
         if grace is None:
@@ -625,8 +617,6 @@ class RestHandler:
         kind = model.__name__
         cannot = f'{kind} in version "v1" cannot be handled as a {kind}'
         data, duplicates = self._parse_body(request, kind)
-        if not isinstance(data, dict):
-            raise errors.bad_request(f"{cannot}: {_type_error(data, kind)}")
         data, warnings = self._validate_fields(
             request, kind, data, duplicates, prefix=f"{cannot}: "
         )
@@ -720,23 +710,20 @@ def scale_of(obj: Deployment | ReplicaSet) -> Scale:
     )
 
 
-def _parse_json(body: bytes) -> tuple[Any, list[str]]:
+def _parse_json(body: bytes, kind: str | None = None) -> tuple[Any, list[str]]:
     """A JSON body (an object, or a patch already matched to its patch type) and its
-    duplicate-key problems; malformed JSON is a 400."""
+    duplicate-key problems; malformed JSON is a 400 (``_json_failure``)."""
     try:
         return fieldvalidation.parse_json(body)
     except UnicodeDecodeError:
         # Go's decoder takes invalid UTF-8 inside strings as U+FFFD; Python's refuses it.
-        return _parse_json_text(body.decode("utf-8", "replace"), body)
+        text = body.decode("utf-8", "replace")
     except ValueError as exc:
-        raise errors.bad_request(_json_error(body, exc)) from exc
-
-
-def _parse_json_text(text: str, body: bytes) -> tuple[Any, list[str]]:
+        raise _json_failure(body, exc, kind) from exc
     try:
         return fieldvalidation.parse_json(text)
     except ValueError as exc:
-        raise errors.bad_request(_json_error(body, exc)) from exc
+        raise _json_failure(body, exc, kind) from exc
 
 
 def _parse_yaml(body: bytes) -> Any:
@@ -758,6 +745,11 @@ def _type_error(value: object, kind: str) -> str:
     return f"json: cannot unmarshal {shown} into Go value of type v1.{kind}"
 
 
-def _json_error(body: bytes, exc: Exception) -> str:
-    """A JSON syntax error in upstream's words (Go's ``encoding/json`` messages)."""
-    return gojson.syntax_error(body) or str(exc)
+def _json_failure(body: bytes, exc: Exception, kind: str | None) -> errors.StatusError:
+    """A body Python's decoder refused, in upstream's words: Go's syntax error (scanned
+    only now, so correct bodies never pay for it), wrapped as ``transformDecodeError``
+    words it when the body should be an object of ``kind``."""
+    syntax = gojson.syntax_error(body)
+    if syntax is not None and kind is not None:
+        return decodeerrors.unrecognized(kind, decodeerrors.parse_cause(syntax), body)
+    return errors.bad_request(syntax or str(exc))

@@ -28,8 +28,9 @@ from kubeprio.api.batch import (
     JobSpec,
 )
 from kubeprio.api.core import ObjectReference
-from kubeprio.api.meta import ObjectMeta, OwnerReference
+from kubeprio.api.meta import ObjectMeta
 from kubeprio.clock import parse_rfc3339
+from kubeprio.controllers import podutil
 
 NEXT_SCHEDULE_DELTA: Final = 0.1
 """``nextScheduleDelta``: a requeue lands 100 ms after the schedule time (clock skew)."""
@@ -42,8 +43,6 @@ UNSUPPORTED_SCHEDULE_MESSAGE: Final = (
     "CRON_TZ or TZ used in schedule {schedule} is not officially supported, see "
     "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details"
 )
-CONTROLLER_KIND: Final = "CronJob"
-CONTROLLER_API_VERSION: Final = "batch/v1"
 
 
 class Missed(enum.Enum):
@@ -200,18 +199,6 @@ def scheduled_timestamp(scheduled: int, time_zone: str | None) -> str:
     return f"{text[:-2]}:{text[-2:]}"
 
 
-def controller_ref(cron_job: CronJob) -> OwnerReference:
-    """``metav1.NewControllerRef`` for a CronJob."""
-    return OwnerReference(
-        api_version=CONTROLLER_API_VERSION,
-        kind=CONTROLLER_KIND,
-        name=cron_job.metadata.name,
-        uid=cron_job.metadata.uid,
-        controller=True,
-        block_owner_deletion=True,
-    )
-
-
 def job_from_template(cron_job: CronJob, scheduled: int) -> Job:
     """``getJobFromTemplate2``: the template's labels, annotations (plus the scheduled
     timestamp) and spec, named after the scheduled minute, controlled by the CronJob.
@@ -230,7 +217,7 @@ def job_from_template(cron_job: CronJob, scheduled: int) -> Job:
             namespace=cron_job.metadata.namespace,
             labels=labels or None,
             annotations=annotations,
-            owner_references=(controller_ref(cron_job),),
+            owner_references=(podutil.new_controller_ref(cron_job),),
         ),
         spec=(template.spec if template else None) or JobSpec(),
     )

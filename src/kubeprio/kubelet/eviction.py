@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from kubeprio.api.core import Container, Pod
+from kubeprio.api.core import Container, Pod, is_mirror_pod
 from kubeprio.api.quantity import Quantity, QuantityError, QuantityFormat, parse_quantity
 from kubeprio.api.resources import EPHEMERAL_STORAGE, MEMORY, pod_requests
 from kubeprio.api.scheduling import SYSTEM_CRITICAL_PRIORITY
@@ -44,7 +44,6 @@ CONTAINER_MESSAGE_FMT: Final = (
 )
 
 CONFIG_SOURCE_ANNOTATION: Final = "kubernetes.io/config.source"
-CONFIG_MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
 API_SERVER_SOURCE: Final = "api"
 
 NODE_MEMORY_PRESSURE: Final = "MemoryPressure"
@@ -308,11 +307,6 @@ def is_static_pod(pod: Pod) -> bool:
     """A pod from a file or URL source (``kubernetes.io/config.source`` not ``api``)."""
     source = pod.metadata.annotation(CONFIG_SOURCE_ANNOTATION)
     return source is not None and source != API_SERVER_SOURCE
-
-
-def is_mirror_pod(pod: Pod) -> bool:
-    """The API-server mirror of a static pod (``kubernetes.io/config.mirror`` present)."""
-    return pod.metadata.annotation(CONFIG_MIRROR_ANNOTATION) is not None
 
 
 def is_critical_pod(pod: Pod) -> bool:

@@ -30,8 +30,8 @@ from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.clock import rfc3339
 from kubeprio.controllers.cronjob import CronJobController
-from kubeprio.controllers.cronjobutil import controller_ref
 from kubeprio.controllers.garbagecollector import GarbageCollector
+from kubeprio.controllers.podutil import new_controller_ref
 from tests.conftest import EPOCH, ManualClock
 from tests.driving import Driver
 
@@ -377,7 +377,7 @@ def test_unfinished_job_it_did_not_create_is_reported(world: World) -> None:
         metadata=ObjectMeta(
             name="stray",
             namespace="default",
-            owner_references=(controller_ref(cron),),
+            owner_references=(new_controller_ref(cron),),
         ),
         spec=cron.spec.job_template.spec,  # type: ignore[union-attr]
     )
