@@ -17,6 +17,8 @@ authorizer, a fixed policy in place of RBAC:
 * outside those namespaces a tenant user may read PriorityClasses (to see which classes
   exist: kubeprio's choice, upstream grants no such default), get its own namespaces
   and its own Tenant, and nothing else — lists across all namespaces included;
+* members of ``system:monitoring`` may read ``/metrics`` and the health endpoints with
+  their checks, as upstream's ``system:monitoring`` role bound to that group allows;
 * anybody authenticated may use discovery (``/version``, ``/api``, ``/apis``,
   ``/openapi``, ``/healthz``...), as upstream's ``system:discovery`` role allows, and
   create the three self reviews (``kubectl auth can-i``, ``kubectl auth whoami``), as
@@ -83,6 +85,18 @@ DISCOVERY_PATHS: Final = (
     "/version/",
 )
 """Upstream's ``system:discovery`` and ``system:public-info-viewer`` paths (verb ``get``)."""
+MONITORING_GROUP: Final = "system:monitoring"
+MONITORING_PATHS: Final = (
+    "/healthz",
+    "/healthz/*",
+    "/livez",
+    "/livez/*",
+    "/metrics",
+    "/metrics/slis",
+    "/readyz",
+    "/readyz/*",
+)
+"""Upstream's ``system:monitoring`` role (verb ``get``), bound to the group of that name."""
 WILDCARD: Final = "*"
 ADMIN_REASON: Final = f'kubeprio: members of "{MASTERS_GROUP}" may do anything'
 
@@ -299,6 +313,12 @@ class TenantAuthorizer:
         if not attrs.resource_request:
             if attrs.verb == "get" and any(path_matches(p, attrs.path) for p in DISCOVERY_PATHS):
                 return Decision(True, "kubeprio: every authenticated user may use discovery")
+            if (
+                attrs.verb == "get"
+                and MONITORING_GROUP in attrs.user.groups
+                and any(path_matches(p, attrs.path) for p in MONITORING_PATHS)
+            ):
+                return Decision(True, f'kubeprio: members of "{MONITORING_GROUP}" may read metrics')
             return Decision(
                 False, "kubeprio: outside discovery, only cluster admins may use non-resource paths"
             )
@@ -393,11 +413,13 @@ class TenantAuthorizer:
             )
             for (group, path, verb), names in names_of.items()
         )
+        non_resource_rules = [NonResourceRule(verbs=("get",), non_resource_urls=DISCOVERY_PATHS)]
+        if MONITORING_GROUP in user.groups:
+            non_resource_rules.append(
+                NonResourceRule(verbs=("get",), non_resource_urls=MONITORING_PATHS)
+            )
         return SubjectRulesReviewStatus(
-            resource_rules=resource_rules,
-            non_resource_rules=(
-                NonResourceRule(verbs=("get",), non_resource_urls=DISCOVERY_PATHS),
-            ),
+            resource_rules=resource_rules, non_resource_rules=tuple(non_resource_rules)
         )
 
     def _candidates(self, user: UserInfo, namespace: str) -> Iterator[Attributes]:

@@ -7,6 +7,8 @@ What it is: ``create_app(service)`` returns a Starlette application serving
   lists), ``/apis/<g>`` (``APIGroup``) -- ``apiserver.discovery``;
 * ``/openapi/v3`` and ``/openapi/v3/<gv>`` -- ``apiserver.openapi``;
 * ``/healthz``, ``/livez``, ``/readyz`` and ``/<endpoint>/<check>`` -- ``apiserver.health``;
+* ``/metrics`` -- the Prometheus text the ``metrics`` renderer it is given writes (404
+  without one);
 * every resource path of the resource table -- ``apiserver.routes`` resolves it,
   ``apiserver.rest`` serves it; watches stream as chunked newline-delimited JSON.
 
@@ -25,8 +27,11 @@ Starlette's ``TestClient`` in unit tests. Handlers are ``async`` and call ``ApiS
 synchronously on the event loop: the service and its store are not thread-safe, and the
 real-time driver of ``kubeprio serve`` runs the scheduler and kubelets on the same loop.
 A watch waits on the store watch's listener and wakes with ``call_soon_threadsafe``; its
-bookmarks and ``timeoutSeconds`` use the event loop's monotonic timer, the one place this
-package measures time without the injected clock (AGE cells use ``clock``).
+bookmarks and ``timeoutSeconds`` use the event loop's monotonic timer, and request
+durations (``apiserver.requestmetrics``) ``time.perf_counter``: the places this package
+measures time without the injected clock (AGE cells use ``clock``). A counted request is
+observed once answered; a watch or followed log, when its stream ends (upstream's
+handler returns then too).
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import time
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Final
 
 import orjson
@@ -55,8 +61,10 @@ from kubeprio.apiserver import (
     impersonation,
     openapi,
     podlogs,
+    requestmetrics,
     status,
 )
+from kubeprio.apiserver.requestmetrics import RequestLabels, RequestMetrics
 from kubeprio.apiserver.rest import (
     DEFAULT_WATCH_TIMEOUT,
     JSON_TYPE,
@@ -82,6 +90,8 @@ DEFAULT_BOOKMARK_INTERVAL: Final = 60.0
 
 Authenticator = Callable[[Mapping[str, str]], UserInfo | None]
 """Maps request headers to the caller; ``None`` means unauthenticated (401)."""
+MetricsRenderer = Callable[[], tuple[bytes, str]]
+"""Writes the ``/metrics`` page: its body and ``Content-Type``."""
 
 RESOURCE_METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 HEALTH_PATHS: Final = tuple(f"/{endpoint}" for endpoint in health.ENDPOINTS)
@@ -145,8 +155,12 @@ class KubeApp:
         authorizer: authz.ReviewingAuthorizer | None,
         watch_timeout: float,
         bookmark_interval: float,
+        request_metrics: RequestMetrics | None = None,
+        metrics: MetricsRenderer | None = None,
     ) -> None:
         self.service = service
+        self.request_metrics = request_metrics or RequestMetrics()
+        self.metrics_renderer = metrics
         # No authorizer: everything is allowed (one place decides that, not each caller).
         self.authorizer: authz.ReviewingAuthorizer = authorizer or authz.AllowAll()
         self.rest = RestHandler(
@@ -231,8 +245,13 @@ class KubeApp:
         checks = self.health_checks[endpoint]
         name = request.path_params.get("check")
         if name is None:
+            started = time.perf_counter()
             query = {key: request.query_params.getlist(key) for key in request.query_params}
             found = health.answer(endpoint, checks, query)
+            labels = requestmetrics.path_labels(
+                f"/{endpoint}", component=requestmetrics.HEALTH_COMPONENT
+            )
+            self._observe(labels, found.status, started)
         else:
             one = health.answer_one(checks, name)
             if one is None:
@@ -251,21 +270,37 @@ class KubeApp:
     async def api(self, request: Request) -> Response:
         """``/api``: aggregated (v2 when asked) or ``APIVersions``."""
         if discovery.wants_aggregated(request.headers.get("accept", "")):
-            return json_response(
-                discovery.aggregated(kinds.SERVED, core=True),
-                content_type=discovery.AGGREGATED_CONTENT_TYPE,
-            )
+            return self._aggregated(core=True)
         return json_response(discovery.api_versions())
 
     @_non_resource_path
     async def apis(self, request: Request) -> Response:
         """``/apis``: aggregated (v2 when asked) or ``APIGroupList``."""
         if discovery.wants_aggregated(request.headers.get("accept", "")):
-            return json_response(
-                discovery.aggregated(kinds.SERVED, core=False),
-                content_type=discovery.AGGREGATED_CONTENT_TYPE,
-            )
+            return self._aggregated(core=False)
         return json_response(discovery.api_group_list(kinds.SERVED))
+
+    def _aggregated(self, *, core: bool) -> Response:
+        """Aggregated discovery, counted as upstream's instrumented handler counts it."""
+        started = time.perf_counter()
+        response = json_response(
+            discovery.aggregated(kinds.SERVED, core=core),
+            content_type=discovery.AGGREGATED_CONTENT_TYPE,
+        )
+        labels = requestmetrics.path_labels(
+            "/api" if core else "/apis", component=requestmetrics.DISCOVERY_COMPONENT
+        )
+        self._observe(labels, response.status_code, started)
+        return response
+
+    @_non_resource_path
+    async def metrics(self, request: Request) -> Response:
+        """``/metrics``: the renderer's Prometheus text (404 when the app has none)."""
+        if self.metrics_renderer is None:
+            return error_response(status.path_not_found())
+        body, content_type = self.metrics_renderer()
+        # Set as a header: a media type would be given a second charset.
+        return Response(body, headers={"Content-Type": content_type})
 
     @_non_resource_path
     async def openapi_root(self, request: Request) -> Response:
@@ -308,6 +343,42 @@ class KubeApp:
         )
 
     async def _resource(self, request: Request, group_version: str, rest: str) -> Response:
+        """Answer a request below a group version, counting it once it got past
+        authorization (``apiserver.requestmetrics``)."""
+        started = time.perf_counter()
+        counted: list[RequestLabels] = []
+        response = await self._answer_resource(request, group_version, rest, counted)
+        if not counted:
+            return response
+        labels = counted[0]
+        if isinstance(response, StreamingResponse):
+            response.body_iterator = self._counted_stream(
+                response.body_iterator, labels, response.status_code, started
+            )
+        else:
+            self._observe(labels, response.status_code, started)
+        return response
+
+    def _observe(self, labels: RequestLabels, code: int, started: float) -> None:
+        self.request_metrics.observe(labels, code, time.perf_counter() - started)
+
+    async def _counted_stream(
+        self,
+        chunks: AsyncIterable[str | bytes | memoryview],
+        labels: RequestLabels,
+        code: int,
+        started: float,
+    ) -> AsyncIterator[str | bytes | memoryview]:
+        """A watch or followed log: counted when it ends, however it ends."""
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            self._observe(labels, code, started)
+
+    async def _answer_resource(
+        self, request: Request, group_version: str, rest: str, counted: list[RequestLabels]
+    ) -> Response:
         try:
             segments = split_path(rest)
             if not segments:
@@ -332,6 +403,16 @@ class KubeApp:
                     )
                 raise status.path_not_found()
             self._authorize(user, request, target)
+            counted.append(
+                requestmetrics.resource_labels(
+                    request.method,
+                    target,
+                    version=group_version.rpartition("/")[2],
+                    query=request.query_params,
+                    dry_run=request.query_params.getlist("dryRun"),
+                    content_type=request.headers.get("content-type", ""),
+                )
+            )
             body = await request.body()
             rest_request = RestRequest(
                 method=request.method,
@@ -427,6 +508,8 @@ def create_app(
     clock: Clock | None = None,
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
+    request_metrics: RequestMetrics | None = None,
+    metrics: MetricsRenderer | None = None,
 ) -> Starlette:
     """Build the ASGI app serving ``service``.
 
@@ -434,6 +517,8 @@ def create_app(
     one every request acts as the system (no user). ``authorizer`` decides each resource
     request of an authenticated user (403 with upstream's text when it refuses). ``clock`` (default: the service's)
     dates AGE cells. ``watch_timeout`` bounds watches without ``timeoutSeconds``.
+    ``request_metrics`` (a new one by default) counts the requests; ``metrics`` writes the
+    ``/metrics`` page (none: 404).
     """
     app_state = KubeApp(
         service,
@@ -442,6 +527,8 @@ def create_app(
         authorizer=authorizer,
         watch_timeout=watch_timeout,
         bookmark_interval=bookmark_interval,
+        request_metrics=request_metrics,
+        metrics=metrics,
     )
     routes = [
         Route("/version", app_state.version, methods=["GET"]),
@@ -451,6 +538,7 @@ def create_app(
             Route(path + "/{check:path}", app_state.health, methods=["GET"])
             for path in HEALTH_PATHS
         ),
+        Route("/metrics", app_state.metrics, methods=["GET"]),
         Route("/api", app_state.api, methods=["GET"]),
         Route("/api/", app_state.api, methods=["GET"]),
         Route("/apis", app_state.apis, methods=["GET"]),

@@ -37,6 +37,7 @@ from kubeprio.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
+from kubeprio.scheduler.metrics import SchedulerMetrics
 from kubeprio.scheduler.rowstatus import error_statuses, reason_counts
 from kubeprio.scheduler.snapshot import NodeInfo
 
@@ -193,8 +194,10 @@ class Evaluator:
         clock: Clock,
         rng: random.Random,
         args: PreemptionArgs | None = None,
+        metrics: SchedulerMetrics | None = None,
     ) -> None:
         self.handle = handle
+        self.metrics = metrics
         self.executor = executor
         self._pdbs = pdbs
         self._current_pod = current_pod
@@ -258,10 +261,15 @@ class Evaluator:
         return self._prepare(best, pod)
 
     def _prepare(self, best: Candidate, pod: PodInfo) -> tuple[PostFilterResult | None, Status]:
-        """Upstream ``prepareCandidate`` through the executor; the nominated node on success."""
+        """Upstream ``prepareCandidate`` through the executor; the nominated node on success.
+
+        The victims are counted (``scheduler_preemption_victims``) once all are evicted,
+        where upstream observes them."""
         status = self.executor.prepare_candidate(best, pod)
         if status is not None:
             return None, status
+        if self.metrics is not None:
+            self.metrics.preemption_victims.observe(len(best.victims.pods))
         return PostFilterResult(best.node_name), Status(Code.SUCCESS)
 
     def pod_eligible_to_preempt_others(

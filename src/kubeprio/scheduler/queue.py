@@ -38,6 +38,13 @@ Where a pod can be: in exactly one of the four boxes at any time::
         heap).
     delete(pod) removes a waiting pod; an in-flight pod stays in flight until done().
 
+Counting (``scheduler_queue_incoming_pods_total``): ``incoming[(queue, event)]`` grows by
+one each time a pod enters activeQ, enters backoffQ through a requeue, or is put back in
+the pool by a requeue that found nothing worth retrying, labelled with the event that
+moved it, where upstream's ``moveToActiveQ`` and ``requeuePodViaQueueingHint`` increment
+the metric (a gated pod parked in the pool is not counted, as in v1.32).
+``pending_counts`` gives ``scheduler_pending_pods`` by queue.
+
 Deviations, all deliberate: ties in every heap break by insertion order (upstream: heap
 layout), events move pods in pool order (upstream: Go map order), and cluster events only
 visit pods whose rejector plugins registered for them (same outcome as upstream's full
@@ -84,6 +91,11 @@ _NOMINATING_EVENTS: Final = frozenset((_POD_ADD, _POD_UPDATE))
 ACTIVE_Q: Final = "Active"
 BACKOFF_Q: Final = "Backoff"
 UNSCHEDULABLE_Q: Final = "Unschedulable"
+
+# The ``queue`` label values of upstream's queue metrics.
+INCOMING_ACTIVE: Final = "active"
+INCOMING_BACKOFF: Final = "backoff"
+INCOMING_UNSCHEDULABLE: Final = "unschedulable"
 
 
 @runtime_checkable
@@ -153,6 +165,12 @@ class SchedulingQueue:
         self._nominator = Nominator(pod_lister)
         self._in_flight = InFlightPods()
         self._cycle = 0
+        self.incoming: dict[tuple[str, str], int] = {}
+        """``(queue label, event label)`` -> pods that entered that way (module docstring)."""
+
+    def _count_incoming(self, queue: str, event: str) -> None:
+        key = (queue, event)
+        self.incoming[key] = self.incoming.get(key, 0) + 1
 
     @property
     def backoff(self) -> BackoffPolicy:
@@ -212,6 +230,7 @@ class SchedulingQueue:
         self._unschedulable.delete(key)
         self._delete_from_backoff(key)
         self._active.add_or_update(key, qpi)
+        self._count_incoming(INCOMING_ACTIVE, event)
         if event in _NOMINATING_EVENTS:
             self._nominator.add_nominated_pod(qpi.pod_info)
         return True
@@ -231,9 +250,13 @@ class SchedulingQueue:
         """Upstream ``requeuePodWithQueueingStrategy``: the name of the queue the pod went to."""
         if strategy is Strategy.SKIP:
             self._unschedulable.add_or_update(qpi)
+            self._count_incoming(INCOMING_UNSCHEDULABLE, event)
             return UNSCHEDULABLE_Q
         if strategy is Strategy.AFTER_BACKOFF and self._backoff_policy.is_backing_off(qpi):
-            return BACKOFF_Q if self._move_to_backoff(qpi) else UNSCHEDULABLE_Q
+            if not self._move_to_backoff(qpi):
+                return UNSCHEDULABLE_Q
+            self._count_incoming(INCOMING_BACKOFF, event)
+            return BACKOFF_Q
         return ACTIVE_Q if self._move_to_active(qpi, event, from_backoff=False) else UNSCHEDULABLE_Q
 
     # --- entry points for informer handlers ------------------------------------------------
@@ -552,6 +575,18 @@ class SchedulingQueue:
             + len(self._error_backoff)
             + len(self._unschedulable)
         )
+
+    def pending_counts(self) -> dict[str, int]:
+        """``scheduler_pending_pods`` by queue: ``active``, ``backoff`` (both heaps),
+        ``unschedulable`` (the pool's attempted pods) and ``gated`` (the pool's gated ones).
+        In-flight pods are in none, as upstream's gauges leave them out."""
+        gated = self._unschedulable.gated_count
+        return {
+            "active": len(self._active),
+            "backoff": len(self._backoff) + len(self._error_backoff),
+            "unschedulable": len(self._unschedulable) - gated,
+            "gated": gated,
+        }
 
     def get(self, name: str, namespace: str) -> QueuedPodInfo | None:
         """The queued pod ``namespace/name`` (upstream ``GetPod``)."""

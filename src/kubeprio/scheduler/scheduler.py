@@ -53,6 +53,7 @@ from kubeprio.scheduler.framework import (
     pod_priority,
     unresolvable,
 )
+from kubeprio.scheduler.metrics import SchedulerMetrics
 from kubeprio.scheduler.nominatedload import NominatedLoad
 from kubeprio.scheduler.nominator import NominatingInfo
 from kubeprio.scheduler.preemption import fit_error_message
@@ -160,6 +161,7 @@ class Scheduler:
         scheduler_name: str = "default-scheduler",
         fast_path: bool = False,
         retry_unschedulable_on_timer: bool = True,
+        stopwatch: Callable[[], float] | None = None,
     ) -> None:
         self.client = client
         self.framework = framework
@@ -196,6 +198,11 @@ class Scheduler:
         self.scheduled = 0
         self.failed_attempts = 0
         self.preemptions = 0
+        self.metrics = SchedulerMetrics(scheduler_name)
+        # Attempt durations are measured, never acted on: serve and bench hand in a
+        # monotonic wall clock; by default (simulations) the injected clock keeps runs pure.
+        self.stopwatch: Callable[[], float] = stopwatch or clock.now
+        self._attempt_start = 0.0
 
     # --- driving ------------------------------------------------------------------------------
 
@@ -348,6 +355,8 @@ class Scheduler:
             # skipPodSchedule: deleted meanwhile, or already assumed/bound.
             self.queue.done(pod_info.uid)
             return
+        # Upstream starts the attempt's clock here, after skipPodSchedule.
+        self._attempt_start = self.stopwatch()
         state = CycleState()
         node_name, failure = self._schedule_pod(state, pod_info)
         if failure is not None:
@@ -600,6 +609,12 @@ class Scheduler:
         self.queue.done(pod_info.uid)
         self.queue.delete_nominated_pod_if_exists(pod)
         self.scheduled += 1
+        first_queued = queued.initial_attempt_timestamp
+        self.metrics.pod_scheduled(
+            self.stopwatch() - self._attempt_start,
+            attempts=queued.attempts,
+            since_first_queued=None if first_queued is None else self.clock.now() - first_queued,
+        )
         self._record(
             pod,
             event_type=EVENT_TYPE_NORMAL,
@@ -615,6 +630,9 @@ class Scheduler:
         self.failed_attempts += 1
         pod = queued.pod
         status = failure.status
+        self.metrics.attempt_failed(
+            self.stopwatch() - self._attempt_start, rejected=status.is_rejected()
+        )
         reason = REASON_UNSCHEDULABLE if status.is_rejected() else REASON_SCHEDULER_ERROR
         rejectors = set()
         if failure.diagnosis is not None:

@@ -12,7 +12,7 @@ default profile, the one it reproduces.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from kubeprio.api.apps import ReplicaSet
@@ -95,8 +95,12 @@ def new_scheduler(
     config: SchedulerConfig | None = None,
     fast_path: bool = True,
     retry_unschedulable_on_timer: bool = True,
+    stopwatch: Callable[[], float] | None = None,
 ) -> Scheduler:
-    """Build the scheduler of the first profile of ``config`` (defaults when None)."""
+    """Build the scheduler of the first profile of ``config`` (defaults when None).
+
+    ``stopwatch`` times scheduling attempts for the metrics (``Scheduler``'s default: the
+    injected clock)."""
     config = config or default_config()
     profile = config.profiles[0]
     cache = Cache()
@@ -160,6 +164,7 @@ def new_scheduler(
         scheduler_name=profile.scheduler_name,
         fast_path=fast_path and is_default_profile(profile),
         retry_unschedulable_on_timer=retry_unschedulable_on_timer,
+        stopwatch=stopwatch,
     )
     scheduler.queue = SchedulingQueue(
         clock,
@@ -189,6 +194,7 @@ def new_scheduler(
             clock=clock,
             rng=rng,
             args=args if isinstance(args, PreemptionArgs) else None,
+            metrics=scheduler.metrics,
         )
         if scheduler.fast is not None and scheduler.nominated_load is not None:
             queue = scheduler.queue
@@ -199,5 +205,5 @@ def new_scheduler(
                 # The default profile's plugins, unless someone swapped the framework.
                 default_profile=lambda: scheduler.framework is runtime,
             )
-        runtime.post_filter_plugins.append(DefaultPreemption(evaluator))
+        runtime.post_filter_plugins.append(DefaultPreemption(evaluator, scheduler.metrics))
     return scheduler

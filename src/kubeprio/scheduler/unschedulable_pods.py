@@ -9,7 +9,8 @@ which an event moves pods, where upstream's Go map order is random) plus indexes
   an event is only worth evaluating for pods rejected by a plugin registered for it;
 * pods with required pod-affinity terms, and the parsed terms (upstream
   ``PodInfo.RequiredAffinityTerms``), for ``AssignedPodAdded``'s cross-topology filter;
-* a min-heap of the timestamps of non-gated pods, for the 5-minute leftover flush's wake-up.
+* a min-heap of the timestamps of non-gated pods, for the 5-minute leftover flush's wake-up;
+* the keys of gated pods, so ``scheduler_pending_pods{queue="gated"}`` is a length.
 
 Only ``scheduler.queue`` drives it. No clock, no I/O.
 """
@@ -111,7 +112,16 @@ def required_affinity_terms(pod: Pod) -> tuple[AffinityTerm, ...]:
 class UnschedulablePods:
     """Pods waiting for an event, keyed ``namespace/name``, with the indexes described above."""
 
-    __slots__ = ("_affinity", "_by_plugin", "_indexed", "_next_seq", "_pods", "_seq", "_timestamps")
+    __slots__ = (
+        "_affinity",
+        "_by_plugin",
+        "_gated",
+        "_indexed",
+        "_next_seq",
+        "_pods",
+        "_seq",
+        "_timestamps",
+    )
 
     def __init__(self) -> None:
         self._pods: dict[str, QueuedPodInfo] = {}
@@ -121,6 +131,7 @@ class UnschedulablePods:
         self._indexed: dict[str, tuple[str, ...]] = {}
         self._affinity: dict[str, tuple[AffinityTerm, ...]] = {}
         self._timestamps: list[tuple[float, str]] = []
+        self._gated: set[str] = set()
 
     def __len__(self) -> int:
         return len(self._pods)
@@ -131,6 +142,11 @@ class UnschedulablePods:
     def __iter__(self) -> Iterator[QueuedPodInfo]:
         """A snapshot of the pods, in the order they entered the pool."""
         return iter(list(self._pods.values()))
+
+    @property
+    def gated_count(self) -> int:
+        """How many of the pods a PreEnqueue plugin holds back (upstream: `Gated`)."""
+        return len(self._gated)
 
     def get(self, key: str) -> QueuedPodInfo | None:
         """The pod stored under ``key``."""
@@ -151,7 +167,10 @@ class UnschedulablePods:
         terms = required_affinity_terms(qpi.pod)
         if terms:
             self._affinity[key] = terms
-        if not qpi.gating_plugin:
+        if qpi.gating_plugin:
+            self._gated.add(key)
+        else:
+            self._gated.discard(key)
             heapq.heappush(self._timestamps, (qpi.timestamp, key))
             if len(self._timestamps) > 2 * len(self._pods) + 64:
                 self._timestamps = [
@@ -164,6 +183,7 @@ class UnschedulablePods:
         qpi = self._pods.pop(key, None)
         if qpi is not None:
             del self._seq[key]
+            self._gated.discard(key)
             self._unindex(key)
             if not self._pods:
                 self._timestamps.clear()

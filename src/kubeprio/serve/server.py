@@ -34,6 +34,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
@@ -50,6 +51,7 @@ from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.http import KubeApp, create_app
+from kubeprio.apiserver.requestmetrics import RequestMetrics
 from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
@@ -60,6 +62,7 @@ from kubeprio.kubelet.kubelet import register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
 from kubeprio.serve.driver import RealTimeDriver
+from kubeprio.serve.metrics import MetricsPage
 from kubeprio.sim.controlplane import ControlPlane, derived_rng
 from kubeprio.sim.drive import Due, Informers
 from kubeprio.store.sqlite import SqliteStore
@@ -222,6 +225,7 @@ class Serving:
                 node_leases=True,
                 limited_resources=options.limited_resources,
                 service_account_rng=derived_rng(seed, "serviceaccount-admission"),
+                stopwatch=time.perf_counter,
             )
             self.plane.attach_fleet()
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)
@@ -237,11 +241,17 @@ class Serving:
         except BaseException:
             self.store.close()
             raise
+        requests = RequestMetrics()
+        self.metrics = MetricsPage.for_serve(
+            scheduler=self.plane.scheduler, requests=requests, store=self.store
+        )
         self.app = create_app(
             self.plane.api,
             authenticator=TokenAuthenticator(self.tokens),
             authorizer=TenantAuthorizer(self.plane.api.listers),
             clock=self.clock,
+            request_metrics=requests,
+            metrics=self.metrics.render,
         )
         self.kube: KubeApp = self.app.state.kube
         self.stop = asyncio.Event()

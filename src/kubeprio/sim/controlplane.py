@@ -18,7 +18,7 @@ pumps ``components``). No clock reads, no threads.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from kubeprio.admission.defaults import default_chain
@@ -82,6 +82,7 @@ class ControlPlane:
         node_leases: bool = False,
         limited_resources: Sequence[LimitedResource] = (),
         service_account_rng: random.Random | None = None,
+        stopwatch: Callable[[], float] | None = None,
     ) -> None:
         """Wire the components.
 
@@ -99,6 +100,9 @@ class ControlPlane:
         ``service_account_rng``: run the ServiceAccount admission plugin, drawing its token
         volumes' name suffixes from this generator (``serve``, which also runs the service
         account controller; simulations leave it out: ``admission.defaults``).
+        ``stopwatch``: what times scheduling attempts for the scheduler's metrics (``serve``
+        passes a monotonic wall clock; simulations keep the default, the injected clock, so
+        nothing real-time reaches a run).
         """
         self.seed = seed
         self.clock = clock
@@ -148,6 +152,7 @@ class ControlPlane:
             rng=derived_rng(seed, "scheduler"),
             config=scheduler_config,
             retry_unschedulable_on_timer=retry_unschedulable_on_timer,
+            stopwatch=stopwatch,
         )
 
         def rng(name: str) -> random.Random:

@@ -117,6 +117,10 @@ class Store(Protocol):
         """Return the objects under ``prefix`` sorted by key, and the current revision."""
         ...
 
+    def count(self, resource: str) -> int:
+        """How many objects of ``resource`` (a plural) are stored, without listing them."""
+        ...
+
     def create(self, key: ObjectKey, obj: ApiObject) -> ApiObject:
         """Store a new object; raise ``KeyExistsError`` if the key is taken."""
         ...

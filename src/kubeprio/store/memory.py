@@ -39,6 +39,10 @@ class MemoryStore:
         """Return the objects under ``prefix`` sorted by (namespace, name)."""
         return self._objects.list(prefix), self._revision
 
+    def count(self, resource: str) -> int:
+        """How many objects of ``resource`` are stored."""
+        return self._objects.count(resource)
+
     def create(self, key: ObjectKey, obj: ApiObject) -> ApiObject:
         """Store a new object at the next revision."""
         if key in self._objects:

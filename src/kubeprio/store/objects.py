@@ -53,6 +53,10 @@ class ObjectIndex:
             listed.extend(names[name] for name in sorted(names))
         return listed
 
+    def count(self, resource: str) -> int:
+        """How many objects ``resource`` has (one length per namespace, no object read)."""
+        return sum(len(names) for names in self._buckets.get(resource, {}).values())
+
     def put(self, key: ObjectKey, obj: ApiObject) -> None:
         """Store ``obj`` at ``key``, replacing what was there."""
         namespaces = self._buckets.get(key.resource)

@@ -205,6 +205,11 @@ class SqliteStore:
         self._check_usable()
         return self._objects.list(prefix), self._revision
 
+    def count(self, resource: str) -> int:
+        """How many objects of ``resource`` are stored (from the in-memory index)."""
+        self._check_usable()
+        return self._objects.count(resource)
+
     def create(self, key: ObjectKey, obj: ApiObject) -> ApiObject:
         """Store a new object at the next revision."""
         self._check_usable()

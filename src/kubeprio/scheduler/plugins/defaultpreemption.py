@@ -2,7 +2,9 @@
 
 Mirrors ``plugins/defaultpreemption/default_preemption.go``: it hands the pod to the
 ``preemption.Evaluator`` and prefixes any message with ``preemption: `` (so the
-FailedScheduling event reads ``... preemption: 0/3 nodes are available: ...``).
+FailedScheduling event reads ``... preemption: 0/3 nodes are available: ...``). Every
+call counts as a preemption attempt (``scheduler_preemption_attempts_total``), whatever
+its outcome, as upstream's deferred ``PreemptionAttempts.Inc()`` does.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from kubeprio.scheduler.framework import (
     PostFilterResult,
     Status,
 )
+from kubeprio.scheduler.metrics import SchedulerMetrics
 from kubeprio.scheduler.preemption import Evaluator
 
 NAME: Final = "DefaultPreemption"
@@ -27,13 +30,16 @@ class DefaultPreemption:
 
     name = NAME
 
-    def __init__(self, evaluator: Evaluator) -> None:
+    def __init__(self, evaluator: Evaluator, metrics: SchedulerMetrics | None = None) -> None:
         self.evaluator = evaluator
+        self.metrics = metrics
 
     def post_filter(
         self, state: CycleState, pod: PodInfo, filtered: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
         """Run the evaluator; prefix its message as upstream does."""
+        if self.metrics is not None:
+            self.metrics.preemption_attempts += 1
         result, status = self.evaluator.preempt(state, pod, filtered)
         if status.code is Code.SUCCESS:
             return result, None
