@@ -205,6 +205,16 @@ def test_list_returns_the_prefix_sorted_by_key_with_the_current_revision(
     assert all(store.get(ObjectKey(prefix.resource, o.metadata.namespace or "", o.metadata.name or "")) == o for o in items)  # fmt: skip
 
 
+def test_count_matches_the_list_of_each_resource(store: Store) -> None:
+    """``apiserver_storage_objects`` counts without listing: the same number as a list."""
+    _populate(store)
+    counts = {resource: store.count(resource) for resource in ("pods", "nodes", "priorityclasses")}
+    assert counts == {"pods": 4, "nodes": 2, "priorityclasses": 1}
+    assert store.count("deployments") == 0
+    store.delete(pod_key("x", "a"))
+    assert store.count("pods") == len(store.list(KeyPrefix("pods"))[0]) == 3
+
+
 # --- update -------------------------------------------------------------------------------
 
 

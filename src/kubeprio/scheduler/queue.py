@@ -38,12 +38,9 @@ Where a pod can be: in exactly one of the four boxes at any time::
         heap).
     delete(pod) removes a waiting pod; an in-flight pod stays in flight until done().
 
-Counting (``scheduler_queue_incoming_pods_total``): ``incoming[(queue, event)]`` grows by
-one each time a pod enters activeQ, enters backoffQ through a requeue, or is put back in
-the pool by a requeue that found nothing worth retrying, labelled with the event that
-moved it, where upstream's ``moveToActiveQ`` and ``requeuePodViaQueueingHint`` increment
-the metric (a gated pod parked in the pool is not counted, as in v1.32).
-``pending_counts`` gives ``scheduler_pending_pods`` by queue.
+Metrics: ``incoming[(queue, event)]`` counts pods moved where upstream's ``moveToActiveQ``
+and ``requeuePodViaQueueingHint`` count ``scheduler_queue_incoming_pods_total``;
+``pending_counts`` gives ``scheduler_pending_pods`` (docs/scheduling-queue.md).
 
 Deviations, all deliberate: ties in every heap break by insertion order (upstream: heap
 layout), events move pods in pool order (upstream: Go map order), and cluster events only
@@ -166,7 +163,8 @@ class SchedulingQueue:
         self._in_flight = InFlightPods()
         self._cycle = 0
         self.incoming: dict[tuple[str, str], int] = {}
-        """``(queue label, event label)`` -> pods that entered that way (module docstring)."""
+        """``(queue label, event label)`` -> pods moved that way (a gated pod parked in the
+        pool is not counted, as in v1.32)."""
 
     def _count_incoming(self, queue: str, event: str) -> None:
         key = (queue, event)
