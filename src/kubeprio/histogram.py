@@ -18,7 +18,7 @@ it at scrape time. Standard library only (the bottom layer).
 
 from __future__ import annotations
 
-import bisect
+from bisect import bisect_left
 from collections.abc import Sequence
 
 
@@ -46,7 +46,7 @@ class Histogram:
 
     def observe(self, value: float) -> None:
         """Count ``value`` in its bucket and add it to the sum."""
-        self.counts[bisect.bisect_left(self.bounds, value)] += 1
+        self.counts[bisect_left(self.bounds, value)] += 1
         self.sum += value
 
     @property

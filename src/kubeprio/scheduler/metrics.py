@@ -59,12 +59,13 @@ class SchedulerMetrics:
     """The counters of one scheduler profile (see the module docstring)."""
 
     __slots__ = (
+        "_scheduled",
+        "_sli_by_attempts",
         "attempt_duration",
         "pod_scheduling_attempts",
         "preemption_attempts",
         "preemption_victims",
         "profile",
-        "sli_duration",
     )
 
     def __init__(self, profile: str) -> None:
@@ -76,21 +77,30 @@ class SchedulerMetrics:
         self.preemption_attempts = 0
         self.preemption_victims = Histogram(PREEMPTION_VICTIMS_BUCKETS)
         self.pod_scheduling_attempts = Histogram(POD_SCHEDULING_ATTEMPTS_BUCKETS)
-        self.sli_duration: dict[str, Histogram] = {}
-        """Per attempts label (``1`` ... ``14``, ``15+``), made when first observed."""
+        # Bound on every pod: the histograms are reached by index, not by label.
+        self._scheduled = self.attempt_duration[RESULT_SCHEDULED]
+        self._sli_by_attempts = [
+            Histogram(SLI_DURATION_BUCKETS) for _ in range(MAX_ATTEMPTS_LABEL + 1)
+        ]
+
+    @property
+    def sli_duration(self) -> dict[str, Histogram]:
+        """``pod_scheduling_sli_duration_seconds`` by attempts label (``1`` ... ``14``,
+        ``15+``), for the labels observed so far (a Go ``HistogramVec``'s series)."""
+        return {
+            attempts_label(attempts): histogram
+            for attempts, histogram in enumerate(self._sli_by_attempts)
+            if histogram.count
+        }
 
     def pod_scheduled(
-        self, duration: float, *, attempts: int, since_first_queued: float | None
+        self, duration: float, attempts: int, since_first_queued: float | None
     ) -> None:
         """A pod was bound (upstream ``PodScheduled`` and the two per-pod histograms)."""
-        self.attempt_duration[RESULT_SCHEDULED].observe(duration)
+        self._scheduled.observe(duration)
         self.pod_scheduling_attempts.observe(attempts)
         if since_first_queued is not None:
-            label = attempts_label(attempts)
-            sli = self.sli_duration.get(label)
-            if sli is None:
-                sli = self.sli_duration[label] = Histogram(SLI_DURATION_BUCKETS)
-            sli.observe(since_first_queued)
+            self._sli_by_attempts[min(attempts, MAX_ATTEMPTS_LABEL)].observe(since_first_queued)
 
     def attempt_failed(self, duration: float, *, rejected: bool) -> None:
         """An attempt ended without a binding: ``unschedulable`` for a rejection, else
