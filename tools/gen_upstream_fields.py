@@ -63,6 +63,7 @@ ROOTS = {
     "SelfSubjectAccessReview": "V1SelfSubjectAccessReview",
     "SelfSubjectRulesReview": "V1SelfSubjectRulesReview",
     "SelfSubjectReview": "V1SelfSubjectReview",
+    "TokenRequest": "AuthenticationV1TokenRequest",
 }
 SCALARS = {
     "str": "string",
@@ -132,13 +133,17 @@ PACKAGES = (
     ("LabelSelectorAttributes", "authorization.v1"),
     ("SelfSubjectReview", "authentication.v1"),
     ("UserInfo", "authentication.v1"),
+    ("TokenRequest", "authentication.v1"),
+    ("BoundObjectReference", "authentication.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 
 
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
-    match = re.fullmatch(r"(Core|Discovery)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name)
+    match = re.fullmatch(
+        r"(Core|Discovery|Authentication)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name
+    )
     assert match, client_name
     version, name = match.group(2).lower(), match.group(3)
     # The client prefixes the two EndpointPorts with their group; discovery's Endpoint is
