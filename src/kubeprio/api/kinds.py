@@ -36,6 +36,7 @@ from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.tenant import Tenant
+from kubeprio.api.tokenrequest import TokenRequest
 
 ALL_VERBS: Final = (
     "create",
@@ -135,7 +136,9 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("", "v1", "ConfigMap", "configmaps", "configmap", True, ConfigMap, ("cm",)),
     ResourceInfo("", "v1", "Secret", "secrets", "secret", True, Secret),
     ResourceInfo("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,
-                 ServiceAccount, ("sa",)),
+                 ServiceAccount, ("sa",),
+                 subresources=(Subresource("token", AUTHENTICATION_GROUP, "v1", "TokenRequest",
+                                           ("create",)),)),
     ResourceInfo("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
                  False, PriorityClass, ("pc",), legacy_versions=("v1beta1", "v1alpha1")),
     ResourceInfo("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",
@@ -198,6 +201,7 @@ NON_STORED_KINDS: Final[dict[str, type[Any]]] = {
     "Eviction": Eviction,
     "Scale": Scale,
     "Status": Status,
+    "TokenRequest": TokenRequest,
 }
 """Kinds that travel over the API but are not stored objects."""
 

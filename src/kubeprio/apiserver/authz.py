@@ -13,7 +13,13 @@ authorizer, a fixed policy in place of RBAC:
   in the namespaces the Tenant owns (``admission.tenant.owning_tenant``) roughly as
   upstream's ``admin`` ClusterRole bound there allows: everything on the namespaced
   kinds except ``pods/binding`` and status writes (the scheduler's and controllers'
-  work); events and ResourceQuotas are read-only; ``pods/eviction`` and ``scale`` are allowed;
+  work); events and ResourceQuotas are read-only; ``pods/eviction``, ``scale`` and
+  ``serviceaccounts/token`` (``kubectl create token``) are allowed;
+* a service account's token authenticates as ``system:serviceaccount:<ns>:<name>`` with
+  the groups ``system:serviceaccounts`` and ``system:serviceaccounts:<ns>``
+  (``apiserver.serviceaccountauthn``): a user like any other, so it acts in a tenant's
+  namespaces only when the Tenant names it in ``spec.users`` or one of its groups in
+  ``spec.groups``;
 * outside those namespaces a tenant user may read PriorityClasses (to see which classes
   exist: kubeprio's choice, upstream grants no such default), get its own namespaces
   and its own Tenant, and nothing else — lists across all namespaces included;
@@ -62,9 +68,11 @@ roles lost write access to endpoints and slices in 1.22, CVE-2021-25740, and onl
 ResourceQuotas, a tenant does not set its own limits, and ControllerRevisions, which the
 DaemonSet controller writes; ``kubectl rollout history/undo`` only read them)."""
 TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
-    {"pods/eviction", "deployments/scale", "replicasets/scale"}
+    {"pods/eviction", "deployments/scale", "replicasets/scale", "serviceaccounts/token"}
 )
-"""Subresources a tenant user may write (others, like ``pods/binding``, are the system's)."""
+"""Subresources a tenant user may write (others, like ``pods/binding``, are the system's).
+``serviceaccounts/token``: upstream's ``edit`` role, aggregated into ``admin``, grants
+``create`` on it, so a tenant may mint tokens for the accounts of its namespaces."""
 TENANT_READABLE_CLUSTER: Final = frozenset({"priorityclasses"})
 """Cluster-scoped resources every tenant user may read."""
 SELF_REVIEWS: Final = frozenset((info.group, info.plural) for info in kinds.REVIEWS)

@@ -68,6 +68,7 @@ from kubeprio.apiserver.rest import (
 )
 from kubeprio.apiserver.routes import RouteTable, Target, split_path
 from kubeprio.apiserver.service import ApiService
+from kubeprio.apiserver.tokenrequest import TokenIssuer
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyNotFoundError
@@ -145,12 +146,17 @@ class KubeApp:
         authorizer: authz.ReviewingAuthorizer | None,
         watch_timeout: float,
         bookmark_interval: float,
+        token_issuer: TokenIssuer | None = None,
     ) -> None:
         self.service = service
         # No authorizer: everything is allowed (one place decides that, not each caller).
         self.authorizer: authz.ReviewingAuthorizer = authorizer or authz.AllowAll()
         self.rest = RestHandler(
-            service, clock=clock, watch_timeout=watch_timeout, reviewer=self.authorizer
+            service,
+            clock=clock,
+            watch_timeout=watch_timeout,
+            reviewer=self.authorizer,
+            token_issuer=token_issuer,
         )
         self.routes = RouteTable(kinds.SERVED)
         self.authenticator = authenticator
@@ -427,6 +433,7 @@ def create_app(
     clock: Clock | None = None,
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
+    token_issuer: TokenIssuer | None = None,
 ) -> Starlette:
     """Build the ASGI app serving ``service``.
 
@@ -434,6 +441,8 @@ def create_app(
     one every request acts as the system (no user). ``authorizer`` decides each resource
     request of an authenticated user (403 with upstream's text when it refuses). ``clock`` (default: the service's)
     dates AGE cells. ``watch_timeout`` bounds watches without ``timeoutSeconds``.
+    ``token_issuer`` signs the tokens of ``serviceaccounts/token`` (without one that
+    subresource answers 404, as upstream without a service account issuer).
     """
     app_state = KubeApp(
         service,
@@ -442,6 +451,7 @@ def create_app(
         authorizer=authorizer,
         watch_timeout=watch_timeout,
         bookmark_interval=bookmark_interval,
+        token_issuer=token_issuer,
     )
     routes = [
         Route("/version", app_state.version, methods=["GET"]),

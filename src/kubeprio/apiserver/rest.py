@@ -15,7 +15,8 @@ client send (shared/reference/kubectl-wire.md):
   creates it (201); DELETE reads a ``DeleteOptions`` body whatever its content type and
   answers with the object (pods, or anything still terminating) or a success Status;
 * subresources ``status``, ``scale`` (autoscaling/v1 ``Scale``), ``pods/binding`` and
-  ``pods/eviction`` (201 with a success Status);
+  ``pods/eviction`` (201 with a success Status), ``serviceaccounts/token`` (201 with the
+  TokenRequest and its token, ``apiserver.tokenrequest``);
 * reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``).
 
 Admission warnings travel in ``Reply.warnings`` (the adapter writes ``Warning`` headers).
@@ -45,7 +46,9 @@ from kubeprio.api.meta import DeleteOptions, ObjectMeta
 from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
+from kubeprio.api.reviews import AUTHENTICATION_V1
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
+from kubeprio.api.tokenrequest import TokenRequest, default_token_request
 from kubeprio.apiserver import (
     decodeerrors,
     fieldvalidation,
@@ -56,6 +59,7 @@ from kubeprio.apiserver import (
     status,
     tableformat,
     tables,
+    tokenrequest,
 )
 from kubeprio.apiserver.authz import ReviewingAuthorizer
 from kubeprio.apiserver.fieldvalidation import FieldValidation
@@ -140,11 +144,13 @@ class RestHandler:
         clock: Clock,
         watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
         reviewer: ReviewingAuthorizer,
+        token_issuer: tokenrequest.TokenIssuer | None = None,
     ) -> None:
         self.service = service
         self.clock = clock
         self.watch_timeout = watch_timeout
         self.reviewer = reviewer
+        self.token_issuer = token_issuer
 
     # --- dispatch ------------------------------------------------------------------------
 
@@ -197,6 +203,8 @@ class RestHandler:
             return self.bind(request)
         elif sub == "eviction" and method == "POST":
             return self.evict(request)
+        elif sub == "token" and method == "POST":
+            return self.create_token(request)
         elif sub == "log" and method == "GET":
             return self.logs(request)
         elif sub in podstreams.STREAMS and method in ("GET", "POST"):
@@ -611,6 +619,25 @@ class RestHandler:
         eviction, warnings = self._read_subresource(request, Eviction)
         self.service.evict(eviction)
         return Reply(201, status.success_status(201), tuple(warnings))
+
+    def create_token(self, request: RestRequest) -> Reply:
+        """``serviceaccounts/token``: 201 with the TokenRequest carrying its token."""
+        if self.token_issuer is None:
+            # Upstream installs the subresource only when it has a token issuer.
+            raise status.path_not_found()
+        token_request, warnings = self._read_object(
+            request, TokenRequest, expect_name=False, api_version=AUTHENTICATION_V1
+        )
+        target = request.target
+        issued = tokenrequest.create_token(
+            self.service,
+            self.token_issuer,
+            namespace=target.namespace or "",
+            name=target.name,
+            request=default_token_request(token_request),
+            now=self.clock.now(),
+        )
+        return Reply(201, issued.body, (*warnings, *issued.warnings))
 
     def _read_subresource(self, request: RestRequest, model: type[Any]) -> tuple[Any, list[str]]:
         target = request.target
