@@ -230,7 +230,9 @@ class ParsedClaims:
 
 def parse(body: Mapping[str, Any]) -> ParsedClaims:
     """Read a payload's claims, as go-jose and the ``privateClaims`` struct decode them."""
-    kubernetes = body.get(PRIVATE_CLAIMS_KEY) or {}
+    kubernetes = body.get(PRIVATE_CLAIMS_KEY)
+    if kubernetes is None:
+        kubernetes = {}
     if not isinstance(kubernetes, Mapping):
         raise MalformedClaimsError(f"{PRIVATE_CLAIMS_KEY}: not an object")
     private = PrivateClaims(
