@@ -5,6 +5,8 @@ token.go``, v1.32, default feature gates), which ``kubectl create token`` and th
 call. For ``POST /api/v1/namespaces/<ns>/serviceaccounts/<name>/token`` with a decoded
 and defaulted ``TokenRequest`` (``expirationSeconds`` 3600 when unset):
 
+0. ``NamespaceLifecycle`` admission first: the namespace must exist (404) and not be
+   terminating (403);
 1. a ``metadata.name`` other than the account's is a 422 (``must match the service
    account name if specified``); a different namespace never gets here (the REST layer's
    400, as upstream's create handler);
@@ -207,6 +209,7 @@ def create_token(
     now: float,
 ) -> IssuedToken:
     """``TokenREST.Create`` for the account ``namespace/name`` (see the module doc)."""
+    service.check_namespace_for_create(ServiceAccount, namespace, name)
     metadata = request.metadata
     if metadata.name and metadata.name != name:
         raise _invalid(

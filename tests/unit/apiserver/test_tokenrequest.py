@@ -7,7 +7,8 @@ token.go``, v1.32, default gates) and the create handler around it:
   ``spec.audiences`` defaulted to the API audiences, ``expirationSeconds`` to 3600,
   ``boundObjectRef: null`` written out, ``status.token`` and ``expirationTimestamp`` =
   now + ``expirationSeconds``; kubectl's protobuf body is read like JSON;
-* the errors in upstream's order and words: a body name other than the URL's (422), a
+* the errors in upstream's order and words: ``NamespaceLifecycle`` first (404 without the
+  namespace, 403 while it terminates), a body name other than the URL's (422), a
   body namespace other than the URL's (the handler's 400), a missing account (404),
   ``ValidateTokenRequest`` (422 ``TokenRequest.authentication.k8s.io ""``), the bound
   object (404; a pod of another account 400; a kind other than Pod, Secret, Node 400 with
@@ -26,6 +27,7 @@ token.go``, v1.32, default gates) and the create handler around it:
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -276,6 +278,28 @@ def test_the_errors_carry_kubernetes_details(http, api):
     stale = {"kind": "Pod", "apiVersion": "v1", "name": "web-1", "uid": "stale"}
     conflict = http.post(URL, json=_spec(boundObjectRef=stale), headers=ADMIN).json()
     assert conflict["details"] == {"name": "web-1", "kind": "Pod"}
+
+
+def test_namespace_lifecycle_comes_first(http, api):
+    missing = http.post(
+        "/api/v1/namespaces/nope/serviceaccounts/deployer/token",
+        json=_spec(expirationSeconds=60),
+        headers=ADMIN,
+    )
+    assert (missing.status_code, missing.json()["message"]) == (404, 'namespaces "nope" not found')
+    team_b = api.get(Namespace, "team-b")
+    api.create_object(ServiceAccount(metadata=ObjectMeta(name="robot", namespace="team-b")))
+    finalizing = dataclasses.replace(team_b.metadata, finalizers=("example.com/hold",))
+    api.update_object(dataclasses.replace(team_b, metadata=finalizing))
+    api.delete_object(Namespace, "team-b")
+    terminating = http.post(
+        "/api/v1/namespaces/team-b/serviceaccounts/robot/token", json=KUBECTL_BODY, headers=ADMIN
+    )
+    assert (terminating.status_code, terminating.json()["message"]) == (
+        403,
+        'serviceaccounts "robot" is forbidden: unable to create new content in namespace '
+        "team-b because it is being terminated",
+    )
 
 
 def test_the_account_is_looked_up_before_the_lifetime_is_validated(http):
