@@ -520,11 +520,17 @@ class RestHandler:
     def _delete_options(self, request: RestRequest) -> DeleteRequest:
         options = DeleteOptions()
         if request.body.strip():
+            # Upstream's DeleteResource hands the decoder's error to scope.err as it is: a
+            # plain Go error, so a malformed or mistyped body is a 500 with no reason
+            # (``Error from server: json: ...``), not the 400 bodies of other verbs get.
             try:
                 data = json.loads(request.body)
+            except ValueError as exc:
+                raise errors.plain_error(gojson.syntax_error(request.body) or str(exc)) from exc
+            try:
                 options = from_dict(DeleteOptions, data)
-            except (ValueError, DecodeError) as exc:
-                raise _json_failure(request.body, exc, None) from exc
+            except DecodeError as exc:
+                raise errors.plain_error(exc.message) from exc
         query = request.query
         grace = integer(query, "gracePeriodSeconds")
         if grace is None:
