@@ -57,6 +57,7 @@ from kubeprio.apiserver import (
     podlogs,
     status,
 )
+from kubeprio.apiserver.resourcemetrics import PodsOnNode
 from kubeprio.apiserver.rest import (
     DEFAULT_WATCH_TIMEOUT,
     JSON_TYPE,
@@ -145,12 +146,17 @@ class KubeApp:
         authorizer: authz.ReviewingAuthorizer | None,
         watch_timeout: float,
         bookmark_interval: float,
+        pods_on_node: PodsOnNode | None = None,
     ) -> None:
         self.service = service
         # No authorizer: everything is allowed (one place decides that, not each caller).
         self.authorizer: authz.ReviewingAuthorizer = authorizer or authz.AllowAll()
         self.rest = RestHandler(
-            service, clock=clock, watch_timeout=watch_timeout, reviewer=self.authorizer
+            service,
+            clock=clock,
+            watch_timeout=watch_timeout,
+            reviewer=self.authorizer,
+            pods_on_node=pods_on_node,
         )
         self.routes = RouteTable(kinds.SERVED)
         self.authenticator = authenticator
@@ -427,6 +433,7 @@ def create_app(
     clock: Clock | None = None,
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
+    pods_on_node: PodsOnNode | None = None,
 ) -> Starlette:
     """Build the ASGI app serving ``service``.
 
@@ -434,6 +441,8 @@ def create_app(
     one every request acts as the system (no user). ``authorizer`` decides each resource
     request of an authenticated user (403 with upstream's text when it refuses). ``clock`` (default: the service's)
     dates AGE cells. ``watch_timeout`` bounds watches without ``timeoutSeconds``.
+    ``pods_on_node`` looks up the pods bound to a node for ``metrics.k8s.io`` NodeMetrics
+    (an informer index in ``kubeprio serve``; without it a node request scans the pods).
     """
     app_state = KubeApp(
         service,
@@ -442,6 +451,7 @@ def create_app(
         authorizer=authorizer,
         watch_timeout=watch_timeout,
         bookmark_interval=bookmark_interval,
+        pods_on_node=pods_on_node,
     )
     routes = [
         Route("/version", app_state.version, methods=["GET"]),

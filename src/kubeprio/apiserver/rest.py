@@ -16,7 +16,8 @@ client send (shared/reference/kubectl-wire.md):
   answers with the object (pods, or anything still terminating) or a success Status;
 * subresources ``status``, ``scale`` (autoscaling/v1 ``Scale``), ``pods/binding`` and
   ``pods/eviction`` (201 with a success Status);
-* reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``).
+* reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``);
+* the read-only resource metrics (``metrics.k8s.io``), handed to ``apiserver.resourcemetrics``.
 
 Admission warnings travel in ``Reply.warnings`` (the adapter writes ``Warning`` headers).
 Errors are raised as ``api.errors.StatusError``; ``apiserver.status`` renders them.
@@ -52,6 +53,7 @@ from kubeprio.apiserver import (
     podlogs,
     podstreams,
     protobuf,
+    resourcemetrics,
     reviews,
     status,
     tableformat,
@@ -140,11 +142,15 @@ class RestHandler:
         clock: Clock,
         watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
         reviewer: ReviewingAuthorizer,
+        pods_on_node: resourcemetrics.PodsOnNode | None = None,
     ) -> None:
         self.service = service
         self.clock = clock
         self.watch_timeout = watch_timeout
         self.reviewer = reviewer
+        self.resource_metrics = resourcemetrics.ResourceMetricsApi(
+            service.store, clock=clock, pods_on_node=pods_on_node
+        )
 
     # --- dispatch ------------------------------------------------------------------------
 
@@ -160,6 +166,12 @@ class RestHandler:
             if method == "POST":
                 return self.review(request)
             raise status.method_not_allowed(method)
+        if target.info.model in resourcemetrics.MODELS:
+            # Computed on request and read-only (metrics.k8s.io, ``kubectl top``).
+            return Reply(
+                200,
+                self.resource_metrics.handle(method, target, request.query, request.accept),
+            )
         if sub == "":
             if target.is_collection:
                 if method == "GET":
