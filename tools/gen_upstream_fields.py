@@ -181,7 +181,10 @@ def type_ref(model: Any, attr: str, openapi_type: str, pending: list[str]) -> st
         # (a required RawExtension such as ControllerRevision.data is a plain Dict).
         annotation = model_field(model, model.attribute_map[attr]).annotation
         union = typing.get_args(annotation) if typing.get_origin(annotation) is typing.Union else ()
-        return "int-or-string" if len(union) > 1 else "object"
+        # An optional field is Union[X, None]: only a union of two or more real types is
+        # IntOrString (an optional free-form object is still free-form).
+        members = [member for member in union if member is not type(None)]
+        return "int-or-string" if len(members) > 1 else "object"
     if openapi_type in SCALARS:
         return SCALARS[openapi_type]
     pending.append(openapi_type)

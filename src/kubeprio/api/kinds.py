@@ -23,6 +23,9 @@ from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
+from kubeprio.api.resourcemetrics import GROUP as METRICS_GROUP
+from kubeprio.api.resourcemetrics import VERSION as METRICS_VERSION
+from kubeprio.api.resourcemetrics import NodeMetrics, PodMetrics
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.reviews import (
     AUTHENTICATION_GROUP,
@@ -193,8 +196,18 @@ REVIEWS: Final[tuple[ResourceInfo, ...]] = (
 )  # fmt: skip
 """Create-only kinds answered at once and never stored (``apiserver.reviews``)."""
 
-SERVED: Final[tuple[ResourceInfo, ...]] = RESOURCES + REVIEWS
-"""Every kind the API server serves (routes, discovery, OpenAPI)."""
+RESOURCE_METRICS: Final[tuple[ResourceInfo, ...]] = (
+    ResourceInfo(METRICS_GROUP, METRICS_VERSION, "NodeMetrics", "nodes", "", False, NodeMetrics,
+                 verbs=("get", "list")),
+    ResourceInfo(METRICS_GROUP, METRICS_VERSION, "PodMetrics", "pods", "", True, PodMetrics,
+                 verbs=("get", "list")),
+)  # fmt: skip
+"""Read-only kinds computed on request (``apiserver.resourcemetrics``), as metrics-server
+registers them: no singular name (its storage's ``GetSingularName`` is empty), no short
+names, only ``get`` and ``list``."""
+
+SERVED: Final[tuple[ResourceInfo, ...]] = RESOURCES + REVIEWS + RESOURCE_METRICS
+"""Every kind the API server serves (routes, discovery, authorization)."""
 
 NON_STORED_KINDS: Final[dict[str, type[Any]]] = {
     "Binding": Binding,

@@ -57,6 +57,7 @@ from kubeprio.apiserver import (
     podlogs,
     status,
 )
+from kubeprio.apiserver.resourcemetrics import PodsOnNode
 from kubeprio.apiserver.rest import (
     DEFAULT_WATCH_TIMEOUT,
     JSON_TYPE,
@@ -147,6 +148,7 @@ class KubeApp:
         watch_timeout: float,
         bookmark_interval: float,
         token_issuer: TokenIssuer | None = None,
+        pods_on_node: PodsOnNode | None = None,
     ) -> None:
         self.service = service
         # No authorizer: everything is allowed (one place decides that, not each caller).
@@ -157,6 +159,7 @@ class KubeApp:
             watch_timeout=watch_timeout,
             reviewer=self.authorizer,
             token_issuer=token_issuer,
+            pods_on_node=pods_on_node,
         )
         self.routes = RouteTable(kinds.SERVED)
         self.authenticator = authenticator
@@ -434,6 +437,7 @@ def create_app(
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
     token_issuer: TokenIssuer | None = None,
+    pods_on_node: PodsOnNode | None = None,
 ) -> Starlette:
     """Build the ASGI app serving ``service``.
 
@@ -443,6 +447,8 @@ def create_app(
     dates AGE cells. ``watch_timeout`` bounds watches without ``timeoutSeconds``.
     ``token_issuer`` signs the tokens of ``serviceaccounts/token`` (without one that
     subresource answers 404, as upstream without a service account issuer).
+    ``pods_on_node`` looks up the pods bound to a node for ``metrics.k8s.io`` NodeMetrics
+    (an informer index in ``kubeprio serve``; without it a node request scans the pods).
     """
     app_state = KubeApp(
         service,
@@ -452,6 +458,7 @@ def create_app(
         watch_timeout=watch_timeout,
         bookmark_interval=bookmark_interval,
         token_issuer=token_issuer,
+        pods_on_node=pods_on_node,
     )
     routes = [
         Route("/version", app_state.version, methods=["GET"]),

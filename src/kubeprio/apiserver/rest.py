@@ -17,7 +17,8 @@ client send (shared/reference/kubectl-wire.md):
 * subresources ``status``, ``scale`` (autoscaling/v1 ``Scale``), ``pods/binding`` and
   ``pods/eviction`` (201 with a success Status), ``serviceaccounts/token`` (201 with the
   TokenRequest and its token, ``apiserver.tokenrequest``);
-* reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``).
+* reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``);
+* the read-only resource metrics (``metrics.k8s.io``), handed to ``apiserver.resourcemetrics``.
 
 Admission warnings travel in ``Reply.warnings`` (the adapter writes ``Warning`` headers).
 Errors are raised as ``api.errors.StatusError``; ``apiserver.status`` renders them.
@@ -55,6 +56,7 @@ from kubeprio.apiserver import (
     podlogs,
     podstreams,
     protobuf,
+    resourcemetrics,
     reviews,
     status,
     tableformat,
@@ -145,12 +147,16 @@ class RestHandler:
         watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
         reviewer: ReviewingAuthorizer,
         token_issuer: tokenrequest.TokenIssuer | None = None,
+        pods_on_node: resourcemetrics.PodsOnNode | None = None,
     ) -> None:
         self.service = service
         self.clock = clock
         self.watch_timeout = watch_timeout
         self.reviewer = reviewer
         self.token_issuer = token_issuer
+        self.resource_metrics = resourcemetrics.ResourceMetricsApi(
+            service.store, clock=clock, pods_on_node=pods_on_node
+        )
 
     # --- dispatch ------------------------------------------------------------------------
 
@@ -166,6 +172,12 @@ class RestHandler:
             if method == "POST":
                 return self.review(request)
             raise status.method_not_allowed(method)
+        if target.info.model in resourcemetrics.MODELS:
+            # Computed on request and read-only (metrics.k8s.io, ``kubectl top``).
+            return Reply(
+                200,
+                self.resource_metrics.handle(method, target, request.query, request.accept),
+            )
         if sub == "":
             if target.is_collection:
                 if method == "GET":
@@ -528,11 +540,17 @@ class RestHandler:
     def _delete_options(self, request: RestRequest) -> DeleteRequest:
         options = DeleteOptions()
         if request.body.strip():
+            # Upstream's DeleteResource hands the decoder's error to scope.err as it is: a
+            # plain Go error, so a malformed or mistyped body is a 500 with no reason
+            # (``Error from server: json: ...``), not the 400 bodies of other verbs get.
             try:
                 data = json.loads(request.body)
+            except ValueError as exc:
+                raise errors.plain_error(gojson.syntax_error(request.body) or str(exc)) from exc
+            try:
                 options = from_dict(DeleteOptions, data)
-            except (ValueError, DecodeError) as exc:
-                raise _json_failure(request.body, exc, None) from exc
+            except DecodeError as exc:
+                raise errors.plain_error(exc.message) from exc
         query = request.query
         grace = integer(query, "gracePeriodSeconds")
         if grace is None:

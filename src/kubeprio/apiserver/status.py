@@ -81,6 +81,17 @@ def method_not_allowed(method: str) -> errors.MethodNotAllowedError:
     return error
 
 
+def method_not_supported(resource: str, group: str, action: str) -> errors.MethodNotAllowedError:
+    """``NewMethodNotSupported``: 405 ``watch is not supported on resources of kind
+    "pods.metrics.k8s.io"`` (a list handler asked to watch a storage that cannot)."""
+    error = errors.MethodNotAllowedError.build(
+        f'{action} is not supported on resources of kind "{errors.qualified(resource, group)}"',
+        details=errors.status_details(group=group, kind=resource),
+    )
+    assert isinstance(error, errors.MethodNotAllowedError)
+    return error
+
+
 def warning_header(text: str) -> str:
     """Format an admission warning as an RFC 7234 ``Warning`` header value.
 

@@ -14,9 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from kubeprio.admission.resourcequota import PLUGIN_NAME, LimitedResource, limited_resources
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.core import Node
 from kubeprio.api.manifest import ManifestError, decode_document
@@ -29,6 +26,7 @@ from kubeprio.apiserver.serviceranges import (
     ServiceIPRange,
 )
 from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER
+from kubeprio.cli.admissionconfig import read_limited_resources
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
 from kubeprio.cli.simulate import load_scheduler_config
 from kubeprio.scheduler.profile import ProfileError
@@ -160,42 +158,6 @@ def _service_account_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _read_limited_resources(path: str) -> tuple[LimitedResource, ...]:
-    """The ResourceQuota plugin's ``limitedResources`` from an AdmissionConfiguration file
-    (its ``configuration`` inline, or a ``path`` relative to the file)."""
-    file = Path(path)
-    try:
-        document = yaml.safe_load(file.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ManifestError(str(exc), source=str(path)) from exc
-    if not isinstance(document, dict) or document.get("kind") != "AdmissionConfiguration":
-        raise ManifestError("expected kind AdmissionConfiguration", source=path)
-    for plugin in document.get("plugins") or ():
-        if not isinstance(plugin, dict) or plugin.get("name") != PLUGIN_NAME:
-            continue
-        configuration = plugin.get("configuration")
-        if configuration is None and plugin.get("path"):
-            return _read_limited_resources_file(file.parent / str(plugin["path"]))
-        return _limited(configuration, path)
-    return ()
-
-
-def _read_limited_resources_file(path: Path) -> tuple[LimitedResource, ...]:
-    try:
-        return _limited(yaml.safe_load(path.read_text()), str(path))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ManifestError(str(exc), source=str(path)) from exc
-
-
-def _limited(configuration: object, source: str) -> tuple[LimitedResource, ...]:
-    if not isinstance(configuration, dict):
-        raise ManifestError("the ResourceQuota configuration must be a mapping", source=source)
-    try:
-        return limited_resources(configuration)
-    except ValueError as exc:
-        raise ManifestError(str(exc), source=source) from exc
-
-
 def _fail(message: str) -> int:
     sys.stderr.write(f"error: {message}\n")
     return 2
@@ -227,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         parse_quantity(args.node_memory)
         nodes = _read_nodes(args.nodes_file) if args.nodes_file else []
         limited = (
-            _read_limited_resources(args.admission_control_config_file)
+            read_limited_resources(args.admission_control_config_file)
             if args.admission_control_config_file
             else ()
         )

@@ -68,7 +68,7 @@ from kubeprio.kubelet.kubelet import register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
 from kubeprio.serve.driver import RealTimeDriver
-from kubeprio.sim.controlplane import ControlPlane, derived_rng
+from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
 from kubeprio.sim.drive import Due, Informers
 from kubeprio.store.sqlite import SqliteStore
 
@@ -282,6 +282,8 @@ class Serving:
             authorizer=TenantAuthorizer(self.plane.api.listers),
             clock=self.clock,
             token_issuer=self.token_issuer,
+            # NodeMetrics sum a node's pods through the plane's index, not a scan of them all.
+            pods_on_node=lambda name: self.plane.pods.by_index(NODE_INDEX, name),
         )
         self.kube: KubeApp = self.app.state.kube
         self.stop = asyncio.Event()

@@ -283,6 +283,32 @@ def test_delete_reads_a_body_without_content_type_and_returns_the_pod(client):
     assert client.get(f"{PODS}/a").status_code == 404
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"gracePeriodSeconds":', "unexpected end of JSON input"),
+        (b"{grace}", "invalid character 'g' looking for beginning of object key string"),
+        (
+            b'{"gracePeriodSeconds":"0"}',
+            "json: cannot unmarshal string into Go struct field "
+            "DeleteOptions.gracePeriodSeconds of type int64",
+        ),
+        (b"[0]", "json: cannot unmarshal array into Go value of type v1.DeleteOptions"),
+    ],
+)
+def test_a_delete_body_that_does_not_decode_is_a_plain_500_and_deletes_nothing(
+    client, body, message
+):
+    """Upstream's DeleteResource passes the decoder's error to scope.err unwrapped, and
+    ErrorToAPIStatus makes a non-Status error a 500 with no reason and Go's text."""
+    client.post(PODS, json=pod_manifest("a"))
+    response = client.request("DELETE", f"{PODS}/a", content=body)
+    assert response.status_code == 500
+    assert response.json()["message"] == message
+    assert "reason" not in response.json()
+    assert client.get(f"{PODS}/a").status_code == 200
+
+
 def test_delete_of_other_kinds_answers_a_success_status_with_the_uid(client):
     uid = client.post(PCS, json=pc_manifest("p")).json()["metadata"]["uid"]
     response = client.request("DELETE", f"{PCS}/p", json={"propagationPolicy": "Background"})
