@@ -40,7 +40,6 @@ from typing import Any, Final, TypeVar, cast
 
 from kubeprio.api import errors, fields, kinds, selectors
 from kubeprio.api.core import Node, Pod
-from kubeprio.api.meta import StatusDetails
 from kubeprio.api.model import JsonDict
 from kubeprio.api.resourcemetrics import API_VERSION, GROUP, NodeMetrics, PodMetrics
 from kubeprio.api.serialization import to_dict
@@ -61,17 +60,6 @@ MODELS: Final = frozenset(info.model for info in kinds.RESOURCE_METRICS)
 """The metrics kinds' models (``apiserver.rest`` routes their requests here)."""
 SELECTABLE_FIELDS: Final = frozenset({"metadata.name", "metadata.namespace"})
 """``runtime.DefaultMetaV1FieldSelectorConversion``: all a kind without its own has."""
-ROUTER_METHOD_NOT_ALLOWED: Final = "the server does not allow this method on the requested resource"
-"""go-restful's 405 for a method the route lacks, as ``NewGenericServerResponse`` words it."""
-
-
-def method_not_allowed() -> errors.MethodNotAllowedError:
-    """The 405 of a POST, PUT, PATCH or DELETE: the storage registers only GET routes."""
-    error = errors.MethodNotAllowedError.build(ROUTER_METHOD_NOT_ALLOWED, details=StatusDetails())
-    assert isinstance(error, errors.MethodNotAllowedError)
-    return error
-
-
 ObjectFilter = Callable[[Any], bool]
 
 
@@ -110,7 +98,7 @@ class ResourceMetricsApi:
     ) -> JsonDict:
         """Answer one request; raise ``StatusError`` for failures."""
         if method != "GET":
-            raise method_not_allowed()
+            raise status.method_not_allowed()
         output = negotiate(accept)
         if target.is_collection:
             matches = selection(query)

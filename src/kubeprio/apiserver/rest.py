@@ -171,7 +171,7 @@ class RestHandler:
                 raise status.path_not_found()
             if method == "POST":
                 return self.review(request)
-            raise status.method_not_allowed(method)
+            raise status.method_not_allowed()
         if target.info.model in resourcemetrics.MODELS:
             # Computed on request and read-only (metrics.k8s.io, ``kubectl top``).
             return Reply(
@@ -221,7 +221,7 @@ class RestHandler:
             return self.logs(request)
         elif sub in podstreams.STREAMS and method in ("GET", "POST"):
             return self.stream(request)
-        raise status.method_not_allowed(method)
+        raise status.method_not_allowed()
 
     def logs(self, request: RestRequest) -> TextReply | LogFollow:
         """``pods/log`` (see ``podlogs``): options first, then the pod, its container and
@@ -592,7 +592,7 @@ class RestHandler:
         target = request.target
         info = target.info
         if "deletecollection" not in info.verbs:
-            raise status.method_not_allowed("DELETE")
+            raise status.method_not_allowed()
         options = self._delete_options(request)
         result = self.service.list(
             info.model,
