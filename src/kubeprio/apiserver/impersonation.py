@@ -16,8 +16,10 @@ request headers ``Impersonate-User``, ``Impersonate-Group`` (repeatable),
 * the impersonated user gets ``system:authenticated`` (``system:unauthenticated`` for
   ``system:anonymous``) unless a group already says which.
 
-Under kubeprio's ``TenantAuthorizer`` only cluster admins may impersonate, as with
-upstream's default roles. Who drives it: ``apiserver.http`` after authentication, before
+Under kubeprio's ``TenantAuthorizer`` cluster admins may impersonate anyone, and tenant
+users the service accounts of their tenant's namespaces (upstream's ``edit`` role grants
+``impersonate`` on ``serviceaccounts``); users, groups, uids and extras stay admin-only,
+as with upstream's default roles. Who drives it: ``apiserver.http`` after authentication, before
 the request's own authorization. Pure: no I/O.
 """
 
