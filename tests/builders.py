@@ -15,6 +15,7 @@ from kubeprio.api.core import (
     ContainerPort,
     Node,
     NodeAffinity,
+    NodeCondition,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
@@ -288,6 +289,16 @@ class PodBuilder:
         self._status = dataclasses.replace(self._status or PodStatus(), phase=phase)
         return self
 
+    def started(self, at: str) -> PodBuilder:
+        """``status.startTime`` (when the kubelet started the pod)."""
+        self._status = dataclasses.replace(self._status or PodStatus(), start_time=at)
+        return self
+
+    def created(self, at: str) -> PodBuilder:
+        """``metadata.creationTimestamp``."""
+        self._meta = dataclasses.replace(self._meta, creation_timestamp=at)
+        return self
+
     def annotate(self, key: str, value: str) -> PodBuilder:
         merged = dict(self._meta.annotations or {})
         merged[key] = value
@@ -340,6 +351,14 @@ class NodeBuilder:
     def taint(self, key: str, value: str, effect: str) -> NodeBuilder:
         taints = (*(self._spec.taints or ()), Taint(key=key, value=value, effect=effect))
         self._spec = dataclasses.replace(self._spec, taints=taints)
+        return self
+
+    def condition(self, type_: str, status: str) -> NodeBuilder:
+        """Set condition ``type_`` (``Ready``, ...) to ``status``."""
+        kept = [c for c in self._status.conditions or () if c.type != type_]
+        self._status = dataclasses.replace(
+            self._status, conditions=(*kept, NodeCondition(type=type_, status=status))
+        )
         return self
 
     def unschedulable(self) -> NodeBuilder:

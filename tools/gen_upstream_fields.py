@@ -63,6 +63,7 @@ ROOTS = {
     "SelfSubjectAccessReview": "V1SelfSubjectAccessReview",
     "SelfSubjectRulesReview": "V1SelfSubjectRulesReview",
     "SelfSubjectReview": "V1SelfSubjectReview",
+    "TokenRequest": "AuthenticationV1TokenRequest",
 }
 SCALARS = {
     "str": "string",
@@ -132,13 +133,17 @@ PACKAGES = (
     ("LabelSelectorAttributes", "authorization.v1"),
     ("SelfSubjectReview", "authentication.v1"),
     ("UserInfo", "authentication.v1"),
+    ("TokenRequest", "authentication.v1"),
+    ("BoundObjectReference", "authentication.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 
 
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
-    match = re.fullmatch(r"(Core|Discovery)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name)
+    match = re.fullmatch(
+        r"(Core|Discovery|Authentication)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name
+    )
     assert match, client_name
     version, name = match.group(2).lower(), match.group(3)
     # The client prefixes the two EndpointPorts with their group; discovery's Endpoint is
@@ -176,7 +181,10 @@ def type_ref(model: Any, attr: str, openapi_type: str, pending: list[str]) -> st
         # (a required RawExtension such as ControllerRevision.data is a plain Dict).
         annotation = model_field(model, model.attribute_map[attr]).annotation
         union = typing.get_args(annotation) if typing.get_origin(annotation) is typing.Union else ()
-        return "int-or-string" if len(union) > 1 else "object"
+        # An optional field is Union[X, None]: only a union of two or more real types is
+        # IntOrString (an optional free-form object is still free-form).
+        members = [member for member in union if member is not type(None)]
+        return "int-or-string" if len(members) > 1 else "object"
     if openapi_type in SCALARS:
         return SCALARS[openapi_type]
     pending.append(openapi_type)

@@ -16,8 +16,10 @@ A field is ``[json name, "optional" | "repeated" | "map" | "inline", type, omit 
 ``omit zero`` is 1 when the Go field is a non-pointer tagged ``omitempty`` (read from the
 package's ``types.go``), so Go's JSON leaves its zero value out; the type is a proto
 scalar type (``string``, ``int32``, ...) or a full message name; a map's key is always a
-string and its type is the value's. ``inline`` marks an embedded Go struct (``Probe``'s
-``handler``, ``Volume``'s ``volumeSource``): its fields sit in the parent's JSON object.
+string and its type is the value's. The JSON name is the Go field's ``json`` tag where
+it differs from the proto name (``BoundObjectReference``'s proto ``uID`` is JSON
+``uid``). ``inline`` marks an embedded Go struct (``Probe``'s ``handler``, ``Volume``'s
+``volumeSource``): its fields sit in the parent's JSON object.
 The proto files do not say which fields are embedded, so the field names of the JSON
 table (``upstream_fields.json``, from the official client) decide: a field JSON does not
 know, whose message's fields JSON has in the parent, is embedded. The messages the decoder turns into JSON scalars (Time,
@@ -112,6 +114,27 @@ def go_zero_rules(text: str, package: str) -> dict[str, dict[str, bool]]:
     return rules
 
 
+def go_json_names(text: str, package: str) -> dict[str, dict[str, str]]:
+    """Per Go struct (as its proto message name), the JSON names that differ from the proto
+    field names (``BoundObjectReference``'s proto ``uID`` is JSON ``uid``)."""
+    names: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for line in text.splitlines():
+        opening = re.match(r"^type\s+(\w+)\s+struct\s*\{", line)
+        if opening:
+            current = names.setdefault(f"{package}.{opening.group(1)}", {})
+            continue
+        if line.startswith("}"):
+            current = None
+            continue
+        field = GO_FIELD.match(line) if current is not None else None
+        if field and current is not None:
+            json_name = field.group(3).split(",", 1)[0]
+            if json_name not in ("", "-") and json_name != field.group(4):
+                current[field.group(4)] = json_name
+    return names
+
+
 def qualify(type_name: str, package: str, known: dict[str, dict[str, list[str]]]) -> str:
     """A field type as a full message name (scalars stay as they are)."""
     if type_name.startswith("."):
@@ -178,6 +201,7 @@ def main() -> None:
     all_messages: dict[str, dict[str, list[str]]] = {}
     packages: dict[str, str] = {}
     zero_rules: dict[str, dict[str, bool]] = {}
+    json_names: dict[str, dict[str, str]] = {}
     while pending:
         path = pending.pop()
         if path in seen:
@@ -191,13 +215,16 @@ def main() -> None:
         types_go = path.replace("generated.proto", "types.go")
         # A package without types.go (runtime, intstr, resource): the defaults apply.
         with contextlib.suppress(subprocess.CalledProcessError):
-            zero_rules.update(go_zero_rules(read_source(types_go, repos), package))
+            go_source = read_source(types_go, repos)
+            zero_rules.update(go_zero_rules(go_source, package))
+            json_names.update(go_json_names(go_source, package))
     for name, fields in all_messages.items():
         rules = zero_rules.get(name, {})
         for entry in fields.values():
             entry[2] = qualify(entry[2], packages[name], all_messages)
             # Without Go source, only an empty string is left out.
             entry.append(int(rules.get(entry[0], entry[2] == "string")))
+            entry[0] = json_names.get(name, {}).get(entry[0], entry[0])
     reachable: dict[str, dict[str, list[str]]] = {}
     stack = list(roots.values())
     while stack:

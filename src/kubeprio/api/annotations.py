@@ -8,9 +8,11 @@ The table is in docs/design.md ("Annotations kubeprio reads"):
   successfully (``Succeeded``); without it a pod runs until it is deleted;
 * ``kubeprio.io/termination-seconds`` (seconds, or a duration): how long a pod takes to
   shut down after SIGTERM; without it the pod uses its whole grace period;
-* ``kubeprio.io/usage`` (``memory=900Mi,ephemeral-storage=1Gi``): the resources a
-  running pod actually uses, for node-pressure eviction. An entry may name a container
-  (``sidecar:memory=100Mi``); an unqualified entry belongs to the first app container.
+* ``kubeprio.io/usage`` (``cpu=250m,memory=900Mi,ephemeral-storage=1Gi``): the resources
+  a running pod actually uses, for node-pressure eviction (memory, ephemeral storage) and
+  the resource metrics of ``kubectl top`` (CPU, memory); ``api.podusage`` reads it per
+  container. An entry may name a container (``sidecar:memory=100Mi``); an unqualified
+  entry belongs to the first app container.
 
 Durations use Go's ``time.ParseDuration`` syntax (``300ms``, ``1.5h``, ``2h45m``), the
 format Kubernetes uses for durations in its own configuration. Pure: no I/O.

@@ -23,6 +23,9 @@ from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
+from kubeprio.api.resourcemetrics import GROUP as METRICS_GROUP
+from kubeprio.api.resourcemetrics import VERSION as METRICS_VERSION
+from kubeprio.api.resourcemetrics import NodeMetrics, PodMetrics
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.reviews import (
     AUTHENTICATION_GROUP,
@@ -36,6 +39,7 @@ from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.tenant import Tenant
+from kubeprio.api.tokenrequest import TokenRequest
 
 ALL_VERBS: Final = (
     "create",
@@ -135,7 +139,9 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("", "v1", "ConfigMap", "configmaps", "configmap", True, ConfigMap, ("cm",)),
     ResourceInfo("", "v1", "Secret", "secrets", "secret", True, Secret),
     ResourceInfo("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,
-                 ServiceAccount, ("sa",)),
+                 ServiceAccount, ("sa",),
+                 subresources=(Subresource("token", AUTHENTICATION_GROUP, "v1", "TokenRequest",
+                                           ("create",)),)),
     ResourceInfo("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
                  False, PriorityClass, ("pc",), legacy_versions=("v1beta1", "v1alpha1")),
     ResourceInfo("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",
@@ -190,14 +196,25 @@ REVIEWS: Final[tuple[ResourceInfo, ...]] = (
 )  # fmt: skip
 """Create-only kinds answered at once and never stored (``apiserver.reviews``)."""
 
-SERVED: Final[tuple[ResourceInfo, ...]] = RESOURCES + REVIEWS
-"""Every kind the API server serves (routes, discovery, OpenAPI)."""
+RESOURCE_METRICS: Final[tuple[ResourceInfo, ...]] = (
+    ResourceInfo(METRICS_GROUP, METRICS_VERSION, "NodeMetrics", "nodes", "", False, NodeMetrics,
+                 verbs=("get", "list")),
+    ResourceInfo(METRICS_GROUP, METRICS_VERSION, "PodMetrics", "pods", "", True, PodMetrics,
+                 verbs=("get", "list")),
+)  # fmt: skip
+"""Read-only kinds computed on request (``apiserver.resourcemetrics``), as metrics-server
+registers them: no singular name (its storage's ``GetSingularName`` is empty), no short
+names, only ``get`` and ``list``."""
+
+SERVED: Final[tuple[ResourceInfo, ...]] = RESOURCES + REVIEWS + RESOURCE_METRICS
+"""Every kind the API server serves (routes, discovery, authorization)."""
 
 NON_STORED_KINDS: Final[dict[str, type[Any]]] = {
     "Binding": Binding,
     "Eviction": Eviction,
     "Scale": Scale,
     "Status": Status,
+    "TokenRequest": TokenRequest,
 }
 """Kinds that travel over the API but are not stored objects."""
 

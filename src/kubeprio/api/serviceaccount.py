@@ -5,7 +5,8 @@ Mirrors ``k8s.io/api/core/v1/types.go`` (``ServiceAccount``, ``LocalObjectRefere
 registry clears the rest, ``cleanSecretReferences``), ``imagePullSecrets`` the Secrets
 the kubelet pulls images with, ``automountServiceAccountToken`` whether pods get a token
 volume. In ``kubeprio serve`` the ServiceAccount admission plugin
-(``admission.serviceaccount``) reads them for every new pod (there is no token issuer);
+(``admission.serviceaccount``) reads them for every new pod, and the
+``serviceaccounts/token`` subresource (``apiserver.tokenrequest``) issues their tokens;
 the objects are served, listed and counted as upstream's, and the service account
 controller (``controllers.serviceaccount``) keeps a ``default`` account in every
 namespace. Unmodelled keys stay in ``extra``. Pure data: no I/O.

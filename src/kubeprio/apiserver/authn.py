@@ -14,9 +14,14 @@ skipped, a later duplicate token wins. The bearer header is read as upstream's
 and every authenticated user also gets the group ``system:authenticated``, as
 upstream's ``AuthenticatedGroupAdder`` does.
 
-Who drives it: ``serve`` reads the file and passes ``TokenAuthenticator`` to
-``apiserver.http.create_app`` as its ``authenticator``; a request it returns ``None``
-for is answered 401 Unauthorized. Pure: parsing takes text, no file I/O here.
+``UnionAuthenticator`` asks several authenticators in turn and takes the first user one
+of them finds, as upstream's union of token authenticators (the token file first, then
+service account tokens, ``apiserver.serviceaccountauthn``).
+
+Who drives it: ``serve`` reads the file and passes the union of ``TokenAuthenticator``
+and the service account token authenticator to ``apiserver.http.create_app`` as its
+``authenticator``; a request it returns ``None`` for is answered 401 Unauthorized. Pure:
+parsing takes text, no file I/O here.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from kubeprio.admission.chain import MASTERS_GROUP, UserInfo
@@ -32,7 +37,13 @@ from kubeprio.errors import KubeprioError
 
 AUTHENTICATED_GROUP: Final = "system:authenticated"
 
-__all__ = ["AUTHENTICATED_GROUP", "MASTERS_GROUP", "TokenAuthenticator", "TokenRecord"]
+__all__ = [
+    "AUTHENTICATED_GROUP",
+    "MASTERS_GROUP",
+    "TokenAuthenticator",
+    "TokenRecord",
+    "UnionAuthenticator",
+]
 
 
 class TokenFileError(KubeprioError):
@@ -104,3 +115,21 @@ class TokenAuthenticator:
         """The caller, or None (401) for a missing or unknown token."""
         token = bearer_token(headers)
         return None if token is None else self._users.get(token)
+
+
+class UnionAuthenticator:
+    """Upstream's ``unionAuthTokenHandler``: the first authenticator that knows the caller
+    decides; nobody knowing it is a 401."""
+
+    def __init__(
+        self, authenticators: Sequence[Callable[[Mapping[str, str]], UserInfo | None]]
+    ) -> None:
+        self._authenticators = tuple(authenticators)
+
+    def __call__(self, headers: Mapping[str, str]) -> UserInfo | None:
+        """The caller as the first authenticator that knows it sees it, or None."""
+        for authenticator in self._authenticators:
+            user = authenticator(headers)
+            if user is not None:
+                return user
+        return None

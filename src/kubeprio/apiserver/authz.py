@@ -13,7 +13,14 @@ authorizer, a fixed policy in place of RBAC:
   in the namespaces the Tenant owns (``admission.tenant.owning_tenant``) roughly as
   upstream's ``admin`` ClusterRole bound there allows: everything on the namespaced
   kinds except ``pods/binding`` and status writes (the scheduler's and controllers'
-  work); events and ResourceQuotas are read-only; ``pods/eviction`` and ``scale`` are allowed;
+  work); events and ResourceQuotas are read-only; ``pods/eviction``, ``scale`` and
+  ``serviceaccounts/token`` (``kubectl create token``) are allowed, and so is
+  impersonating the service accounts there (``kubectl --as=system:serviceaccount:...``);
+* a service account's token authenticates as ``system:serviceaccount:<ns>:<name>`` with
+  the groups ``system:serviceaccounts`` and ``system:serviceaccounts:<ns>``
+  (``apiserver.serviceaccountauthn``): a user like any other, so it acts in a tenant's
+  namespaces only when the Tenant names it in ``spec.users`` or one of its groups in
+  ``spec.groups``;
 * outside those namespaces a tenant user may read PriorityClasses (to see which classes
   exist: kubeprio's choice, upstream grants no such default), get its own namespaces
   and its own Tenant, and nothing else — lists across all namespaces included;
@@ -64,9 +71,16 @@ roles lost write access to endpoints and slices in 1.22, CVE-2021-25740, and onl
 ResourceQuotas, a tenant does not set its own limits, and ControllerRevisions, which the
 DaemonSet controller writes; ``kubectl rollout history/undo`` only read them)."""
 TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
-    {"pods/eviction", "deployments/scale", "replicasets/scale"}
+    {"pods/eviction", "deployments/scale", "replicasets/scale", "serviceaccounts/token"}
 )
-"""Subresources a tenant user may write (others, like ``pods/binding``, are the system's)."""
+"""Subresources a tenant user may write (others, like ``pods/binding``, are the system's).
+``serviceaccounts/token``: upstream's ``edit`` role, aggregated into ``admin``, grants
+``create`` on it, so a tenant may mint tokens for the accounts of its namespaces."""
+TENANT_EXTRA_VERBS: Final = frozenset({("", "serviceaccounts", "impersonate")})
+"""Verbs outside a resource's discovery verbs that tenant users hold in their namespaces:
+upstream's ``edit`` role (aggregated into ``admin``) grants ``impersonate`` on
+``serviceaccounts``, so ``kubectl --as=system:serviceaccount:<ns>:<name>`` works for a
+tenant inside its namespaces (``apiserver.impersonation`` asks for exactly this)."""
 TENANT_READABLE_CLUSTER: Final = frozenset({"priorityclasses"})
 """Cluster-scoped resources every tenant user may read."""
 SELF_REVIEWS: Final = frozenset((info.group, info.plural) for info in kinds.REVIEWS)
@@ -338,8 +352,9 @@ class TenantAuthorizer:
                 f'"{attrs.group}" (not a resource this server lists for them)',
             )
         info, verbs_by_subresource = served
-        verbs = verbs_by_subresource.get(attrs.subresource)
-        if verbs is None or attrs.verb not in verbs:
+        verbs = verbs_by_subresource.get(attrs.subresource) or ()
+        extra = (attrs.group, attrs.resource_path, attrs.verb) in TENANT_EXTRA_VERBS
+        if attrs.verb not in verbs and not extra:
             return Decision(
                 False, f'kubeprio: "{attrs.resource_path}" does not serve the verb "{attrs.verb}"'
             )
@@ -430,6 +445,8 @@ class TenantAuthorizer:
             for subresource, verbs in verbs_by_subresource.items():
                 for verb in verbs:
                     yield Attributes(user, verb, info.group, info.plural, subresource, scope)
+        for group, resource, verb in TENANT_EXTRA_VERBS:
+            yield Attributes(user, verb, group, resource, "", namespace)
         tenants = [t for t in self._listers.tenants.list() if is_member(t, user)]
         for tenant in tenants:
             yield Attributes(user, "get", "kubeprio.io", "tenants", name=tenant.metadata.name or "")

@@ -65,6 +65,7 @@ from kubeprio.apiserver import (
     status,
 )
 from kubeprio.apiserver.requestmetrics import RequestLabels, RequestMetrics
+from kubeprio.apiserver.resourcemetrics import PodsOnNode
 from kubeprio.apiserver.rest import (
     DEFAULT_WATCH_TIMEOUT,
     JSON_TYPE,
@@ -76,6 +77,7 @@ from kubeprio.apiserver.rest import (
 )
 from kubeprio.apiserver.routes import RouteTable, Target, split_path
 from kubeprio.apiserver.service import ApiService
+from kubeprio.apiserver.tokenrequest import TokenIssuer
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyNotFoundError
@@ -157,6 +159,8 @@ class KubeApp:
         bookmark_interval: float,
         request_metrics: RequestMetrics | None = None,
         metrics: MetricsRenderer | None = None,
+        token_issuer: TokenIssuer | None = None,
+        pods_on_node: PodsOnNode | None = None,
     ) -> None:
         self.service = service
         self.request_metrics = request_metrics or RequestMetrics()
@@ -164,7 +168,12 @@ class KubeApp:
         # No authorizer: everything is allowed (one place decides that, not each caller).
         self.authorizer: authz.ReviewingAuthorizer = authorizer or authz.AllowAll()
         self.rest = RestHandler(
-            service, clock=clock, watch_timeout=watch_timeout, reviewer=self.authorizer
+            service,
+            clock=clock,
+            watch_timeout=watch_timeout,
+            reviewer=self.authorizer,
+            token_issuer=token_issuer,
+            pods_on_node=pods_on_node,
         )
         self.routes = RouteTable(kinds.SERVED)
         self.authenticator = authenticator
@@ -510,6 +519,8 @@ def create_app(
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
     request_metrics: RequestMetrics | None = None,
     metrics: MetricsRenderer | None = None,
+    token_issuer: TokenIssuer | None = None,
+    pods_on_node: PodsOnNode | None = None,
 ) -> Starlette:
     """Build the ASGI app serving ``service``.
 
@@ -519,6 +530,10 @@ def create_app(
     dates AGE cells. ``watch_timeout`` bounds watches without ``timeoutSeconds``.
     ``request_metrics`` (a new one by default) counts the requests; ``metrics`` writes the
     ``/metrics`` page (none: 404).
+    ``token_issuer`` signs the tokens of ``serviceaccounts/token`` (without one that
+    subresource answers 404, as upstream without a service account issuer).
+    ``pods_on_node`` looks up the pods bound to a node for ``metrics.k8s.io`` NodeMetrics
+    (an informer index in ``kubeprio serve``; without it a node request scans the pods).
     """
     app_state = KubeApp(
         service,
@@ -529,6 +544,8 @@ def create_app(
         bookmark_interval=bookmark_interval,
         request_metrics=request_metrics,
         metrics=metrics,
+        token_issuer=token_issuer,
+        pods_on_node=pods_on_node,
     )
     routes = [
         Route("/version", app_state.version, methods=["GET"]),

@@ -16,8 +16,10 @@ request headers ``Impersonate-User``, ``Impersonate-Group`` (repeatable),
 * the impersonated user gets ``system:authenticated`` (``system:unauthenticated`` for
   ``system:anonymous``) unless a group already says which.
 
-Under kubeprio's ``TenantAuthorizer`` only cluster admins may impersonate, as with
-upstream's default roles. Who drives it: ``apiserver.http`` after authentication, before
+Under kubeprio's ``TenantAuthorizer`` cluster admins may impersonate anyone, and tenant
+users the service accounts of their tenant's namespaces (upstream's ``edit`` role grants
+``impersonate`` on ``serviceaccounts``); users, groups, uids and extras stay admin-only,
+as with upstream's default roles. Who drives it: ``apiserver.http`` after authentication, before
 the request's own authorization. Pure: no I/O.
 """
 
@@ -31,6 +33,7 @@ from urllib.parse import unquote
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors
 from kubeprio.api.reviews import AUTHENTICATION_GROUP, AUTHENTICATION_V1
+from kubeprio.apiserver import tokenclaims
 from kubeprio.apiserver.authn import AUTHENTICATED_GROUP
 from kubeprio.apiserver.authz import Attributes, Authorizer, forbidden
 
@@ -40,7 +43,7 @@ USER_HEADER: Final = HEADER_PREFIX + "user"
 GROUP_HEADER: Final = HEADER_PREFIX + "group"
 UID_HEADER: Final = HEADER_PREFIX + "uid"
 EXTRA_PREFIX: Final = HEADER_PREFIX + "extra-"
-SERVICE_ACCOUNT_PREFIX: Final = "system:serviceaccount:"
+SERVICE_ACCOUNT_PREFIX: Final = tokenclaims.SERVICE_ACCOUNT_USERNAME_PREFIX
 ANONYMOUS: Final = "system:anonymous"
 UNAUTHENTICATED: Final = "system:unauthenticated"
 
@@ -132,9 +135,9 @@ def impersonate(
             if not authorizer.authorize(attrs):
                 raise forbidden(attrs)
         if request.kind == "ServiceAccount":
-            username = f"{SERVICE_ACCOUNT_PREFIX}{request.namespace}:{request.name}"
+            username = tokenclaims.make_username(request.namespace, request.name)
             if not groups_given:
-                groups = ["system:serviceaccounts", f"system:serviceaccounts:{request.namespace}"]
+                groups = list(tokenclaims.make_group_names(request.namespace))
         elif request.kind == "User":
             username = request.name
         elif request.kind == "Group":

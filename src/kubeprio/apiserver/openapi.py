@@ -37,6 +37,7 @@ OPENAPI_VERSION: Final = "3.0.0"
 SCHEMA_REF: Final = "#/components/schemas/"
 INT_OR_STRING: Final = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 QUANTITY: Final = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+READ_ONLY_VERBS: Final = frozenset({"get", "list", "watch"})
 
 # Types without a type keyword, so kubectl names them (``<IntOrString>``, ``<Quantity>``).
 _SPECIAL_SCHEMAS: Final[dict[str, JsonDict]] = {
@@ -208,9 +209,14 @@ def group_version_document(group_version: str, resources: list[ResourceInfo]) ->
 
 
 def documents(resources: tuple[ResourceInfo, ...]) -> dict[str, bytes]:
-    """Every group-version document, encoded, keyed by ``api/v1`` / ``apis/<g>/<v>``."""
+    """Every group-version document, encoded, keyed by ``api/v1`` / ``apis/<g>/<v>``.
+
+    Read-only kinds (the resource metrics) have none: kubectl reads these documents only
+    to validate and explain what it writes."""
     by_gv: dict[str, list[ResourceInfo]] = {}
     for info in resources:
+        if READ_ONLY_VERBS.issuperset(info.verbs):
+            continue
         by_gv.setdefault(gv_path(info), []).append(info)
     return {
         path: json.dumps(

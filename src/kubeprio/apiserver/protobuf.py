@@ -2,12 +2,13 @@
 
 What it is: the decoder for the bodies kubectl's typed clients send — ``kubectl create
 priorityclass``, ``create deployment``, ``create poddisruptionbudget``, ``create
-namespace``, ``create job`` post built-in objects as protobuf, and client-go falls back
-to JSON only from CBOR, never from protobuf. Upstream's format
-(k8s.io/apimachinery ``pkg/runtime/serializer/protobuf``): the 4 bytes ``k8s\\0``, then a
-``runtime.Unknown`` message holding ``typeMeta`` (apiVersion, kind) and ``raw``, the
-object's own message. The object becomes the JSON dict the JSON path would have parsed,
-so everything after decoding (field validation, defaulting, admission) is shared.
+namespace``, ``create job``, ``create token`` (a TokenRequest) post built-in objects as
+protobuf, and client-go falls back to JSON only from CBOR, never from protobuf.
+Upstream's format (k8s.io/apimachinery ``pkg/runtime/serializer/protobuf``): the 4 bytes
+``k8s\\0``, then a ``runtime.Unknown`` message holding ``typeMeta`` (apiVersion, kind)
+and ``raw``, the object's own message. The object becomes the JSON dict the JSON path
+would have parsed, so everything after decoding (field validation, defaulting, admission)
+is shared.
 
 The field numbers, names and types come from upstream's ``generated.proto`` files
 (``upstream_protobuf.json``, written by ``tools/gen_upstream_protobuf.py``). JSON forms

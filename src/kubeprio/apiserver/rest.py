@@ -15,8 +15,10 @@ client send (shared/reference/kubectl-wire.md):
   creates it (201); DELETE reads a ``DeleteOptions`` body whatever its content type and
   answers with the object (pods, or anything still terminating) or a success Status;
 * subresources ``status``, ``scale`` (autoscaling/v1 ``Scale``), ``pods/binding`` and
-  ``pods/eviction`` (201 with a success Status);
-* reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``).
+  ``pods/eviction`` (201 with a success Status), ``serviceaccounts/token`` (201 with the
+  TokenRequest and its token, ``apiserver.tokenrequest``);
+* reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``);
+* the read-only resource metrics (``metrics.k8s.io``), handed to ``apiserver.resourcemetrics``.
 
 Admission warnings travel in ``Reply.warnings`` (the adapter writes ``Warning`` headers).
 Errors are raised as ``api.errors.StatusError``; ``apiserver.status`` renders them.
@@ -45,17 +47,21 @@ from kubeprio.api.meta import DeleteOptions, ObjectMeta
 from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
+from kubeprio.api.reviews import AUTHENTICATION_V1
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
+from kubeprio.api.tokenrequest import TokenRequest, default_token_request
 from kubeprio.apiserver import (
     decodeerrors,
     fieldvalidation,
     podlogs,
     podstreams,
     protobuf,
+    resourcemetrics,
     reviews,
     status,
     tableformat,
     tables,
+    tokenrequest,
 )
 from kubeprio.apiserver.authz import ReviewingAuthorizer
 from kubeprio.apiserver.fieldvalidation import FieldValidation
@@ -140,11 +146,17 @@ class RestHandler:
         clock: Clock,
         watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
         reviewer: ReviewingAuthorizer,
+        token_issuer: tokenrequest.TokenIssuer | None = None,
+        pods_on_node: resourcemetrics.PodsOnNode | None = None,
     ) -> None:
         self.service = service
         self.clock = clock
         self.watch_timeout = watch_timeout
         self.reviewer = reviewer
+        self.token_issuer = token_issuer
+        self.resource_metrics = resourcemetrics.ResourceMetricsApi(
+            service.store, clock=clock, pods_on_node=pods_on_node
+        )
 
     # --- dispatch ------------------------------------------------------------------------
 
@@ -159,7 +171,13 @@ class RestHandler:
                 raise status.path_not_found()
             if method == "POST":
                 return self.review(request)
-            raise status.method_not_allowed(method)
+            raise status.method_not_allowed()
+        if target.info.model in resourcemetrics.MODELS:
+            # Computed on request and read-only (metrics.k8s.io, ``kubectl top``).
+            return Reply(
+                200,
+                self.resource_metrics.handle(method, target, request.query, request.accept),
+            )
         if sub == "":
             if target.is_collection:
                 if method == "GET":
@@ -197,11 +215,13 @@ class RestHandler:
             return self.bind(request)
         elif sub == "eviction" and method == "POST":
             return self.evict(request)
+        elif sub == "token" and method == "POST":
+            return self.create_token(request)
         elif sub == "log" and method == "GET":
             return self.logs(request)
         elif sub in podstreams.STREAMS and method in ("GET", "POST"):
             return self.stream(request)
-        raise status.method_not_allowed(method)
+        raise status.method_not_allowed()
 
     def logs(self, request: RestRequest) -> TextReply | LogFollow:
         """``pods/log`` (see ``podlogs``): options first, then the pod, its container and
@@ -520,11 +540,17 @@ class RestHandler:
     def _delete_options(self, request: RestRequest) -> DeleteRequest:
         options = DeleteOptions()
         if request.body.strip():
+            # Upstream's DeleteResource hands the decoder's error to scope.err as it is: a
+            # plain Go error, so a malformed or mistyped body is a 500 with no reason
+            # (``Error from server: json: ...``), not the 400 bodies of other verbs get.
             try:
                 data = json.loads(request.body)
+            except ValueError as exc:
+                raise errors.plain_error(gojson.syntax_error(request.body) or str(exc)) from exc
+            try:
                 options = from_dict(DeleteOptions, data)
-            except (ValueError, DecodeError) as exc:
-                raise _json_failure(request.body, exc, None) from exc
+            except DecodeError as exc:
+                raise errors.plain_error(exc.message) from exc
         query = request.query
         grace = integer(query, "gracePeriodSeconds")
         if grace is None:
@@ -566,7 +592,7 @@ class RestHandler:
         target = request.target
         info = target.info
         if "deletecollection" not in info.verbs:
-            raise status.method_not_allowed("DELETE")
+            raise status.method_not_allowed()
         options = self._delete_options(request)
         result = self.service.list(
             info.model,
@@ -611,6 +637,25 @@ class RestHandler:
         eviction, warnings = self._read_subresource(request, Eviction)
         self.service.evict(eviction)
         return Reply(201, status.success_status(201), tuple(warnings))
+
+    def create_token(self, request: RestRequest) -> Reply:
+        """``serviceaccounts/token``: 201 with the TokenRequest carrying its token."""
+        if self.token_issuer is None:
+            # Upstream installs the subresource only when it has a token issuer.
+            raise status.path_not_found()
+        token_request, warnings = self._read_object(
+            request, TokenRequest, expect_name=False, api_version=AUTHENTICATION_V1
+        )
+        target = request.target
+        issued = tokenrequest.create_token(
+            self.service,
+            self.token_issuer,
+            namespace=target.namespace or "",
+            name=target.name,
+            request=default_token_request(token_request),
+            now=self.clock.now(),
+        )
+        return Reply(201, issued.body, (*warnings, *issued.warnings))
 
     def _read_subresource(self, request: RestRequest, model: type[Any]) -> tuple[Any, list[str]]:
         target = request.target

@@ -138,8 +138,10 @@ TYPES: Final[dict[str, str]] = {
     ),
     "ServiceAccount": (
         "A ServiceAccount is an identity for the processes in pods. Every namespace has one "
-        "named default, kept by the service account controller. kubeprio issues no tokens "
-        "and mounts nothing into pods."
+        "named default, kept by the service account controller. kubectl create token "
+        "issues it a signed token (the serviceaccounts/token subresource) that authenticates "
+        "as system:serviceaccount:<namespace>:<name>; pods get its token volume, but "
+        "simulated containers read nothing."
     ),
     "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
     "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",

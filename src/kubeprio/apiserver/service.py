@@ -226,6 +226,12 @@ class ApiService:
             )
         return False
 
+    def check_namespace_for_create(self, kind: type[Any], namespace: str, name: str) -> None:
+        """``NamespaceLifecycle`` for a create that stores nothing of ``kind`` itself (the
+        ``serviceaccounts/token`` subresource): 404 without the namespace, 403 while it
+        terminates; upstream's mutating admission runs it before the subresource's REST."""
+        self._check_namespace(kinds.for_model(kind), namespace, Operation.CREATE, name)
+
     def _charge_quotas(self, outcome: AdmissionOutcome) -> None:
         # The ResourceQuota plugin admitted the object against these usages; write them
         # so the next request is charged on top (the quota controller corrects any drift).

@@ -71,11 +71,25 @@ def path_not_found() -> errors.NotFoundError:
     return error
 
 
-def method_not_allowed(method: str) -> errors.MethodNotAllowedError:
-    """405 for a verb the resource does not support (``NewMethodNotSupported``)."""
+ROUTER_METHOD_NOT_ALLOWED: Final = "the server does not allow this method on the requested resource"
+"""go-restful's 405 for a method the route lacks, as ``NewGenericServerResponse`` words it
+(no resource, so nothing is appended)."""
+
+
+def method_not_allowed() -> errors.MethodNotAllowedError:
+    """405 for a method the resource's routes lack: upstream's router finds no route and its
+    service error handler answers ``NewGenericServerResponse(405, ...)``, details ``{}``."""
+    error = errors.MethodNotAllowedError.build(ROUTER_METHOD_NOT_ALLOWED, details=StatusDetails())
+    assert isinstance(error, errors.MethodNotAllowedError)
+    return error
+
+
+def method_not_supported(resource: str, group: str, action: str) -> errors.MethodNotAllowedError:
+    """``NewMethodNotSupported``: 405 ``watch is not supported on resources of kind
+    "pods.metrics.k8s.io"`` (a list handler asked to watch a storage that cannot)."""
     error = errors.MethodNotAllowedError.build(
-        f"the server does not allow this method on the requested resource ({method})",
-        details=StatusDetails(),
+        f'{action} is not supported on resources of kind "{errors.qualified(resource, group)}"',
+        details=errors.status_details(group=group, kind=resource),
     )
     assert isinstance(error, errors.MethodNotAllowedError)
     return error

@@ -14,19 +14,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from kubeprio.admission.resourcequota import PLUGIN_NAME, LimitedResource, limited_resources
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.core import Node
 from kubeprio.api.manifest import ManifestError, decode_document
 from kubeprio.api.quantity import QuantityError, parse_quantity
+from kubeprio.api.validation.authentication import MAX_TOKEN_AGE_SECONDS
 from kubeprio.apiserver.serviceranges import (
     DEFAULT_NODE_PORT_RANGE,
     DEFAULT_SERVICE_CIDR,
     NodePortRange,
     ServiceIPRange,
 )
+from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER
+from kubeprio.cli.admissionconfig import read_limited_resources
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
 from kubeprio.cli.simulate import load_scheduler_config
 from kubeprio.scheduler.profile import ProfileError
@@ -34,6 +34,9 @@ from kubeprio.serve.presets import PRESETS
 from kubeprio.serve.server import ServeOptions
 from kubeprio.serve.server import run as run_server
 from kubeprio.store.errors import StorageFailureError
+
+MIN_MAX_EXPIRATION_SECONDS = 60 * 60
+"""The shortest ``--service-account-max-token-expiration`` kube-apiserver accepts."""
 
 
 def register(subparsers: Any) -> None:
@@ -89,43 +92,70 @@ def register(subparsers: Any) -> None:
         "plugin's limitedResources (for example, pods of some PriorityClasses only where a "
         "quota covers them)",
     )
+    parser.add_argument(
+        "--service-account-issuer",
+        action="append",
+        metavar="ISSUER",
+        help="the iss claim of service account tokens, as kube-apiserver's flag: repeatable, "
+        "the first is written into new tokens, all are accepted (default kubeadm's "
+        f"{DEFAULT_ISSUER})",
+    )
+    parser.add_argument(
+        "--api-audiences",
+        action="append",
+        metavar="AUDIENCES",
+        help="comma-separated audiences a token used against the API must have one of, as "
+        "kube-apiserver's flag (default: the issuers)",
+    )
+    parser.add_argument(
+        "--service-account-max-token-expiration",
+        default="0s",
+        metavar="DURATION",
+        help="the longest lifetime of an issued token; longer requests are shortened, with "
+        "a warning (a Go duration between 1h and 2^32s; default: no limit)",
+    )
+    parser.add_argument(
+        "--service-account-extend-token-expiration",
+        type=_go_bool,
+        nargs="?",
+        const=True,
+        default=True,
+        metavar="BOOL",
+        help="extend pod-bound tokens of 3607 s for the API audiences (those the "
+        "ServiceAccount admission plugin asks for) to a year (default true)",
+    )
     parser.set_defaults(handler=run)
 
 
-def _read_limited_resources(path: str) -> tuple[LimitedResource, ...]:
-    """The ResourceQuota plugin's ``limitedResources`` from an AdmissionConfiguration file
-    (its ``configuration`` inline, or a ``path`` relative to the file)."""
-    file = Path(path)
-    try:
-        document = yaml.safe_load(file.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ManifestError(str(exc), source=str(path)) from exc
-    if not isinstance(document, dict) or document.get("kind") != "AdmissionConfiguration":
-        raise ManifestError("expected kind AdmissionConfiguration", source=path)
-    for plugin in document.get("plugins") or ():
-        if not isinstance(plugin, dict) or plugin.get("name") != PLUGIN_NAME:
-            continue
-        configuration = plugin.get("configuration")
-        if configuration is None and plugin.get("path"):
-            return _read_limited_resources_file(file.parent / str(plugin["path"]))
-        return _limited(configuration, path)
-    return ()
+def _go_bool(text: str) -> bool:
+    """``strconv.ParseBool``, which pflag's boolean flags use."""
+    if text in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if text in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    raise argparse.ArgumentTypeError(f'strconv.ParseBool: parsing "{text}": invalid syntax')
 
 
-def _read_limited_resources_file(path: Path) -> tuple[LimitedResource, ...]:
-    try:
-        return _limited(yaml.safe_load(path.read_text()), str(path))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ManifestError(str(exc), source=str(path)) from exc
-
-
-def _limited(configuration: object, source: str) -> tuple[LimitedResource, ...]:
-    if not isinstance(configuration, dict):
-        raise ManifestError("the ResourceQuota configuration must be a mapping", source=source)
-    try:
-        return limited_resources(configuration)
-    except ValueError as exc:
-        raise ManifestError(str(exc), source=source) from exc
+def _service_account_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The token options of ``ServeOptions``, checked as kube-apiserver checks them at start
+    (``ValueError`` with its words)."""
+    issuers = tuple(args.service_account_issuer or (DEFAULT_ISSUER,))
+    if any(not issuer for issuer in issuers):
+        raise ValueError("service-account-issuer is a required flag")
+    audiences = tuple(
+        audience for value in args.api_audiences or () for audience in value.split(",") if audience
+    )
+    maximum = parse_duration(args.service_account_max_token_expiration)
+    if maximum != 0 and not MIN_MAX_EXPIRATION_SECONDS <= maximum <= MAX_TOKEN_AGE_SECONDS:
+        raise ValueError(
+            "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"
+        )
+    return {
+        "service_account_issuers": issuers,
+        "api_audiences": audiences,
+        "service_account_max_token_expiration": int(maximum),
+        "service_account_extend_token_expiration": args.service_account_extend_token_expiration,
+    }
 
 
 def _fail(message: str) -> int:
@@ -159,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         parse_quantity(args.node_memory)
         nodes = _read_nodes(args.nodes_file) if args.nodes_file else []
         limited = (
-            _read_limited_resources(args.admission_control_config_file)
+            read_limited_resources(args.admission_control_config_file)
             if args.admission_control_config_file
             else ()
         )
@@ -177,6 +207,10 @@ def run(args: argparse.Namespace) -> int:
             return _fail(
                 f"--service-node-port-range: invalid port range {args.service_node_port_range!r}"
             )
+        try:
+            token_options = _service_account_options(args)
+        except ValueError as exc:
+            return _fail(str(exc))
     except (PathNotFoundError, ManifestError, ProfileError, QuantityError, AnnotationError) as exc:
         return _fail(str(exc))
     options = ServeOptions(
@@ -193,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         service_cidr=args.service_cluster_ip_range,
         node_port_range=args.service_node_port_range,
         limited_resources=limited,
+        **token_options,
     )
     try:
         return run_server(options)

@@ -1,7 +1,8 @@
 """``kubeprio simulate PATH...``: what Kubernetes would do with these manifests.
 
-Reads manifests (files or directories; multi-document YAML/JSON; list kinds) and a
-``KubeSchedulerConfiguration`` (``--config``), runs them through ``sim.simulate`` and
+Reads manifests (files or directories; multi-document YAML/JSON; list kinds), a
+``KubeSchedulerConfiguration`` (``--config``) and an AdmissionConfiguration
+(``--admission-control-config-file``, ``cli.admissionconfig``), runs them through ``sim.simulate`` and
 prints a readable summary (``--output text``, rich tables) or the JSON report of
 docs/design.md (``--output json``); ``--report FILE.html`` also writes the HTML report.
 Malformed or unsupported input stops the run with the file and document it came from
@@ -23,6 +24,7 @@ from rich.table import Table
 
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.manifest import Document, ManifestError
+from kubeprio.cli.admissionconfig import read_limited_resources
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
 from kubeprio.scheduler.profile import ProfileError, SchedulerConfig
 from kubeprio.scheduler.setup import load_config
@@ -47,6 +49,13 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--config", metavar="SCHEDULER.yaml", help="a KubeSchedulerConfiguration file"
+    )
+    parser.add_argument(
+        "--admission-control-config-file",
+        metavar="FILE",
+        help="an AdmissionConfiguration, as kube-apiserver's flag (and kubeprio serve's): "
+        "the ResourceQuota plugin's limitedResources, e.g. pods of some PriorityClasses "
+        "admitted only where a quota covers them",
     )
     parser.set_defaults(handler=run)
 
@@ -74,8 +83,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         loaded = read_documents(args.paths)
         config = load_scheduler_config(args.config)
+        limited = (
+            read_limited_resources(args.admission_control_config_file)
+            if args.admission_control_config_file
+            else ()
+        )
         until = parse_duration(args.until) if args.until else None
-    except (PathNotFoundError, ProfileError, AnnotationError) as exc:
+    except (PathNotFoundError, ProfileError, AnnotationError, ManifestError) as exc:
         return _fail(str(exc))
     failures = [item for item in loaded if isinstance(item, LoadFailure)]
     if failures:
@@ -96,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 until=until,
                 scheduler_config=config,
+                limited_resources=limited,
                 on_step=lambda t: progress.update(task, t=f"{t:g}s"),
             )
     except ManifestError as exc:

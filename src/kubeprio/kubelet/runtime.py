@@ -8,7 +8,8 @@ A pod's behaviour is scripted by its annotations (``api.annotations``):
   exit (code 143, 128 + SIGTERM); without it they ignore SIGTERM and are killed (code
   137, 128 + SIGKILL) when the grace period runs out;
 * ``kubeprio.io/usage``: the memory working set and ephemeral storage they use while
-  running (``eviction.PodStats``); without it they use nothing.
+  running (``eviction.PodStats``, read by ``api.podusage``, which the API server's
+  resource metrics read too); without it they use nothing.
 
 Shutdown timing mirrors ``pkg/kubelet/kuberuntime/kuberuntime_container.go``
 ``killContainer``: SIGTERM, then SIGKILL after the grace period, where the grace period
@@ -26,8 +27,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from kubeprio.api import annotations as script_annotations
+from kubeprio.api import podusage
 from kubeprio.api.core import Pod
-from kubeprio.api.resources import EPHEMERAL_STORAGE, MEMORY
 from kubeprio.kubelet.eviction import ContainerStats, PodStats
 
 MINIMUM_GRACE_PERIOD_SECONDS: Final = 2
@@ -44,11 +45,6 @@ class Script:
     termination_seconds: float | None = None
     stats: PodStats = PodStats()
     errors: tuple[str, ...] = ()
-
-
-def _container_names(pod: Pod) -> list[str]:
-    spec = pod.spec
-    return [c.name or "" for c in (spec.containers or ())] if spec else []
 
 
 def read_script(pod: Pod) -> Script:
@@ -69,31 +65,16 @@ def read_script(pod: Pod) -> Script:
             termination = max(script_annotations.parse_seconds(text), 0.0)
         except script_annotations.AnnotationError as exc:
             problems.append(f"{script_annotations.TERMINATION_SECONDS}: {exc}")
-    stats = PodStats(tuple(ContainerStats(name) for name in _container_names(pod)))
-    text = meta.annotation(script_annotations.USAGE)
-    if text is not None:
-        try:
-            stats = _usage_stats(pod, script_annotations.parse_usage(text))
-        except script_annotations.AnnotationError as exc:
-            problems.append(str(exc))
+    try:
+        usage = podusage.declared_usage(pod)
+    except script_annotations.AnnotationError as exc:
+        problems.append(str(exc))
+        usage = tuple(podusage.ContainerUsage(name) for name in podusage.container_names(pod))
+    # CPU usage is for the resource metrics only: the kubelet has no CPU eviction signal.
+    stats = PodStats(
+        tuple(ContainerStats(c.name, c.memory_bytes, c.ephemeral_storage_bytes) for c in usage)
+    )
     return Script(duration, termination, stats, tuple(problems))
-
-
-def _usage_stats(pod: Pod, entries: tuple[script_annotations.UsageEntry, ...]) -> PodStats:
-    names = _container_names(pod)
-    memory = dict.fromkeys(names, 0)
-    storage = dict.fromkeys(names, 0)
-    for entry in entries:
-        container = entry.container if entry.container is not None else (names or [""])[0]
-        if container not in memory:
-            raise script_annotations.AnnotationError(
-                f'{script_annotations.USAGE}: pod has no container "{container}"'
-            )
-        if entry.resource == MEMORY:
-            memory[container] += entry.quantity.value()
-        elif entry.resource == EPHEMERAL_STORAGE:
-            storage[container] += entry.quantity.value()
-    return PodStats(tuple(ContainerStats(n, memory[n], storage[n]) for n in memory))
 
 
 def kill_window(grace_period_seconds: float) -> float:

@@ -8,6 +8,13 @@ Later starts reuse both; the serving certificate alone is reissued (by the same 
 existing kubeconfigs stay valid) when it lacks a needed name or expires within a day.
 Keys are ECDSA P-256 (kubectl's Go TLS stack accepts them), written with mode 0600.
 
+``ensure_service_account_key`` keeps the key service account tokens are signed with,
+``sa.key`` (and its public half ``sa.pub``), kubeadm's names: an RSA 2048-bit key made on
+first start, as kubeadm makes it, so tokens are RS256, upstream's default (its OIDC
+discovery supports no other). It is reused at every start, so tokens issued before a
+restart stay valid after it. A user may put their own RSA or ECDSA (P-256/384/521) key
+there instead; anything else is refused at start.
+
 Who drives it: ``serve.server`` (a composition root; the current time comes from its
 clock). Uses ``cryptography`` only; no network.
 """
@@ -24,9 +31,11 @@ from typing import Final
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+SERVICE_ACCOUNT_KEY_BITS: Final = 2048
+"""kubeadm's service account key size."""
 CA_DAYS: Final = 3650
 SERVING_DAYS: Final = 365
 RENEW_BEFORE: Final = dt.timedelta(days=1)
@@ -59,6 +68,16 @@ class Pki:
         """The serving key."""
         return self.directory / "apiserver.key"
 
+    @property
+    def service_account_key(self) -> Path:
+        """The key service account tokens are signed with (kubeadm's ``sa.key``)."""
+        return self.directory / "sa.key"
+
+    @property
+    def service_account_public_key(self) -> Path:
+        """Its public half (kubeadm's ``sa.pub``), for anyone verifying tokens."""
+        return self.directory / "sa.pub"
+
 
 def serving_names(host: str) -> list[str]:
     """The names the serving certificate must cover: localhost, 127.0.0.1 and ``host``."""
@@ -76,7 +95,7 @@ def _write_private(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+def _key_pem(key: ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey) -> bytes:
     return key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
@@ -212,3 +231,24 @@ def ensure_pki(directory: Path, *, host: str, now: float) -> Pki:
     if not _serving_ok(pki, names, moment):
         _new_serving(pki, ca_cert, ca_key, names, moment)
     return pki
+
+
+def ensure_service_account_key(directory: Path) -> ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey:
+    """Read (creating on first start) the service account signing key ``sa.key``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    pki = Pki(directory)
+    if pki.service_account_key.exists():
+        loaded = serialization.load_pem_private_key(
+            pki.service_account_key.read_bytes(), password=None
+        )
+        if not isinstance(loaded, ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey):
+            raise ValueError(f"{pki.service_account_key}: not an RSA or ECDSA private key")
+        return loaded
+    key = rsa.generate_private_key(public_exponent=65537, key_size=SERVICE_ACCOUNT_KEY_BITS)
+    _write_private(pki.service_account_key, _key_pem(key))
+    pki.service_account_public_key.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    return key

@@ -9,8 +9,10 @@ simulated kubelet per Node), creates what the preset and the node options ask fo
 loop:
 
 * uvicorn serving ``apiserver.http.create_app`` over TLS (``serve.pki``), with bearer
-  tokens from ``DATA_DIR/tokens.csv`` (``apiserver.authn``) and the tenant authorizer
-  (``apiserver.authz``);
+  tokens from ``DATA_DIR/tokens.csv`` (``apiserver.authn``) or service account tokens
+  (``apiserver.serviceaccountauthn``, signed with ``DATA_DIR/pki/sa.key`` by the
+  ``serviceaccounts/token`` subresource, ``apiserver.tokenrequest``) and the tenant
+  authorizer (``apiserver.authz``);
 * the ``serve.driver.RealTimeDriver`` settling the components on the ``RealClock``,
   with serve's own controllers beside the shared ones (resource quota among those):
   endpoints, service accounts (``default`` in every namespace) and the root CA
@@ -47,12 +49,18 @@ from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.apiserver import kubernetesservice
-from kubeprio.apiserver.authn import TokenAuthenticator
+from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.http import KubeApp, create_app
 from kubeprio.apiserver.requestmetrics import RequestMetrics
+from kubeprio.apiserver.serviceaccountauthn import (
+    ServiceAccountTokenAuthenticator,
+    StoreTokenGetter,
+)
 from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
+from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER, TokenIssuer
+from kubeprio.apiserver.tokensigning import PublicKeys, TokenSigner
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.endpoints import EndpointsController
@@ -63,7 +71,7 @@ from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
 from kubeprio.serve.driver import RealTimeDriver
 from kubeprio.serve.metrics import MetricsPage
-from kubeprio.sim.controlplane import ControlPlane, derived_rng
+from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
 from kubeprio.sim.drive import Due, Informers
 from kubeprio.store.sqlite import SqliteStore
 
@@ -110,6 +118,15 @@ class ServeOptions:
     """Node ports of NodePort Services (kube-apiserver ``--service-node-port-range``)."""
     limited_resources: Sequence[LimitedResource] = ()
     """The ResourceQuota admission plugin's ``limitedResources``."""
+    service_account_issuers: Sequence[str] = (DEFAULT_ISSUER,)
+    """kube-apiserver's ``--service-account-issuer`` (repeatable): the first is written into
+    new tokens, all are accepted."""
+    api_audiences: Sequence[str] = ()
+    """``--api-audiences``; empty means the issuers, as upstream defaults it."""
+    service_account_max_token_expiration: int = 0
+    """``--service-account-max-token-expiration`` in seconds; 0: no limit."""
+    service_account_extend_token_expiration: bool = True
+    """``--service-account-extend-token-expiration``."""
 
 
 class _Server(uvicorn.Server):
@@ -238,20 +255,45 @@ class Serving:
             self.pki = pki.ensure_pki(data_dir / "pki", host=options.host, now=self.clock.now())
             self._wire_namespace_controllers(seed, self.pki.ca_cert.read_bytes())
             self.tokens = credentials.ensure_tokens(data_dir / "tokens.csv", users=users)
+            signer = TokenSigner(
+                options.service_account_issuers[0],
+                pki.ensure_service_account_key(self.pki.directory),
+            )
         except BaseException:
             self.store.close()
             raise
+        audiences = tuple(options.api_audiences or options.service_account_issuers)
+        self.token_issuer = TokenIssuer(
+            signer,
+            api_audiences=audiences,
+            rng=derived_rng(seed, "serviceaccount-token"),
+            max_expiration_seconds=options.service_account_max_token_expiration,
+            extend_expiration=options.service_account_extend_token_expiration,
+        )
+        service_account_tokens = ServiceAccountTokenAuthenticator(
+            issuers=options.service_account_issuers,
+            keys=PublicKeys([signer.public_key]),
+            api_audiences=audiences,
+            getter=StoreTokenGetter(self.store),
+            clock=self.clock,
+        )
         requests = RequestMetrics()
         self.metrics = MetricsPage.for_serve(
             scheduler=self.plane.scheduler, requests=requests, store=self.store
         )
         self.app = create_app(
             self.plane.api,
-            authenticator=TokenAuthenticator(self.tokens),
+            # Upstream's order: the token file first, then service account tokens.
+            authenticator=UnionAuthenticator(
+                [TokenAuthenticator(self.tokens), service_account_tokens]
+            ),
             authorizer=TenantAuthorizer(self.plane.api.listers),
             clock=self.clock,
             request_metrics=requests,
             metrics=self.metrics.render,
+            token_issuer=self.token_issuer,
+            # NodeMetrics sum a node's pods through the plane's index, not a scan of them all.
+            pods_on_node=lambda name: self.plane.pods.by_index(NODE_INDEX, name),
         )
         self.kube: KubeApp = self.app.state.kube
         self.stop = asyncio.Event()

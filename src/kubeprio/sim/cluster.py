@@ -7,6 +7,9 @@ plus the ``Recorder`` — all driven by the ``Engine``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api.core import Event
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.client.informer import Informer
@@ -34,6 +37,7 @@ class SimCluster(ControlPlane):
         seed: int = 0,
         scheduler_config: SchedulerConfig | None = None,
         kubelet_config: KubeletConfig | None = None,
+        limited_resources: Sequence[LimitedResource] = (),
     ) -> None:
         clock = SimClock()
         super().__init__(
@@ -44,6 +48,7 @@ class SimCluster(ControlPlane):
             seed=seed,
             scheduler_config=scheduler_config,
             kubelet_config=kubelet_config,
+            limited_resources=limited_resources,
             retry_unschedulable_on_timer=False,
             auto_create_namespaces=True,
             pod_gc_of_unseen_nodes=False,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import manifest
 from kubeprio.api.batch import CronJob
 from kubeprio.kubelet.kubelet import KubeletConfig
@@ -34,14 +35,21 @@ def simulate(
     until: float | None = None,
     scheduler_config: SchedulerConfig | None = None,
     kubelet_config: KubeletConfig | None = None,
+    limited_resources: Sequence[LimitedResource] = (),
     on_step: Callable[[float], None] | None = None,
 ) -> tuple[dict[str, Any], SimCluster]:
-    """Simulate ``documents``; return the report and the cluster (for inspection)."""
+    """Simulate ``documents``; return the report and the cluster (for inspection).
+
+    ``limited_resources``: the ResourceQuota admission plugin's ``limitedResources``
+    (``--admission-control-config-file``), as ``kubeprio serve`` takes them."""
     items = submissions(documents)
     if until is None and any(isinstance(item.obj, CronJob) for item in items):
         until = max(item.at for item in items) + CRONJOB_HORIZON
     cluster = SimCluster(
-        seed=seed, scheduler_config=scheduler_config, kubelet_config=kubelet_config
+        seed=seed,
+        scheduler_config=scheduler_config,
+        kubelet_config=kubelet_config,
+        limited_resources=limited_resources,
     )
     cluster.start()
     submitter = Submitter(cluster)

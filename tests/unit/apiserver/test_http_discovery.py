@@ -57,7 +57,8 @@ def _aggregated_resources(client):
         for group in body["items"]:
             for version in group["versions"]:
                 for resource in version["resources"]:
-                    out[resource["resource"]] = resource
+                    # The first of a name: core pods and nodes, not metrics.k8s.io's.
+                    out.setdefault(resource["resource"], resource)
     return out
 
 

@@ -283,6 +283,32 @@ def test_delete_reads_a_body_without_content_type_and_returns_the_pod(client):
     assert client.get(f"{PODS}/a").status_code == 404
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"gracePeriodSeconds":', "unexpected end of JSON input"),
+        (b"{grace}", "invalid character 'g' looking for beginning of object key string"),
+        (
+            b'{"gracePeriodSeconds":"0"}',
+            "json: cannot unmarshal string into Go struct field "
+            "DeleteOptions.gracePeriodSeconds of type int64",
+        ),
+        (b"[0]", "json: cannot unmarshal array into Go value of type v1.DeleteOptions"),
+    ],
+)
+def test_a_delete_body_that_does_not_decode_is_a_plain_500_and_deletes_nothing(
+    client, body, message
+):
+    """Upstream's DeleteResource passes the decoder's error to scope.err unwrapped, and
+    ErrorToAPIStatus makes a non-Status error a 500 with no reason and Go's text."""
+    client.post(PODS, json=pod_manifest("a"))
+    response = client.request("DELETE", f"{PODS}/a", content=body)
+    assert response.status_code == 500
+    assert response.json()["message"] == message
+    assert "reason" not in response.json()
+    assert client.get(f"{PODS}/a").status_code == 200
+
+
 def test_delete_of_other_kinds_answers_a_success_status_with_the_uid(client):
     uid = client.post(PCS, json=pc_manifest("p")).json()["metadata"]["uid"]
     response = client.request("DELETE", f"{PCS}/p", json={"propagationPolicy": "Background"})
@@ -445,7 +471,17 @@ def test_list_filters_by_selectors_and_pages(client):
     assert len(everywhere["items"]) == 3
 
 
-def test_post_to_the_all_namespaces_collection_is_not_allowed(client):
-    response = client.post("/api/v1/pods", json=pod_manifest("a"))
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "/api/v1/pods"), ("PUT", PODS), ("POST", f"{PODS}/a/log")],
+)
+def test_a_method_the_routes_lack_is_the_routers_405(client, method, path):
+    """go-restful finds no route for the method; the API server's service error handler
+    answers NewGenericServerResponse(405) with no resource, so nothing follows the text."""
+    response = client.request(method, path, json=pod_manifest("a"))
     assert response.status_code == 405
     assert response.json()["reason"] == "MethodNotAllowed"
+    assert response.json()["message"] == (
+        "the server does not allow this method on the requested resource"
+    )
+    assert response.json()["details"] == {}

@@ -115,6 +115,9 @@ TENANT = kinds.for_name("tenant")
         (PDB, "spec.minAvailable", "IntOrString"),
         (DEPLOY, "spec.strategy.rollingUpdate.maxSurge", "IntOrString"),
         (TENANT, "spec.priorityClasses.maxValue", "integer"),
+        # An optional free-form object (the client models it as Optional[Dict]) is an
+        # object, not the IntOrString union.
+        (POD, "metadata.managedFields.fieldsV1", "object"),
     ],
 )
 def test_field_types_read_as_upstreams(info, path, shown_type):

@@ -93,6 +93,13 @@ def _can_i(http, headers, **attributes: str) -> dict[str, Any]:
          'no access to "foos"'),
         (ALICE, {"verb": "impersonate", "resource": "pods", "namespace": "team-a"}, False,
          'does not serve the verb "impersonate"'),
+        # Upstream's edit role (aggregated into admin) grants impersonate on serviceaccounts.
+        (ALICE, {"verb": "impersonate", "resource": "serviceaccounts", "namespace": "team-a",
+                 "name": "builder"}, True, 'Tenant "kestrel", which owns namespace "team-a"'),
+        (ALICE, {"verb": "impersonate", "resource": "serviceaccounts", "namespace": "other",
+                 "name": "builder"}, False, 'namespace "other" belongs to no Tenant'),
+        (BOB, {"verb": "impersonate", "resource": "serviceaccounts", "namespace": "team-a",
+               "name": "builder"}, False, 'User "bob" is not a member of Tenant "kestrel"'),
         (ALICE, {"verb": "list", "group": "scheduling.k8s.io", "resource": "priorityclasses"},
          True, "every tenant user may read priorityclasses"),
         # Cluster-scoped: the namespace kubectl sends along does not matter.
@@ -418,15 +425,35 @@ def test_impersonated_groups_and_service_accounts(http):
         ({"Impersonate-User": "bob"},
          'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API '
          'group "" at the cluster scope'),
-        ({"Impersonate-User": "system:serviceaccount:team-a:builder"},
+        ({"Impersonate-User": "system:serviceaccount:other:builder"},
          'serviceaccounts "builder" is forbidden: User "alice" cannot impersonate resource '
-         '"serviceaccounts" in API group "" in the namespace "team-a"'),
+         '"serviceaccounts" in API group "" in the namespace "other"'),
+        ({"Impersonate-User": "system:serviceaccount:team-a:builder",
+          "Impersonate-Group": "system:masters"},
+         'groups "system:masters" is forbidden: User "alice" cannot impersonate resource '
+         '"groups" in API group "" at the cluster scope'),
     ],
 )  # fmt: skip
-def test_a_tenant_user_may_not_impersonate(http, extra_headers, message):
+def test_a_tenant_user_may_not_impersonate_users_groups_or_foreign_accounts(
+    http, extra_headers, message
+):
     response = http.get("/api/v1/namespaces/team-a/pods", headers={**ALICE, **extra_headers})
     assert response.status_code == 403
     assert response.json()["message"] == message
+
+
+def test_a_tenant_user_may_impersonate_the_service_accounts_of_its_namespaces(http):
+    """Upstream's edit role grants impersonate on serviceaccounts; the request then runs as
+    the account, which the tenant policy authorizes on its own (here: named by no Tenant)."""
+    account = {**ALICE, "Impersonate-User": "system:serviceaccount:team-a:builder"}
+    who = http.post(SSR, json={}, headers=account).json()["status"]["userInfo"]
+    assert who["username"] == "system:serviceaccount:team-a:builder"
+    response = http.get("/api/v1/namespaces/team-a/pods", headers=account)
+    assert response.status_code == 403
+    assert response.json()["message"] == (
+        'pods is forbidden: User "system:serviceaccount:team-a:builder" cannot list resource '
+        '"pods" in API group "" in the namespace "team-a"'
+    )
 
 
 def test_impersonating_groups_without_a_user_is_400(http):
