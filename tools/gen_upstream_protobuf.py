@@ -40,6 +40,7 @@ import contextlib
 import json
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,23 +95,32 @@ def parse(text: str) -> tuple[str, list[str], dict[str, dict[str, list[str]]]]:
 GO_FIELD = re.compile(r'^\s*(\S+)(?:\s+(\S+))?\s+`json:"([^"]*)"[^`]*protobuf:"[^"]*name=(\w+)')
 
 
+def go_struct_fields(text: str, package: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each field line of each Go struct in ``text``: the struct (as its proto message
+    name) and the ``GO_FIELD`` match (name, type, tag, proto field name)."""
+    struct: str | None = None
+    for line in text.splitlines():
+        opening = re.match(r"^type\s+(\w+)\s+struct\s*\{", line)
+        if opening:
+            struct = f"{package}.{opening.group(1)}"
+            continue
+        if line.startswith("}"):
+            struct = None
+            continue
+        field = GO_FIELD.match(line) if struct is not None else None
+        if field and struct is not None:
+            yield struct, field
+
+
 def go_zero_rules(text: str, package: str) -> dict[str, dict[str, bool]]:
     """Per Go struct (as its proto message name), per proto field: whether Go's JSON leaves
     a zero value out (a non-pointer field tagged ``omitempty``)."""
     rules: dict[str, dict[str, bool]] = {}
-    current: dict[str, bool] | None = None
-    for line in text.splitlines():
-        opening = re.match(r"^type\s+(\w+)\s+struct\s*\{", line)
-        if opening:
-            current = rules.setdefault(f"{package}.{opening.group(1)}", {})
-            continue
-        if line.startswith("}"):
-            current = None
-            continue
-        field = GO_FIELD.match(line) if current is not None else None
-        if field and current is not None:
-            go_type = field.group(2) or field.group(1)  # an embedded struct has no name
-            current[field.group(4)] = not go_type.startswith("*") and "omitempty" in field.group(3)
+    for struct, field in go_struct_fields(text, package):
+        go_type = field.group(2) or field.group(1)  # an embedded struct has no name
+        rules.setdefault(struct, {})[field.group(4)] = not go_type.startswith(
+            "*"
+        ) and "omitempty" in field.group(3)
     return rules
 
 
@@ -118,20 +128,10 @@ def go_json_names(text: str, package: str) -> dict[str, dict[str, str]]:
     """Per Go struct (as its proto message name), the JSON names that differ from the proto
     field names (``BoundObjectReference``'s proto ``uID`` is JSON ``uid``)."""
     names: dict[str, dict[str, str]] = {}
-    current: dict[str, str] | None = None
-    for line in text.splitlines():
-        opening = re.match(r"^type\s+(\w+)\s+struct\s*\{", line)
-        if opening:
-            current = names.setdefault(f"{package}.{opening.group(1)}", {})
-            continue
-        if line.startswith("}"):
-            current = None
-            continue
-        field = GO_FIELD.match(line) if current is not None else None
-        if field and current is not None:
-            json_name = field.group(3).split(",", 1)[0]
-            if json_name not in ("", "-") and json_name != field.group(4):
-                current[field.group(4)] = json_name
+    for struct, field in go_struct_fields(text, package):
+        json_name = field.group(3).split(",", 1)[0]
+        if json_name not in ("", "-") and json_name != field.group(4):
+            names.setdefault(struct, {})[field.group(4)] = json_name
     return names
 
 

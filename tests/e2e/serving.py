@@ -183,6 +183,25 @@ class ServeProcess:
         return json.loads(self.ok(*args, "-o", "json"))
 
 
+@contextlib.contextmanager
+def running(
+    tmp_path_factory: pytest.TempPathFactory, name: str, args: Sequence[str] = ()
+) -> Iterator[ServeProcess]:
+    """A server on a fresh data directory for as long as the block runs (a test module's
+    fixture: ``with running(...) as server: yield server``); it must stop cleanly, exit 0."""
+    base = tmp_path_factory.mktemp(name)
+    server = ServeProcess(base / "data", base / "cache", args).start()
+    try:
+        yield server
+    finally:
+        assert server.stop() == 0, server.log()
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """kubectl's table output as rows of cells (blank lines left out)."""
+    return [line.split() for line in text.splitlines() if line.strip()]
+
+
 def eventually(probe: Callable[[], T | None], *, timeout: float = 20, every: float = 0.2) -> T:
     """Poll ``probe`` until it returns something truthy (real time: the server is live)."""
     deadline = time.monotonic() + timeout

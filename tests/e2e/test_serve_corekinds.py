@@ -36,7 +36,7 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes import watch as k8s_watch
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running, table_rows
 
 pytestmark = [
     pytest.mark.e2e,
@@ -52,13 +52,10 @@ _NAMESPACES = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    base = tmp_path_factory.mktemp("serve-corekinds")
-    server = ServeProcess(base / "data", base / "cache", ["--preset", "kestrel", "--nodes", "1"])
-    server.start()
-    try:
+    with running(
+        tmp_path_factory, "serve-corekinds", ["--preset", "kestrel", "--nodes", "1"]
+    ) as server:
         yield server
-    finally:
-        assert server.stop() == 0, server.log()
 
 
 @pytest.fixture
@@ -67,10 +64,6 @@ def ns(served: ServeProcess) -> str:
     name = f"ck-{next(_NAMESPACES)}"
     served.ok("create", "ns", name)
     return name
-
-
-def _rows(text: str) -> list[list[str]]:
-    return [line.split() for line in text.splitlines()]
 
 
 def _yaml(served: ServeProcess, *args: str) -> dict:
@@ -82,7 +75,7 @@ def test_a_new_namespace_gets_the_default_account_and_the_root_ca(served, ns):
     sa = eventually(lambda: served.kubectl("get", "sa", "default", "-n", ns).returncode == 0)
     assert sa
     eventually(lambda: served.kubectl("get", "cm", "kube-root-ca.crt", "-n", ns).returncode == 0)
-    rows = _rows(served.ok("get", "sa", "default", "-n", ns))
+    rows = table_rows(served.ok("get", "sa", "default", "-n", ns))
     assert rows[0] == ["NAME", "SECRETS", "AGE"]
     assert rows[1][:2] == ["default", "0"]
     root = _yaml(served, "cm", "kube-root-ca.crt", "-n", ns)
@@ -117,7 +110,7 @@ def test_create_get_and_describe_a_configmap(served, ns, tmp_path):
     )  # fmt: skip
     stored = _yaml(served, "cm", "settings", "-n", ns)
     assert stored["data"] == {"mode": "fast", "app.properties": "color=blue\n"}
-    rows = _rows(served.ok("get", "cm", "-n", ns))
+    rows = table_rows(served.ok("get", "cm", "-n", ns))
     assert rows[0] == ["NAME", "DATA", "AGE"]
     assert ["settings", "2"] in [row[:2] for row in rows]
     describe = served.ok("describe", "cm", "settings", "-n", ns)
@@ -178,7 +171,7 @@ def test_create_secret_generic_and_tls(served, ns, tmp_path):
     }
     cert, key = _key_pair(tmp_path)
     served.ok("create", "secret", "tls", "web-tls", "-n", ns, f"--cert={cert}", f"--key={key}")
-    rows = _rows(served.ok("get", "secret", "-n", ns))
+    rows = table_rows(served.ok("get", "secret", "-n", ns))
     assert rows[0] == ["NAME", "TYPE", "DATA", "AGE"]
     assert [row[:3] for row in rows[1:]] == [
         ["db", "Opaque", "2"],
@@ -265,7 +258,7 @@ def test_create_sa_get_describe_and_patch(served, ns):
     served.ok("patch", "sa", "bot", "-n", ns, "-p", '{"secrets":[{"name":"a"}]}')
     served.ok("patch", "sa", "bot", "-n", ns, "-p", '{"secrets":[{"name":"b"}]}')
     assert _yaml(served, "sa", "bot", "-n", ns)["secrets"] == [{"name": "b"}, {"name": "a"}]
-    rows = _rows(served.ok("get", "sa", "bot", "-n", ns))
+    rows = table_rows(served.ok("get", "sa", "bot", "-n", ns))
     assert rows[1][:2] == ["bot", "2"]
     describe = served.ok("describe", "sa", "bot", "-n", ns)
     assert "Mountable secrets:   a" in describe or "Mountable secrets:   b" in describe

@@ -19,7 +19,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running, table_rows
 
 pytestmark = [
     pytest.mark.e2e,
@@ -33,17 +33,8 @@ ALICE = "kubeprio-alice"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    base = tmp_path_factory.mktemp("serve-cj")
-    server = ServeProcess(base / "data", base / "cache", ["--preset", "kestrel", "--nodes", "2"])
-    server.start()
-    try:
+    with running(tmp_path_factory, "serve-cj", ["--preset", "kestrel", "--nodes", "2"]) as server:
         yield server
-    finally:
-        assert server.stop() == 0, server.log()
-
-
-def _rows(text: str) -> list[list[str]]:
-    return [line.split() for line in text.splitlines() if line.strip()]
 
 
 def test_create_get_describe_explain_patch_and_create_job_from(served: ServeProcess) -> None:
@@ -56,10 +47,10 @@ def test_create_get_describe_explain_patch_and_create_job_from(served: ServeProc
     assert header == [
         "NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST", "SCHEDULE", "AGE",
     ]  # fmt: skip
-    row = _rows(served.ok("get", "cj", "hourly"))[1]
+    row = table_rows(served.ok("get", "cj", "hourly"))[1]
     assert row[:9] == ["hourly", "0", "*", "*", "*", "*", "<none>", "False", "0"]
     assert row[9] == "<none>"
-    wide = _rows(served.ok("get", "cronjobs", "hourly", "-o", "wide"))
+    wide = table_rows(served.ok("get", "cronjobs", "hourly", "-o", "wide"))
     assert wide[0][-3:] == ["CONTAINERS", "IMAGES", "SELECTOR"]
     assert wide[1][-3:] == ["hourly", "busybox:1.36", "<none>"]
     assert "cronjob.batch/hourly" in served.ok("get", "all")
@@ -78,7 +69,7 @@ def test_create_get_describe_explain_patch_and_create_job_from(served: ServeProc
     assert "concurrencyPolicy\t<string>" in explain
     patched = served.ok("patch", "cj", "hourly", "-p", '{"spec":{"suspend":true}}')
     assert patched.strip() == "cronjob.batch/hourly patched"
-    assert _rows(served.ok("get", "cj", "hourly"))[1][7] == "True"
+    assert table_rows(served.ok("get", "cj", "hourly"))[1][7] == "True"
     job = served.ok("create", "job", "manual", "--from=cronjob/hourly")
     assert job.strip() == "job.batch/manual created"
     made = served.json("get", "job", "manual")
@@ -140,7 +131,7 @@ spec:
     eventually(running)
     status = eventually(lambda: served.json("get", "cj", "tick", "-n", "ticking").get("status"))
     assert status["lastScheduleTime"]
-    row = _rows(served.ok("get", "cj", "tick", "-n", "ticking"))[1]
+    row = table_rows(served.ok("get", "cj", "tick", "-n", "ticking"))[1]
     assert row[0] == "tick"
     served.ok("delete", "cj", "tick", "-n", "ticking")
     eventually(lambda: not served.json("get", "jobs", "-n", "ticking")["items"])

@@ -21,7 +21,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running, table_rows
 
 pytestmark = [
     pytest.mark.e2e,
@@ -59,17 +59,8 @@ def agent(name: str, namespace: str = "default", image: str = "fluentd:v1", **ex
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    base = tmp_path_factory.mktemp("serve-ds")
-    server = ServeProcess(base / "data", base / "cache", ["--preset", "kestrel", "--nodes", "3"])
-    server.start()
-    try:
+    with running(tmp_path_factory, "serve-ds", ["--preset", "kestrel", "--nodes", "3"]) as server:
         yield server
-    finally:
-        assert server.stop() == 0, server.log()
-
-
-def _rows(text: str) -> list[list[str]]:
-    return [line.split() for line in text.splitlines() if line.strip()]
 
 
 def _write(tmp_path: Path, name: str, text: str) -> str:
@@ -109,7 +100,7 @@ def test_apply_runs_one_pod_per_node_shown_as_upstream_prints_it(served, tmp_pat
     # (A node deleted by an earlier test keeps its bound pod for pod GC's 40 s quarantine.)
     eventually(lambda: "node-3" in _running_nodes(served, "default", "fluentd"))
     eventually(lambda: _available(served, "fluentd", "default", 3))
-    rows = _rows(served.ok("get", "ds", "fluentd"))
+    rows = table_rows(served.ok("get", "ds", "fluentd"))
     assert rows[0] == [
         "NAME",
         "DESIRED",
@@ -122,7 +113,7 @@ def test_apply_runs_one_pod_per_node_shown_as_upstream_prints_it(served, tmp_pat
         "AGE",
     ]
     assert rows[1][:7] == ["fluentd", "3", "3", "3", "3", "3", "<none>"]
-    wide = _rows(served.ok("get", "ds", "fluentd", "-o", "wide"))
+    wide = table_rows(served.ok("get", "ds", "fluentd", "-o", "wide"))
     assert wide[0][-3:] == ["CONTAINERS", "IMAGES", "SELECTOR"]
     assert wide[1][-3:] == ["agent", "fluentd:v1", "app=fluentd"]
     pod = _pods(served, "default", "fluentd")[0]
@@ -141,7 +132,7 @@ def test_apply_runs_one_pod_per_node_shown_as_upstream_prints_it(served, tmp_pat
         "operator": "Exists",
         "effect": "NoSchedule",
     } in pod["spec"]["tolerations"]
-    revisions = _rows(served.ok("get", "controllerrevisions", "-n", "default"))
+    revisions = table_rows(served.ok("get", "controllerrevisions", "-n", "default"))
     assert revisions[0] == ["NAME", "CONTROLLER", "REVISION", "AGE"]
     assert revisions[1][1:3] == ["daemonset.apps/fluentd", "1"]
     assert (
@@ -161,7 +152,7 @@ def test_nodes_gain_and_lose_the_pod_with_their_labels(served, tmp_path):
     served.ok("create", "namespace", "labelled")
     text = agent("gpu-agent", "labelled", nodeSelector="{gpu: 'true'}")
     served.ok("apply", "-f", _write(tmp_path, "gpu.yaml", text))
-    assert _rows(served.ok("get", "ds", "gpu-agent", "-n", "labelled"))[1][6] == "gpu=true"
+    assert table_rows(served.ok("get", "ds", "gpu-agent", "-n", "labelled"))[1][6] == "gpu=true"
     served.ok("label", "node", "node-2", "gpu=true")
     eventually(lambda: _running_nodes(served, "labelled", "gpu-agent") == ["node-2"])
     served.ok("label", "node", "node-2", "gpu-")
@@ -203,7 +194,11 @@ def test_image_change_rolls_node_by_node_and_rollout_commands_work(served):
     # After the first three creations: one node at a time, its old pod gone first.
     assert steps[3:] == ["SuccessfulDelete", "SuccessfulCreate"] * 3
     history = served.ok("rollout", "history", "ds/roll", "-n", "rolling")
-    assert _rows(history)[1:] == [["REVISION", "CHANGE-CAUSE"], ["1", "<none>"], ["2", "<none>"]]
+    assert table_rows(history)[1:] == [
+        ["REVISION", "CHANGE-CAUSE"],
+        ["1", "<none>"],
+        ["2", "<none>"],
+    ]
     assert (
         served.ok("rollout", "undo", "ds/roll", "-n", "rolling").strip()
         == "daemonset.apps/roll rolled back"
@@ -214,7 +209,7 @@ def test_image_change_rolls_node_by_node_and_rollout_commands_work(served):
     images = {p["spec"]["containers"][0]["image"] for p in _pods(served, "rolling", "roll")}
     assert images == {"fluentd:v1"}
     history = served.ok("rollout", "history", "ds/roll", "-n", "rolling")
-    assert [row[0] for row in _rows(history)[2:]] == ["2", "3"]  # revision 1 moved to 3
+    assert [row[0] for row in table_rows(history)[2:]] == ["2", "3"]  # revision 1 moved to 3
     skipped = served.ok("rollout", "undo", "ds/roll", "-n", "rolling", "--to-revision=3")
     assert skipped.strip() == (
         "daemonset.apps/roll skipped rollback (current template already matches revision 3)"
@@ -397,5 +392,5 @@ def test_a_high_class_daemon_set_preempts_on_each_full_node(full, tmp_path):
             == 2
         )
     )
-    rows = _rows(full.ok("get", "ds", "log-agent"))
+    rows = table_rows(full.ok("get", "ds", "log-agent"))
     assert rows[1][1:6] == ["2", "2", "2", "2", "2"]

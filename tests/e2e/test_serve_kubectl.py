@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.serving import KUBECTL, ServeProcess, eventually, needs_kubectl
+from tests.e2e.serving import KUBECTL, ServeProcess, eventually, needs_kubectl, running
 
 pytestmark = [pytest.mark.e2e, needs_kubectl]
 
@@ -28,14 +28,10 @@ ALICE = "kubeprio-alice"
 
 @pytest.fixture(scope="module")
 def kestrel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    base = tmp_path_factory.mktemp("serve")
-    server = ServeProcess(
-        base / "data", base / "cache", ["--preset", "kestrel", "--nodes", "3", "--node-cpu", "4"]
-    ).start()
-    try:
+    with running(
+        tmp_path_factory, "serve", ["--preset", "kestrel", "--nodes", "3", "--node-cpu", "4"]
+    ) as server:
         yield server
-    finally:
-        assert server.stop() == 0, server.log()
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:

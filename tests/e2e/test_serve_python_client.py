@@ -14,7 +14,7 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes import watch as k8s_watch
 
-from tests.e2e.serving import ServeProcess, eventually
+from tests.e2e.serving import ServeProcess, eventually, running
 
 pytestmark = [
     pytest.mark.e2e,
@@ -26,12 +26,8 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    base = tmp_path_factory.mktemp("serve-py")
-    process = ServeProcess(base / "data", base / "cache", ["--preset", "kestrel"]).start()
-    try:
+    with running(tmp_path_factory, "serve-py", ["--preset", "kestrel"]) as process:
         yield process
-    finally:
-        assert process.stop() == 0, process.log()
 
 
 def _client(server: ServeProcess, context: str | None = None) -> k8s.ApiClient:

@@ -22,7 +22,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running
 
 pytestmark = [pytest.mark.e2e, needs_kubectl]
 
@@ -70,12 +70,8 @@ plugins:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    base = tmp_path_factory.mktemp("serve-quota")
-    server = ServeProcess(base / "data", base / "cache").start()
-    try:
+    with running(tmp_path_factory, "serve-quota") as server:
         yield server
-    finally:
-        assert server.stop() == 0, server.log()
 
 
 def _manifest(tmp_path: Path, name: str, text: str) -> Path:

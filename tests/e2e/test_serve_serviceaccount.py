@@ -24,7 +24,7 @@ from collections.abc import Iterator
 import pytest
 import yaml
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running
 
 pytestmark = [pytest.mark.e2e, needs_kubectl]
 
@@ -34,13 +34,8 @@ _NAMESPACES = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    base = tmp_path_factory.mktemp("serve-serviceaccount")
-    server = ServeProcess(base / "data", base / "cache", ["--nodes", "1"])
-    server.start()
-    try:
+    with running(tmp_path_factory, "serve-serviceaccount", ["--nodes", "1"]) as server:
         yield server
-    finally:
-        assert server.stop() == 0, server.log()
 
 
 @pytest.fixture

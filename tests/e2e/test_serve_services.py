@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running, table_rows
 
 pytestmark = [pytest.mark.e2e, needs_kubectl]
 
@@ -22,17 +22,8 @@ ALICE = "kubeprio-alice"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    base = tmp_path_factory.mktemp("serve")
-    server = ServeProcess(base / "data", base / "cache", ["--preset", "kestrel", "--nodes", "2"])
-    server.start()
-    try:
+    with running(tmp_path_factory, "serve", ["--preset", "kestrel", "--nodes", "2"]) as server:
         yield server
-    finally:
-        assert server.stop() == 0, server.log()
-
-
-def _rows(text: str) -> list[list[str]]:
-    return [line.split() for line in text.splitlines()]
 
 
 def _field(describe: str, name: str) -> str:
@@ -45,7 +36,7 @@ def test_cluster_info_and_get_all_show_the_kubernetes_service(served):
     """kube-apiserver's reconciler: default/kubernetes, first service IP, 443 -> the API port."""
     info = served.ok("cluster-info")
     assert info.startswith(f"Kubernetes control plane is running at {served.url}")
-    rows = _rows(served.ok("get", "all", "-n", "default"))
+    rows = table_rows(served.ok("get", "all", "-n", "default"))
     assert rows[0] == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
     assert rows[1][:5] == ["service/kubernetes", "ClusterIP", "10.96.0.1", "<none>", "443/TCP"]
     service = served.json("get", "svc", "kubernetes", "-n", "default")
@@ -57,7 +48,7 @@ def test_cluster_info_and_get_all_show_the_kubernetes_service(served):
     describe = served.ok("describe", "svc", "kubernetes", "-n", "default")
     assert _field(describe, "Endpoints") == f"127.0.0.1:{port}"
     assert _field(describe, "IP") == "10.96.0.1"
-    listed = _rows(served.ok("get", "svc", "-A"))
+    listed = table_rows(served.ok("get", "svc", "-A"))
     assert listed[0][:2] == ["NAMESPACE", "NAME"]
     assert ["default", "kubernetes"] in [row[:2] for row in listed]
 
@@ -75,7 +66,7 @@ def test_expose_deployment_selects_its_pods_and_describe_lists_their_endpoints(s
     ip = service["spec"]["clusterIP"]
     assert ip.startswith("10.")
     assert ip != "10.96.0.1"
-    wide = _rows(served.ok("get", "svc", "web", "-o", "wide", "-n", "default"))
+    wide = table_rows(served.ok("get", "svc", "web", "-o", "wide", "-n", "default"))
     assert wide[0] == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"]
     assert wide[1][:5] == ["web", "ClusterIP", ip, "<none>", "80/TCP"]
     assert wide[1][6] == "app=web"
@@ -100,10 +91,10 @@ def test_expose_deployment_selects_its_pods_and_describe_lists_their_endpoints(s
     text = eventually(described, timeout=30)
     assert _field(text, "Selector") == "app=web"
     assert _field(text, "TargetPort") == "8080/TCP"
-    endpoints = _rows(served.ok("get", "ep", "web", "-n", "default"))
+    endpoints = table_rows(served.ok("get", "ep", "web", "-n", "default"))
     assert endpoints[0] == ["NAME", "ENDPOINTS", "AGE"]
     assert sorted(endpoints[1][1].split(",")) == expected.split(",")
-    slices = _rows(
+    slices = table_rows(
         served.ok("get", "endpointslices", "-n", "default", "-l", "kubernetes.io/service-name=web")
     )
     assert slices[0] == ["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"]
@@ -115,7 +106,7 @@ def test_create_service_nodeport_allocates_a_port_and_a_taken_one_is_refused(ser
     served.ok("create", "service", "nodeport", "np", "--tcp=80:8080", "-n", "default")
     port = served.json("get", "svc", "np", "-n", "default")["spec"]["ports"][0]
     assert 30000 <= port["nodePort"] <= 32767
-    row = _rows(served.ok("get", "svc", "np", "-n", "default"))[1]
+    row = table_rows(served.ok("get", "svc", "np", "-n", "default"))[1]
     assert row[1] == "NodePort"
     assert row[4] == f"80:{port['nodePort']}/TCP"
     taken = served.kubectl(

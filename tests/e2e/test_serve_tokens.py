@@ -33,7 +33,7 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from tests.e2e.serving import KUBECTL, ServeProcess, needs_kubectl
+from tests.e2e.serving import KUBECTL, ServeProcess, needs_kubectl, running
 
 pytestmark = [
     pytest.mark.e2e,
@@ -50,17 +50,12 @@ _NAMESPACES = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    base = tmp_path_factory.mktemp("serve-tokens")
-    server = ServeProcess(
-        base / "data",
-        base / "cache",
+    with running(
+        tmp_path_factory,
+        "serve-tokens",
         ["--nodes", "1", "--preset", "kestrel", "--service-account-max-token-expiration", "48h"],
-    )
-    server.start()
-    try:
+    ) as server:
         yield server
-    finally:
-        assert server.stop() == 0, server.log()
 
 
 @pytest.fixture

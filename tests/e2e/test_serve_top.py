@@ -26,7 +26,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running
 
 pytestmark = [pytest.mark.e2e, needs_kubectl]
 
@@ -110,24 +110,20 @@ RUNNING = {("top-demo", "api"), ("top-demo", "batch"), ("top-demo", "idle"), ("t
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     """Three 4-CPU, 16Gi nodes, Kestrel's tenant, and the pods of ``MANIFESTS`` running."""
-    base = tmp_path_factory.mktemp("serve-top")
-    server = ServeProcess(base / "data", base / "cache", ["--preset", "kestrel"]).start()
-    try:
+    with running(tmp_path_factory, "serve-top", ["--preset", "kestrel"]) as server:
         server.ok("apply", "-f", "-", stdin=MANIFESTS)
 
         def all_running() -> bool:
             pods = server.json("get", "pods", "-A")["items"]
-            running = {
+            started = {
                 (p["metadata"]["namespace"], p["metadata"]["name"])
                 for p in pods
                 if p["status"].get("phase") == "Running"
             }
-            return running >= RUNNING
+            return started >= RUNNING
 
         eventually(all_running)
         yield server
-    finally:
-        assert server.stop() == 0, server.log()
 
 
 def test_top_pod_prints_each_running_pods_usage(served):

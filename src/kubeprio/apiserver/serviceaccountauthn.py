@@ -192,15 +192,18 @@ class ServiceAccountTokenAuthenticator:
         if _deleted_before(account.metadata.deletion_timestamp, invalid_if_deleted_before):
             raise InvalidTokenError(f"service account {namespace}/{sa_ref.name} has been deleted")
         if private.secret is not None:
-            self._check_secret(namespace, private.secret, invalid_if_deleted_before)
+            secret = self._getter.secret(namespace, private.secret.name)
+            self._check_bound("secret", secret, private.secret, invalid_if_deleted_before)
         pod_name = pod_uid = ""
         if private.pod is not None:
-            self._check_pod(namespace, private.pod, invalid_if_deleted_before)
+            pod = self._getter.pod(namespace, private.pod.name)
+            self._check_bound("pod", pod, private.pod, invalid_if_deleted_before)
             pod_name, pod_uid = private.pod.name, private.pod.uid
         node_name = node_uid = ""
         if private.node is not None:
             if private.pod is None:
-                self._check_node(private.node, invalid_if_deleted_before)
+                node = self._getter.node(private.node.name)
+                self._check_bound("node", node, private.node, invalid_if_deleted_before)
             # A pod-bound token's node claims are only carried into the user's extras.
             node_name, node_uid = private.node.name, private.node.uid
         return tokenclaims.ServiceAccountInfo(
@@ -214,40 +217,20 @@ class ServiceAccountTokenAuthenticator:
             credential_id=tokenclaims.credential_id_for_jti(claims.jti),
         )
 
-    def _check_secret(self, namespace: str, ref: tokenclaims.Ref, before: float) -> None:
-        secret = self._getter.secret(namespace, ref.name)
-        if secret is None:
+    @staticmethod
+    def _check_bound(
+        kind: str, found: Secret | Pod | Node | None, ref: tokenclaims.Ref, before: float
+    ) -> None:
+        """A bound object must still be there, be the same one (uid) and not have been
+        deleted before ``before`` (upstream's three checks for a secret, pod or node)."""
+        if found is None:
             raise InvalidTokenError("service account token has been invalidated")
-        if ref.uid != (secret.metadata.uid or ""):
+        if ref.uid != (found.metadata.uid or ""):
             raise InvalidTokenError(
-                f"secret UID ({secret.metadata.uid or ''}) does not match service account "
-                f"secret ref claim ({ref.uid})"
+                f"{kind} UID ({found.metadata.uid or ''}) does not match service account "
+                f"{kind} ref claim ({ref.uid})"
             )
-        if _deleted_before(secret.metadata.deletion_timestamp, before):
-            raise InvalidTokenError("service account token has been invalidated")
-
-    def _check_pod(self, namespace: str, ref: tokenclaims.Ref, before: float) -> None:
-        pod = self._getter.pod(namespace, ref.name)
-        if pod is None:
-            raise InvalidTokenError("service account token has been invalidated")
-        if ref.uid != (pod.metadata.uid or ""):
-            raise InvalidTokenError(
-                f"pod UID ({pod.metadata.uid or ''}) does not match service account pod ref "
-                f"claim ({ref.uid})"
-            )
-        if _deleted_before(pod.metadata.deletion_timestamp, before):
-            raise InvalidTokenError("service account token has been invalidated")
-
-    def _check_node(self, ref: tokenclaims.Ref, before: float) -> None:
-        node = self._getter.node(ref.name)
-        if node is None:
-            raise InvalidTokenError("service account token has been invalidated")
-        if ref.uid != (node.metadata.uid or ""):
-            raise InvalidTokenError(
-                f"node UID ({node.metadata.uid or ''}) does not match service account node ref "
-                f"claim ({ref.uid})"
-            )
-        if _deleted_before(node.metadata.deletion_timestamp, before):
+        if _deleted_before(found.metadata.deletion_timestamp, before):
             raise InvalidTokenError("service account token has been invalidated")
 
 
