@@ -10,6 +10,7 @@ can show it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import queue
@@ -21,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import pytest
 
@@ -195,6 +196,24 @@ def running(
         yield server
     finally:
         assert server.stop() == 0, server.log()
+
+
+CLIENT_SOCKET_WARNINGS: Final = (
+    # urllib3 (inside the official client) leaves its sockets, a watch's too, to the
+    # garbage collector.
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+)
+"""The marks of a module whose tests use the official Python client."""
+
+_NAMESPACE_NUMBERS = itertools.count(1)
+
+
+def new_namespace(server: ServeProcess, prefix: str) -> str:
+    """Create a namespace of its own for one test (``<prefix>-<n>``), as a user would."""
+    name = f"{prefix}-{next(_NAMESPACE_NUMBERS)}"
+    server.ok("create", "ns", name)
+    return name
 
 
 def table_rows(text: str) -> list[list[str]]:

@@ -13,12 +13,9 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import watch as k8s_watch
 
-pytestmark = [
-    pytest.mark.e2e,
-    # urllib3 (inside the official client) leaves the watch's socket to the garbage collector.
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-]
+from tests.e2e.serving import CLIENT_SOCKET_WARNINGS
+
+pytestmark = [pytest.mark.e2e, *CLIENT_SOCKET_WARNINGS]
 
 
 @pytest.fixture

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import datetime
-import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,18 +35,19 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes import watch as k8s_watch
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running, table_rows
-
-pytestmark = [
-    pytest.mark.e2e,
+from tests.e2e.serving import (
+    CLIENT_SOCKET_WARNINGS,
+    ServeProcess,
+    eventually,
     needs_kubectl,
-    # urllib3 (inside the official client) leaves the watch's socket to the garbage collector.
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-]
+    new_namespace,
+    running,
+    table_rows,
+)
+
+pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
 ALICE = "kubeprio-alice"
-_NAMESPACES = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +61,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
 @pytest.fixture
 def ns(served: ServeProcess) -> str:
     """A namespace of the test's own, made as a user would."""
-    name = f"ck-{next(_NAMESPACES)}"
-    served.ok("create", "ns", name)
+    name = new_namespace(served, "ck")
     return name
 
 

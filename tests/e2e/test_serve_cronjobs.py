@@ -19,14 +19,16 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running, table_rows
-
-pytestmark = [
-    pytest.mark.e2e,
+from tests.e2e.serving import (
+    CLIENT_SOCKET_WARNINGS,
+    ServeProcess,
+    eventually,
     needs_kubectl,
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-]
+    running,
+    table_rows,
+)
+
+pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
 ALICE = "kubeprio-alice"
 

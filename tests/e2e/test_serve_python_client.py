@@ -14,14 +14,9 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes import watch as k8s_watch
 
-from tests.e2e.serving import ServeProcess, eventually, running
+from tests.e2e.serving import CLIENT_SOCKET_WARNINGS, ServeProcess, eventually, running
 
-pytestmark = [
-    pytest.mark.e2e,
-    # urllib3 (inside the official client) leaves the watch's socket to the garbage collector.
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-]
+pytestmark = [pytest.mark.e2e, *CLIENT_SOCKET_WARNINGS]
 
 
 @pytest.fixture(scope="module")

@@ -18,18 +18,16 @@ v1.32, with the service account controller of
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 
 import pytest
 import yaml
 
-from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, new_namespace, running
 
 pytestmark = [pytest.mark.e2e, needs_kubectl]
 
 TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
-_NAMESPACES = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +39,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
 @pytest.fixture
 def ns(served: ServeProcess) -> str:
     """A namespace made a moment ago (no waiting for its default account)."""
-    name = f"sa-{next(_NAMESPACES)}"
-    served.ok("create", "ns", name)
+    name = new_namespace(served, "sa")
     return name
 
 
@@ -170,8 +167,7 @@ def test_a_new_namespace_is_ready_for_pods_at_once(served):
     """The race upstream papers over with ~1 s of retries: serve's driver runs the service
     account controller on the namespace write, before kubectl's next request."""
     for _ in range(5):
-        name = f"sa-{next(_NAMESPACES)}"
-        served.ok("create", "ns", name)
+        name = new_namespace(served, "sa")
         served.ok("run", "p", "--image=nginx", "-n", name)
 
 

@@ -22,7 +22,6 @@ What a user of a real v1.32 cluster sees (``kubectl create token``:
 from __future__ import annotations
 
 import base64
-import itertools
 import json
 import os
 import re
@@ -33,19 +32,19 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from tests.e2e.serving import KUBECTL, ServeProcess, needs_kubectl, running
-
-pytestmark = [
-    pytest.mark.e2e,
+from tests.e2e.serving import (
+    CLIENT_SOCKET_WARNINGS,
+    KUBECTL,
+    ServeProcess,
     needs_kubectl,
-    # urllib3 (inside the official client) leaves sockets to the garbage collector.
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-]
+    new_namespace,
+    running,
+)
+
+pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 UNAUTHORIZED = "error: You must be logged in to the server (Unauthorized)\n"
-_NAMESPACES = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +60,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
 @pytest.fixture
 def ns(served: ServeProcess) -> str:
     """A namespace with the account ``deployer``."""
-    name = f"team-{next(_NAMESPACES)}"
-    served.ok("create", "ns", name)
+    name = new_namespace(served, "team")
     served.ok("create", "sa", "deployer", "-n", name)
     return name
 

@@ -392,6 +392,19 @@ def _default_pod_failure_policy(policy: PodFailurePolicy | None) -> PodFailurePo
     return evolve(policy, rules=tuple(rules)) if changed else policy
 
 
+def _job_spec_inner_defaults(spec: JobSpec) -> dict[str, Any]:
+    """What the generated defaulters set inside any ``JobSpec`` (a Job's, or a CronJob's
+    job template's): pod failure policy patterns and the pod template's defaults."""
+    changes: dict[str, Any] = {}
+    policy = _default_pod_failure_policy(spec.pod_failure_policy)
+    if policy is not spec.pod_failure_policy:
+        changes["pod_failure_policy"] = policy
+    template = default_pod_template(spec.template)
+    if template is not spec.template:
+        changes["template"] = template
+    return changes
+
+
 def default_job(job: Job) -> Job:
     """``SetDefaults_Job``: completions/parallelism 1, backoffLimit 6, NonIndexed, not suspended."""
     spec = job.spec or JobSpec()
@@ -408,16 +421,11 @@ def default_job(job: Job) -> Job:
         changes["completion_mode"] = "NonIndexed"
     if spec.suspend is None:
         changes["suspend"] = False
-    policy = _default_pod_failure_policy(spec.pod_failure_policy)
-    if policy is not spec.pod_failure_policy:
-        changes["pod_failure_policy"] = policy
+    changes.update(_job_spec_inner_defaults(spec))
     replacement = "Failed" if spec.pod_failure_policy is not None else "TerminatingOrFailed"
     extra = _with_extra(spec.extra, {"podReplacementPolicy": replacement})
     if extra is not None:
         changes["extra"] = extra
-    template = default_pod_template(spec.template)
-    if template is not spec.template:
-        changes["template"] = template
     if changes or job.spec is None:
         job = evolve(job, spec=evolve(spec, **changes))
     return copy_template_labels(job)
@@ -446,13 +454,7 @@ def default_cron_job(cron_job: CronJob) -> CronJob:
         changes["failed_jobs_history_limit"] = DEFAULT_FAILED_JOBS_HISTORY_LIMIT
     job_template = spec.job_template or JobTemplateSpec()
     job_spec = job_template.spec or JobSpec()
-    job_changes: dict[str, Any] = {}
-    policy = _default_pod_failure_policy(job_spec.pod_failure_policy)
-    if policy is not job_spec.pod_failure_policy:
-        job_changes["pod_failure_policy"] = policy
-    template = default_pod_template(job_spec.template)
-    if template is not job_spec.template:
-        job_changes["template"] = template
+    job_changes = _job_spec_inner_defaults(job_spec)
     if job_changes or job_template.spec is None:
         job_template = evolve(job_template, spec=evolve(job_spec, **job_changes))
     if job_template is not spec.job_template:

@@ -53,7 +53,12 @@ from kubeprio.scheduler.framework import (
     pod_priority,
     unresolvable,
 )
-from kubeprio.scheduler.metrics import SchedulerMetrics
+from kubeprio.scheduler.metrics import (
+    RESULT_ERROR,
+    RESULT_SCHEDULED,
+    RESULT_UNSCHEDULABLE,
+    SchedulerMetrics,
+)
 from kubeprio.scheduler.nominatedload import NominatedLoad
 from kubeprio.scheduler.nominator import NominatingInfo
 from kubeprio.scheduler.preemption import fit_error_message
@@ -195,14 +200,23 @@ class Scheduler:
             FuncHandler(self._on_pod_add, self._on_pod_update, self._on_pod_delete)
         )
         framework.nominated_pods = self.nominated_pods_for_node
-        self.scheduled = 0
-        self.failed_attempts = 0
         self.preemptions = 0
         self.metrics = SchedulerMetrics(scheduler_name)
         # Attempt durations are measured, never acted on: serve and bench hand in a
         # monotonic wall clock; by default (simulations) the injected clock keeps runs pure.
         self.stopwatch: Callable[[], float] = stopwatch or clock.now
         self._attempt_start = 0.0
+
+    @property
+    def scheduled(self) -> int:
+        """Pods bound so far: the count of ``scheduled`` attempts in the metrics."""
+        return self.metrics.attempt_duration[RESULT_SCHEDULED].count
+
+    @property
+    def failed_attempts(self) -> int:
+        """Attempts that ended without a binding (``unschedulable`` and ``error``)."""
+        durations = self.metrics.attempt_duration
+        return durations[RESULT_UNSCHEDULABLE].count + durations[RESULT_ERROR].count
 
     # --- driving ------------------------------------------------------------------------------
 
@@ -608,7 +622,6 @@ class Scheduler:
             return
         self.queue.done(pod_info.uid)
         self.queue.delete_nominated_pod_if_exists(pod)
-        self.scheduled += 1
         first_queued = queued.initial_attempt_timestamp
         self.metrics.pod_scheduled(
             self.stopwatch() - self._attempt_start,
@@ -627,7 +640,6 @@ class Scheduler:
 
     def _handle_failure(self, queued: QueuedPodInfo, failure: ScheduleFailure) -> None:
         """Upstream ``handleSchedulingFailure``: event, condition, nomination, requeue."""
-        self.failed_attempts += 1
         pod = queued.pod
         status = failure.status
         self.metrics.attempt_failed(
