@@ -28,8 +28,8 @@ Mirrors upstream ``plugin/pkg/admission/serviceaccount/admission.go`` (v1.32: ``
   pod's secret volumes, its containers' env and envFrom secrets and its pull secrets must
   be among the account's ``secrets`` (pull secrets: its ``imagePullSecrets``).
 * **validating, pods UPDATE of ``ephemeralcontainers``** — the same enforcement for the
-  ephemeral containers' env and envFrom (kubeprio serves no such subresource yet, so no
-  request reaches this; it is here for when ``kubectl debug`` is served). Other pod updates
+  ephemeral containers' env and envFrom (``kubectl debug`` adds them through that
+  subresource). Other pod updates
   are not checked: a pod's service account and volumes cannot change after creation.
 
 Every refusal is 403 ``pods "<name>" is forbidden: <reason>`` (``admission.NewForbidden``).
@@ -225,9 +225,12 @@ def secret_reference_problem(account: ServiceAccount, spec: PodSpec) -> str | No
 def ephemeral_secret_problem(account: ServiceAccount, spec: PodSpec) -> str | None:
     """``limitEphemeralContainerSecretReferences``'s check of the ephemeral containers."""
     mountable = {ref.name or "" for ref in account.secrets or ()}
-    for container in _dicts(spec.extra.get("ephemeralContainers")):
+    for container in spec.ephemeral_containers or ():
         problem = _container_secret_problem(
-            "ephemeral container", container, mountable, account.metadata.name or ""
+            "ephemeral container",
+            _container_json(container.as_container()),
+            mountable,
+            account.metadata.name or "",
         )
         if problem is not None:
             return problem
@@ -253,7 +256,7 @@ def references_secrets(spec: PodSpec) -> bool:
     containers: list[Mapping[str, Any]] = [
         _container_json(c) for c in (*(spec.init_containers or ()), *(spec.containers or ()))
     ]
-    containers += _dicts(spec.extra.get("ephemeralContainers"))
+    containers += [_container_json(c.as_container()) for c in spec.ephemeral_containers or ()]
     if any(secret for c in containers for secret, _ in _env_secret_refs(c)):
         return True
     return any(

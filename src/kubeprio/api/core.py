@@ -77,6 +77,48 @@ class Container:
     extra: JsonDict = extra_field()
 
 
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EphemeralContainer:
+    """``v1.EphemeralContainer``: a debugging container added to a running pod through the
+    ``pods/ephemeralcontainers`` subresource (``kubectl debug``). Its common fields are a
+    Container's (``EphemeralContainerCommon``); ``target_container_name`` names the
+    container whose namespaces it joins."""
+
+    name: str | None = None
+    image: str | None = None
+    ports: tuple[ContainerPort, ...] | None = None
+    resources: ResourceRequirements | None = None
+    restart_policy: str | None = None
+    target_container_name: str | None = None
+    extra: JsonDict = extra_field()
+
+    def as_container(self) -> Container:
+        """The common fields as a ``Container`` (upstream's cast of
+        ``EphemeralContainerCommon`` to ``Container``), for the shared container rules."""
+        return Container(
+            name=self.name,
+            image=self.image,
+            ports=self.ports,
+            resources=self.resources,
+            restart_policy=self.restart_policy,
+            extra=self.extra,
+        )
+
+    @classmethod
+    def from_container(cls, container: Container, target: str | None) -> EphemeralContainer:
+        """The inverse of ``as_container``, with ``targetContainerName``."""
+        return cls(
+            name=container.name,
+            image=container.image,
+            ports=container.ports,
+            resources=container.resources,
+            restart_policy=container.restart_policy,
+            target_container_name=target,
+            extra=container.extra,
+        )
+
+
 # --- affinity ---------------------------------------------------------------------------
 
 
@@ -218,6 +260,7 @@ class PodSpec:
 
     init_containers: tuple[Container, ...] | None = None
     containers: tuple[Container, ...] | None = None
+    ephemeral_containers: tuple[EphemeralContainer, ...] | None = None
     restart_policy: str | None = None
     termination_grace_period_seconds: int | None = None
     active_deadline_seconds: int | None = None
@@ -278,6 +321,7 @@ class PodStatus:
     start_time: str | None = None
     container_statuses: tuple[ContainerStatus, ...] | None = None
     qos_class: str | None = None
+    ephemeral_container_statuses: tuple[ContainerStatus, ...] | None = None
     extra: JsonDict = extra_field()
 
 

@@ -50,6 +50,7 @@ from kubeprio.api.core import (
     PREEMPT_LOWER_PRIORITY,
     Container,
     ContainerPort,
+    EphemeralContainer,
     Namespace,
     Node,
     NodeStatus,
@@ -258,6 +259,9 @@ def default_pod_spec(spec: PodSpec, *, is_pod: bool = False) -> PodSpec:
             defaulted.append(default_container(container, host_network=host_network))
         if any(new is not old for new, old in zip(defaulted, containers, strict=True)):
             changes[attr] = tuple(defaulted)
+    ephemeral = _default_ephemeral_containers(spec.ephemeral_containers)
+    if ephemeral is not spec.ephemeral_containers:
+        changes["ephemeral_containers"] = ephemeral
     overhead = default_resource_list(spec.overhead)
     if overhead is not spec.overhead:
         changes["overhead"] = overhead
@@ -266,6 +270,29 @@ def default_pod_spec(spec: PodSpec, *, is_pod: bool = False) -> PodSpec:
     return with_service_account_name(
         spec, spec.service_account_name or (alias if isinstance(alias, str) else "")
     )
+
+
+def _default_ephemeral_containers(
+    containers: tuple[EphemeralContainer, ...] | None,
+) -> tuple[EphemeralContainer, ...] | None:
+    """``SetDefaults_EphemeralContainer``: the container defaults on the common fields
+    (pull policy, termination message, port protocol); no host-network ports and no
+    requests from limits, which upstream applies to regular and init containers only."""
+    if not containers:
+        return containers
+    defaulted = []
+    changed = False
+    for container in containers:
+        common = container.as_container()
+        done = default_container(common)
+        if done is common:
+            defaulted.append(container)
+        else:
+            changed = True
+            defaulted.append(
+                EphemeralContainer.from_container(done, container.target_container_name)
+            )
+    return tuple(defaulted) if changed else containers
 
 
 def with_service_account_name(spec: PodSpec, name: str) -> PodSpec:

@@ -174,6 +174,11 @@ def not_supported(field: str, value: object, supported: Iterable[str]) -> FieldE
     return FieldError(ErrorType.NOT_SUPPORTED, field, value, detail)
 
 
+def value_not_found(field: str, value: object) -> FieldError:
+    """``field.NotFound``: a reference to something that does not exist."""
+    return FieldError(ErrorType.NOT_FOUND, field, value, "")
+
+
 def duplicate(field: str, value: object) -> FieldError:
     """``field.Duplicate``."""
     return FieldError(ErrorType.DUPLICATE, field, value, "")

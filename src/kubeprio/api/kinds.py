@@ -113,6 +113,7 @@ class ResourceInfo:
 _POD_SUBRESOURCES: Final = (
     Subresource("attach", "", "v1", "PodAttachOptions", ("create", "get")),
     Subresource("binding", "", "v1", "Binding", ("create",)),
+    Subresource("ephemeralcontainers", "", "v1", "Pod", ("get", "patch", "update")),
     Subresource("eviction", "policy", "v1", "Eviction", ("create",)),
     Subresource("exec", "", "v1", "PodExecOptions", ("create", "get")),
     Subresource("log", "", "v1", "Pod", ("get",)),

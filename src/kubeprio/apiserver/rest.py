@@ -14,7 +14,8 @@ client send (shared/reference/kubectl-wire.md):
   content types, and an apply patch (``application/apply-patch+yaml``) of an absent object
   creates it (201); DELETE reads a ``DeleteOptions`` body whatever its content type and
   answers with the object (pods, or anything still terminating) or a success Status;
-* subresources ``status``, ``scale`` (autoscaling/v1 ``Scale``), ``pods/binding`` and
+* subresources ``status``, ``pods/ephemeralcontainers`` (a Pod in and out, like
+  ``status``), ``scale`` (autoscaling/v1 ``Scale``), ``pods/binding`` and
   ``pods/eviction`` (201 with a success Status), ``serviceaccounts/token`` (201 with the
   TokenRequest and its token, ``apiserver.tokenrequest``);
 * reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``);
@@ -199,7 +200,8 @@ class RestHandler:
                     return self.patch(request)
                 if method == "DELETE":
                     return self.delete(request)
-        elif sub == "status":
+        elif sub in ("status", "ephemeralcontainers"):
+            # pods/ephemeralcontainers reads and writes a whole Pod, as status does.
             if method == "GET":
                 return self.get(request)
             if method == "PUT":

@@ -379,7 +379,8 @@ class ApiService:
             if found:
                 raise errors.invalid_error(info.kind, info.group, name, found)
             self.admission.validate(evolve(request, obj=new), outcome)
-            if subresource != "status":
+            if subresource not in ("status", strategy.EPHEMERAL_CONTAINERS):
+                # podEphemeralContainersStrategy.WarningsOnUpdate returns none.
                 outcome.warnings.extend(validation.warnings(new, current))
             if new.metadata.resource_version != current.metadata.resource_version:
                 # A write without a resourceVersion (no compare-and-swap): compare (and answer

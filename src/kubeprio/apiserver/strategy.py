@@ -10,6 +10,9 @@
   ``status`` update cannot change anything else (a pod status that omits ``qosClass``
   keeps the stored one); system metadata is carried over; ``metadata.generation`` moves
   when the spec changes.
+* an ``ephemeralcontainers`` update of a pod changes ``spec.ephemeralContainers`` and
+  nothing else (``podEphemeralContainersStrategy``); a main update keeps them as sent, so
+  adding one there fails validation, as upstream.
 * ``check_delete``: objects the registry refuses to delete (the system PriorityClasses).
 * A ServiceAccount's ``secrets`` keep only their names, on create and update
   (``cleanSecretReferences`` in ``pkg/registry/core/serviceaccount/strategy.go``).
@@ -50,6 +53,9 @@ from kubeprio.api.scheduling import PriorityClass, system_priority_class
 from kubeprio.api.service import LoadBalancerStatus, Service, ServiceStatus
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.apiserver import templategeneration
+
+EPHEMERAL_CONTAINERS: Final = "ephemeralcontainers"
+"""The pod subresource that adds ephemeral containers (``kubectl debug``)."""
 
 STATUS_KINDS: Final = (
     Pod,
@@ -187,6 +193,8 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
         if isinstance(new, Pod):
             status = _backfill_qos_class(new.status, old.status)
         return evolve(old, status=status)
+    if subresource == EPHEMERAL_CONTAINERS and isinstance(new, Pod):
+        return drop_non_ephemeral_container_updates(new, old)
     metadata = evolve(
         new.metadata,
         # rest.BeforeUpdate fills a missing uid; a different one fails validation
@@ -208,6 +216,16 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
     if isinstance(new, DaemonSet):
         new = templategeneration.prepare_for_update(new, old)
     return new
+
+
+def drop_non_ephemeral_container_updates(new: Pod, old: Pod) -> Pod:
+    """``podEphemeralContainersStrategy.PrepareForUpdate``: an ``ephemeralcontainers``
+    write changes ``spec.ephemeralContainers`` only. Spec and status are the stored ones,
+    and so is the metadata (``ResetObjectMetaForStatus`` keeps the stored labels,
+    annotations, finalizers, owners, generation and deletion timestamp; name, uid and
+    resourceVersion were checked before)."""
+    ephemeral = new.spec.ephemeral_containers if new.spec is not None else None
+    return evolve(old, spec=evolve(old.spec or PodSpec(), ephemeral_containers=ephemeral))
 
 
 def check_delete(info: ResourceInfo, name: str) -> None:

@@ -24,6 +24,9 @@ A pod's life on the node (``Record.state``)::
 * Graceful termination (``kubelet.runtime``): the grace period is the pod's
   ``deletionGracePeriodSeconds`` (else ``terminationGracePeriodSeconds``), may only
   shrink, and is at least 2 s at the container runtime.
+* Ephemeral containers (``kubectl debug``) added to a RUNNING pod start when the kubelet
+  sees the update: their statuses are written at once, running; they are never restarted
+  and end, killed, with the pod (``kubelet.status``).
 * Node-pressure eviction (``kubelet.evictionmanager``) runs on 10 s ticks when usage
   changed, and right after an evicted pod is gone; it evicts one pod per pass.
 
@@ -354,6 +357,41 @@ class Kubelet:
             return
         if pod.metadata.deletion_timestamp and rec.state != State.TERMINATED:
             self._terminate(rec, now, self._grace_period(pod))
+        elif rec.state == State.RUNNING:
+            self._start_ephemeral_containers(rec, now)
+
+    def _start_ephemeral_containers(self, rec: Record, now: float) -> None:
+        """Start the ephemeral containers ``kubectl debug`` added to a running pod (the
+        pod worker's ``SyncPod`` starts them after the regular ones): report them running.
+        They hold no resources and change no condition; the pod's own run is unchanged."""
+        pod = rec.pod
+        spec = pod.spec
+        if spec is None or not spec.ephemeral_containers:
+            return
+        reported = {
+            s.name for s in (pod.status.ephemeral_container_statuses if pod.status else None) or ()
+        }
+        new = [c for c in spec.ephemeral_containers if c.name not in reported]
+        if not new:
+            return
+        stamp = self._stamp(now)
+        stored = self._write_status(
+            pod,
+            lambda p: evolve(
+                p.status or PodStatus(),
+                ephemeral_container_statuses=status.ephemeral_container_statuses(p, now=stamp),
+            ),
+        )
+        if stored is not None:
+            rec.pod = stored
+        if self.config.container_events:
+            self._started_events(
+                pod,
+                [
+                    (f"spec.ephemeralContainers{{{c.name}}}", c.name or "", c.image or "")
+                    for c in new
+                ],
+            )
 
     def _grace_period(self, pod: Pod) -> int:
         """``calculateEffectiveGracePeriod``: the API's deletion grace, else the pod's own."""
@@ -597,21 +635,30 @@ class Kubelet:
             return None
 
     def _container_events(self, pod: Pod, *, started: bool) -> None:
-        for container in (pod.spec.containers if pod.spec else None) or ():
+        containers = (pod.spec.containers if pod.spec else None) or ()
+        if started:
+            self._started_events(
+                pod,
+                [(f"spec.containers{{{c.name}}}", c.name or "", c.image or "") for c in containers],
+            )
+            return
+        for container in containers:
             name = container.name or ""
             ref = evolve(record.object_reference(pod), field_path=f"spec.containers{{{name}}}")
-            normal = record.EVENT_TYPE_NORMAL
-            if started:
-                self._recorder.event_for(
-                    ref,
-                    normal,
-                    "Pulled",
-                    f'Container image "{container.image or ""}" already present on machine',
-                )
-                self._recorder.event_for(ref, normal, "Created", f"Created container: {name}")
-                self._recorder.event_for(ref, normal, "Started", f"Started container {name}")
-            else:
-                self._recorder.event_for(ref, normal, "Killing", f"Stopping container {name}")
+            self._recorder.event_for(
+                ref, record.EVENT_TYPE_NORMAL, "Killing", f"Stopping container {name}"
+            )
+
+    def _started_events(self, pod: Pod, started: list[tuple[str, str, str]]) -> None:
+        """``Pulled``, ``Created``, ``Started`` for each (field path, name, image)."""
+        normal = record.EVENT_TYPE_NORMAL
+        for field_path, name, image in started:
+            ref = evolve(record.object_reference(pod), field_path=field_path)
+            self._recorder.event_for(
+                ref, normal, "Pulled", f'Container image "{image}" already present on machine'
+            )
+            self._recorder.event_for(ref, normal, "Created", f"Created container: {name}")
+            self._recorder.event_for(ref, normal, "Started", f"Started container {name}")
 
     # --- node-pressure eviction -------------------------------------------------------------------
 

@@ -10,7 +10,10 @@ manager's ``mergePodStatus`` (``pkg/kubelet/status/status_manager.go``):
 * a condition keeps its ``lastTransitionTime`` while its status does not change;
 * ``startTime`` never changes once set;
 * container statuses carry ``containerID``, ``image``, ``imageID`` and a ``running`` or
-  ``terminated`` state (exit code, reason ``Completed`` or ``Error``).
+  ``terminated`` state (exit code, reason ``Completed`` or ``Error``);
+* ephemeral containers (``kubectl debug``) start as soon as the kubelet sees them in a
+  running pod: the same shape, never ``ready``, no ``started``, never restarted; when the
+  pod stops they are killed (137, ``Error``). They count in no condition.
 
 Pure: times are passed in (RFC 3339 strings); no I/O.
 """
@@ -33,7 +36,7 @@ from kubeprio.api.core import (
 )
 from kubeprio.api.model import evolve
 from kubeprio.api.resources import qos_class
-from kubeprio.kubelet.runtime import EXIT_CODE_SUCCESS, container_id
+from kubeprio.kubelet.runtime import EXIT_CODE_SIGKILL, EXIT_CODE_SUCCESS, container_id
 
 POD_READY_TO_START_CONTAINERS: Final = "PodReadyToStartContainers"
 POD_INITIALIZED: Final = "Initialized"
@@ -165,6 +168,70 @@ def _container_statuses(
     return tuple(statuses)
 
 
+def _ephemeral_status(pod: Pod, name: str, image: str, state: dict[str, object]) -> ContainerStatus:
+    """An ephemeral container's status: the regular shape without ``started``, never
+    ready (the prober manager sets ``started``/``ready`` for regular and init containers
+    only)."""
+    return ContainerStatus(
+        name=name,
+        ready=False,
+        restart_count=0,
+        extra={
+            "containerID": container_id(pod.metadata.uid or "", name),
+            "image": image,
+            "imageID": image,
+            "lastState": {},
+            "state": state,
+        },
+    )
+
+
+def ephemeral_container_statuses(pod: Pod, *, now: str) -> tuple[ContainerStatus, ...] | None:
+    """The ephemeral container statuses of a running pod: those already reported stay as
+    they are, every ephemeral container without one starts ``now`` (``running`` with
+    ``startedAt``), in the order of ``spec.ephemeralContainers``. Ephemeral containers are
+    never restarted."""
+    spec = pod.spec or PodSpec()
+    old = (pod.status.ephemeral_container_statuses if pod.status else None) or ()
+    if not spec.ephemeral_containers:
+        return old or None
+    known = {s.name: s for s in old}
+    statuses = [
+        known.get(c.name)
+        or _ephemeral_status(pod, c.name or "", c.image or "", {"running": {"startedAt": now}})
+        for c in spec.ephemeral_containers
+    ]
+    named = {c.name for c in spec.ephemeral_containers}
+    # Statuses of names the spec no longer has (never, through the API) are kept.
+    statuses.extend(s for s in old if s.name not in named)
+    return tuple(statuses)
+
+
+def _killed_ephemeral_statuses(pod: Pod, *, now: str) -> tuple[ContainerStatus, ...] | None:
+    """When the pod stops, its still-running ephemeral containers are killed: a debugging
+    shell is PID 1 of its container and ignores SIGTERM, so they end with SIGKILL
+    (exit code 137, reason ``Error``). One that never started stays unreported."""
+    statuses = pod.status.ephemeral_container_statuses if pod.status else None
+    if not statuses:
+        return statuses
+    ended: list[ContainerStatus] = []
+    for entry in statuses:
+        state = entry.extra.get("state")
+        running = state.get("running") if isinstance(state, dict) else None
+        if not isinstance(running, dict):
+            ended.append(entry)
+            continue
+        terminated = {
+            "containerID": entry.extra.get("containerID"),
+            "exitCode": EXIT_CODE_SIGKILL,
+            "finishedAt": now,
+            "reason": "Error",
+            "startedAt": running.get("startedAt"),
+        }
+        ended.append(evolve(entry, extra={**entry.extra, "state": {"terminated": terminated}}))
+    return tuple(ended)
+
+
 def _addresses(status: PodStatus, *, host_ip: str | None, pod_ip: str | None) -> PodStatus:
     extra = dict(status.extra)
     if host_ip:
@@ -197,6 +264,7 @@ def running_status(
             pod, started_at=start_time, finished_at=None, exit_code=None
         ),
         qos_class=old.qos_class or qos_class(pod.spec or PodSpec()),
+        ephemeral_container_statuses=ephemeral_container_statuses(pod, now=now),
     )
     return _addresses(status, host_ip=host_ip, pod_ip=pod_ip)
 
@@ -231,6 +299,7 @@ def terminal_status(
         container_statuses=_container_statuses(
             pod, started_at=start_time, finished_at=now, exit_code=exit_code
         ),
+        ephemeral_container_statuses=_killed_ephemeral_statuses(pod, now=now),
     )
 
 

@@ -120,6 +120,9 @@ UPDATE_WARNINGS: Final[dict[type[Any], KindUpdateWarnings]] = {
 """Model class -> the warnings of an update, for kinds whose warnings depend on the old
 object (upstream ``WarningsOnUpdate``); the others warn as on create."""
 
+EPHEMERAL_CONTAINERS: Final = "ephemeralcontainers"
+"""The pod subresource that adds ephemeral containers (``kubectl debug``)."""
+
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
@@ -144,7 +147,8 @@ def validate_update(
 ) -> list[FieldError]:
     """All field errors of an update (object rules plus immutability rules).
 
-    ``subresource="status"`` runs the kind's status-update rules instead of its spec rules.
+    ``subresource="status"`` runs the kind's status-update rules instead of its spec rules;
+    ``"ephemeralcontainers"`` a pod's ``ValidatePodEphemeralContainersUpdate``.
     """
     kind = type(new)
     found: list[FieldError] = []
@@ -156,6 +160,11 @@ def validate_update(
         status_validator = STATUS_VALIDATORS.get(kind)
         if status_validator is not None:
             found.extend(status_validator(new, old))
+        return found
+    if subresource == EPHEMERAL_CONTAINERS:
+        ephemeral_validator = core.EPHEMERAL_CONTAINERS_UPDATE.get(kind)
+        if ephemeral_validator is not None:
+            found.extend(ephemeral_validator(new, old))
         return found
     update_validator = UPDATE_VALIDATORS.get(kind)
     if update_validator is not None:

@@ -38,8 +38,10 @@ from kubeprio.api.core import (
     PodSpec,
     Taint,
     Toleration,
+    is_mirror_pod,
 )
 from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.gotext import go_quote
 from kubeprio.api.model import INT32_MAX, evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.serialization import to_dict
@@ -100,7 +102,8 @@ def validate_pod(pod: Pod) -> list[FieldError]:
     """``ValidatePodCreate`` (metadata is checked by the caller)."""
     spec = pod.spec or PodSpec()
     found = _validate_pod_metadata_and_spec(pod)
-    if spec.extra.get("ephemeralContainers"):
+    if spec.ephemeral_containers:
+        # Only the ephemeralcontainers subresource adds them.
         found.append(errors.forbidden("spec.ephemeralContainers", "cannot be set on create"))
     if spec.node_name and spec.extra.get("schedulingGates"):
         found.append(
@@ -163,8 +166,8 @@ def _go_field(json_key: str) -> str:
     return json_key[:1].upper() + json_key[1:]
 
 
-def spec_diff(old: PodSpec, new: PodSpec, type_name: str = "core.PodSpec") -> str:
-    """A go-cmp-style diff of two pod specs, one line per changed top-level field."""
+def spec_diff(old: Any, new: Any, type_name: str = "core.PodSpec") -> str:
+    """A go-cmp-style diff of two models (pod specs), one line per changed top-level field."""
     old_doc, new_doc = _prune(to_dict(old)), _prune(to_dict(new))
     keys = list(old_doc) + [k for k in new_doc if k not in old_doc]
     lines = [f"  {type_name}{{"]
@@ -306,6 +309,37 @@ def _munge_updatable(new: PodSpec, old: PodSpec) -> PodSpec:
 def _only_additions(new: Any, old: Any) -> bool:
     new, old = dict(new or {}), dict(old or {})
     return all(new.get(k) == v for k, v in old.items())
+
+
+def validate_pod_ephemeral_containers_update(new: Pod, old: Pod) -> list[FieldError]:
+    """``ValidatePodEphemeralContainersUpdate`` (metadata update rules are checked by the
+    caller): the new pod's spec is valid, static pods take no ephemeral containers, and
+    existing ephemeral containers are neither removed nor changed (matched by name, as a
+    patch need not keep their order). The diff after "may not be changed" is go-cmp's
+    layout over the changed JSON fields, as ``spec_diff``."""
+    found = _validate_pod_metadata_and_spec(new)
+    if is_mirror_pod(old):
+        # Upstream returns this error alone (kubernetes#113935).
+        return [errors.forbidden("", "static pods do not support ephemeral containers")]
+    path = "spec.ephemeralContainers"
+    by_name = {c.name: c for c in (new.spec.ephemeral_containers if new.spec else None) or ()}
+    for existing in (old.spec.ephemeral_containers if old.spec else None) or ():
+        quoted = go_quote(existing.name or "")
+        current = by_name.get(existing.name)
+        if current is None:
+            found.append(
+                errors.forbidden(
+                    path, f"existing ephemeral containers {quoted} may not be removed\n"
+                )
+            )
+        elif not semantic_equal(existing, current):
+            diff = spec_diff(existing, current, "core.EphemeralContainer")
+            found.append(
+                errors.forbidden(
+                    path, f"existing ephemeral containers {quoted} may not be changed\n{diff}"
+                )
+            )
+    return found
 
 
 def validate_pod_status_update(new: Pod, old: Pod) -> list[FieldError]:
@@ -576,6 +610,9 @@ UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
     Node: validate_node_update,
     Namespace: validate_namespace_update,
     Event: validate_event_update,
+}
+EPHEMERAL_CONTAINERS_UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
+    Pod: validate_pod_ephemeral_containers_update,
 }
 STATUS_UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
     Pod: validate_pod_status_update,

@@ -23,6 +23,7 @@ from typing import Any, Final
 from kubeprio.api import errors
 from kubeprio.api.core import (
     Container,
+    EphemeralContainer,
     PodSpec,
     PodTemplateSpec,
 )
@@ -53,6 +54,19 @@ PORT_PROTOCOLS: Final = ("SCTP", "TCP", "UDP")
 PREEMPTION_POLICIES: Final = ("PreemptLowerPriority", "Never")
 INIT_ONLY_WITH_ALWAYS: Final = "may not be set for init containers without restartPolicy=Always"
 _INIT_FORBIDDEN_KEYS: Final = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+NOT_FOR_EPHEMERAL: Final = "cannot be set for an Ephemeral Container"
+EPHEMERAL_FORBIDDEN_FIELDS: Final = (
+    "ports",
+    "resources",
+    "resizePolicy",
+    "restartPolicy",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+)
+"""The fields of ``EphemeralContainerCommon`` that ``allowedEphemeralContainerFields``
+does not allow, in struct order (``validateFieldAllowList`` walks the struct)."""
 
 
 # --- containers --------------------------------------------------------------------------------
@@ -234,6 +248,80 @@ def validate_init_containers(
     return found
 
 
+def _ephemeral_field_set(container: EphemeralContainer, json_key: str) -> bool:
+    """Whether a field differs from its Go zero value. An empty list or map is not zero
+    (``reflect.DeepEqual`` tells a non-nil empty slice from nil), so present means set."""
+    modelled = {
+        "ports": container.ports,
+        "resources": container.resources,
+        "restartPolicy": container.restart_policy,
+    }
+    if json_key == "resources":
+        resources = container.resources
+        # ``resources: {}`` is the zero struct; any list in it is a value.
+        return resources is not None and (
+            resources.limits is not None
+            or resources.requests is not None
+            or any(v is not None for v in resources.extra.values())
+        )
+    if json_key in modelled:
+        return modelled[json_key] is not None
+    return container.extra.get(json_key) is not None
+
+
+def validate_ephemeral_containers(
+    ephemeral: Sequence[EphemeralContainer] | None,
+    containers: Sequence[Container] | None,
+    init_containers: Sequence[Container] | None,
+    path: str,
+) -> list[FieldError]:
+    """``validateEphemeralContainers``: the common container rules and the pod-only image
+    rule, names unique across every container, ``targetContainerName`` naming a regular
+    or init container, none of the fields an ephemeral container may not set, and no
+    volume-mount ``subPath``/``subPathExpr``."""
+    if not ephemeral:
+        return []
+    found: list[FieldError] = []
+    others = {c.name or "" for c in (*(containers or ()), *(init_containers or ()))}
+    names = set(others)
+    for position, container in enumerate(ephemeral):
+        container_path = index(path, position)
+        found.extend(validate_container_common(container.as_container(), container_path))
+        image = container.image
+        if image is not None and image != image.strip():
+            found.append(
+                errors.invalid(
+                    child(container_path, "image"),
+                    image,
+                    "must not have leading or trailing whitespace",
+                )
+            )
+        name = container.name or ""
+        if name in names:
+            found.append(errors.duplicate(child(container_path, "name"), name))
+        else:
+            names.add(name)
+        target = container.target_container_name or ""
+        if target and target not in others:
+            found.append(
+                errors.value_not_found(child(container_path, "targetContainerName"), target)
+            )
+        found.extend(
+            errors.forbidden(child(container_path, json_key), NOT_FOR_EPHEMERAL)
+            for json_key in EPHEMERAL_FORBIDDEN_FIELDS
+            if _ephemeral_field_set(container, json_key)
+        )
+        mounts = container.extra.get("volumeMounts")
+        for m_index, mount in enumerate(mounts if isinstance(mounts, list) else ()):
+            if not isinstance(mount, dict):
+                continue
+            for json_key in ("subPath", "subPathExpr"):
+                if mount.get(json_key):
+                    mount_path = index(child(container_path, "volumeMounts"), m_index)
+                    found.append(errors.forbidden(child(mount_path, json_key), NOT_FOR_EPHEMERAL))
+    return found
+
+
 # --- the pod spec --------------------------------------------------------------------------------
 
 
@@ -246,6 +334,14 @@ def validate_pod_spec(spec: PodSpec, path: str, *, is_pod: bool) -> list[FieldEr
     found.extend(
         validate_init_containers(
             spec.init_containers, spec.containers, child(path, "initContainers")
+        )
+    )
+    found.extend(
+        validate_ephemeral_containers(
+            spec.ephemeral_containers,
+            spec.containers,
+            spec.init_containers,
+            child(path, "ephemeralContainers"),
         )
     )
     if spec.host_network:
@@ -336,7 +432,15 @@ def validate_pod_template_spec(template: PodTemplateSpec | None, path: str) -> l
     found.extend(
         validate_annotations(metadata.annotations if metadata else None, child(path, "annotations"))
     )
-    found.extend(validate_pod_spec(template.spec or PodSpec(), child(path, "spec"), is_pod=False))
+    spec = template.spec or PodSpec()
+    found.extend(validate_pod_spec(spec, child(path, "spec"), is_pod=False))
+    if spec.ephemeral_containers:
+        found.append(
+            errors.forbidden(
+                child(child(path, "spec"), "ephemeralContainers"),
+                "ephemeral containers not allowed in pod template",
+            )
+        )
     return found
 
 
