@@ -13,7 +13,8 @@ authorizer, a fixed policy in place of RBAC:
   in the namespaces the Tenant owns (``admission.tenant.owning_tenant``) roughly as
   upstream's ``admin`` ClusterRole bound there allows: everything on the namespaced
   kinds except ``pods/binding`` and status writes (the scheduler's and controllers'
-  work); events and ResourceQuotas are read-only; ``pods/eviction``, ``scale`` and
+  work); events and ResourceQuotas are read-only; ``pods/eviction``,
+  ``pods/ephemeralcontainers`` (``kubectl debug``), ``scale`` and
   ``serviceaccounts/token`` (``kubectl create token``) are allowed, and so is
   impersonating the service accounts there (``kubectl --as=system:serviceaccount:...``);
 * a service account's token authenticates as ``system:serviceaccount:<ns>:<name>`` with
@@ -71,11 +72,21 @@ roles lost write access to endpoints and slices in 1.22, CVE-2021-25740, and onl
 ResourceQuotas, a tenant does not set its own limits, and ControllerRevisions, which the
 DaemonSet controller writes; ``kubectl rollout history/undo`` only read them)."""
 TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
-    {"pods/eviction", "deployments/scale", "replicasets/scale", "serviceaccounts/token"}
+    {
+        "pods/eviction",
+        "pods/ephemeralcontainers",
+        "deployments/scale",
+        "replicasets/scale",
+        "serviceaccounts/token",
+    }
 )
 """Subresources a tenant user may write (others, like ``pods/binding``, are the system's).
 ``serviceaccounts/token``: upstream's ``edit`` role, aggregated into ``admin``, grants
-``create`` on it, so a tenant may mint tokens for the accounts of its namespaces."""
+``create`` on it, so a tenant may mint tokens for the accounts of its namespaces.
+``pods/ephemeralcontainers``: ``edit`` (and so ``admin``) grants ``patch`` and ``update``
+on it, so a tenant may ``kubectl debug`` the pods of its namespaces; the subresource can
+add containers only, never resources or a priority, so it gives no way around the
+tenant's priority-class allowlist or its quotas."""
 TENANT_EXTRA_VERBS: Final = frozenset({("", "serviceaccounts", "impersonate")})
 """Verbs outside a resource's discovery verbs that tenant users hold in their namespaces:
 upstream's ``edit`` role (aggregated into ``admin``) grants ``impersonate`` on

@@ -95,33 +95,46 @@ def _validate(options: LogOptions) -> list[FieldError]:
     return found
 
 
+def container_names(pod: Pod) -> list[str]:
+    """``podutil.VisitContainers`` order: init containers, containers, ephemeral containers."""
+    spec = pod.spec
+    if spec is None:
+        return []
+    return [
+        c.name or ""
+        for group in (spec.init_containers, spec.containers, spec.ephemeral_containers)
+        for c in group or ()
+    ]
+
+
 def container_for(pod: Pod, requested: str) -> str:
-    """Upstream ``validateContainer``: the named container, or the only one."""
+    """Upstream ``validateContainer``: the named container (of any kind, ephemeral ones
+    included), or the only regular one."""
     spec = pod.spec
     containers = (spec.containers if spec else None) or ()
-    inits = (spec.init_containers if spec else None) or ()
     name = pod.metadata.name or ""
     if not requested:
         if len(containers) == 1:
             return containers[0].name or ""
         if not containers:
             raise errors.bad_request(f"a container name must be specified for pod {name}")
-        # Go's %s of a []string: init containers first, as VisitContainers walks them.
-        names = " ".join(c.name or "" for c in (*inits, *containers))
+        # Go's %s of a []string.
+        names = " ".join(container_names(pod))
         raise errors.bad_request(
             f"a container name must be specified for pod {name}, choose one of: [{names}]"
         )
-    if not any(c.name == requested for c in (*inits, *containers)):
+    if requested not in container_names(pod):
         raise errors.bad_request(f"container {requested} is not valid for pod {name}")
     return requested
 
 
 def _status_of(pod: Pod, container: str) -> dict[str, Any] | None:
-    """The container's status as the API holds it (``state``, ``lastState``, ...)."""
+    """The container's status as the API holds it (``state``, ``lastState``, ...); the
+    kubelet's ``validateContainerLogStatus`` looks among the ephemeral ones too."""
     status = pod.status
     if status is None:
         return None
-    for entry in status.container_statuses or ():
+    for entry in (*(status.container_statuses or ()), *(status.ephemeral_container_statuses or ())):
         if entry.name == container:
             return dict(entry.extra)
     # Init container statuses are kept as the JSON they were written with.

@@ -39,7 +39,7 @@ EVENT_TYPE_WARNING: Final = "Warning"
 MAX_LRU_CACHE_ENTRIES: Final = 4096
 _MAX_NAME_ATTEMPTS: Final = 8
 
-_CacheKey = tuple[str, str, str, str, str, str, str, str, str]
+_CacheKey = tuple[str, str, str, str, str, str, str, str, str, str]
 
 
 @fast_init
@@ -178,6 +178,8 @@ class EventRecorder:
             ref.kind or "",
             ref.namespace or "",
             ref.name or "",
+            # getEventKey includes the field path: each container's events are its own.
+            ref.field_path or "",
             ref.uid or "",
             event_type,
             reason,
