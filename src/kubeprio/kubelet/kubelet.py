@@ -448,6 +448,9 @@ class Kubelet:
         for problem in script.errors:
             self._recorder.event(pod, record.EVENT_TYPE_WARNING, "InvalidAnnotation", problem)
         existing_ip = pod.status.pod_ip if pod.status else None
+        if pod.spec is not None and pod.spec.host_network:
+            # generateAPIPodStatus: a host-network pod's IPs are the node's.
+            existing_ip = self._host_ip
         rec = Record(
             pod=pod,
             state=State.RUNNING,
@@ -458,7 +461,7 @@ class Kubelet:
             finishes_at=None if script.duration is None else started_at + script.duration,
             pod_ip=existing_ip or self._allocate_ip(),
         )
-        if existing_ip:
+        if existing_ip and existing_ip != self._host_ip:
             self._ips_in_use.add(existing_ip)
         self._records[rec.uid] = rec
         admission.add_amounts(self._used, requests)

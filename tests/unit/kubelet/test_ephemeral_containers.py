@@ -173,3 +173,19 @@ def test_an_adopted_running_pod_starts_its_unreported_debugger(cluster: Cluster)
     found = cluster.pod("snap")
     assert found is not None
     assert [s["name"] for s in ephemeral_statuses(found)] == ["dbg"]
+
+
+def test_a_host_network_pod_gets_the_nodes_ip(cluster: Cluster) -> None:
+    """``kubectl debug node/NAME`` runs a host-network pod: ``generateAPIPodStatus`` gives
+    it the node's IPs, and no address of the pod range."""
+    kubelet = cluster.kubelet("n1", node=NODE.build())
+    plain = pod("node-debugger").build()
+    assert plain.spec is not None
+    found = cluster.run(evolve(plain, spec=evolve(plain.spec, host_network=True)))
+    status = found.status
+    assert status is not None
+    host_ip = status.host_ip
+    assert host_ip
+    assert status.pod_ip == host_ip
+    assert to_dict(status)["podIPs"] == [{"ip": host_ip}]
+    assert kubelet.record(found.metadata.uid or "") is not None
