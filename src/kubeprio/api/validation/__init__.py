@@ -7,7 +7,8 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
 ``validation.resourcequota``, ConfigMaps, Secrets and ServiceAccounts in
-``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``) and are
+``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
+``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
 shared by pods and workload templates live in ``validation.podspec``.
@@ -47,6 +48,7 @@ from kubeprio.api.validation import (  # isort: skip
     cronjob,
     daemonset,
     endpoints,
+    ephemeral,
     policy,
     resourcequota,
     scheduling,
@@ -162,7 +164,7 @@ def validate_update(
             found.extend(status_validator(new, old))
         return found
     if subresource == EPHEMERAL_CONTAINERS:
-        ephemeral_validator = core.EPHEMERAL_CONTAINERS_UPDATE.get(kind)
+        ephemeral_validator = ephemeral.UPDATE.get(kind)
         if ephemeral_validator is not None:
             found.extend(ephemeral_validator(new, old))
         return found

@@ -38,10 +38,8 @@ from kubeprio.api.core import (
     PodSpec,
     Taint,
     Toleration,
-    is_mirror_pod,
 )
 from kubeprio.api.errors import FieldError, GoValue
-from kubeprio.api.gotext import go_quote
 from kubeprio.api.model import INT32_MAX, evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.serialization import to_dict
@@ -89,7 +87,7 @@ def _image_whitespace(containers: Sequence[Container] | None, path: str) -> list
     ]
 
 
-def _validate_pod_metadata_and_spec(pod: Pod) -> list[FieldError]:
+def validate_pod_metadata_and_spec(pod: Pod) -> list[FieldError]:
     """``validatePodMetadataAndSpec`` after ``ValidateObjectMeta`` (run by the caller)."""
     spec = pod.spec or PodSpec()
     found = validate_pod_spec(spec, "spec", is_pod=True)
@@ -101,7 +99,7 @@ def _validate_pod_metadata_and_spec(pod: Pod) -> list[FieldError]:
 def validate_pod(pod: Pod) -> list[FieldError]:
     """``ValidatePodCreate`` (metadata is checked by the caller)."""
     spec = pod.spec or PodSpec()
-    found = _validate_pod_metadata_and_spec(pod)
+    found = validate_pod_metadata_and_spec(pod)
     if spec.ephemeral_containers:
         # Only the ephemeralcontainers subresource adds them.
         found.append(errors.forbidden("spec.ephemeralContainers", "cannot be set on create"))
@@ -219,7 +217,7 @@ def _same_spec(a: PodSpec, b: PodSpec) -> bool:
 def validate_pod_update(new: Pod, old: Pod) -> list[FieldError]:
     """``ValidatePodUpdate`` (metadata update rules are checked by the caller)."""
     new_spec, old_spec = new.spec or PodSpec(), old.spec or PodSpec()
-    found = _validate_pod_metadata_and_spec(new)
+    found = validate_pod_metadata_and_spec(new)
     errs, stop = _container_updates(new_spec.containers, old_spec.containers, "spec.containers")
     found.extend(errs)
     if stop:
@@ -309,37 +307,6 @@ def _munge_updatable(new: PodSpec, old: PodSpec) -> PodSpec:
 def _only_additions(new: Any, old: Any) -> bool:
     new, old = dict(new or {}), dict(old or {})
     return all(new.get(k) == v for k, v in old.items())
-
-
-def validate_pod_ephemeral_containers_update(new: Pod, old: Pod) -> list[FieldError]:
-    """``ValidatePodEphemeralContainersUpdate`` (metadata update rules are checked by the
-    caller): the new pod's spec is valid, static pods take no ephemeral containers, and
-    existing ephemeral containers are neither removed nor changed (matched by name, as a
-    patch need not keep their order). The diff after "may not be changed" is go-cmp's
-    layout over the changed JSON fields, as ``spec_diff``."""
-    found = _validate_pod_metadata_and_spec(new)
-    if is_mirror_pod(old):
-        # Upstream returns this error alone (kubernetes#113935).
-        return [errors.forbidden("", "static pods do not support ephemeral containers")]
-    path = "spec.ephemeralContainers"
-    by_name = {c.name: c for c in (new.spec.ephemeral_containers if new.spec else None) or ()}
-    for existing in (old.spec.ephemeral_containers if old.spec else None) or ():
-        quoted = go_quote(existing.name or "")
-        current = by_name.get(existing.name)
-        if current is None:
-            found.append(
-                errors.forbidden(
-                    path, f"existing ephemeral containers {quoted} may not be removed\n"
-                )
-            )
-        elif not semantic_equal(existing, current):
-            diff = spec_diff(existing, current, "core.EphemeralContainer")
-            found.append(
-                errors.forbidden(
-                    path, f"existing ephemeral containers {quoted} may not be changed\n{diff}"
-                )
-            )
-    return found
 
 
 def validate_pod_status_update(new: Pod, old: Pod) -> list[FieldError]:
@@ -610,9 +577,6 @@ UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
     Node: validate_node_update,
     Namespace: validate_namespace_update,
     Event: validate_event_update,
-}
-EPHEMERAL_CONTAINERS_UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
-    Pod: validate_pod_ephemeral_containers_update,
 }
 STATUS_UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
     Pod: validate_pod_status_update,

@@ -1,8 +1,8 @@
 """Validation of a pod spec, shared by pods and by the pod templates of workloads.
 
 Mirrors upstream ``ValidatePodSpec`` and the functions it calls in
-``pkg/apis/core/validation/validation.go`` for the fields kubeprio models (containers
-and init containers with their ports and resources, restart and DNS policy, node
+``pkg/apis/core/validation/validation.go`` for the fields kubeprio models (containers,
+init containers and ephemeral containers with their ports and resources, restart and DNS policy, node
 selector and affinity, tolerations, topology spread constraints, names of the node,
 service account and priority class, preemption policy, overhead), in upstream's order,
 with upstream's field paths and texts. Fields kubeprio keeps only in ``extra`` are
