@@ -48,6 +48,7 @@ ROOTS = {
     "ControllerRevision": "V1ControllerRevision",
     "Job": "V1Job",
     "CronJob": "V1CronJob",
+    "HorizontalPodAutoscaler": "V2HorizontalPodAutoscaler",
     "Lease": "V1Lease",
     "Service": "V1Service",
     "Endpoints": "V1Endpoints",
@@ -86,6 +87,10 @@ QUANTITIES = {
     ("V1ResourceRequirements", "requests"),
     ("V1VolumeResourceRequirements", "limits"),
     ("V1VolumeResourceRequirements", "requests"),
+    ("V2MetricTarget", "averageValue"),
+    ("V2MetricTarget", "value"),
+    ("V2MetricValueStatus", "averageValue"),
+    ("V2MetricValueStatus", "value"),
 }
 
 # Go packages of upstream's schema names (the explain type is the last dotted part).
@@ -121,6 +126,8 @@ PACKAGES = (
     ("ForZone", "discovery.v1"),
     ("ForNode", "discovery.v1"),
     ("Scale", "autoscaling.v1"),
+    ("HorizontalPodAutoscaler", "autoscaling.v1"),
+    ("CrossVersionObjectReference", "autoscaling.v1"),
     ("SelfSubjectAccessReview", "authorization.v1"),
     ("SelfSubjectRulesReview", "authorization.v1"),
     ("SubjectAccessReviewStatus", "authorization.v1"),
@@ -152,6 +159,8 @@ def schema_name(client_name: str) -> str:
         return f"io.k8s.api.discovery.{version}.{name}"
     if name in META_TYPES:
         return f"io.k8s.apimachinery.pkg.apis.meta.{version}.{name}"
+    if version == "v2":
+        return f"io.k8s.api.autoscaling.v2.{name}"
     if version != "v1":
         return f"io.k8s.api.scheduling.{version}.{name}"
     package = next((pkg for prefix, pkg in PACKAGES if name.startswith(prefix)), "core.v1")

@@ -35,6 +35,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
+from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
 from kubeprio.api.batch import (
     ALLOW_CONCURRENT,
     CronJob,
@@ -569,6 +571,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     DaemonSet: _default_daemon_set,
     Job: default_job,
     CronJob: default_cron_job,
+    HorizontalPodAutoscaler: default_horizontal_pod_autoscaler,
     Namespace: default_namespace,
     Node: default_node,
     PriorityClass: default_priority_class,

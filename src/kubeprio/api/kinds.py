@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
@@ -170,6 +171,11 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                                Subresource("status", "apps", "v1", "ReplicaSet",
                                            ("get", "patch", "update"))),
                  legacy_versions=("v1beta1", "v1beta2")),
+    ResourceInfo("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
+                 "horizontalpodautoscaler", True, HorizontalPodAutoscaler, ("hpa",), ("all",),
+                 subresources=(Subresource("status", "autoscaling", "v2", "HorizontalPodAutoscaler",
+                                           ("get", "patch", "update")),),
+                 legacy_versions=("v2beta2", "v2beta1")),
     ResourceInfo("batch", "v1", "CronJob", "cronjobs", "cronjob", True, CronJob, ("cj",), ("all",),
                  subresources=(Subresource("status", "batch", "v1", "CronJob",
                                            ("get", "patch", "update")),),

@@ -39,11 +39,11 @@ import orjson
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, gojson
-from kubeprio.api.apps import Deployment, ReplicaSet, Scale, ScaleSpec, ScaleStatus
+from kubeprio.api.apps import Scale
 from kubeprio.api.core import Binding, Pod
 from kubeprio.api.encoded import json_fragment
 from kubeprio.api.manifest import ManifestError, load_yaml
-from kubeprio.api.meta import DeleteOptions, ObjectMeta
+from kubeprio.api.meta import DeleteOptions
 from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
@@ -59,7 +59,6 @@ from kubeprio.apiserver import (
     resourcemetrics,
     reviews,
     status,
-    tableformat,
     tables,
     tokenrequest,
 )
@@ -684,20 +683,20 @@ class RestHandler:
     def get_scale(self, request: RestRequest) -> Reply:
         """GET ``deployments/<name>/scale``: an autoscaling/v1 ``Scale``."""
         target = request.target
-        obj = self.service.get(target.info.model, target.name, target.namespace)
-        return Reply(200, to_dict(scale_of(obj)))
+        return Reply(
+            200, to_dict(self.service.get_scale(target.info.model, target.name, target.namespace))
+        )
 
     def write_scale(self, request: RestRequest) -> Reply:
         """PUT or PATCH the ``scale`` subresource; the workload's ``spec.replicas`` changes."""
         target = request.target
         info = target.info
-        current = self.service.get(info.model, target.name, target.namespace)
-        scale_doc = to_dict(scale_of(current))
         if request.method == "PUT":
             new_scale, warnings = self._read_object(
                 request, Scale, expect_name=True, api_version="autoscaling/v1"
             )
         else:
+            scale_doc = to_dict(self.service.get_scale(info.model, target.name, target.namespace))
             patch_type = self._patch_type(request)
             body, _ = _parse_json(request.body)
             try:
@@ -710,49 +709,16 @@ class RestHandler:
                     f'Scale in version "v1" cannot be handled as a Scale: {exc.message}'
                 ) from exc
             warnings = []
-        replicas = new_scale.spec.replicas if new_scale.spec else None
-        if replicas is not None and replicas < 0:
-            raise errors.invalid_error(
-                "Scale",
-                "autoscaling",
-                target.name,
-                [errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")],
-            )
-        requested_rv = new_scale.metadata.resource_version
-        spec = dataclasses.replace(current.spec, replicas=replicas or 0)
-        metadata = current.metadata
-        if requested_rv:
-            metadata = dataclasses.replace(metadata, resource_version=requested_rv)
-        result = self.service.update_object(
-            dataclasses.replace(current, spec=spec, metadata=metadata),
-            user=request.user,
-            dry_run=dry_run(request.query),
+        new_scale = dataclasses.replace(
+            new_scale,
+            metadata=dataclasses.replace(
+                new_scale.metadata, name=target.name, namespace=target.namespace
+            ),
         )
-        return Reply(200, to_dict(scale_of(result.obj)), (*warnings, *result.warnings))
-
-
-def scale_of(obj: Deployment | ReplicaSet) -> Scale:
-    """The ``Scale`` view of a Deployment or ReplicaSet (``scaleFromDeployment`` upstream)."""
-    spec = obj.spec
-    selector = ""
-    if spec is not None and spec.selector is not None:
-        selector = tableformat.selector_string(spec.selector)
-        if selector == tableformat.NONE:
-            selector = ""
-    metadata = obj.metadata
-    return Scale(
-        metadata=ObjectMeta(
-            name=metadata.name,
-            namespace=metadata.namespace,
-            uid=metadata.uid,
-            resource_version=metadata.resource_version,
-            creation_timestamp=metadata.creation_timestamp,
-        ),
-        spec=ScaleSpec(replicas=(spec.replicas if spec else None) or 0),
-        status=ScaleStatus(
-            replicas=(obj.status.replicas if obj.status else None) or 0, selector=selector
-        ),
-    )
+        result = self.service.update_scale_object(
+            info.model, new_scale, user=request.user, dry_run=dry_run(request.query)
+        )
+        return Reply(200, to_dict(result.obj), (*warnings, *result.warnings))
 
 
 def _parse_json(body: bytes, kind: str | None = None) -> tuple[Any, list[str]]:

@@ -67,6 +67,18 @@ TYPES: Final[dict[str, str]] = {
         "Jobs' pods take the template's priorityClassName, so a run preempts, or is "
         "preempted by, other pods like any pod of its class."
     ),
+    "HorizontalPodAutoscaler": (
+        "A HorizontalPodAutoscaler sets the replicas of a Deployment, ReplicaSet or "
+        "StatefulSet (through its scale subresource) from the pods' resource usage every "
+        "15 seconds. The pods it adds are scheduled like any other and may preempt pods "
+        "of lower priority."
+    ),
+    "HorizontalPodAutoscalerSpec": (
+        "The target to scale, the replica bounds, the metrics to follow and how fast to scale."
+    ),
+    "HorizontalPodAutoscalerStatus": (
+        "What the autoscaler last saw and decided, written by its controller."
+    ),
     "CronJobSpec": "The schedule, the Job template and how runs may overlap.",
     "CronJobStatus": "The Jobs running now and when the CronJob last scheduled and succeeded.",
     "JobTemplateSpec": "The metadata and spec of each Job the CronJob creates.",

@@ -26,6 +26,8 @@ from typing import Any, Final
 
 from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.autoscaling import EMPTY_STATUS as EMPTY_HPA_STATUS
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job, JobSpec
 from kubeprio.api.core import (
     PHASE_PENDING,
@@ -61,6 +63,7 @@ STATUS_KINDS: Final = (
     DaemonSet,
     Job,
     CronJob,
+    HorizontalPodAutoscaler,
     Service,
     ResourceQuota,
 )
@@ -98,6 +101,9 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         changes["status"] = EMPTY_STATUS
     elif isinstance(obj, GENERATION_KINDS):
         changes["status"] = None
+    elif isinstance(obj, HorizontalPodAutoscaler):
+        # PrepareForCreate resets the status; Go's JSON always sends desiredReplicas.
+        changes["status"] = EMPTY_HPA_STATUS
     elif isinstance(obj, Service):
         # A new Service starts with an empty status (``loadBalancer: {}``).
         changes["status"] = ServiceStatus(load_balancer=LoadBalancerStatus())

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
@@ -45,7 +46,13 @@ from kubeprio.api.secret import Secret
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
-from kubeprio.apiserver import configtables, podtable, servicetables, workloadtables
+from kubeprio.apiserver import (
+    autoscalingtables,
+    configtables,
+    podtable,
+    servicetables,
+    workloadtables,
+)
 from kubeprio.apiserver.tableformat import (
     NAME_DOC,
     NONE,
@@ -367,6 +374,7 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     ),
     Job: (workloadtables.JOB_COLUMNS, workloadtables.print_job),
     CronJob: (workloadtables.CRON_JOB_COLUMNS, workloadtables.print_cron_job),
+    HorizontalPodAutoscaler: (autoscalingtables.HPA_COLUMNS, autoscalingtables.print_hpa),
 }
 """One printer per kind; anything else prints NAME AGE."""
 

@@ -3,7 +3,7 @@
 ``validate_create`` and ``validate_update`` return a list of ``FieldError``; the API
 service raises one ``InvalidError`` (422) with all of them as causes. Object metadata
 rules live in ``validation.meta``; each kind's rules live in a module named after its
-API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``),
+API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``), ``validation.autoscaling``,
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
 ``validation.resourcequota``, ConfigMaps, Secrets and ServiceAccounts in
@@ -40,6 +40,7 @@ from kubeprio.api.validation.meta import (
 # The per-group modules import validation.meta, so they come after it.
 from kubeprio.api.validation import (  # isort: skip
     apps,
+    autoscaling,
     batch,
     configmap,
     coordination,
@@ -62,6 +63,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **daemonset.CREATE,
     **batch.CREATE,
     **cronjob.CREATE,
+    **autoscaling.CREATE,
     **policy.CREATE,
     **coordination.CREATE,
     **service.CREATE,
@@ -80,6 +82,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **daemonset.UPDATE,
     **batch.UPDATE,
     **cronjob.UPDATE,
+    **autoscaling.UPDATE,
     **policy.UPDATE,
     **service.UPDATE,
     **endpoints.UPDATE,
@@ -96,6 +99,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **daemonset.STATUS_UPDATE,
     **batch.STATUS_UPDATE,
     **cronjob.STATUS_UPDATE,
+    **autoscaling.STATUS_UPDATE,
     **policy.STATUS_UPDATE,
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
