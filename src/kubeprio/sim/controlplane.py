@@ -5,7 +5,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, CronJob, DaemonSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
+Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
 shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
 serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
@@ -24,6 +24,7 @@ from typing import Any, Final
 from kubeprio.admission.defaults import default_chain
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
@@ -43,6 +44,7 @@ from kubeprio.controllers.daemonset import DaemonSetsController
 from kubeprio.controllers.deployment import DeploymentController
 from kubeprio.controllers.disruption import DisruptionController
 from kubeprio.controllers.garbagecollector import GarbageCollector
+from kubeprio.controllers.horizontal import HorizontalController
 from kubeprio.controllers.job import JobController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.replicaset import ReplicaSetController
@@ -123,6 +125,7 @@ class ControlPlane:
         self.deployments: Informer[Deployment] = Informer(api, Deployment)
         self.jobs: Informer[Job] = Informer(api, Job)
         self.cron_jobs: Informer[CronJob] = Informer(api, CronJob)
+        self.hpas: Informer[HorizontalPodAutoscaler] = Informer(api, HorizontalPodAutoscaler)
         self.daemonsets: Informer[DaemonSet] = Informer(api, DaemonSet)
         self.revisions: Informer[ControllerRevision] = Informer(api, ControllerRevision)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(api, PodDisruptionBudget)
@@ -165,6 +168,14 @@ class ControlPlane:
             self.node_leases = NodeLeases(api, clock=clock, rng=rng("nodelease"), nodes=self.nodes)
         lease_informers: list[Informer[Any]] = [self.leases] if self.leases is not None else []
 
+        self.hpa = HorizontalController(
+            api,
+            clock=clock,
+            rng=rng("horizontal"),
+            hpas=self.hpas,
+            pods=self.pods,
+            nodes=self.nodes,
+        )
         self.controllers: list[Any] = [
             ReplicaSetController(
                 api,
@@ -185,6 +196,7 @@ class ControlPlane:
             CronJobController(
                 api, clock=clock, rng=rng("cronjob"), cron_jobs=self.cron_jobs, jobs=self.jobs
             ),
+            self.hpa,
             DaemonSetsController(
                 api,
                 clock=clock,
@@ -241,6 +253,7 @@ class ControlPlane:
             self.replicasets,
             self.jobs,
             self.cron_jobs,
+            self.hpas,
             self.daemonsets,
             self.revisions,
             self.pdbs,
@@ -271,6 +284,7 @@ class ControlPlane:
                 self.service_accounts,
                 self.quotas,
                 self.cron_jobs,
+                self.hpas,
                 *lease_informers,
             ]
         )
