@@ -49,6 +49,8 @@ ROOTS = {
     "Job": "V1Job",
     "CronJob": "V1CronJob",
     "HorizontalPodAutoscaler": "V2HorizontalPodAutoscaler",
+    # A version served by conversion (api.kinds.ALTERNATE_VERSIONS): "Kind@version".
+    "HorizontalPodAutoscaler@v1": "V1HorizontalPodAutoscaler",
     "Lease": "V1Lease",
     "Service": "V1Service",
     "Endpoints": "V1Endpoints",

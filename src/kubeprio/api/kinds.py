@@ -81,6 +81,15 @@ class ResourceInfo:
     verbs: tuple[str, ...] = ALL_VERBS
     subresources: tuple[Subresource, ...] = ()
     legacy_versions: tuple[str, ...] = ()
+    storage_version: str = ""
+    """For a row of ``ALTERNATE_VERSIONS``: the version its objects are stored (and
+    modelled) as; requests at this version are converted at the REST edge."""
+
+    @property
+    def schema_key(self) -> str:
+        """The kind's key in the upstream schema tables: ``Kind``, or ``Kind@version`` for
+        a version served by conversion (``HorizontalPodAutoscaler@v1``)."""
+        return f"{self.kind}@{self.version}" if self.storage_version else self.kind
 
     @property
     def api_version(self) -> str:
@@ -190,6 +199,16 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""
 
+ALTERNATE_VERSIONS: Final[tuple[ResourceInfo, ...]] = (
+    ResourceInfo("autoscaling", "v1", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
+                 "horizontalpodautoscaler", True, HorizontalPodAutoscaler, ("hpa",), ("all",),
+                 subresources=(Subresource("status", "autoscaling", "v1", "HorizontalPodAutoscaler",
+                                           ("get", "patch", "update")),),
+                 storage_version="v2"),
+)  # fmt: skip
+"""Versions served by converting to and from a stored kind's version (``api.autoscalingv1``);
+discovery lists them after the stored version, which stays the preferred one."""
+
 REVIEWS: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo(AUTHENTICATION_GROUP, "v1", "SelfSubjectReview", "selfsubjectreviews",
                  "selfsubjectreview", False, SelfSubjectReview, verbs=("create",)),
@@ -212,7 +231,9 @@ RESOURCE_METRICS: Final[tuple[ResourceInfo, ...]] = (
 registers them: no singular name (its storage's ``GetSingularName`` is empty), no short
 names, only ``get`` and ``list``."""
 
-SERVED: Final[tuple[ResourceInfo, ...]] = RESOURCES + REVIEWS + RESOURCE_METRICS
+SERVED: Final[tuple[ResourceInfo, ...]] = (
+    RESOURCES + ALTERNATE_VERSIONS + REVIEWS + RESOURCE_METRICS
+)
 """Every kind the API server serves (routes, discovery, authorization)."""
 
 NON_STORED_KINDS: Final[dict[str, type[Any]]] = {
