@@ -44,9 +44,6 @@ from kubeprio.api.apps import Scale, ScaleSpec
 from kubeprio.api.autoscaling import (
     ABLE_TO_SCALE,
     CONTAINER_RESOURCE,
-    EXTERNAL,
-    OBJECT,
-    PODS,
     RESOURCE,
     SCALING_ACTIVE,
     SCALING_LIMITED,
@@ -66,7 +63,6 @@ from kubeprio.api.core import Node, Pod
 from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
 from kubeprio.api.podusage import node_answers
-from kubeprio.api.quantity import Quantity
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
@@ -377,7 +373,17 @@ class HorizontalController(Controller):
                 "SuccessfulRescale",
                 f"New size: {desired}; reason: {reason}",
             )
-            self._store_scale_event(spec.behavior if spec else None, key, current, desired)
+            behavior = spec.behavior if spec else None
+            if behavior is not None:
+                # storeScaleEvent: kept only for the behavior's policies.
+                up_rules = behavior.scale_up or HPAScalingRules()
+                down_rules = behavior.scale_down or HPAScalingRules()
+                if desired > current:
+                    events = self.scale_up_events.setdefault(key, [])
+                    hb.store_scale_event(events, up_rules, desired - current, self.clock.now())
+                else:
+                    events = self.scale_down_events.setdefault(key, [])
+                    hb.store_scale_event(events, down_rules, current - desired, self.clock.now())
         else:
             desired = current
         self._set_status(working, current, desired, metric_statuses, rescale)
@@ -555,8 +561,9 @@ class HorizontalController(Controller):
                     ),
                 ),
             )
-        if kind in _CUSTOM:
-            reason, text = _CUSTOM[kind](spec)
+        custom = rc.custom_metric_failure(spec)
+        if custom is not None:
+            reason, text = custom
             condition = self._unable_condition(working, reason, text)
             raise _MetricFailedError(text, condition)
         message = f'unknown metric source type "{kind or ""}"'
@@ -573,73 +580,18 @@ class HorizontalController(Controller):
         current_replicas: int,
         source_type: str | None,
     ) -> tuple[int, MetricValueStatus, str]:
-        """``computeStatusForResourceMetricGeneric``."""
+        """``computeStatusForResourceMetricGeneric`` over the target's pods."""
         namespace = working.hpa.metadata.namespace or ""
-        pods = self._pods(namespace, selector)
-        now = self.clock.now()
-        answers = self._node_answers()
-        if target.average_value is not None:
-            try:
-                metrics = rc.resource_metrics(
-                    pods, resource, container, now=now, node_answers=answers
-                )
-            except rc.MetricsError as exc:
-                raise rc.MetricsError(
-                    f"failed to get {resource} usage: unable to get metrics for resource "
-                    f"{resource}: {exc}"
-                ) from exc
-            try:
-                proposal = rc.raw_resource_replicas(
-                    self.calculator,
-                    current_replicas=current_replicas,
-                    target_usage=target.average_value.milli_value(),
-                    resource=resource,
-                    pods=pods,
-                    metrics=metrics,
-                    now=now,
-                )
-            except rc.MetricsError as exc:
-                raise rc.MetricsError(f"failed to get {resource} usage: {exc}") from exc
-            return (
-                proposal.replicas,
-                MetricValueStatus(average_value=Quantity.from_milli(proposal.raw)),
-                f"{resource} resource",
-            )
-        if target.average_utilization is None:
-            raise rc.MetricsError(
-                "invalid resource metric source: neither an average utilization target nor "
-                "an average value (usage) target was set"
-            )
-        try:
-            metrics = rc.resource_metrics(pods, resource, container, now=now, node_answers=answers)
-        except rc.MetricsError as exc:
-            raise rc.MetricsError(
-                f"failed to get {resource} utilization: unable to get metrics for resource "
-                f"{resource}: {exc}"
-            ) from exc
-        try:
-            proposal = rc.resource_replicas(
-                self.calculator,
-                current_replicas=current_replicas,
-                target_utilization=target.average_utilization,
-                resource=resource,
-                container=container,
-                pods=pods,
-                metrics=metrics,
-                now=now,
-            )
-        except rc.MetricsError as exc:
-            raise rc.MetricsError(f"failed to get {resource} utilization: {exc}") from exc
-        name = f"{resource} resource utilization (percentage of request)"
-        if source_type == CONTAINER_RESOURCE:
-            name = f"{resource} container resource utilization (percentage of request)"
-        return (
-            proposal.replicas,
-            MetricValueStatus(
-                average_utilization=proposal.utilization,
-                average_value=Quantity.from_milli(proposal.raw),
-            ),
-            name,
+        return rc.resource_metric_status(
+            self.calculator,
+            target=target,
+            resource=resource,
+            container=container,
+            pods=self._pods(namespace, selector),
+            current_replicas=current_replicas,
+            container_source=source_type == CONTAINER_RESOURCE,
+            now=self.clock.now(),
+            node_answers=self._node_answers(),
         )
 
     def _node_answers(self) -> Callable[[str], bool]:
@@ -656,26 +608,6 @@ class HorizontalController(Controller):
 
     # --- normalization ----------------------------------------------------------------------
 
-    def _stabilize(self, key: str, prenormalized: int) -> int:
-        """``stabilizeRecommendation``: the highest recommendation of the downscale window,
-        recording this one in place of an expired one."""
-        now = self.clock.now()
-        cutoff = now - self.downscale_stabilization
-        highest = prenormalized
-        old_index: int | None = None
-        recs = self.recommendations.setdefault(key, [])
-        for i, rec in enumerate(recs):
-            if rec.at < cutoff:
-                old_index = i
-            elif rec.replicas > highest:
-                highest = rec.replicas
-        new = hb.Recommendation(prenormalized, now)
-        if old_index is not None:
-            recs[old_index] = new
-        else:
-            recs.append(new)
-        return highest
-
     def _normalize(
         self,
         working: _Working,
@@ -685,7 +617,12 @@ class HorizontalController(Controller):
         max_replicas: int,
     ) -> int:
         """``normalizeDesiredReplicas`` (an HPA without ``behavior``)."""
-        stabilized = self._stabilize(working.key, prenormalized)
+        stabilized = hb.stabilize(
+            self.recommendations.setdefault(working.key, []),
+            prenormalized,
+            window=self.downscale_stabilization,
+            now=self.clock.now(),
+        )
         if stabilized != prenormalized:
             self._set_condition(
                 working,
@@ -725,8 +662,13 @@ class HorizontalController(Controller):
             # maybeInitScaleDownStabilizationWindow: the controller's flag.
             down = evolve(down, stabilization_window_seconds=int(self.downscale_stabilization))
         key = working.key
-        stabilized, reason, message = self._stabilize_with_behaviors(
-            key, up, down, current, prenormalized
+        stabilized, reason, message = hb.stabilize_with_behaviors(
+            self.recommendations.setdefault(key, []),
+            up=up,
+            down=down,
+            current=current,
+            desired=prenormalized,
+            now=self.clock.now(),
         )
         if stabilized != prenormalized:
             self._set_condition(working, ABLE_TO_SCALE, TRUE, reason, message)
@@ -752,74 +694,6 @@ class HorizontalController(Controller):
         limited = FALSE if desired == stabilized else TRUE
         self._set_condition(working, SCALING_LIMITED, limited, reason, message)
         return desired
-
-    def _stabilize_with_behaviors(
-        self, key: str, up: HPAScalingRules, down: HPAScalingRules, current: int, desired: int
-    ) -> tuple[int, str, str]:
-        """``stabilizeRecommendationWithBehaviors``."""
-        now = self.clock.now()
-        up_cutoff = now - (up.stabilization_window_seconds or 0)
-        down_cutoff = now - (down.stabilization_window_seconds or 0)
-        up_rec = down_rec = desired
-        old_index: int | None = None
-        recs = self.recommendations.setdefault(key, [])
-        for i, rec in enumerate(recs):
-            if rec.at > up_cutoff:
-                up_rec = min(rec.replicas, up_rec)
-            if rec.at > down_cutoff:
-                down_rec = max(rec.replicas, down_rec)
-            if rec.at < up_cutoff and rec.at < down_cutoff:
-                old_index = i
-        recommendation = max(current, up_rec)
-        recommendation = min(recommendation, down_rec)
-        new = hb.Recommendation(desired, now)
-        if old_index is not None:
-            recs[old_index] = new
-        else:
-            recs.append(new)
-        if desired >= current:
-            return (
-                recommendation,
-                "ScaleUpStabilized",
-                "recent recommendations were lower than current one, applying the lowest recent recommendation",
-            )
-        return (
-            recommendation,
-            "ScaleDownStabilized",
-            "recent recommendations were higher than current one, applying the highest recent recommendation",
-        )
-
-    def _store_scale_event(
-        self,
-        behavior: HorizontalPodAutoscalerBehavior | None,
-        key: str,
-        previous: int,
-        new: int,
-    ) -> None:
-        """``storeScaleEvent``: only with a behavior; reuse an outdated slot."""
-        if behavior is None:
-            return
-        now = self.clock.now()
-        if new > previous:
-            rules = behavior.scale_up or HPAScalingRules()
-            events = self.scale_up_events.setdefault(key, [])
-            change = new - previous
-        else:
-            rules = behavior.scale_down or HPAScalingRules()
-            events = self.scale_down_events.setdefault(key, [])
-            change = previous - new
-        longest = max((p.period_seconds or 0 for p in rules.policies or ()), default=0)
-        cutoff = now - longest
-        old_index: int | None = None
-        for i, event in enumerate(events):
-            if event.at < cutoff:
-                event.outdated = True
-            if event.outdated:
-                old_index = i
-        if old_index is not None:
-            events[old_index] = hb.ScaleEvent(change, now)
-        else:
-            events.append(hb.ScaleEvent(change, now))
 
     # --- status -----------------------------------------------------------------------------
 
@@ -876,38 +750,3 @@ def _same_status(old: HorizontalPodAutoscalerStatus, new: HorizontalPodAutoscale
 
 def _text(exc: Exception) -> str:
     return exc.message if isinstance(exc, errors.StatusError) else str(exc)
-
-
-def _no_custom_metrics(kind: str) -> Callable[[MetricSpec], tuple[str, str]]:
-    """A Pods/Object/External metric: kubeprio serves no custom or external metrics API,
-    so these fail as upstream's do when the API is not registered."""
-
-    def fail(spec: MetricSpec) -> tuple[str, str]:
-        if kind == PODS:
-            name = (spec.pods.metric.name if spec.pods and spec.pods.metric else None) or ""
-            return "FailedGetPodsMetric", (
-                f"unable to get metric {name}: unable to fetch metrics from custom metrics API: "
-                "no custom metrics API (custom.metrics.k8s.io) registered"
-            )
-        if kind == OBJECT:
-            obj = spec.object
-            name = (obj.metric.name if obj and obj.metric else None) or ""
-            return "FailedGetObjectMetric", (
-                f"unable to get metric {name}: unable to fetch metrics from custom metrics API: "
-                "no custom metrics API (custom.metrics.k8s.io) registered"
-            )
-        ext = spec.external
-        name = (ext.metric.name if ext and ext.metric else None) or ""
-        return "FailedGetExternalMetric", (
-            f"unable to get external metric {name}: unable to fetch metrics from external "
-            "metrics API: no external metrics API (external.metrics.k8s.io) registered"
-        )
-
-    return fail
-
-
-_CUSTOM: Final[dict[str | None, Callable[[MetricSpec], tuple[str, str]]]] = {
-    PODS: _no_custom_metrics(PODS),
-    OBJECT: _no_custom_metrics(OBJECT),
-    EXTERNAL: _no_custom_metrics(EXTERNAL),
-}

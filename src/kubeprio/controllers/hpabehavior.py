@@ -178,3 +178,86 @@ def convert_desired_replicas_with_behavior_rate(
         if desired < minimum:
             return minimum, reason, message
     return desired, "DesiredWithinRange", "the desired count is within the acceptable range"
+
+
+# --- recommendations and scale events ----------------------------------------------------------
+
+SCALE_DOWN_STABILIZED: Final = (
+    "ScaleDownStabilized",
+    "recent recommendations were higher than current one, applying the highest recent "
+    "recommendation",
+)
+SCALE_UP_STABILIZED: Final = (
+    "ScaleUpStabilized",
+    "recent recommendations were lower than current one, applying the lowest recent recommendation",
+)
+
+
+def _record(recs: list[Recommendation], old_index: int | None, new: Recommendation) -> None:
+    """Reuse an expired slot, or append."""
+    if old_index is not None:
+        recs[old_index] = new
+    else:
+        recs.append(new)
+
+
+def stabilize(recs: list[Recommendation], prenormalized: int, *, window: float, now: float) -> int:
+    """``stabilizeRecommendation`` (no behavior): the highest recommendation of the
+    downscale ``window``, recording this one in place of an expired one."""
+    cutoff = now - window
+    highest = prenormalized
+    old_index: int | None = None
+    for i, rec in enumerate(recs):
+        if rec.at < cutoff:
+            old_index = i
+        elif rec.replicas > highest:
+            highest = rec.replicas
+    _record(recs, old_index, Recommendation(prenormalized, now))
+    return highest
+
+
+def stabilize_with_behaviors(
+    recs: list[Recommendation],
+    *,
+    up: HPAScalingRules,
+    down: HPAScalingRules,
+    current: int,
+    desired: int,
+    now: float,
+) -> tuple[int, str, str]:
+    """``stabilizeRecommendationWithBehaviors``: within [lowest of the up window, highest
+    of the down window], as near ``current`` as that allows; (count, reason, message)."""
+    up_cutoff = now - (up.stabilization_window_seconds or 0)
+    down_cutoff = now - (down.stabilization_window_seconds or 0)
+    up_rec = down_rec = desired
+    old_index: int | None = None
+    for i, rec in enumerate(recs):
+        if rec.at > up_cutoff:
+            up_rec = min(rec.replicas, up_rec)
+        if rec.at > down_cutoff:
+            down_rec = max(rec.replicas, down_rec)
+        if rec.at < up_cutoff and rec.at < down_cutoff:
+            old_index = i
+    recommendation = min(max(current, up_rec), down_rec)
+    _record(recs, old_index, Recommendation(desired, now))
+    reason, message = SCALE_UP_STABILIZED if desired >= current else SCALE_DOWN_STABILIZED
+    return recommendation, reason, message
+
+
+def store_scale_event(
+    events: list[ScaleEvent], rules: HPAScalingRules, change: int, now: float
+) -> None:
+    """``storeScaleEvent`` for one direction: mark events older than the longest policy
+    period outdated, and reuse an outdated slot."""
+    longest = max((p.period_seconds or 0 for p in rules.policies or ()), default=0)
+    cutoff = now - longest
+    old_index: int | None = None
+    for i, event in enumerate(events):
+        if event.at < cutoff:
+            event.outdated = True
+        if event.outdated:
+            old_index = i
+    if old_index is not None:
+        events[old_index] = ScaleEvent(change, now)
+    else:
+        events.append(ScaleEvent(change, now))

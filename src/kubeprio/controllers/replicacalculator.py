@@ -32,6 +32,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from kubeprio.api.autoscaling import (
+    EXTERNAL,
+    OBJECT,
+    PODS,
+    MetricSpec,
+    MetricTarget,
+    MetricValueStatus,
+)
 from kubeprio.api.core import PHASE_FAILED, PHASE_PENDING, Pod
 from kubeprio.api.podusage import container_usage, is_running, window_seconds
 from kubeprio.api.quantity import Quantity
@@ -357,3 +365,111 @@ def raw_resource_replicas(
     ):
         return Proposal(current_replicas, None, usage, timestamp)
     return Proposal(replicas, None, usage, timestamp)
+
+
+NO_CUSTOM_METRICS: Final = (
+    "unable to fetch metrics from custom metrics API: no custom metrics API "
+    "(custom.metrics.k8s.io) registered"
+)
+NO_EXTERNAL_METRICS: Final = (
+    "unable to fetch metrics from external metrics API: no external metrics API "
+    "(external.metrics.k8s.io) registered"
+)
+
+
+def custom_metric_failure(spec: MetricSpec) -> tuple[str, str] | None:
+    """A Pods, Object or External metric: kubeprio serves no custom or external metrics
+    API, so these fail as upstream's do when the API is not registered; (event reason,
+    error). None for other types."""
+    if spec.type == PODS:
+        name = (spec.pods.metric.name if spec.pods and spec.pods.metric else None) or ""
+        return "FailedGetPodsMetric", f"unable to get metric {name}: {NO_CUSTOM_METRICS}"
+    if spec.type == OBJECT:
+        obj = spec.object
+        name = (obj.metric.name if obj and obj.metric else None) or ""
+        return "FailedGetObjectMetric", f"unable to get metric {name}: {NO_CUSTOM_METRICS}"
+    if spec.type == EXTERNAL:
+        ext = spec.external
+        name = (ext.metric.name if ext and ext.metric else None) or ""
+        return (
+            "FailedGetExternalMetric",
+            f"unable to get external metric {name}: {NO_EXTERNAL_METRICS}",
+        )
+    return None
+
+
+def resource_metric_status(
+    calc: Calculator,
+    *,
+    target: MetricTarget,
+    resource: str,
+    container: str,
+    pods: Sequence[Pod],
+    current_replicas: int,
+    container_source: bool,
+    now: float,
+    node_answers: Callable[[str], bool],
+) -> tuple[int, MetricValueStatus, str]:
+    """``computeStatusForResourceMetricGeneric``: (replicas, the current value, the
+    metric's name in events), with upstream's error wrapping."""
+    if target.average_value is not None:
+        try:
+            metrics = resource_metrics(
+                pods, resource, container, now=now, node_answers=node_answers
+            )
+        except MetricsError as exc:
+            raise MetricsError(
+                f"failed to get {resource} usage: unable to get metrics for resource "
+                f"{resource}: {exc}"
+            ) from exc
+        try:
+            proposal = raw_resource_replicas(
+                calc,
+                current_replicas=current_replicas,
+                target_usage=target.average_value.milli_value(),
+                resource=resource,
+                pods=pods,
+                metrics=metrics,
+                now=now,
+            )
+        except MetricsError as exc:
+            raise MetricsError(f"failed to get {resource} usage: {exc}") from exc
+        return (
+            proposal.replicas,
+            MetricValueStatus(average_value=Quantity.from_milli(proposal.raw)),
+            f"{resource} resource",
+        )
+    if target.average_utilization is None:
+        raise MetricsError(
+            "invalid resource metric source: neither an average utilization target nor "
+            "an average value (usage) target was set"
+        )
+    try:
+        metrics = resource_metrics(pods, resource, container, now=now, node_answers=node_answers)
+    except MetricsError as exc:
+        raise MetricsError(
+            f"failed to get {resource} utilization: unable to get metrics for resource "
+            f"{resource}: {exc}"
+        ) from exc
+    try:
+        proposal = resource_replicas(
+            calc,
+            current_replicas=current_replicas,
+            target_utilization=target.average_utilization,
+            resource=resource,
+            container=container,
+            pods=pods,
+            metrics=metrics,
+            now=now,
+        )
+    except MetricsError as exc:
+        raise MetricsError(f"failed to get {resource} utilization: {exc}") from exc
+    kind = "container resource" if container_source else "resource"
+    return (
+        proposal.replicas,
+        MetricValueStatus(
+            average_utilization=proposal.utilization,
+            average_value=Quantity.from_milli(proposal.raw),
+        ),
+        f"{resource} {kind} utilization (percentage of request)",
+    )
