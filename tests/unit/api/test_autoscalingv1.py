@@ -105,3 +105,21 @@ def test_unreadable_annotations_are_ignored() -> None:
     out = v1.from_v1(doc)
     assert out["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] == 40
     assert "annotations" not in out["metadata"]
+
+
+def test_a_v1_manifest_loads_as_the_stored_version() -> None:
+    """A dump of an older cluster (autoscaling/v1 preferred) loads into simulate."""
+    from kubeprio.api.autoscaling import HorizontalPodAutoscaler
+    from kubeprio.api.manifest import decode_object
+
+    obj = decode_object(
+        {
+            "apiVersion": "autoscaling/v1",
+            "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3,
+                     "targetCPUUtilizationPercentage": 40},
+        }
+    )  # fmt: skip
+    assert isinstance(obj, HorizontalPodAutoscaler)
+    assert obj.spec.metrics[0].resource.target.average_utilization == 40  # type: ignore[index,union-attr]
