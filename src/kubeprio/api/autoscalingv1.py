@@ -479,3 +479,29 @@ def from_v1(doc: JsonDict) -> JsonDict:
                 metadata.pop("annotations", None)
         out["metadata"] = metadata
     return out
+
+
+V2BETA1: Final = "autoscaling/v2beta1"
+
+
+def from_v2beta1(doc: JsonDict) -> JsonDict:
+    """An autoscaling/v2beta1 HPA (removed upstream in 1.25, still in old dumps) as v2: its
+    metrics have the shape v1's annotations keep (``targetAverageUtilization``,
+    ``metricName``, ...), so they convert the same way."""
+    out = dict(doc)
+    out["apiVersion"] = V2
+    spec = doc.get("spec")
+    if isinstance(spec, dict) and isinstance(spec.get("metrics"), list):
+        out["spec"] = {
+            **spec,
+            "metrics": [_metric_spec_v2(m) for m in spec["metrics"] if isinstance(m, dict)],
+        }
+    status = doc.get("status")
+    if isinstance(status, dict) and isinstance(status.get("currentMetrics"), list):
+        out["status"] = {
+            **status,
+            "currentMetrics": [
+                _metric_status_v2(m) for m in status["currentMetrics"] if isinstance(m, dict)
+            ],
+        }
+    return out

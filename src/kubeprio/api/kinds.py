@@ -184,7 +184,7 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  "horizontalpodautoscaler", True, HorizontalPodAutoscaler, ("hpa",), ("all",),
                  subresources=(Subresource("status", "autoscaling", "v2", "HorizontalPodAutoscaler",
                                            ("get", "patch", "update")),),
-                 legacy_versions=("v2beta2", "v2beta1")),
+                 legacy_versions=("v2beta2",)),
     ResourceInfo("batch", "v1", "CronJob", "cronjobs", "cronjob", True, CronJob, ("cj",), ("all",),
                  subresources=(Subresource("status", "batch", "v1", "CronJob",
                                            ("get", "patch", "update")),),

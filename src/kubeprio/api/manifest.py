@@ -131,6 +131,9 @@ def decode_object(data: JsonDict) -> object:
         # autoscaling/v1 (what older clusters dump) converts as upstream's API server would.
         data = autoscalingv1.from_v1(data)
         api_version = autoscaling.V2
+    elif (api_version, kind) == (autoscalingv1.V2BETA1, "HorizontalPodAutoscaler"):
+        data = autoscalingv1.from_v2beta1(data)
+        api_version = autoscaling.V2
     info = kinds.for_kind(api_version, kind)
     return from_dict(info.model, data)
 

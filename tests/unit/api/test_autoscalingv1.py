@@ -123,3 +123,22 @@ def test_a_v1_manifest_loads_as_the_stored_version() -> None:
     )  # fmt: skip
     assert isinstance(obj, HorizontalPodAutoscaler)
     assert obj.spec.metrics[0].resource.target.average_utilization == 40  # type: ignore[index,union-attr]
+
+
+def test_a_v2beta1_manifest_converts_its_metrics() -> None:
+    from kubeprio.api.autoscaling import HorizontalPodAutoscaler
+    from kubeprio.api.manifest import decode_object
+
+    obj = decode_object(
+        {
+            "apiVersion": "autoscaling/v2beta1",
+            "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3,
+                     "metrics": [{"type": "Resource",
+                                  "resource": {"name": "memory", "targetAverageValue": "1Gi"}}]},
+        }
+    )  # fmt: skip
+    assert isinstance(obj, HorizontalPodAutoscaler)
+    target = obj.spec.metrics[0].resource.target  # type: ignore[index,union-attr]
+    assert (target.type, str(target.average_value)) == ("AverageValue", "1Gi")  # type: ignore[union-attr]
