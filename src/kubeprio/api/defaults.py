@@ -63,6 +63,8 @@ from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.daemonsetdefaults import default_daemon_set
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.limitrange import LimitRange
+from kubeprio.api.limitrangedefaults import default_limit_range
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, JsonDict, evolve
 from kubeprio.api.quantity import Quantity
@@ -362,6 +364,11 @@ def default_replica_set(replica_set: ReplicaSet) -> ReplicaSet:
     return evolve(replica_set, spec=evolve(spec, **changes))
 
 
+def _default_limit_range(lr: LimitRange) -> LimitRange:
+    """``SetObjectDefaults_LimitRange`` (``api.limitrangedefaults``)."""
+    return default_limit_range(lr, default_list=default_resource_list)
+
+
 def _default_daemon_set(ds: DaemonSet) -> DaemonSet:
     """``SetDefaults_DaemonSet`` (``api.daemonsetdefaults``) with the template defaults here."""
     return default_daemon_set(ds, default_template=default_pod_template)
@@ -576,6 +583,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Endpoints: default_endpoints,
     EndpointSlice: default_endpoint_slice,
     Secret: default_secret,
+    LimitRange: _default_limit_range,
 }
 
 

@@ -21,6 +21,7 @@ from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.resourcemetrics import GROUP as METRICS_GROUP
@@ -136,6 +137,8 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  ("quota",),
                  subresources=(Subresource("status", "", "v1", "ResourceQuota",
                                            ("get", "patch", "update")),)),
+    ResourceInfo("", "v1", "LimitRange", "limitranges", "limitrange", True, LimitRange,
+                 ("limits",)),
     ResourceInfo("", "v1", "ConfigMap", "configmaps", "configmap", True, ConfigMap, ("cm",)),
     ResourceInfo("", "v1", "Secret", "secrets", "secret", True, Secret),
     ResourceInfo("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,

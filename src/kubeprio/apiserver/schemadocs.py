@@ -103,6 +103,15 @@ TYPES: Final[dict[str, str]] = {
         "ResourceQuota admission plugin charges each new pod against status.used and refuses "
         "one that would exceed status.hard; the quota controller recounts status.used."
     ),
+    "LimitRange": (
+        "A LimitRange bounds the resources of each new pod or container in its namespace "
+        "(min, max, maxLimitRequestRatio) and gives containers that set none its default "
+        "limits and requests (LimitRanger admission, which annotates the pod "
+        "kubernetes.io/limit-ranger). The defaults decide where the pod fits and who it "
+        "preempts, and count against ResourceQuotas."
+    ),
+    "LimitRangeItem": "Bounds and defaults for one type of object: Pod, Container or PersistentVolumeClaim.",
+    "LimitRangeSpec": "The limit items, at most one per type.",
     "ResourceQuotaSpec": "The limits, and the scopes of the pods they apply to.",
     "ResourceQuotaStatus": "The enforced limits and the usage observed against them.",
     "ScopeSelector": "Scope tests that must all hold for the quota to track a pod.",

@@ -6,7 +6,7 @@ rules live in ``validation.meta``; each kind's rules live in a module named afte
 API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``),
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``) and are
 listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
@@ -47,6 +47,7 @@ from kubeprio.api.validation import (  # isort: skip
     cronjob,
     daemonset,
     endpoints,
+    limitrange,
     policy,
     resourcequota,
     scheduling,
@@ -67,6 +68,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **service.CREATE,
     **endpoints.CREATE,
     **resourcequota.CREATE,
+    **limitrange.CREATE,
     **configmap.CREATE,
     **secret.CREATE,
     PriorityClass: scheduling.validate_priority_class,
@@ -84,6 +86,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **service.UPDATE,
     **endpoints.UPDATE,
     **resourcequota.UPDATE,
+    **limitrange.UPDATE,
     **configmap.UPDATE,
     **secret.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
