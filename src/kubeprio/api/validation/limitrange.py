@@ -51,7 +51,7 @@ from kubeprio.api.validation.meta import (
 )
 from kubeprio.api.validation.resources import (
     is_overcommit_allowed,
-    is_standard_quota_resource,
+    is_standard_resource,
     validate_container_resource_name,
 )
 
@@ -76,11 +76,7 @@ def _validate_resource_name(limit_type: str, name: str, path: str) -> list[Field
     if limit_type in (LIMIT_TYPE_POD, LIMIT_TYPE_CONTAINER):
         return validate_container_resource_name(name, path)
     found = [errors.invalid(path, name, m) for m in selectors.validate_label_key(name)]
-    if (
-        not found
-        and "/" not in name
-        and not (name == "storage" or is_standard_quota_resource(name))
-    ):
+    if not found and "/" not in name and not is_standard_resource(name):
         found.append(
             errors.invalid(path, name, "must be a standard resource type or fully qualified")
         )
