@@ -27,6 +27,7 @@ EXAMPLES: Final = (
     "deployment-cascade",
     "daemonset-agent",
     "cronjob-forbid",
+    "limitrange-defaults",
 )
 """The examples with a golden report (one directory of ``examples/`` each)."""
 
