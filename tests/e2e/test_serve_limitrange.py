@@ -178,7 +178,7 @@ def test_an_invalid_limit_range_is_refused_with_upstreams_causes(served, tmp_pat
     )
     result = served.kubectl("create", "-f", str(path))
     assert result.stderr.strip() == (
-        f'The LimitRange "bad" is invalid: \n* spec.limits[0].min[cpu]: Invalid value: "2": '
+        'The LimitRange "bad" is invalid: \n* spec.limits[0].min[cpu]: Invalid value: "2": '
         "min value 2 is greater than max value 1\n* spec.limits[1].type: Duplicate value: "
         '"Pod"'
     )
