@@ -9,6 +9,7 @@ it straight away; pods before it keep what they asked for.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kubeprio.api import manifest
@@ -120,3 +121,43 @@ def test_a_pod_beyond_the_range_is_rejected_with_upstreams_text():
             'pods "huge" is forbidden: maximum cpu usage per Container is 2, but limit is 4',
         )
     ]
+
+
+def test_a_refused_replica_is_its_replica_sets_failed_create_event():
+    # The ReplicaSet controller's pods go through the same admission; its create error is
+    # recorded as upstream's FailedCreate event, naming the generated pod.
+    replica_set = """\
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: big, namespace: team-a}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: big}}
+  template:
+    metadata: {labels: {app: big}}
+    spec:
+      containers:
+      - {name: app, image: nginx, resources: {limits: {cpu: "4"}}}
+"""
+    report = _run(CLUSTER, TWO_CPU_DEFAULT, replica_set)
+    failed = [e for e in report["events"] if e["reason"] == "FailedCreate"]
+    assert failed
+    assert failed[0]["object"] == "ReplicaSet/team-a/big"
+    assert re.fullmatch(
+        r'Error creating: pods "big-[a-z0-9]{5}" is forbidden: maximum cpu usage per '
+        r"Container is 2, but limit is 4",
+        failed[0]["message"],
+    )
+
+
+def test_a_request_above_the_default_limit_is_refused_by_pod_validation():
+    # The range's default limit is written beside the larger request; pod validation then
+    # refuses the pair (upstream kubernetes#51430: the default limit acts as a maximum).
+    report = _run(CLUSTER, TWO_CPU_DEFAULT.replace('max: {cpu: "2"}', 'max: {cpu: "4"}'),
+                  _pod("greedy", "{requests: {cpu: '3'}}"))  # fmt: skip
+    [rejected] = report["rejected"]
+    assert (rejected["code"], rejected["message"]) == (
+        422,
+        'Pod "greedy" is invalid: spec.containers[0].resources.requests: Invalid value: "3": '
+        "must be less than or equal to cpu limit of 2",
+    )
