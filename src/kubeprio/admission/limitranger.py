@@ -31,7 +31,7 @@ stable. Reads LimitRanges only through ``Listers``; never writes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, Final
 
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers, Operation
@@ -295,15 +295,6 @@ def violations(lr: LimitRange, pod: Pod) -> list[str]:
     return found
 
 
-def aggregate(messages: Sequence[str]) -> str:
-    """``utilerrors.NewAggregate(errs).Error()``: one message as is, several in brackets,
-    each distinct message once."""
-    distinct = list(dict.fromkeys(messages))
-    if len(messages) == 1 or len(distinct) == 1:
-        return distinct[0]
-    return "[" + ", ".join(distinct) + "]"
-
-
 class LimitRangerPlugin:
     """Upstream ``LimitRanger``: mutating (defaults) and validating (bounds)."""
 
@@ -335,5 +326,8 @@ class LimitRangerPlugin:
             found = violations(lr, pod)
             if found:
                 raise errors.forbidden_error(
-                    request.resource.plural, request.resource.group, request.name, aggregate(found)
+                    request.resource.plural,
+                    request.resource.group,
+                    request.name,
+                    errors.aggregate_text(found),
                 )

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from kubeprio.admission.chain import AdmissionOutcome
 from kubeprio.admission.defaults import default_chain
-from kubeprio.admission.limitranger import ANNOTATION, LimitRangerPlugin, aggregate, pod_totals
+from kubeprio.admission.limitranger import ANNOTATION, LimitRangerPlugin, pod_totals
 from kubeprio.api import errors
 from kubeprio.api.core import Namespace, Pod
 from kubeprio.api.limitrange import LimitRange
@@ -352,7 +352,7 @@ def test_limit_ranger_runs_first_in_both_phases():
     ids=["one", "two", "same-twice", "duplicate-dropped"],
 )
 def test_aggregate_joins_as_upstream(messages, text):
-    assert aggregate(messages) == text
+    assert errors.aggregate_text(messages) == text
 
 
 # --- ResourceQuota sees the defaults --------------------------------------------------------
