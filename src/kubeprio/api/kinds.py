@@ -37,8 +37,8 @@ from kubeprio.api.reviews import (
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
-from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.tokenrequest import TokenRequest
 
