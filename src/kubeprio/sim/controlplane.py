@@ -213,6 +213,7 @@ class ControlPlane:
                 pdbs=self.pdbs,
                 replicasets=self.replicasets,
                 deployments=self.deployments,
+                statefulsets=self.statefulsets,
             ),
             GarbageCollector(
                 api,

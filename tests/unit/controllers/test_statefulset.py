@@ -443,3 +443,37 @@ def test_deleting_the_set_collects_its_pods(world: World, cluster: Cluster) -> N
     cluster.finish_deleted()
     assert world.api.list(PodKind, "default").items == []
     assert world.api.list(ControllerRevision, "default").items == []
+
+
+def test_disruption_budget_counts_the_set_scale(world: World, cluster: Cluster) -> None:
+    """``getPodStatefulSet`` (disruption controller finders): a maxUnavailable budget over a
+    StatefulSet's pods expects ``spec.replicas`` pods."""
+    from kubeprio.api.policy import PodDisruptionBudget, PodDisruptionBudgetSpec
+    from kubeprio.controllers.disruption import DisruptionController
+
+    world.add(
+        DisruptionController(
+            world.api,
+            clock=world.clock,
+            rng=world.rng,
+            pods=world.pods,
+            pdbs=world.pdbs,
+            replicasets=world.replicasets,
+            deployments=world.deployments,
+            statefulsets=cluster.statefulsets,
+        )
+    )
+    cluster.create(stateful_set())
+    cluster.run_until_stable()
+    world.api.create(
+        PodDisruptionBudget(
+            metadata=ObjectMeta(name="web", namespace="default"),
+            spec=PodDisruptionBudgetSpec(
+                max_unavailable=1, selector=LabelSelector(match_labels=LABELS)
+            ),
+        )
+    )
+    world.settle()
+    status = world.api.get(PodDisruptionBudget, "web", "default").status
+    assert status is not None
+    assert (status.expected_pods, status.current_healthy, status.disruptions_allowed) == (3, 3, 1)
