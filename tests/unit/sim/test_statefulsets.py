@@ -118,3 +118,45 @@ def test_a_pending_pod_stalls_an_ordered_rollout(policy: str, expected: list[str
     phases = {p["name"]: p["phase"] for p in report["pods"]}
     assert phases["db-0"] == "Running"
     assert all(phases[name] == "Pending" for name in expected[1:])
+
+
+def test_snapshot_pods_at_the_dumped_revision_are_not_rolled() -> None:
+    """A dump's StatefulSet keeps its status; its ControllerRevision (same template, so the
+    same patch bytes: ``FindEqualRevisions``) stays the update revision, and its running
+    pods, labelled with that revision, are left alone."""
+    import json
+
+    from kubeprio.api import defaults
+    from kubeprio.controllers import statefulsetutil
+
+    sts_doc = stateful_set(1).replace(
+        "metadata: {name: db, namespace: default}",
+        "metadata: {name: db, namespace: default, uid: u-1}",
+    )
+    (sts,) = [manifest.decode_document(d) for d in manifest.parse_text(sts_doc, "sts.yaml")]
+    data = statefulsetutil.revision_data(defaults.default_object(sts))
+    revision = (
+        "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: db-dumped\n"
+        "  namespace: default\n  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, "
+        "name: db, uid: u-1, controller: true}]\n  labels: {app: db}\n"
+        f"revision: 1\ndata: {json.dumps(data)}\n"
+    )
+    status = (
+        "status: {replicas: 1, currentRevision: db-dumped, updateRevision: db-dumped, "
+        "collisionCount: 0}\n"
+    )
+    pod_doc = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: db-0\n  namespace: default\n"
+        "  labels: {app: db, controller-revision-hash: db-dumped, "
+        "statefulset.kubernetes.io/pod-name: db-0, apps.kubernetes.io/pod-index: '0'}\n"
+        "  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: u-1, "
+        "controller: true}]\n"
+        "spec:\n  nodeName: n1\n  hostname: db-0\n  subdomain: db\n  priorityClassName: low\n"
+        "  containers: [{name: c, image: postgres, resources: {requests: {cpu: 1500m}}}]\n"
+    )
+    report = run(CLUSTER, sts_doc + status, revision, pod_doc)
+    reasons = [e["reason"] for e in report["events"] if e["object"] == "StatefulSet/default/db"]
+    assert "SuccessfulDelete" not in reasons
+    assert [(p["name"], p["phase"], p["deleted"]) for p in report["pods"]] == [
+        ("db-0", "Running", False)
+    ]
