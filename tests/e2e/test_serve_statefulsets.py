@@ -166,8 +166,7 @@ def test_fixed_fields_refuse_an_update_with_upstreams_text(served):
     assert (
         'The StatefulSet "web" is invalid: spec: Forbidden: updates to statefulset spec for '
         "fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', "
-        "'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' "
-        "are forbidden"
+        "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
     ) in result.stderr
 
 

@@ -25,7 +25,7 @@ from tests.manifests import causes, create, rejected, template_doc, with_path
 MISMATCH = "`selector` does not match template `labels`"
 FORBIDDEN_UPDATE = (
     "spec: Forbidden: updates to statefulset spec for fields other than 'replicas', "
-    "'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', "
+    "'ordinals', 'template', 'updateStrategy', "
     "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
 )
 
@@ -310,7 +310,8 @@ UPDATE_CASES: list[tuple[str, str, Any, bool]] = [
     ("updateStrategy", "updateStrategy", {"type": "OnDelete"}, True),
     ("minReadySeconds", "minReadySeconds", 5, True),
     ("ordinals", "ordinals", {"start": 3}, True),
-    ("revisionHistoryLimit", "revisionHistoryLimit", 3, True),
+    # v1.32: immutable (mutable from v1.33, kubernetes#130263).
+    ("revisionHistoryLimit", "revisionHistoryLimit", 3, False),
     (
         "persistentVolumeClaimRetentionPolicy",
         "persistentVolumeClaimRetentionPolicy",

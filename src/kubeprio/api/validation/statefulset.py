@@ -73,9 +73,11 @@ ROLLING_ONLY: Final = f"only allowed for updateStrategy '{ROLLING_UPDATE}'"
 RETENTION_TYPES: Final = (RETAIN, DELETE)
 FORBIDDEN_UPDATE: Final = (
     "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
-    "'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and "
-    "'minReadySeconds' are forbidden"
+    "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are "
+    "forbidden"
 )
+"""v1.32's text: ``revisionHistoryLimit`` became mutable (and joined the list) in v1.33
+(kubernetes#130263)."""
 GREATER_THAN_REPLICAS: Final = "cannot be greater than status.replicas"
 GREATER_THAN_READY: Final = "cannot be greater than status.readyReplicas"
 
@@ -218,7 +220,6 @@ def validate_stateful_set_update(new: StatefulSet, old: StatefulSet) -> list[Fie
         min_ready_seconds=old_spec.min_ready_seconds,
         ordinals=old_spec.ordinals,
         persistent_volume_claim_retention_policy=old_spec.persistent_volume_claim_retention_policy,
-        revision_history_limit=old_spec.revision_history_limit,
     )
     if unchanged != old_spec:
         found.append(errors.forbidden("spec", FORBIDDEN_UPDATE))
