@@ -5,7 +5,7 @@ Mirrors upstream ``pkg/apis/core/v1/defaults.go`` (with the generated
 ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go`` and
 ``pkg/apis/scheduling/v1/defaults.go``; policy/v1 has no defaults. Services, Endpoints
 and EndpointSlices are defaulted by ``api.servicedefaults``, DaemonSets by
-``api.daemonsetdefaults``. A Secret's ``stringData`` is
+``api.daemonsetdefaults``, StatefulSets by ``api.statefulsetdefaults``. A Secret's ``stringData`` is
 merged into its ``data`` here too: upstream does it while converting the decoded v1
 object (``Convert_v1_Secret_To_core_Secret``), right after defaulting. Defaults that fall on
 fields kubeprio does not model (``dnsPolicy``, ``enableServiceLinks``, a container's
@@ -76,6 +76,8 @@ from kubeprio.api.servicedefaults import (
     default_endpoints,
     default_service,
 )
+from kubeprio.api.statefulset import StatefulSet
+from kubeprio.api.statefulsetdefaults import default_stateful_set
 
 RESTART_POLICY_ALWAYS: Final = "Always"
 DNS_CLUSTER_FIRST: Final = "ClusterFirst"
@@ -374,6 +376,11 @@ def _default_daemon_set(ds: DaemonSet) -> DaemonSet:
     return default_daemon_set(ds, default_template=default_pod_template)
 
 
+def _default_stateful_set(sts: StatefulSet) -> StatefulSet:
+    """``SetDefaults_StatefulSet`` (``api.statefulsetdefaults``) with the template defaults here."""
+    return default_stateful_set(sts, default_template=default_pod_template)
+
+
 def copy_template_labels(job: Job) -> Job:
     """``SetDefaults_Job``'s label rule: a Job without labels takes its template's labels."""
     template = job.spec.template if job.spec else None
@@ -574,6 +581,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Deployment: default_deployment,
     ReplicaSet: default_replica_set,
     DaemonSet: _default_daemon_set,
+    StatefulSet: _default_stateful_set,
     Job: default_job,
     CronJob: default_cron_job,
     Namespace: default_namespace,

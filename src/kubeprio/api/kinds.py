@@ -39,6 +39,7 @@ from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.tokenrequest import TokenRequest
 
@@ -171,6 +172,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  subresources=(Subresource("scale", "autoscaling", "v1", "Scale",
                                            ("get", "patch", "update")),
                                Subresource("status", "apps", "v1", "ReplicaSet",
+                                           ("get", "patch", "update"))),
+                 legacy_versions=("v1beta1", "v1beta2")),
+    ResourceInfo("apps", "v1", "StatefulSet", "statefulsets", "statefulset", True, StatefulSet,
+                 ("sts",), ("all",),
+                 subresources=(Subresource("scale", "autoscaling", "v1", "Scale",
+                                           ("get", "patch", "update")),
+                               Subresource("status", "apps", "v1", "StatefulSet",
                                            ("get", "patch", "update"))),
                  legacy_versions=("v1beta1", "v1beta2")),
     ResourceInfo("batch", "v1", "CronJob", "cronjobs", "cronjob", True, CronJob, ("cj",), ("all",),

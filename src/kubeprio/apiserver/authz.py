@@ -78,7 +78,13 @@ roles lost write access to endpoints and slices in 1.22, CVE-2021-25740, and onl
 ResourceQuotas and LimitRanges, a tenant does not set its own limits, and ControllerRevisions, which the
 DaemonSet controller writes; ``kubectl rollout history/undo`` only read them)."""
 TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
-    {"pods/eviction", "deployments/scale", "replicasets/scale", "serviceaccounts/token"}
+    {
+        "pods/eviction",
+        "deployments/scale",
+        "replicasets/scale",
+        "statefulsets/scale",
+        "serviceaccounts/token",
+    }
 )
 """Subresources a tenant user may write (others, like ``pods/binding``, are the system's).
 ``serviceaccounts/token``: upstream's ``edit`` role, aggregated into ``admin``, grants

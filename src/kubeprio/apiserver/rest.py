@@ -49,6 +49,7 @@ from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
 from kubeprio.api.reviews import AUTHENTICATION_V1
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tokenrequest import TokenRequest, default_token_request
 from kubeprio.apiserver import (
     decodeerrors,
@@ -731,8 +732,9 @@ class RestHandler:
         return Reply(200, to_dict(scale_of(result.obj)), (*warnings, *result.warnings))
 
 
-def scale_of(obj: Deployment | ReplicaSet) -> Scale:
-    """The ``Scale`` view of a Deployment or ReplicaSet (``scaleFromDeployment`` upstream)."""
+def scale_of(obj: Deployment | ReplicaSet | StatefulSet) -> Scale:
+    """The ``Scale`` view of a Deployment, ReplicaSet or StatefulSet (``scaleFromDeployment``,
+    ``scaleFromReplicaSet``, ``scaleFromStatefulSet`` upstream: the same fields)."""
     spec = obj.spec
     selector = ""
     if spec is not None and spec.selector is not None:

@@ -46,6 +46,7 @@ from kubeprio.api.secret import Secret
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import configtables, podtable, servicetables, workloadtables
 from kubeprio.apiserver.tableformat import (
     AGE_DOC,
@@ -381,6 +382,7 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Deployment: (workloadtables.DEPLOYMENT_COLUMNS, workloadtables.print_deployment),
     ReplicaSet: (workloadtables.REPLICA_SET_COLUMNS, workloadtables.print_replica_set),
     DaemonSet: (workloadtables.DAEMON_SET_COLUMNS, workloadtables.print_daemon_set),
+    StatefulSet: (workloadtables.STATEFUL_SET_COLUMNS, workloadtables.print_stateful_set),
     ControllerRevision: (
         workloadtables.CONTROLLER_REVISION_COLUMNS,
         workloadtables.print_controller_revision,

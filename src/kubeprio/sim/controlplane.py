@@ -5,7 +5,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, CronJob, DaemonSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
+Deployment, Job, CronJob, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
 shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
 serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
@@ -35,6 +35,7 @@ from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.clock import Clock
@@ -47,6 +48,7 @@ from kubeprio.controllers.job import JobController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
+from kubeprio.controllers.statefulset import StatefulSetController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.nodelease import NodeLeases
 from kubeprio.kubelet.router import PodRouter
@@ -125,6 +127,7 @@ class ControlPlane:
         self.cron_jobs: Informer[CronJob] = Informer(api, CronJob)
         self.daemonsets: Informer[DaemonSet] = Informer(api, DaemonSet)
         self.revisions: Informer[ControllerRevision] = Informer(api, ControllerRevision)
+        self.statefulsets: Informer[StatefulSet] = Informer(api, StatefulSet)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(api, PodDisruptionBudget)
         # Kinds no controller here acts on, held for the quota controller to count (and for
         # serve's endpoints, service account and root CA controllers to read).
@@ -194,6 +197,14 @@ class ControlPlane:
                 pods=self.pods,
                 nodes=self.nodes,
             ),
+            StatefulSetController(
+                api,
+                clock=clock,
+                rng=rng("statefulset"),
+                statefulsets=self.statefulsets,
+                revisions=self.revisions,
+                pods=self.pods,
+            ),
             DisruptionController(
                 api,
                 clock=clock,
@@ -202,6 +213,7 @@ class ControlPlane:
                 pdbs=self.pdbs,
                 replicasets=self.replicasets,
                 deployments=self.deployments,
+                statefulsets=self.statefulsets,
             ),
             GarbageCollector(
                 api,
@@ -214,6 +226,7 @@ class ControlPlane:
                     self.jobs,
                     self.cron_jobs,
                     self.daemonsets,
+                    self.statefulsets,
                     *([self.nodes] if lease_informers else []),
                 ],
                 dependents=[
@@ -242,6 +255,7 @@ class ControlPlane:
             self.jobs,
             self.cron_jobs,
             self.daemonsets,
+            self.statefulsets,
             self.revisions,
             self.pdbs,
             *lease_informers,
@@ -263,6 +277,7 @@ class ControlPlane:
                 self.replicasets,
                 self.jobs,
                 self.daemonsets,
+                self.statefulsets,
                 self.revisions,
                 self.pods,
                 self.services,

@@ -5,7 +5,8 @@ service raises one ``InvalidError`` (422) with all of them as causes. Object met
 rules live in ``validation.meta``; each kind's rules live in a module named after its
 API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``),
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
-in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
+in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
+StatefulSets in ``validation.statefulset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
 ``validation.resourcequota``, LimitRanges in ``validation.limitrange``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``) and are
 listed in the tables
@@ -27,6 +28,7 @@ from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
@@ -54,6 +56,7 @@ from kubeprio.api.validation import (  # isort: skip
     secret,
     service,
     serviceaccount,
+    statefulset,
     tenant,
 )
 
@@ -61,6 +64,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **core.CREATE,
     **apps.CREATE,
     **daemonset.CREATE,
+    **statefulset.CREATE,
     **batch.CREATE,
     **cronjob.CREATE,
     **policy.CREATE,
@@ -80,6 +84,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.UPDATE,
     **apps.UPDATE,
     **daemonset.UPDATE,
+    **statefulset.UPDATE,
     **batch.UPDATE,
     **cronjob.UPDATE,
     **policy.UPDATE,
@@ -97,6 +102,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
     **daemonset.STATUS_UPDATE,
+    **statefulset.STATUS_UPDATE,
     **batch.STATUS_UPDATE,
     **cronjob.STATUS_UPDATE,
     **policy.STATUS_UPDATE,
@@ -109,6 +115,7 @@ WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **core.WARNINGS,
     **apps.WARNINGS,
     **daemonset.WARNINGS,
+    **statefulset.WARNINGS,
     **batch.WARNINGS,
     **cronjob.WARNINGS,
     **secret.WARNINGS,
@@ -126,9 +133,10 @@ object (upstream ``WarningsOnUpdate``); the others warn as on create."""
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
-_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod, DaemonSet})
-"""Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet
-update calls ``ValidateDaemonSet``, which checks the object metadata as on create)."""
+_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod, DaemonSet, StatefulSet})
+"""Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
+StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, which check the
+object metadata as on create)."""
 
 
 def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
