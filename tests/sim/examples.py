@@ -28,6 +28,7 @@ EXAMPLES: Final = (
     "daemonset-agent",
     "cronjob-forbid",
     "hpa-scale-up",
+    "limitrange-defaults",
 )
 """The examples with a golden report (one directory of ``examples/`` each)."""
 

@@ -22,6 +22,7 @@ from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.resourcemetrics import GROUP as METRICS_GROUP
@@ -39,6 +40,7 @@ from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.tokenrequest import TokenRequest
 
@@ -146,6 +148,8 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  ("quota",),
                  subresources=(Subresource("status", "", "v1", "ResourceQuota",
                                            ("get", "patch", "update")),)),
+    ResourceInfo("", "v1", "LimitRange", "limitranges", "limitrange", True, LimitRange,
+                 ("limits",)),
     ResourceInfo("", "v1", "ConfigMap", "configmaps", "configmap", True, ConfigMap, ("cm",)),
     ResourceInfo("", "v1", "Secret", "secrets", "secret", True, Secret),
     ResourceInfo("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,
@@ -178,6 +182,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  subresources=(Subresource("scale", "autoscaling", "v1", "Scale",
                                            ("get", "patch", "update")),
                                Subresource("status", "apps", "v1", "ReplicaSet",
+                                           ("get", "patch", "update"))),
+                 legacy_versions=("v1beta1", "v1beta2")),
+    ResourceInfo("apps", "v1", "StatefulSet", "statefulsets", "statefulset", True, StatefulSet,
+                 ("sts",), ("all",),
+                 subresources=(Subresource("scale", "autoscaling", "v1", "Scale",
+                                           ("get", "patch", "update")),
+                               Subresource("status", "apps", "v1", "StatefulSet",
                                            ("get", "patch", "update"))),
                  legacy_versions=("v1beta1", "v1beta2")),
     ResourceInfo("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",

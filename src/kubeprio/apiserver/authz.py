@@ -13,7 +13,7 @@ authorizer, a fixed policy in place of RBAC:
   in the namespaces the Tenant owns (``admission.tenant.owning_tenant``) roughly as
   upstream's ``admin`` ClusterRole bound there allows: everything on the namespaced
   kinds except ``pods/binding`` and status writes (the scheduler's and controllers'
-  work); events and ResourceQuotas are read-only; ``pods/eviction``, ``scale`` and
+  work); events, ResourceQuotas and LimitRanges are read-only; ``pods/eviction``, ``scale`` and
   ``serviceaccounts/token`` (``kubectl create token``) are allowed, and so is
   impersonating the service accounts there (``kubectl --as=system:serviceaccount:...``);
 * a service account's token authenticates as ``system:serviceaccount:<ns>:<name>`` with
@@ -64,14 +64,27 @@ from kubeprio.apiserver.routes import Target
 
 READ_VERBS: Final = frozenset({"get", "list", "watch"})
 TENANT_READ_ONLY: Final = frozenset(
-    {"events", "endpoints", "endpointslices", "resourcequotas", "controllerrevisions"}
+    {
+        "events",
+        "endpoints",
+        "endpointslices",
+        "resourcequotas",
+        "limitranges",
+        "controllerrevisions",
+    }
 )
 """Namespaced resources a tenant user may only read (upstream's ``admin`` and ``edit``
 roles lost write access to endpoints and slices in 1.22, CVE-2021-25740, and only view
-ResourceQuotas, a tenant does not set its own limits, and ControllerRevisions, which the
+ResourceQuotas and LimitRanges, a tenant does not set its own limits, and ControllerRevisions, which the
 DaemonSet controller writes; ``kubectl rollout history/undo`` only read them)."""
 TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
-    {"pods/eviction", "deployments/scale", "replicasets/scale", "serviceaccounts/token"}
+    {
+        "pods/eviction",
+        "deployments/scale",
+        "replicasets/scale",
+        "statefulsets/scale",
+        "serviceaccounts/token",
+    }
 )
 """Subresources a tenant user may write (others, like ``pods/binding``, are the system's).
 ``serviceaccounts/token``: upstream's ``edit`` role, aggregated into ``admin``, grants

@@ -4,7 +4,8 @@
   status a new object starts with (pods start ``Pending`` with their QoS class,
   workloads and PDBs start with an empty status; nodes keep theirs, as kubelets create
   them with status). A DaemonSet's template generation is kept by
-  ``apiserver.templategeneration``. A Job without ``manualSelector`` gets its generated selector and
+  ``apiserver.templategeneration``; a StatefulSet's alpha ``rollingUpdate.maxUnavailable``
+  is dropped (``drop_max_unavailable``). A Job without ``manualSelector`` gets its generated selector and
   template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
 * ``prepare_for_update``: a main-resource update cannot change ``status`` and a
   ``status`` update cannot change anything else (a pod status that omits ``qosClass``
@@ -51,6 +52,8 @@ from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
 from kubeprio.api.service import LoadBalancerStatus, Service, ServiceStatus
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import EMPTY_STATUS as EMPTY_STATEFUL_SET_STATUS
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import templategeneration
 
 STATUS_KINDS: Final = (
@@ -61,6 +64,7 @@ STATUS_KINDS: Final = (
     Deployment,
     ReplicaSet,
     DaemonSet,
+    StatefulSet,
     Job,
     CronJob,
     HorizontalPodAutoscaler,
@@ -69,7 +73,15 @@ STATUS_KINDS: Final = (
 )
 """Kinds with a ``status`` subresource: main updates keep the stored status."""
 
-GENERATION_KINDS: Final = (PodDisruptionBudget, Deployment, ReplicaSet, DaemonSet, Job, CronJob)
+GENERATION_KINDS: Final = (
+    PodDisruptionBudget,
+    Deployment,
+    ReplicaSet,
+    DaemonSet,
+    StatefulSet,
+    Job,
+    CronJob,
+)
 """Kinds whose ``metadata.generation`` counts spec changes."""
 
 
@@ -99,6 +111,9 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, DaemonSet):
         # PrepareForCreate resets the status; Go's JSON always sends its four plain counts.
         changes["status"] = EMPTY_STATUS
+    elif isinstance(obj, StatefulSet):
+        changes["status"] = EMPTY_STATEFUL_SET_STATUS
+        changes["spec"] = drop_max_unavailable(obj.spec, None)
     elif isinstance(obj, GENERATION_KINDS):
         changes["status"] = None
     elif isinstance(obj, HorizontalPodAutoscaler):
@@ -118,6 +133,22 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, DaemonSet):
         obj = templategeneration.prepare_for_create(obj)
     return obj
+
+
+def drop_max_unavailable(spec: Any, old_spec: Any) -> Any:
+    """``dropStatefulSetDisabledFields``: ``rollingUpdate.maxUnavailable`` belongs to the
+    alpha MaxUnavailableStatefulSet (off), so it is dropped unless the stored object
+    already uses it."""
+    strategy = spec.update_strategy if spec is not None else None
+    rolling = strategy.rolling_update if strategy is not None else None
+    if rolling is None or rolling.max_unavailable is None:
+        return spec
+    old_strategy = old_spec.update_strategy if old_spec is not None else None
+    old_rolling = old_strategy.rolling_update if old_strategy is not None else None
+    if old_rolling is not None and old_rolling.max_unavailable is not None:
+        return spec
+    rolling = evolve(rolling, max_unavailable=None)
+    return evolve(spec, update_strategy=evolve(strategy, rolling_update=rolling))
 
 
 def clean_secret_references(
@@ -193,6 +224,8 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
         if isinstance(new, Pod):
             status = _backfill_qos_class(new.status, old.status)
         return evolve(old, status=status)
+    if isinstance(new, StatefulSet):
+        new = evolve(new, spec=drop_max_unavailable(new.spec, old.spec))
     metadata = evolve(
         new.metadata,
         # rest.BeforeUpdate fills a missing uid; a different one fails validation

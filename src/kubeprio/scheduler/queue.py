@@ -59,6 +59,7 @@ from kubeprio.client.informer import Lister
 from kubeprio.clock import Clock
 from kubeprio.scheduler import events as ev
 from kubeprio.scheduler.backoff import BackoffPolicy
+from kubeprio.scheduler.backoff_queue import BackoffQueue
 from kubeprio.scheduler.events import ClusterEvent, ClusterEventWithHint
 from kubeprio.scheduler.framework import (
     Code,
@@ -154,10 +155,7 @@ class SchedulingQueue:
             active_key=active_key,
         )
         self._active: KeyedHeap[QueuedPodInfo] = KeyedHeap(active_key)
-        self._backoff: KeyedHeap[QueuedPodInfo] = KeyedHeap(self._backoff_policy.sort_key)
-        self._error_backoff: KeyedHeap[QueuedPodInfo] = KeyedHeap(
-            self._backoff_policy.error_sort_key
-        )
+        self._backoff = BackoffQueue(self._backoff_policy)
         self._unschedulable = UnschedulablePods()
         self._nominator = Nominator(pod_lister)
         self._in_flight = InFlightPods()
@@ -178,23 +176,6 @@ class SchedulingQueue:
     def is_backing_off(self, qpi: QueuedPodInfo) -> bool:
         """Whether ``qpi`` is still in its backoff (upstream ``isPodBackingoff``)."""
         return self._backoff_policy.is_backing_off(qpi)
-
-    def _add_to_backoff(self, qpi: QueuedPodInfo) -> None:
-        key = qpi.pod_info.key
-        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
-            self._backoff.delete(key)
-            self._error_backoff.add_or_update(key, qpi)
-        else:
-            self._error_backoff.delete(key)
-            self._backoff.add_or_update(key, qpi)
-
-    def _delete_from_backoff(self, key: str) -> QueuedPodInfo | None:
-        qpi = self._backoff.delete(key)
-        return qpi if qpi is not None else self._error_backoff.delete(key)
-
-    def _backoff_get(self, key: str) -> QueuedPodInfo | None:
-        qpi = self._backoff.get(key)
-        return qpi if qpi is not None else self._error_backoff.get(key)
 
     # --- PreEnqueue and the moves between queues -------------------------------------------
 
@@ -219,14 +200,14 @@ class SchedulingQueue:
             self._run_pre_enqueue(qpi)
         key = qpi.pod_info.key
         if qpi.gating_plugin:
-            if key in self._active or self._backoff_get(key) is not None:
+            if key in self._active or key in self._backoff:
                 return False
             self._unschedulable.add_or_update(qpi)
             return False
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self._clock.now()
         self._unschedulable.delete(key)
-        self._delete_from_backoff(key)
+        self._backoff.delete(key)
         self._active.add_or_update(key, qpi)
         self._count_incoming(INCOMING_ACTIVE, event)
         if event in _NOMINATING_EVENTS:
@@ -241,7 +222,7 @@ class SchedulingQueue:
                 self._unschedulable.add_or_update(qpi)
                 return False
         self._unschedulable.delete(qpi.pod_info.key)
-        self._add_to_backoff(qpi)
+        self._backoff.add(qpi)
         return True
 
     def _requeue(self, qpi: QueuedPodInfo, strategy: Strategy, event: str) -> str:
@@ -277,13 +258,15 @@ class SchedulingQueue:
             return
         key = _key(new)
         if old is not None:
-            for heap in (self._active, self._backoff, self._error_backoff):
-                qpi = heap.get(key)
-                if qpi is not None:
-                    qpi.pod_info = qpi.pod_info.updated(new)
-                    heap.add_or_update(key, qpi)
-                    self._nominator.update_nominated_pod(old, qpi.pod_info)
-                    return
+            qpi = self._active.get(key) or self._backoff.get(key)
+            if qpi is not None:
+                qpi.pod_info = qpi.pod_info.updated(new)
+                if key in self._active:
+                    self._active.add_or_update(key, qpi)
+                else:
+                    self._backoff.update(key, qpi)
+                self._nominator.update_nominated_pod(old, qpi.pod_info)
+                return
         qpi = self._unschedulable.get(key)
         if qpi is not None:
             qpi.pod_info = qpi.pod_info.updated(new)
@@ -300,7 +283,7 @@ class SchedulingQueue:
         """An unscheduled pod was deleted (upstream ``Delete``); an in-flight one stays until ``done``."""
         self._nominator.delete_nominated_pod_if_exists(pod)
         key = _key(pod)
-        if self._active.delete(key) is None and self._delete_from_backoff(key) is None:
+        if self._active.delete(key) is None and self._backoff.delete(key) is None:
             self._unschedulable.delete(key)
 
     def activate(self, pods: Iterable[Pod]) -> None:
@@ -314,7 +297,7 @@ class SchedulingQueue:
             qpi = self._unschedulable.get(key)
             from_backoff = False
             if qpi is None:
-                qpi = self._delete_from_backoff(key)
+                qpi = self._backoff.delete(key)
                 from_backoff = True
             if qpi is not None:
                 self._move_to_active(qpi, ev.FORCE_ACTIVATE_LABEL, from_backoff=from_backoff)
@@ -402,7 +385,7 @@ class SchedulingQueue:
         while True:
             qpi = self._active.pop()
             if qpi is None and self._pop_from_backoff:
-                qpi = self._backoff.pop()
+                qpi = self._backoff.pop_rejected()
             if qpi is None:
                 return None
             uid = qpi.pod_info.uid
@@ -452,7 +435,7 @@ class SchedulingQueue:
         del scheduling_cycle
         key = qpi.pod_info.key
         try:
-            if key in self._unschedulable or key in self._active or self._backoff_get(key):
+            if key in self._unschedulable or key in self._active or self._backoff.get(key):
                 return False
             if not qpi.unschedulable_plugins and not qpi.pending_plugins:
                 qpi.consecutive_errors_count += 1
@@ -493,14 +476,7 @@ class SchedulingQueue:
 
     def flush_backoff_completed(self) -> None:
         """Move every pod whose backoff is over to activeQ (upstream ``flushBackoffQCompleted``)."""
-        completed: list[QueuedPodInfo] = []
-        for heap in (self._backoff, self._error_backoff):
-            while (head := heap.peek()) is not None and not self._backoff_policy.is_backing_off(
-                head
-            ):
-                heap.pop()
-                completed.append(head)
-        for qpi in completed:
+        for qpi in self._backoff.pop_completed():
             self._move_to_active(qpi, ev.BACKOFF_COMPLETE, from_backoff=True)
 
     def flush_unschedulable_leftover(self) -> None:
@@ -521,11 +497,8 @@ class SchedulingQueue:
         delivered every cluster event can stop instead of retrying unschedulable pods on
         the 5-minute timer forever.
         """
-        times: list[float] = []
-        for heap in (self._backoff, self._error_backoff):
-            head = heap.peek()
-            if head is not None:
-                times.append(self._backoff_policy.completion_time(head))
+        backoff_done = self._backoff.earliest_completion()
+        times = [backoff_done] if backoff_done is not None else []
         oldest = self._unschedulable.earliest_timestamp() if include_leftover_flush else None
         if oldest is not None:
             due = oldest + self._max_in_unschedulable
@@ -557,7 +530,7 @@ class SchedulingQueue:
         result: list[PodInfo] = []
         for pod_info in recorded:
             key = pod_info.key
-            qpi = self._active.get(key) or self._unschedulable.get(key) or self._backoff_get(key)
+            qpi = self._active.get(key) or self._unschedulable.get(key) or self._backoff.get(key)
             if qpi is None:
                 qpi = self._in_flight.get(pod_info.uid)
             result.append(qpi.pod_info if qpi is not None else pod_info)
@@ -567,12 +540,7 @@ class SchedulingQueue:
 
     def __len__(self) -> int:
         """Pods waiting in the three structures (in-flight pods excluded)."""
-        return (
-            len(self._active)
-            + len(self._backoff)
-            + len(self._error_backoff)
-            + len(self._unschedulable)
-        )
+        return len(self._active) + len(self._backoff) + len(self._unschedulable)
 
     def pending_counts(self) -> dict[str, int]:
         """``scheduler_pending_pods`` by queue: ``active``, ``backoff`` (both heaps),
@@ -581,7 +549,7 @@ class SchedulingQueue:
         gated = self._unschedulable.gated_count
         return {
             "active": len(self._active),
-            "backoff": len(self._backoff) + len(self._error_backoff),
+            "backoff": len(self._backoff),
             "unschedulable": len(self._unschedulable) - gated,
             "gated": gated,
         }
@@ -589,13 +557,13 @@ class SchedulingQueue:
     def get(self, name: str, namespace: str) -> QueuedPodInfo | None:
         """The queued pod ``namespace/name`` (upstream ``GetPod``)."""
         key = f"{namespace}/{name}"
-        return self._backoff_get(key) or self._unschedulable.get(key) or self._active.get(key)
+        return self._backoff.get(key) or self._unschedulable.get(key) or self._active.get(key)
 
     def where(self, key: str) -> str | None:
         """``Active``, ``Backoff``, ``Unschedulable``, ``InFlight`` or ``None`` for a ``namespace/name``."""
         if key in self._active:
             return ACTIVE_Q
-        if self._backoff_get(key) is not None:
+        if key in self._backoff:
             return BACKOFF_Q
         if key in self._unschedulable:
             return UNSCHEDULABLE_Q
@@ -609,7 +577,7 @@ class SchedulingQueue:
 
     def pods_in_backoff_q(self) -> list[Pod]:
         """backoffQ (the plugin-rejection heap, then the error heap), each in expiry order."""
-        return [qpi.pod for heap in (self._backoff, self._error_backoff) for qpi in heap.ordered()]
+        return [qpi.pod for qpi in self._backoff.ordered()]
 
     def unschedulable_pods(self) -> list[Pod]:
         """The pool, in the order pods entered it."""

@@ -5,7 +5,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
+Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
 shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
 serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
@@ -36,6 +36,7 @@ from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.clock import Clock
@@ -49,6 +50,7 @@ from kubeprio.controllers.job import JobController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
+from kubeprio.controllers.statefulset import StatefulSetController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.nodelease import NodeLeases
 from kubeprio.kubelet.router import PodRouter
@@ -128,6 +130,7 @@ class ControlPlane:
         self.hpas: Informer[HorizontalPodAutoscaler] = Informer(api, HorizontalPodAutoscaler)
         self.daemonsets: Informer[DaemonSet] = Informer(api, DaemonSet)
         self.revisions: Informer[ControllerRevision] = Informer(api, ControllerRevision)
+        self.statefulsets: Informer[StatefulSet] = Informer(api, StatefulSet)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(api, PodDisruptionBudget)
         # Kinds no controller here acts on, held for the quota controller to count (and for
         # serve's endpoints, service account and root CA controllers to read).
@@ -206,6 +209,14 @@ class ControlPlane:
                 pods=self.pods,
                 nodes=self.nodes,
             ),
+            StatefulSetController(
+                api,
+                clock=clock,
+                rng=rng("statefulset"),
+                statefulsets=self.statefulsets,
+                revisions=self.revisions,
+                pods=self.pods,
+            ),
             DisruptionController(
                 api,
                 clock=clock,
@@ -214,6 +225,7 @@ class ControlPlane:
                 pdbs=self.pdbs,
                 replicasets=self.replicasets,
                 deployments=self.deployments,
+                statefulsets=self.statefulsets,
             ),
             GarbageCollector(
                 api,
@@ -226,6 +238,7 @@ class ControlPlane:
                     self.jobs,
                     self.cron_jobs,
                     self.daemonsets,
+                    self.statefulsets,
                     *([self.nodes] if lease_informers else []),
                 ],
                 dependents=[
@@ -255,6 +268,7 @@ class ControlPlane:
             self.cron_jobs,
             self.hpas,
             self.daemonsets,
+            self.statefulsets,
             self.revisions,
             self.pdbs,
             *lease_informers,
@@ -276,6 +290,7 @@ class ControlPlane:
                 self.replicasets,
                 self.jobs,
                 self.daemonsets,
+                self.statefulsets,
                 self.revisions,
                 self.pods,
                 self.services,

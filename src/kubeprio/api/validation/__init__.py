@@ -5,8 +5,9 @@ service raises one ``InvalidError`` (422) with all of them as causes. Object met
 rules live in ``validation.meta``; each kind's rules live in a module named after its
 API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``), ``validation.autoscaling``,
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
-in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, ConfigMaps, Secrets and ServiceAccounts in
+in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
+StatefulSets in ``validation.statefulset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``) and are
 listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
@@ -27,6 +28,7 @@ from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
@@ -48,12 +50,14 @@ from kubeprio.api.validation import (  # isort: skip
     cronjob,
     daemonset,
     endpoints,
+    limitrange,
     policy,
     resourcequota,
     scheduling,
     secret,
     service,
     serviceaccount,
+    statefulset,
     tenant,
 )
 
@@ -61,6 +65,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **core.CREATE,
     **apps.CREATE,
     **daemonset.CREATE,
+    **statefulset.CREATE,
     **batch.CREATE,
     **cronjob.CREATE,
     **autoscaling.CREATE,
@@ -69,6 +74,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **service.CREATE,
     **endpoints.CREATE,
     **resourcequota.CREATE,
+    **limitrange.CREATE,
     **configmap.CREATE,
     **secret.CREATE,
     PriorityClass: scheduling.validate_priority_class,
@@ -80,6 +86,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.UPDATE,
     **apps.UPDATE,
     **daemonset.UPDATE,
+    **statefulset.UPDATE,
     **batch.UPDATE,
     **cronjob.UPDATE,
     **autoscaling.UPDATE,
@@ -87,6 +94,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **service.UPDATE,
     **endpoints.UPDATE,
     **resourcequota.UPDATE,
+    **limitrange.UPDATE,
     **configmap.UPDATE,
     **secret.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
@@ -97,6 +105,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
     **daemonset.STATUS_UPDATE,
+    **statefulset.STATUS_UPDATE,
     **batch.STATUS_UPDATE,
     **cronjob.STATUS_UPDATE,
     **autoscaling.STATUS_UPDATE,
@@ -110,6 +119,7 @@ WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **core.WARNINGS,
     **apps.WARNINGS,
     **daemonset.WARNINGS,
+    **statefulset.WARNINGS,
     **batch.WARNINGS,
     **cronjob.WARNINGS,
     **secret.WARNINGS,
@@ -127,9 +137,10 @@ object (upstream ``WarningsOnUpdate``); the others warn as on create."""
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
-_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod, DaemonSet})
-"""Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet
-update calls ``ValidateDaemonSet``, which checks the object metadata as on create)."""
+_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod, DaemonSet, StatefulSet})
+"""Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
+StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, which check the
+object metadata as on create)."""
 
 
 def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
