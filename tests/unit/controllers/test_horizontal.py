@@ -20,6 +20,7 @@ from kubeprio.api.apps import Deployment
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.core import Event, Node, Pod, PodCondition, PodStatus
 from kubeprio.api.manifest import decode_object as decode
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import DeleteRequest
@@ -253,3 +254,28 @@ def test_two_hpas_on_the_same_pods_are_ambiguous(rig: Rig) -> None:
         "are controlled by multiple HPAs: [{web default} {web-2 default}]" in m
         for m in rig.events("AmbiguousSelector")
     )
+
+
+def test_a_stateful_set_target_is_scaled_through_its_scale_subresource(rig: Rig) -> None:
+    """Upstream's HPA scales any kind with a ``scale`` subresource (``scaleNamespacer``), so a
+    StatefulSet over the same pods is scaled as the Deployment is."""
+    rig.api.create(
+        decode(
+            {
+                **DEPLOYMENT,
+                "kind": "StatefulSet",
+                "metadata": {"name": "db", "namespace": "default"},
+            }
+        )
+    )
+    rig.pods_using("900m", "900m")
+    target = {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"}
+    rig.api.delete(Deployment, "web", "default")
+    rig.api.create(decode(hpa_doc(scaleTargetRef=target)))
+    rig.advance(15)
+    stateful = rig.api.get(StatefulSet, "db", "default")
+    assert stateful.spec is not None
+    assert stateful.spec.replicas == 4
+    assert rig.events("SuccessfulRescale") == [
+        "New size: 4; reason: cpu resource utilization (percentage of request) above target"
+    ]
