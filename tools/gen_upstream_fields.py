@@ -46,13 +46,18 @@ ROOTS = {
     "ReplicaSet": "V1ReplicaSet",
     "DaemonSet": "V1DaemonSet",
     "ControllerRevision": "V1ControllerRevision",
+    "StatefulSet": "V1StatefulSet",
     "Job": "V1Job",
     "CronJob": "V1CronJob",
+    "HorizontalPodAutoscaler": "V2HorizontalPodAutoscaler",
+    # A version served by conversion (api.kinds.ALTERNATE_VERSIONS): "Kind@version".
+    "HorizontalPodAutoscaler@v1": "V1HorizontalPodAutoscaler",
     "Lease": "V1Lease",
     "Service": "V1Service",
     "Endpoints": "V1Endpoints",
     "EndpointSlice": "V1EndpointSlice",
     "ResourceQuota": "V1ResourceQuota",
+    "LimitRange": "V1LimitRange",
     "ConfigMap": "V1ConfigMap",
     "Secret": "V1Secret",
     "ServiceAccount": "V1ServiceAccount",
@@ -77,6 +82,11 @@ SCALARS = {
 QUANTITIES = {
     ("V1ContainerStatus", "allocatedResources"),
     ("V1EmptyDirVolumeSource", "sizeLimit"),
+    ("V1LimitRangeItem", "default"),
+    ("V1LimitRangeItem", "defaultRequest"),
+    ("V1LimitRangeItem", "max"),
+    ("V1LimitRangeItem", "maxLimitRequestRatio"),
+    ("V1LimitRangeItem", "min"),
     ("V1NodeStatus", "allocatable"),
     ("V1NodeStatus", "capacity"),
     ("V1PodSpec", "overhead"),
@@ -86,6 +96,10 @@ QUANTITIES = {
     ("V1ResourceRequirements", "requests"),
     ("V1VolumeResourceRequirements", "limits"),
     ("V1VolumeResourceRequirements", "requests"),
+    ("V2MetricTarget", "averageValue"),
+    ("V2MetricTarget", "value"),
+    ("V2MetricValueStatus", "averageValue"),
+    ("V2MetricValueStatus", "value"),
 }
 
 # Go packages of upstream's schema names (the explain type is the last dotted part).
@@ -104,6 +118,8 @@ PACKAGES = (
     ("RollingUpdateDaemonSet", "apps.v1"),
     ("DaemonSet", "apps.v1"),
     ("ControllerRevision", "apps.v1"),
+    ("StatefulSet", "apps.v1"),
+    ("RollingUpdateStatefulSet", "apps.v1"),
     ("Deployment", "apps.v1"),
     ("ReplicaSet", "apps.v1"),
     ("Job", "batch.v1"),
@@ -121,6 +137,8 @@ PACKAGES = (
     ("ForZone", "discovery.v1"),
     ("ForNode", "discovery.v1"),
     ("Scale", "autoscaling.v1"),
+    ("HorizontalPodAutoscaler", "autoscaling.v1"),
+    ("CrossVersionObjectReference", "autoscaling.v1"),
     ("SelfSubjectAccessReview", "authorization.v1"),
     ("SelfSubjectRulesReview", "authorization.v1"),
     ("SubjectAccessReviewStatus", "authorization.v1"),
@@ -152,6 +170,8 @@ def schema_name(client_name: str) -> str:
         return f"io.k8s.api.discovery.{version}.{name}"
     if name in META_TYPES:
         return f"io.k8s.apimachinery.pkg.apis.meta.{version}.{name}"
+    if version == "v2":
+        return f"io.k8s.api.autoscaling.v2.{name}"
     if version != "v1":
         return f"io.k8s.api.scheduling.{version}.{name}"
     package = next((pkg for prefix, pkg in PACKAGES if name.startswith(prefix)), "core.v1")

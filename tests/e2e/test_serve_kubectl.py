@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import ssl
 import subprocess
 import urllib.error
@@ -359,8 +360,22 @@ def test_preemption_driven_by_kubectl(kestrel, tmp_path):
     web_name = sorted(web)[0]
     describe = kestrel.ok("describe", "pod", "-n", ns, web_name)
     assert f"Successfully assigned {ns}/{web_name} to {web[web_name]}" in describe
+    # The kubelet's container events, as a real kubelet (v1.32 kuberuntime) records them:
+    # image present, container created and started; then, for each victim, its container
+    # stopped when the graceful deletion reached the node.
+    for reason, message in [
+        ("Pulled", 'Container image "nginx" already present on machine'),
+        ("Created", "Created container: web"),
+        ("Started", "Started container web"),
+    ]:
+        assert re.search(rf"Normal\s+{reason}\s+\S+\s+kubelet\s+{re.escape(message)}", describe)
     preempted = kestrel.ok("get", "events", "-n", ns, "--field-selector", "reason=Preempted")
     assert preempted.count("Preempted by pod ") == 2
+    killing = kestrel.ok(
+        "get", "events", "-n", ns, "--field-selector", "reason=Killing", "-o", "json"
+    )
+    stopped = {e["involvedObject"]["name"] for e in json.loads(killing)["items"]}
+    assert victims <= stopped
 
 
 DRAINED = """\

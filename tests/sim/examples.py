@@ -27,6 +27,8 @@ EXAMPLES: Final = (
     "deployment-cascade",
     "daemonset-agent",
     "cronjob-forbid",
+    "hpa-scale-up",
+    "limitrange-defaults",
 )
 """The examples with a golden report (one directory of ``examples/`` each)."""
 

@@ -598,3 +598,32 @@ def test_cronjob_forbid_status_keeps_the_waiting_job_active() -> None:
     )
     [owner] = first.metadata.owner_references or ()
     assert (owner.kind, owner.name, owner.uid) == ("CronJob", "rollup", cron.metadata.uid)
+
+
+# --- 8. limitrange-defaults ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_limitrange_defaults_make_a_pod_without_requests_preempt(seed: int) -> None:
+    """LimitRanger (``PodMutateLimitFunc``) gives each shop pod the 1-CPU default request
+    before it is scheduled: web-1 fits, web-2 must preempt the batch report
+    (DefaultPreemption), web-3 is refused by the quota that counts the defaulted requests,
+    and huge by the range's max (LimitRanger validates before ResourceQuota)."""
+    report = run("limitrange-defaults", seed=seed)
+    pods = by_ref(report)
+    assert pods["shop/web-1"]["node"] == "node-1"
+    assert pods["shop/web-1"]["scheduledAt"] == 60.0
+    assert [(p["preemptor"], p["victims"]) for p in report["preemptions"]] == [
+        ("shop/web-2", ["jobs/report"])
+    ]
+    assert pods["shop/web-2"]["scheduledAt"] == 90.0  # the report's 30 s grace
+    assert pods["jobs/report"]["preemptedBy"] == "shop/web-2"
+    assert {(r["name"], r["message"]) for r in report["rejected"]} == {
+        (
+            "web-3",
+            'pods "web-3" is forbidden: exceeded quota: shop-quota, requested: requests.cpu=1, '
+            "used: requests.cpu=2, limited: requests.cpu=2",
+        ),
+        ("huge", 'pods "huge" is forbidden: maximum cpu usage per Container is 2, but limit is 4'),
+    }
+    no_class_preempts_upwards(report)

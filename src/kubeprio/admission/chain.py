@@ -21,6 +21,7 @@ from typing import Protocol
 
 from kubeprio.api.core import Event, Namespace
 from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import evolve
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
@@ -111,6 +112,11 @@ class Listers(Protocol):
     @property
     def service_accounts(self) -> Lister[ServiceAccount]:
         """All ServiceAccounts."""
+        ...
+
+    @property
+    def limit_ranges(self) -> Lister[LimitRange]:
+        """All LimitRanges."""
         ...
 
 

@@ -5,11 +5,16 @@ the chain to ``apiserver.service.ApiService``. The order matters and is the reas
 module exists (upstream keeps it in ``pkg/kubeapiserver/options/plugins.go``,
 ``AllOrderedPlugins``)::
 
-    mutating:   ServiceAccount (serve only)  ->  TenantPriorityClass (tenant default class)
-                ->  Priority (resolve)
-    validating: ServiceAccount (serve only)  ->  Priority (single globalDefault)
-                ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
-                ->  ResourceQuota (charges usage)
+    mutating:   LimitRanger (container defaults)  ->  ServiceAccount (serve only)
+                ->  TenantPriorityClass (tenant default class)  ->  Priority (resolve)
+    validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
+                ->  Priority (single globalDefault)  ->  SystemPriorityClass (admins only)
+                ->  TenantPriorityClass (allowlist)  ->  ResourceQuota (charges usage)
+
+``LimitRanger`` comes first, as upstream places it (right after the namespace checks, which
+``ApiService`` makes before the chain), so every later plugin sees a pod with its
+LimitRange defaults, and ResourceQuota charges (and asks for) the defaulted requests and
+limits. It is in kube-apiserver's default plugin set, so every composition root runs it.
 
 ``ServiceAccount`` comes before ``Priority``, as upstream orders them, so a pod that names
 a missing account hears about that before anything about its class. The tenant's default
@@ -33,6 +38,7 @@ import random
 from collections.abc import Sequence
 
 from kubeprio.admission.chain import AdmissionChain, Listers, MutatingPlugin, ValidatingPlugin
+from kubeprio.admission.limitranger import LimitRangerPlugin
 from kubeprio.admission.priority import PriorityPlugin
 from kubeprio.admission.resourcequota import LimitedResource, ResourceQuotaPlugin
 from kubeprio.admission.serviceaccount import ServiceAccountPlugin
@@ -51,10 +57,11 @@ def default_chain(
     tenant = TenantPriorityClassPlugin(listers)
     system = SystemPriorityClassPlugin()
     quota = ResourceQuotaPlugin(listers, limited)
-    mutating: list[MutatingPlugin] = [tenant, priority]
-    validating: list[ValidatingPlugin] = [priority, system, tenant, quota]
+    ranger = LimitRangerPlugin(listers)
+    mutating: list[MutatingPlugin] = [ranger, tenant, priority]
+    validating: list[ValidatingPlugin] = [ranger, priority, system, tenant, quota]
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(listers, rng=service_account_rng)
-        mutating.insert(0, accounts)
-        validating.insert(0, accounts)
+        mutating.insert(1, accounts)
+        validating.insert(1, accounts)
     return AdmissionChain(mutating=tuple(mutating), validating=tuple(validating))

@@ -7,7 +7,7 @@ these priorities." Current upstream has no such default (it removed the kube-sys
 rule in v1.17 and points to quota ``limitedResources``); kubeprio keeps the seed's
 default as a per-user rule, because ``serve`` has real users:
 
-* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets, Jobs and CronJobs CREATE/UPDATE** — a pod
+* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs and CronJobs CREATE/UPDATE** — a pod
   (or a workload's pod template) naming ``system-node-critical`` or
   ``system-cluster-critical`` is refused with 403 unless the request comes from a
   cluster admin (group ``system:masters``) or from inside the server (no user: the
@@ -34,9 +34,10 @@ from kubeprio.api.batch import CronJob, Job, workload_pod_template
 from kubeprio.api.core import Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.scheduling import system_priority_class
+from kubeprio.api.statefulset import StatefulSet
 
 PLUGIN_NAME: Final = "SystemPriorityClass"
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job, CronJob)
+WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, CronJob)
 
 
 def _class_name(obj: object) -> tuple[str, str]:

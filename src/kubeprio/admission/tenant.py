@@ -12,7 +12,7 @@ tenants own a namespace the first by name applies). For objects in those namespa
   Priority plugin's consistency rules hold for the rewritten pod exactly as for a pod
   that named the class itself. The global default only applies when the tenant has
   no default.
-* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets, Jobs and CronJobs CREATE/UPDATE** —
+* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs and CronJobs CREATE/UPDATE** —
   *after* ``Priority`` resolved the pod (so a class that came from the tenant or global
   default is checked too): the class must be in ``allowed`` or match ``allowedRegex``
   as a whole, and the priority must not exceed ``maxValue``. For workloads the pod
@@ -40,6 +40,7 @@ from kubeprio.api.core import Event, EventSource, ObjectReference, Pod, PodSpec
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import AUDIT, Tenant, TenantPriorityClasses
 from kubeprio.api.validation import tenant as tenant_rules
 
@@ -47,7 +48,7 @@ PLUGIN_NAME: Final = "TenantPriorityClass"
 EVENT_REASON_NOT_ALLOWED: Final = "PriorityClassNotAllowed"
 EVENT_REASON_ABOVE_MAXIMUM: Final = "PriorityAboveTenantMaximum"
 EVENT_COMPONENT: Final = "tenant-priorityclass-admission"
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job, CronJob)
+WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, CronJob)
 
 
 def tenant_owns(tenant: Tenant, namespace: str, labels: dict[str, str]) -> bool:

@@ -5,7 +5,7 @@ Mirrors upstream ``pkg/apis/core/v1/defaults.go`` (with the generated
 ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go`` and
 ``pkg/apis/scheduling/v1/defaults.go``; policy/v1 has no defaults. Services, Endpoints
 and EndpointSlices are defaulted by ``api.servicedefaults``, DaemonSets by
-``api.daemonsetdefaults``. A Secret's ``stringData`` is
+``api.daemonsetdefaults``, StatefulSets by ``api.statefulsetdefaults``. A Secret's ``stringData`` is
 merged into its ``data`` here too: upstream does it while converting the decoded v1
 object (``Convert_v1_Secret_To_core_Secret``), right after defaulting. Defaults that fall on
 fields kubeprio does not model (``dnsPolicy``, ``enableServiceLinks``, a container's
@@ -35,6 +35,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
+from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
 from kubeprio.api.batch import (
     ALLOW_CONCURRENT,
     CronJob,
@@ -64,6 +66,8 @@ from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.daemonsetdefaults import default_daemon_set
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.limitrange import LimitRange
+from kubeprio.api.limitrangedefaults import default_limit_range
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, JsonDict, evolve
 from kubeprio.api.quantity import Quantity
@@ -75,6 +79,8 @@ from kubeprio.api.servicedefaults import (
     default_endpoints,
     default_service,
 )
+from kubeprio.api.statefulset import StatefulSet
+from kubeprio.api.statefulsetdefaults import default_stateful_set
 
 RESTART_POLICY_ALWAYS: Final = "Always"
 DNS_CLUSTER_FIRST: Final = "ClusterFirst"
@@ -389,9 +395,19 @@ def default_replica_set(replica_set: ReplicaSet) -> ReplicaSet:
     return evolve(replica_set, spec=evolve(spec, **changes))
 
 
+def _default_limit_range(lr: LimitRange) -> LimitRange:
+    """``SetObjectDefaults_LimitRange`` (``api.limitrangedefaults``)."""
+    return default_limit_range(lr, default_list=default_resource_list)
+
+
 def _default_daemon_set(ds: DaemonSet) -> DaemonSet:
     """``SetDefaults_DaemonSet`` (``api.daemonsetdefaults``) with the template defaults here."""
     return default_daemon_set(ds, default_template=default_pod_template)
+
+
+def _default_stateful_set(sts: StatefulSet) -> StatefulSet:
+    """``SetDefaults_StatefulSet`` (``api.statefulsetdefaults``) with the template defaults here."""
+    return default_stateful_set(sts, default_template=default_pod_template)
 
 
 def copy_template_labels(job: Job) -> Job:
@@ -594,8 +610,10 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Deployment: default_deployment,
     ReplicaSet: default_replica_set,
     DaemonSet: _default_daemon_set,
+    StatefulSet: _default_stateful_set,
     Job: default_job,
     CronJob: default_cron_job,
+    HorizontalPodAutoscaler: default_horizontal_pod_autoscaler,
     Namespace: default_namespace,
     Node: default_node,
     PriorityClass: default_priority_class,
@@ -603,6 +621,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Endpoints: default_endpoints,
     EndpointSlice: default_endpoint_slice,
     Secret: default_secret,
+    LimitRange: _default_limit_range,
 }
 
 

@@ -191,14 +191,16 @@ def too_long(field: str, max_length: int) -> FieldError:
 
 def aggregate_message(errors: Sequence[FieldError]) -> str:
     """Join field errors as upstream's ``utilerrors.NewAggregate(...).Error()``."""
-    messages: list[str] = []
-    for error in errors:
-        text = str(error)
-        if text not in messages:
-            messages.append(text)
-    if len(messages) == 1:
-        return messages[0]
-    return "[" + ", ".join(messages) + "]"
+    return aggregate_text([str(error) for error in errors])
+
+
+def aggregate_text(messages: Sequence[str]) -> str:
+    """``utilerrors.NewAggregate(errs).Error()`` of errors with these messages: one bare,
+    several in brackets, comma-joined, each distinct message once."""
+    distinct = list(dict.fromkeys(messages))
+    if len(distinct) == 1:
+        return distinct[0]
+    return "[" + ", ".join(distinct) + "]"
 
 
 # --- status errors (apimachinery/pkg/api/errors/errors.go) ---------------------------------------

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
@@ -21,6 +22,7 @@ from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import Status
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.resourcemetrics import GROUP as METRICS_GROUP
@@ -38,6 +40,7 @@ from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.tokenrequest import TokenRequest
 
@@ -80,6 +83,15 @@ class ResourceInfo:
     verbs: tuple[str, ...] = ALL_VERBS
     subresources: tuple[Subresource, ...] = ()
     legacy_versions: tuple[str, ...] = ()
+    storage_version: str = ""
+    """For a row of ``ALTERNATE_VERSIONS``: the version its objects are stored (and
+    modelled) as; requests at this version are converted at the REST edge."""
+
+    @property
+    def schema_key(self) -> str:
+        """The kind's key in the upstream schema tables: ``Kind``, or ``Kind@version`` for
+        a version served by conversion (``HorizontalPodAutoscaler@v1``)."""
+        return f"{self.kind}@{self.version}" if self.storage_version else self.kind
 
     @property
     def api_version(self) -> str:
@@ -137,6 +149,8 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  ("quota",),
                  subresources=(Subresource("status", "", "v1", "ResourceQuota",
                                            ("get", "patch", "update")),)),
+    ResourceInfo("", "v1", "LimitRange", "limitranges", "limitrange", True, LimitRange,
+                 ("limits",)),
     ResourceInfo("", "v1", "ConfigMap", "configmaps", "configmap", True, ConfigMap, ("cm",)),
     ResourceInfo("", "v1", "Secret", "secrets", "secret", True, Secret),
     ResourceInfo("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,
@@ -171,6 +185,18 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                                Subresource("status", "apps", "v1", "ReplicaSet",
                                            ("get", "patch", "update"))),
                  legacy_versions=("v1beta1", "v1beta2")),
+    ResourceInfo("apps", "v1", "StatefulSet", "statefulsets", "statefulset", True, StatefulSet,
+                 ("sts",), ("all",),
+                 subresources=(Subresource("scale", "autoscaling", "v1", "Scale",
+                                           ("get", "patch", "update")),
+                               Subresource("status", "apps", "v1", "StatefulSet",
+                                           ("get", "patch", "update"))),
+                 legacy_versions=("v1beta1", "v1beta2")),
+    ResourceInfo("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
+                 "horizontalpodautoscaler", True, HorizontalPodAutoscaler, ("hpa",), ("all",),
+                 subresources=(Subresource("status", "autoscaling", "v2", "HorizontalPodAutoscaler",
+                                           ("get", "patch", "update")),),
+                 legacy_versions=("v2beta2",)),
     ResourceInfo("batch", "v1", "CronJob", "cronjobs", "cronjob", True, CronJob, ("cj",), ("all",),
                  subresources=(Subresource("status", "batch", "v1", "CronJob",
                                            ("get", "patch", "update")),),
@@ -184,6 +210,16 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""
+
+ALTERNATE_VERSIONS: Final[tuple[ResourceInfo, ...]] = (
+    ResourceInfo("autoscaling", "v1", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
+                 "horizontalpodautoscaler", True, HorizontalPodAutoscaler, ("hpa",), ("all",),
+                 subresources=(Subresource("status", "autoscaling", "v1", "HorizontalPodAutoscaler",
+                                           ("get", "patch", "update")),),
+                 storage_version="v2"),
+)  # fmt: skip
+"""Versions served by converting to and from a stored kind's version (``api.autoscalingv1``);
+discovery lists them after the stored version, which stays the preferred one."""
 
 REVIEWS: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo(AUTHENTICATION_GROUP, "v1", "SelfSubjectReview", "selfsubjectreviews",
@@ -207,7 +243,9 @@ RESOURCE_METRICS: Final[tuple[ResourceInfo, ...]] = (
 registers them: no singular name (its storage's ``GetSingularName`` is empty), no short
 names, only ``get`` and ``list``."""
 
-SERVED: Final[tuple[ResourceInfo, ...]] = RESOURCES + REVIEWS + RESOURCE_METRICS
+SERVED: Final[tuple[ResourceInfo, ...]] = (
+    RESOURCES + ALTERNATE_VERSIONS + REVIEWS + RESOURCE_METRICS
+)
 """Every kind the API server serves (routes, discovery, authorization)."""
 
 NON_STORED_KINDS: Final[dict[str, type[Any]]] = {

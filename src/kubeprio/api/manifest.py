@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from kubeprio.api import errors, kinds
+from kubeprio.api import autoscaling, autoscalingv1, errors, kinds
 from kubeprio.api.gotext import json_kind
 from kubeprio.api.model import JsonDict
 from kubeprio.api.serialization import DecodeError, from_dict
@@ -127,6 +127,13 @@ def decode_object(data: JsonDict) -> object:
         raise kinds.UnknownKindError(
             f"Object 'apiVersion' is missing in '{json.dumps(data)[:200]}'"
         )
+    if (api_version, kind) == (autoscaling.V1, "HorizontalPodAutoscaler"):
+        # autoscaling/v1 (what older clusters dump) converts as upstream's API server would.
+        data = autoscalingv1.from_v1(data)
+        api_version = autoscaling.V2
+    elif (api_version, kind) == (autoscalingv1.V2BETA1, "HorizontalPodAutoscaler"):
+        data = autoscalingv1.from_v2beta1(data)
+        api_version = autoscaling.V2
     info = kinds.for_kind(api_version, kind)
     return from_dict(info.model, data)
 

@@ -16,18 +16,27 @@ Other resource names are accepted and ignored. Quantities keep their exact value
 and storage are whole bytes rounded up (``Quantity.value``), CPU is the quantity's nano
 count (``250m`` is 250,000,000 nanocores, the unit metrics-server reports).
 
-Who reads it: ``kubelet.runtime`` (memory and ephemeral storage, for eviction) and
-``apiserver.resourcemetrics`` (CPU and memory, for ``metrics.k8s.io``). Both see the same
-numbers for a pod. Pure: no I/O.
+Who reads it: ``kubelet.runtime`` (memory and ephemeral storage, for eviction),
+``apiserver.resourcemetrics`` (CPU and memory, for ``metrics.k8s.io``) and the HPA
+controller (``controllers.replicacalculator``, the same pods and numbers the metrics API
+reports: ``is_running``, ``node_answers``, ``container_usage``, ``window_seconds``). Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Final
 
 from kubeprio.api.annotations import USAGE, AnnotationError, UsageEntry, parse_usage
-from kubeprio.api.core import Pod
+from kubeprio.api.core import PHASE_RUNNING, Node, Pod
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from kubeprio.clock import parse_rfc3339
+
+METRIC_RESOLUTION_SECONDS: Final = 15
+"""metrics-server's ``--metric-resolution`` in its release manifests (k3s ships the same)."""
+NODE_READY: Final = "Ready"
+CONDITION_UNKNOWN: Final = "Unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,3 +84,38 @@ def usage_of(names: list[str], entries: tuple[UsageEntry, ...]) -> tuple[Contain
         elif entry.resource == CPU:
             cpu[container] += entry.quantity.nanos
     return tuple(ContainerUsage(n, cpu[n], memory[n], storage[n]) for n in names)
+
+
+def is_running(pod: Pod) -> bool:
+    """Whether metrics-server's pod informer holds the pod (``status.phase=Running``)."""
+    return pod.status is not None and pod.status.phase == PHASE_RUNNING
+
+
+def node_answers(node: Node) -> bool:
+    """Whether the node's kubelet answers a scrape: it has posted a ``Ready`` condition
+    that is not ``Unknown`` (``Unknown`` is what the node lifecycle controller writes when
+    a kubelet stops posting, and a stopped kubelet cannot be scraped)."""
+    status = node.status
+    for condition in (status.conditions if status else None) or ():
+        if condition.type == NODE_READY:
+            return condition.status != CONDITION_UNKNOWN
+    return False
+
+
+def container_usage(pod: Pod) -> tuple[ContainerUsage, ...]:
+    """The pod's app containers' usage; zero for each when its annotation does not parse."""
+    try:
+        return declared_usage(pod)
+    except AnnotationError:
+        return tuple(ContainerUsage(name) for name in container_names(pod))
+
+
+def window_seconds(started: str | None, now: float) -> int:
+    """The scrape window, shortened to the whole seconds since ``started`` (if known)."""
+    if not started:
+        return METRIC_RESOLUTION_SECONDS
+    try:
+        elapsed = now - parse_rfc3339(started)
+    except ValueError:
+        return METRIC_RESOLUTION_SECONDS
+    return max(0, min(METRIC_RESOLUTION_SECONDS, math.floor(elapsed)))

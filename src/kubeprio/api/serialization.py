@@ -314,6 +314,8 @@ def _encode_shape(tp: Any, encode: Encoder) -> str:
     tp = _unwrap_optional(tp)
     if typing.get_origin(tp) is typing.Annotated:
         tp = typing.get_args(tp)[0]
+    if tp is Quantity:
+        return "call"  # a dataclass, but encoded as its string
     if dataclasses.is_dataclass(tp):
         return "model"
     if typing.get_origin(tp) is tuple and dataclasses.is_dataclass(typing.get_args(tp)[0]):

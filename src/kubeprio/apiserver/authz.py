@@ -13,7 +13,7 @@ authorizer, a fixed policy in place of RBAC:
   in the namespaces the Tenant owns (``admission.tenant.owning_tenant``) roughly as
   upstream's ``admin`` ClusterRole bound there allows: everything on the namespaced
   kinds except ``pods/binding`` and status writes (the scheduler's and controllers'
-  work); events and ResourceQuotas are read-only; ``pods/eviction``,
+  work); events, ResourceQuotas and LimitRanges are read-only; ``pods/eviction``,
   ``pods/ephemeralcontainers`` (``kubectl debug``), ``scale`` and
   ``serviceaccounts/token`` (``kubectl create token``) are allowed, and so is
   impersonating the service accounts there (``kubectl --as=system:serviceaccount:...``);
@@ -65,11 +65,18 @@ from kubeprio.apiserver.routes import Target
 
 READ_VERBS: Final = frozenset({"get", "list", "watch"})
 TENANT_READ_ONLY: Final = frozenset(
-    {"events", "endpoints", "endpointslices", "resourcequotas", "controllerrevisions"}
+    {
+        "events",
+        "endpoints",
+        "endpointslices",
+        "resourcequotas",
+        "limitranges",
+        "controllerrevisions",
+    }
 )
 """Namespaced resources a tenant user may only read (upstream's ``admin`` and ``edit``
 roles lost write access to endpoints and slices in 1.22, CVE-2021-25740, and only view
-ResourceQuotas, a tenant does not set its own limits, and ControllerRevisions, which the
+ResourceQuotas and LimitRanges, a tenant does not set its own limits, and ControllerRevisions, which the
 DaemonSet controller writes; ``kubectl rollout history/undo`` only read them)."""
 TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
     {
@@ -77,6 +84,7 @@ TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
         "pods/ephemeralcontainers",
         "deployments/scale",
         "replicasets/scale",
+        "statefulsets/scale",
         "serviceaccounts/token",
     }
 )

@@ -10,6 +10,7 @@ from typing import Generic, TypeVar
 
 from kubeprio.api import kinds
 from kubeprio.api.core import Namespace
+from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.serviceaccount import ServiceAccount
@@ -50,6 +51,7 @@ class StoreListers:
         self._namespaces = StoreLister(store, Namespace)
         self._resource_quotas = StoreLister(store, ResourceQuota)
         self._service_accounts = StoreLister(store, ServiceAccount)
+        self._limit_ranges = StoreLister(store, LimitRange)
 
     @property
     def priority_classes(self) -> StoreLister[PriorityClass]:
@@ -75,3 +77,8 @@ class StoreListers:
     def service_accounts(self) -> StoreLister[ServiceAccount]:
         """All ServiceAccounts."""
         return self._service_accounts
+
+    @property
+    def limit_ranges(self) -> StoreLister[LimitRange]:
+        """All LimitRanges."""
+        return self._limit_ranges

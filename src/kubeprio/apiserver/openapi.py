@@ -157,7 +157,7 @@ def component_schemas(resources: list[ResourceInfo]) -> JsonDict:
     types = table.types
     schemas: JsonDict = {}
     for info in resources:
-        root = roots.get(info.kind)
+        root = roots.get(info.schema_key)
         if root is None:
             continue
         schema = _object_schema(types[root], types, root=True)

@@ -22,53 +22,28 @@ manager uses too), read at the moment of the request:
   scrape period, 15 s, or the whole seconds the pod (node) has existed when that is less,
   so ``[timestamp - window, timestamp]`` never starts before it did.
 
-Who drives it: ``apiserver.resourcemetrics``, per request. Pure: no I/O; ``now`` comes from
+The rules of which pods have metrics and what they use live in ``api.podusage`` (the HPA
+controller reads usage by the same rules). Who drives it: ``apiserver.resourcemetrics``, per request. Pure: no I/O; ``now`` comes from
 the caller's clock.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
-from typing import Final
 
-from kubeprio.api.annotations import AnnotationError
-from kubeprio.api.core import PHASE_RUNNING, Node, Pod
+from kubeprio.api.core import Node, Pod
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.podusage import ContainerUsage, container_names, declared_usage
+from kubeprio.api.podusage import (
+    METRIC_RESOLUTION_SECONDS,
+    container_usage,
+    is_running,
+    node_answers,
+    window_seconds,
+)
 from kubeprio.api.quantity import Quantity, QuantityFormat
 from kubeprio.api.resourcemetrics import ContainerMetrics, NodeMetrics, PodMetrics
 from kubeprio.api.resources import CPU, MEMORY
-from kubeprio.clock import parse_rfc3339, rfc3339
-
-METRIC_RESOLUTION_SECONDS: Final = 15
-"""metrics-server's ``--metric-resolution`` in its release manifests (k3s ships the same)."""
-NODE_READY: Final = "Ready"
-CONDITION_UNKNOWN: Final = "Unknown"
-
-
-def is_running(pod: Pod) -> bool:
-    """Whether metrics-server's pod informer holds the pod (``status.phase=Running``)."""
-    return pod.status is not None and pod.status.phase == PHASE_RUNNING
-
-
-def node_answers(node: Node) -> bool:
-    """Whether the node's kubelet answers a scrape: it has posted a ``Ready`` condition
-    that is not ``Unknown`` (``Unknown`` is what the node lifecycle controller writes when
-    a kubelet stops posting, and a stopped kubelet cannot be scraped)."""
-    status = node.status
-    for condition in (status.conditions if status else None) or ():
-        if condition.type == NODE_READY:
-            return condition.status != CONDITION_UNKNOWN
-    return False
-
-
-def container_usage(pod: Pod) -> tuple[ContainerUsage, ...]:
-    """The pod's app containers' usage; zero for each when its annotation does not parse."""
-    try:
-        return declared_usage(pod)
-    except AnnotationError:
-        return tuple(ContainerUsage(name) for name in container_names(pod))
+from kubeprio.clock import rfc3339
 
 
 def _usage(cpu_nanocores: int, memory_bytes: int) -> dict[str, Quantity]:
@@ -77,17 +52,6 @@ def _usage(cpu_nanocores: int, memory_bytes: int) -> dict[str, Quantity]:
         CPU: Quantity(cpu_nanocores, QuantityFormat.DECIMAL_SI),
         MEMORY: Quantity.from_int(memory_bytes, QuantityFormat.BINARY_SI),
     }
-
-
-def window_seconds(started: str | None, now: float) -> int:
-    """The scrape window, shortened to the whole seconds since ``started`` (if known)."""
-    if not started:
-        return METRIC_RESOLUTION_SECONDS
-    try:
-        elapsed = now - parse_rfc3339(started)
-    except ValueError:
-        return METRIC_RESOLUTION_SECONDS
-    return max(0, min(METRIC_RESOLUTION_SECONDS, math.floor(elapsed)))
 
 
 def go_duration(seconds: int) -> str:
@@ -132,3 +96,15 @@ def node_metrics(node: Node, running_pods: Iterable[Pod], *, now: float) -> Node
         window=go_duration(window_seconds(meta.creation_timestamp, now)),
         usage=_usage(cpu, memory),
     )
+
+
+__all__ = [
+    "METRIC_RESOLUTION_SECONDS",
+    "container_usage",
+    "go_duration",
+    "is_running",
+    "node_answers",
+    "node_metrics",
+    "pod_metrics",
+    "window_seconds",
+]

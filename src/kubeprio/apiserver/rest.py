@@ -32,19 +32,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
 
 from kubeprio.admission.chain import UserInfo
-from kubeprio.api import errors, gojson
-from kubeprio.api.apps import Deployment, ReplicaSet, Scale, ScaleSpec, ScaleStatus
+from kubeprio.api import autoscalingv1, errors, gojson
+from kubeprio.api.apps import Scale
 from kubeprio.api.core import Binding, Pod
 from kubeprio.api.encoded import json_fragment
+from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.manifest import ManifestError, load_yaml
-from kubeprio.api.meta import DeleteOptions, ObjectMeta
+from kubeprio.api.meta import DeleteOptions
 from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
@@ -60,7 +61,6 @@ from kubeprio.apiserver import (
     resourcemetrics,
     reviews,
     status,
-    tableformat,
     tables,
     tokenrequest,
 )
@@ -85,6 +85,32 @@ JSON_TYPE: Final = "application/json"
 YAML_TYPE: Final = "application/yaml"
 OBJECT_MEDIA_TYPES: Final = (JSON_TYPE, YAML_TYPE, protobuf.CONTENT_TYPE)
 """What upstream decodes an object body from (CBOR is behind a feature gate in 1.32)."""
+
+
+CONVERSIONS: Final[
+    dict[str, tuple[Callable[[JsonDict], JsonDict], Callable[[JsonDict], JsonDict]]]
+] = {
+    "HorizontalPodAutoscaler@v1": (autoscalingv1.to_v1, autoscalingv1.from_v1),
+}
+"""Versions served by conversion (``api.kinds.ALTERNATE_VERSIONS``), by schema key: (from
+the stored version's JSON, to it)."""
+
+
+def object_body(
+    info: ResourceInfo, obj: Any, *, remember: bool = True
+) -> JsonDict | orjson.Fragment:
+    """A stored object as the request's version answers it: its shared encoding, or, at a
+    version served by conversion, the converted document."""
+    if info.storage_version:
+        return CONVERSIONS[info.schema_key][0](to_dict(obj))
+    return json_fragment(obj, remember=remember)
+
+
+def _to_storage(info: ResourceInfo, data: JsonDict) -> JsonDict:
+    """A request body at a version served by conversion, as the stored version's JSON."""
+    if info.storage_version and isinstance(data, dict):
+        return CONVERSIONS[info.schema_key][1](data)
+    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +297,7 @@ class RestHandler:
                 api_version=output.table_api_version,
             )
             return Reply(200, table)
-        return Reply(200, json_fragment(obj))
+        return Reply(200, object_body(target.info, obj))
 
     def list_collection(self, request: RestRequest) -> Reply:
         """GET a collection with selectors and ``limit``/``continue``."""
@@ -309,7 +335,7 @@ class RestHandler:
                 "kind": f"{info.kind}List",
                 "apiVersion": info.api_version,
                 "metadata": metadata,
-                "items": [json_fragment(item, remember=False) for item in result.items],
+                "items": [object_body(info, item, remember=False) for item in result.items],
             },
         )
 
@@ -339,6 +365,9 @@ class RestHandler:
             include=include,
             bookmarks=flag(query, "allowWatchBookmarks"),
             timeout=float(timeout) if timeout and timeout > 0 else self.watch_timeout,
+            encode=(lambda obj: object_body(target.info, obj))
+            if target.info.storage_version
+            else None,
         )
 
     # --- decoding ------------------------------------------------------------------------
@@ -379,8 +408,13 @@ class RestHandler:
         version = expected.rsplit("/", 1)[-1]
         cannot = f'{kind} in version "{version}" cannot be handled as a {kind}'
         data, duplicates = self._parse_body(request, kind)
+        converted = model is info.model and bool(info.storage_version)
         data, warnings = self._validate_fields(
-            request, kind, data, duplicates, prefix=f"{cannot}: "
+            request,
+            info.schema_key if converted else kind,
+            data,
+            duplicates,
+            prefix=f"{cannot}: ",
         )
         given = data.get("apiVersion")
         if given and given != expected:
@@ -393,6 +427,8 @@ class RestHandler:
                 f"{cannot}: the object provided is unrecognized (must be of type {kind})"
             )
         data = self._fill_metadata(request, data, expect_name=expect_name)
+        if converted:
+            data = _to_storage(info, data)
         try:
             obj = from_dict(model, data)
         except DecodeError as exc:
@@ -453,7 +489,9 @@ class RestHandler:
         """POST a new object: 201 with the stored object."""
         obj, warnings = self._read_object(request, request.target.info.model, expect_name=False)
         result = self.service.create_object(obj, user=request.user, dry_run=dry_run(request.query))
-        return Reply(201, json_fragment(result.obj), (*warnings, *result.warnings))
+        return Reply(
+            201, object_body(request.target.info, result.obj), (*warnings, *result.warnings)
+        )
 
     def review(self, request: RestRequest) -> Reply:
         """POST a self review: 201 with the answer in its status (nothing is stored)."""
@@ -471,7 +509,7 @@ class RestHandler:
             user=request.user,
             dry_run=dry_run(request.query),
         )
-        return Reply(200, json_fragment(result.obj), (*warnings, *result.warnings))
+        return Reply(200, object_body(target.info, result.obj), (*warnings, *result.warnings))
 
     def _patch_type(self, request: RestRequest) -> PatchType:
         content_type = media_type(request.content_type)
@@ -490,6 +528,8 @@ class RestHandler:
         else:
             body, duplicates = _parse_json(request.body)
         warnings: list[str] = []
+        if info.storage_version:
+            return self._patch_converted(request, body, patch_type)
         if isinstance(body, dict) and patch_type is not PatchType.JSON_PATCH:
             body, warnings = self._validate_fields(
                 request,
@@ -515,6 +555,37 @@ class RestHandler:
                 raise
             return self._apply_create(request, body, warnings)
         return Reply(200, json_fragment(result.obj), (*warnings, *result.warnings))
+
+    def _patch_converted(self, request: RestRequest, body: Any, patch_type: PatchType) -> Reply:
+        """A patch at a version served by conversion applies to that version's view of the
+        object (as upstream patches the object converted to the request's version), which
+        is then converted back and stored with the object's resourceVersion."""
+        target = request.target
+        info = target.info
+        current = self.service.get(info.model, target.name, target.namespace)
+        view = object_body(info, current)
+        assert isinstance(view, dict)
+        try:
+            patched = apply_patch(view, body, patch_type=patch_type, kind=info.kind)
+            patched["metadata"] = {
+                **(patched.get("metadata") or {}),
+                "resourceVersion": current.metadata.resource_version,
+            }
+            obj = from_dict(info.model, _to_storage(info, patched))
+        except PatchError as exc:
+            raise errors.bad_request(str(exc)) from exc
+        except DecodeError as exc:
+            raise errors.bad_request(
+                f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
+                f"{exc.message}"
+            ) from exc
+        result = self.service.update_object(
+            obj,
+            subresource=target.subresource,
+            user=request.user,
+            dry_run=dry_run(request.query),
+        )
+        return Reply(200, object_body(info, result.obj), tuple(result.warnings))
 
     def _parse_apply_body(self, request: RestRequest) -> tuple[Any, list[str]]:
         """An apply body: JSON (what kubectl sends) or YAML."""
@@ -577,7 +648,7 @@ class RestHandler:
             info.model, target.name, target.namespace, options=options, user=request.user
         )
         if options.dry_run or info.plural in RETURNS_DELETED_OBJECT or self._exists(target):
-            return Reply(200, json_fragment(obj))
+            return Reply(200, object_body(info, obj))
         return Reply(
             200, status.deleted_status(target.name, info.group, info.plural, obj.metadata.uid)
         )
@@ -622,7 +693,7 @@ class RestHandler:
                 "kind": f"{info.kind}List",
                 "apiVersion": info.api_version,
                 "metadata": {"resourceVersion": str(self.service.store.current_revision())},
-                "items": [to_dict(obj) for obj in deleted],
+                "items": [object_body(info, obj) for obj in deleted],
             },
         )
 
@@ -686,20 +757,20 @@ class RestHandler:
     def get_scale(self, request: RestRequest) -> Reply:
         """GET ``deployments/<name>/scale``: an autoscaling/v1 ``Scale``."""
         target = request.target
-        obj = self.service.get(target.info.model, target.name, target.namespace)
-        return Reply(200, to_dict(scale_of(obj)))
+        return Reply(
+            200, to_dict(self.service.get_scale(target.info.model, target.name, target.namespace))
+        )
 
     def write_scale(self, request: RestRequest) -> Reply:
         """PUT or PATCH the ``scale`` subresource; the workload's ``spec.replicas`` changes."""
         target = request.target
         info = target.info
-        current = self.service.get(info.model, target.name, target.namespace)
-        scale_doc = to_dict(scale_of(current))
         if request.method == "PUT":
             new_scale, warnings = self._read_object(
                 request, Scale, expect_name=True, api_version="autoscaling/v1"
             )
         else:
+            scale_doc = to_dict(self.service.get_scale(info.model, target.name, target.namespace))
             patch_type = self._patch_type(request)
             body, _ = _parse_json(request.body)
             try:
@@ -712,49 +783,16 @@ class RestHandler:
                     f'Scale in version "v1" cannot be handled as a Scale: {exc.message}'
                 ) from exc
             warnings = []
-        replicas = new_scale.spec.replicas if new_scale.spec else None
-        if replicas is not None and replicas < 0:
-            raise errors.invalid_error(
-                "Scale",
-                "autoscaling",
-                target.name,
-                [errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")],
-            )
-        requested_rv = new_scale.metadata.resource_version
-        spec = dataclasses.replace(current.spec, replicas=replicas or 0)
-        metadata = current.metadata
-        if requested_rv:
-            metadata = dataclasses.replace(metadata, resource_version=requested_rv)
-        result = self.service.update_object(
-            dataclasses.replace(current, spec=spec, metadata=metadata),
-            user=request.user,
-            dry_run=dry_run(request.query),
+        new_scale = dataclasses.replace(
+            new_scale,
+            metadata=dataclasses.replace(
+                new_scale.metadata, name=target.name, namespace=target.namespace
+            ),
         )
-        return Reply(200, to_dict(scale_of(result.obj)), (*warnings, *result.warnings))
-
-
-def scale_of(obj: Deployment | ReplicaSet) -> Scale:
-    """The ``Scale`` view of a Deployment or ReplicaSet (``scaleFromDeployment`` upstream)."""
-    spec = obj.spec
-    selector = ""
-    if spec is not None and spec.selector is not None:
-        selector = tableformat.selector_string(spec.selector)
-        if selector == tableformat.NONE:
-            selector = ""
-    metadata = obj.metadata
-    return Scale(
-        metadata=ObjectMeta(
-            name=metadata.name,
-            namespace=metadata.namespace,
-            uid=metadata.uid,
-            resource_version=metadata.resource_version,
-            creation_timestamp=metadata.creation_timestamp,
-        ),
-        spec=ScaleSpec(replicas=(spec.replicas if spec else None) or 0),
-        status=ScaleStatus(
-            replicas=(obj.status.replicas if obj.status else None) or 0, selector=selector
-        ),
-    )
+        result = self.service.update_scale_object(
+            info.model, new_scale, user=request.user, dry_run=dry_run(request.query)
+        )
+        return Reply(200, to_dict(result.obj), (*warnings, *result.warnings))
 
 
 def _parse_json(body: bytes, kind: str | None = None) -> tuple[Any, list[str]]:

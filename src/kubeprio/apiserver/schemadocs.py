@@ -67,6 +67,18 @@ TYPES: Final[dict[str, str]] = {
         "Jobs' pods take the template's priorityClassName, so a run preempts, or is "
         "preempted by, other pods like any pod of its class."
     ),
+    "HorizontalPodAutoscaler": (
+        "A HorizontalPodAutoscaler sets the replicas of a Deployment, ReplicaSet or "
+        "StatefulSet (through its scale subresource) from the pods' resource usage every "
+        "15 seconds. The pods it adds are scheduled like any other and may preempt pods "
+        "of lower priority."
+    ),
+    "HorizontalPodAutoscalerSpec": (
+        "The target to scale, the replica bounds, the metrics to follow and how fast to scale."
+    ),
+    "HorizontalPodAutoscalerStatus": (
+        "What the autoscaler last saw and decided, written by its controller."
+    ),
     "CronJobSpec": "The schedule, the Job template and how runs may overlap.",
     "CronJobStatus": "The Jobs running now and when the CronJob last scheduled and succeeded.",
     "JobTemplateSpec": "The metadata and spec of each Job the CronJob creates.",
@@ -103,6 +115,15 @@ TYPES: Final[dict[str, str]] = {
         "ResourceQuota admission plugin charges each new pod against status.used and refuses "
         "one that would exceed status.hard; the quota controller recounts status.used."
     ),
+    "LimitRange": (
+        "A LimitRange bounds the resources of each new pod or container in its namespace "
+        "(min, max, maxLimitRequestRatio) and gives containers that set none its default "
+        "limits and requests (LimitRanger admission, which annotates the pod "
+        "kubernetes.io/limit-ranger). The defaults decide where the pod fits and who it "
+        "preempts, and count against ResourceQuotas."
+    ),
+    "LimitRangeItem": "Bounds and defaults for one type of object: Pod, Container or PersistentVolumeClaim.",
+    "LimitRangeSpec": "The limit items, at most one per type.",
     "ResourceQuotaSpec": "The limits, and the scopes of the pods they apply to.",
     "ResourceQuotaStatus": "The enforced limits and the usage observed against them.",
     "ScopeSelector": "Scope tests that must all hold for the quota to track a pod.",
@@ -122,9 +143,22 @@ TYPES: Final[dict[str, str]] = {
         "RollingUpdate (default: replace the pods node by node) or OnDelete (new pods only "
         "where old ones were deleted)."
     ),
+    "StatefulSet": (
+        "A StatefulSet runs pods named <name>-<ordinal> with stable identities. With "
+        "OrderedReady it creates them one at a time, each once the one before is Running and "
+        "Ready; a pod that is preempted or evicted comes back with the same name once the old "
+        "one is gone, and waits for the scheduler like a new pod. No claims are made from "
+        "volumeClaimTemplates."
+    ),
+    "StatefulSetSpec": "The pods' template, selector and count, their order and updates.",
+    "StatefulSetStatus": "The StatefulSet controller's last count of pods and revisions.",
+    "StatefulSetUpdateStrategy": (
+        "RollingUpdate (default: replace pods from the highest ordinal down to the "
+        "partition, one at a time) or OnDelete (new pods only where old ones were deleted)."
+    ),
     "ControllerRevision": (
-        "An immutable snapshot of a pod template, kept by the DaemonSet controller for "
-        "kubectl rollout history and undo."
+        "An immutable snapshot of a pod template, kept by the DaemonSet and StatefulSet "
+        "controllers for kubectl rollout history and undo."
     ),
     "ConfigMap": (
         "A ConfigMap holds configuration for pods by key: text in data, bytes in binaryData "

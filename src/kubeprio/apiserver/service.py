@@ -36,6 +36,7 @@ from kubeprio.admission.chain import (
 )
 from kubeprio.api import errors, kinds, manifest, names, selectors, validation
 from kubeprio.api import patch as patching
+from kubeprio.api.apps import Scale
 from kubeprio.api.coordination import NODE_LEASE_NAMESPACE
 from kubeprio.api.core import (
     PHASE_FAILED,
@@ -64,7 +65,7 @@ from kubeprio.api.serialization import (
 )
 from kubeprio.api.service import Service
 from kubeprio.apiserver import binding as binding_rules
-from kubeprio.apiserver import deletion, listing, strategy, watch
+from kubeprio.apiserver import deletion, listing, scale, strategy, watch
 from kubeprio.apiserver import eviction as eviction_rules
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.apiserver.serviceranges import NodePortRange, ServiceIPRange
@@ -660,6 +661,35 @@ class ApiService:
         return cast(T, self.delete_object(kind, name, namespace, options=options))
 
     # --- subresources ---------------------------------------------------------------------------
+
+    def get_scale(self, kind: type[Any], name: str, namespace: str | None = None) -> Scale:
+        """``<kind>/scale``: the workload's autoscaling/v1 ``Scale`` (``apiserver.scale``)."""
+        info = kinds.for_model(kind)
+        scale.check_scalable(info)
+        return scale.scale_of(self.get(kind, name, namespace))
+
+    def update_scale(self, kind: type[Any], new_scale: Scale) -> Scale:
+        """PUT ``<kind>/scale`` (the ``Client`` protocol's verb)."""
+        return cast(Scale, self.update_scale_object(kind, new_scale).obj)
+
+    def update_scale_object(
+        self,
+        kind: type[Any],
+        new_scale: Scale,
+        *,
+        user: UserInfo | None = None,
+        dry_run: bool = False,
+    ) -> WriteResult:
+        """PUT ``<kind>/scale``: ``spec.replicas`` through the workload's update path; the
+        result's object is the new ``Scale``."""
+        info = kinds.for_model(kind)
+        scale.check_scalable(info)
+        name = new_scale.metadata.name or ""
+        current = self.get(kind, name, new_scale.metadata.namespace)
+        result = self.update_object(
+            scale.scaled(current, new_scale, name), user=user, dry_run=dry_run
+        )
+        return WriteResult(scale.scale_of(result.obj), result.warnings)
 
     def bind(self, binding: Binding) -> None:
         """``pods/binding``: set ``spec.nodeName`` and the PodScheduled condition.

@@ -4,7 +4,8 @@
   status a new object starts with (pods start ``Pending`` with their QoS class,
   workloads and PDBs start with an empty status; nodes keep theirs, as kubelets create
   them with status). A DaemonSet's template generation is kept by
-  ``apiserver.templategeneration``. A Job without ``manualSelector`` gets its generated selector and
+  ``apiserver.templategeneration``; a StatefulSet's alpha ``rollingUpdate.maxUnavailable``
+  is dropped (``drop_max_unavailable``). A Job without ``manualSelector`` gets its generated selector and
   template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
 * ``prepare_for_update``: a main-resource update cannot change ``status`` and a
   ``status`` update cannot change anything else (a pod status that omits ``qosClass``
@@ -29,6 +30,8 @@ from typing import Any, Final
 
 from kubeprio.api import errors
 from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.autoscaling import EMPTY_STATUS as EMPTY_HPA_STATUS
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job, JobSpec
 from kubeprio.api.core import (
     PHASE_PENDING,
@@ -52,6 +55,8 @@ from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
 from kubeprio.api.service import LoadBalancerStatus, Service, ServiceStatus
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import EMPTY_STATUS as EMPTY_STATEFUL_SET_STATUS
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import templategeneration
 
 EPHEMERAL_CONTAINERS: Final = "ephemeralcontainers"
@@ -65,14 +70,24 @@ STATUS_KINDS: Final = (
     Deployment,
     ReplicaSet,
     DaemonSet,
+    StatefulSet,
     Job,
     CronJob,
+    HorizontalPodAutoscaler,
     Service,
     ResourceQuota,
 )
 """Kinds with a ``status`` subresource: main updates keep the stored status."""
 
-GENERATION_KINDS: Final = (PodDisruptionBudget, Deployment, ReplicaSet, DaemonSet, Job, CronJob)
+GENERATION_KINDS: Final = (
+    PodDisruptionBudget,
+    Deployment,
+    ReplicaSet,
+    DaemonSet,
+    StatefulSet,
+    Job,
+    CronJob,
+)
 """Kinds whose ``metadata.generation`` counts spec changes."""
 
 
@@ -102,8 +117,14 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, DaemonSet):
         # PrepareForCreate resets the status; Go's JSON always sends its four plain counts.
         changes["status"] = EMPTY_STATUS
+    elif isinstance(obj, StatefulSet):
+        changes["status"] = EMPTY_STATEFUL_SET_STATUS
+        changes["spec"] = drop_max_unavailable(obj.spec, None)
     elif isinstance(obj, GENERATION_KINDS):
         changes["status"] = None
+    elif isinstance(obj, HorizontalPodAutoscaler):
+        # PrepareForCreate resets the status; Go's JSON always sends desiredReplicas.
+        changes["status"] = EMPTY_HPA_STATUS
     elif isinstance(obj, Service):
         # A new Service starts with an empty status (``loadBalancer: {}``).
         changes["status"] = ServiceStatus(load_balancer=LoadBalancerStatus())
@@ -118,6 +139,22 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, DaemonSet):
         obj = templategeneration.prepare_for_create(obj)
     return obj
+
+
+def drop_max_unavailable(spec: Any, old_spec: Any) -> Any:
+    """``dropStatefulSetDisabledFields``: ``rollingUpdate.maxUnavailable`` belongs to the
+    alpha MaxUnavailableStatefulSet (off), so it is dropped unless the stored object
+    already uses it."""
+    strategy = spec.update_strategy if spec is not None else None
+    rolling = strategy.rolling_update if strategy is not None else None
+    if rolling is None or rolling.max_unavailable is None:
+        return spec
+    old_strategy = old_spec.update_strategy if old_spec is not None else None
+    old_rolling = old_strategy.rolling_update if old_strategy is not None else None
+    if old_rolling is not None and old_rolling.max_unavailable is not None:
+        return spec
+    rolling = evolve(rolling, max_unavailable=None)
+    return evolve(spec, update_strategy=evolve(strategy, rolling_update=rolling))
 
 
 def clean_secret_references(
@@ -195,6 +232,8 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
         return evolve(old, status=status)
     if subresource == EPHEMERAL_CONTAINERS and isinstance(new, Pod):
         return drop_non_ephemeral_container_updates(new, old)
+    if isinstance(new, StatefulSet):
+        new = evolve(new, spec=drop_max_unavailable(new.spec, old.spec))
     metadata = evolve(
         new.metadata,
         # rest.BeforeUpdate fills a missing uid; a different one fails validation

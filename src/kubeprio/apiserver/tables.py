@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
@@ -36,6 +37,7 @@ from kubeprio.api.core import Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import JsonDict
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
@@ -45,8 +47,16 @@ from kubeprio.api.secret import Secret
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
-from kubeprio.apiserver import configtables, podtable, servicetables, workloadtables
+from kubeprio.api.statefulset import StatefulSet
+from kubeprio.apiserver import (
+    autoscalingtables,
+    configtables,
+    podtable,
+    servicetables,
+    workloadtables,
+)
 from kubeprio.apiserver.tableformat import (
+    AGE_DOC,
     NAME_DOC,
     NONE,
     UNKNOWN,
@@ -58,6 +68,7 @@ from kubeprio.apiserver.tableformat import (
     name_column,
     since,
 )
+from kubeprio.clock import parse_rfc3339, rfc3339
 
 TABLE_API_VERSION: Final = "meta.k8s.io/v1"
 
@@ -314,6 +325,22 @@ def print_resource_quota(quota: ResourceQuota, now: float) -> tuple[Cells, RowCo
     ], None
 
 
+LIMIT_RANGE_COLUMNS: Final = (
+    name_column(),
+    Column("Created At", "date", AGE_DOC),
+)
+
+
+def print_limit_range(lr: LimitRange, now: float) -> tuple[Cells, RowConditions]:
+    """``printLimitRange``: NAME and CREATED AT, the creation time in UTC as RFC 3339
+    (``CreationTimestamp.UTC().Format(time.RFC3339)``), not an age."""
+    created = lr.metadata.creation_timestamp
+    return [
+        lr.metadata.name or "",
+        rfc3339(parse_rfc3339(created)) if created else "0001-01-01T00:00:00Z",
+    ], None
+
+
 PDB_COLUMNS: Final = (
     name_column(),
     Column("Min Available", "string", "The minimum number of pods that must be available."),
@@ -354,6 +381,7 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Service: (SERVICE_COLUMNS, print_service),
     Endpoints: (ENDPOINTS_COLUMNS, print_endpoints),
     ResourceQuota: (RESOURCE_QUOTA_COLUMNS, print_resource_quota),
+    LimitRange: (LIMIT_RANGE_COLUMNS, print_limit_range),
     ConfigMap: (configtables.CONFIG_MAP_COLUMNS, configtables.print_config_map),
     Secret: (configtables.SECRET_COLUMNS, configtables.print_secret),
     ServiceAccount: (configtables.SERVICE_ACCOUNT_COLUMNS, configtables.print_service_account),
@@ -361,12 +389,14 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Deployment: (workloadtables.DEPLOYMENT_COLUMNS, workloadtables.print_deployment),
     ReplicaSet: (workloadtables.REPLICA_SET_COLUMNS, workloadtables.print_replica_set),
     DaemonSet: (workloadtables.DAEMON_SET_COLUMNS, workloadtables.print_daemon_set),
+    StatefulSet: (workloadtables.STATEFUL_SET_COLUMNS, workloadtables.print_stateful_set),
     ControllerRevision: (
         workloadtables.CONTROLLER_REVISION_COLUMNS,
         workloadtables.print_controller_revision,
     ),
     Job: (workloadtables.JOB_COLUMNS, workloadtables.print_job),
     CronJob: (workloadtables.CRON_JOB_COLUMNS, workloadtables.print_cron_job),
+    HorizontalPodAutoscaler: (autoscalingtables.HPA_COLUMNS, autoscalingtables.print_hpa),
 }
 """One printer per kind; anything else prints NAME AGE."""
 

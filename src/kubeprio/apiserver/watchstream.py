@@ -53,6 +53,7 @@ class WatchStream:
         bookmarks: bool = False,
         timeout: float,
         error: errors.StatusError | None = None,
+        encode: Callable[[Any], JsonDict | orjson.Fragment] | None = None,
     ) -> None:
         self._watch = watch
         self._model = model
@@ -63,6 +64,8 @@ class WatchStream:
         self.bookmarks = bookmarks
         self.timeout = timeout
         self._pending_error = error
+        # A version served by conversion encodes its objects converted (``rest.object_body``).
+        self._encode = encode or json_fragment
         self._columns_sent = False
         self._last_revision = 0
 
@@ -81,7 +84,7 @@ class WatchStream:
 
     def _encode_object(self, obj: Any) -> JsonDict | orjson.Fragment:
         if not self._output.table:
-            return json_fragment(obj)
+            return self._encode(obj)
         table = tables.build_table(
             self._model,
             [obj],

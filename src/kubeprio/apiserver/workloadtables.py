@@ -1,6 +1,6 @@
-"""The workload Tables: Deployment, ReplicaSet, DaemonSet, ControllerRevision, Job and
-CronJob (``printDeployment``, ``printReplicaSet``, ``printDaemonSet``,
-``printControllerRevision``, ``printJob`` and ``printCronJob`` in upstream's
+"""The workload Tables: Deployment, ReplicaSet, DaemonSet, StatefulSet, ControllerRevision,
+Job and CronJob (``printDeployment``, ``printReplicaSet``, ``printDaemonSet``,
+``printStatefulSet``, ``printControllerRevision``, ``printJob`` and ``printCronJob`` in upstream's
 ``pkg/printers/internalversion/printers.go``).
 
 The kinds that own a pod template share its wide cells: CONTAINERS, IMAGES and SELECTOR
@@ -20,6 +20,7 @@ from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.core import Container, PodTemplateSpec
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.meta import LabelSelector
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import daemonsettables
 from kubeprio.apiserver.tableformat import (
     NONE,
@@ -123,6 +124,30 @@ def print_daemon_set(ds: DaemonSet, now: float) -> tuple[Cells, RowConditions]:
     cells: Cells = [ds.metadata.name or "", *daemonsettables.daemon_set_cells(ds)]
     cells.append(since(ds.metadata.creation_timestamp, now))
     cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
+    return cells, None
+
+
+STATEFUL_SET_COLUMNS: Final = (
+    name_column(),
+    Column("Ready", "string", "Number of the pod with ready state"),
+    age_column(),
+    Column("Containers", "string", CONTAINERS_DOC, 1),
+    Column("Images", "string", IMAGES_DOC, 1),
+)
+"""``printStatefulSet``'s columns: no SELECTOR, unlike the other template kinds."""
+
+
+def print_stateful_set(sts: StatefulSet, now: float) -> tuple[Cells, RowConditions]:
+    """``printStatefulSet``: READY ``ready/desired``; wide CONTAINERS IMAGES."""
+    spec = sts.spec
+    desired = spec.replicas if spec and spec.replicas is not None else 0
+    ready = (sts.status.ready_replicas if sts.status else None) or 0
+    cells: Cells = [
+        sts.metadata.name or "",
+        f"{ready}/{desired}",
+        since(sts.metadata.creation_timestamp, now),
+    ]
+    cells.extend(_template_cells(spec.template if spec else None, None)[:2])
     return cells, None
 
 

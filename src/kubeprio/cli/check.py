@@ -13,7 +13,7 @@ conflicts, are what get checked. (A real API server would refuse both: a stale
 immutable, ValidateObjectMetaUpdate; a dump taken from one cluster always carries them.)
 
 Per object the report says what admission did: the resolved priority, class and
-preemption policy for pods (for Deployments, ReplicaSets, DaemonSets, Jobs and CronJobs, what a pod from the
+preemption policy for pods (for Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs and CronJobs, what a pod from the
 template would get: a dry-run pod through the same path), the tenant owning the
 namespace, and warnings; or the exact Status error. Input that cannot be decoded
 (malformed YAML/JSON, unknown kinds or versions, bad quantities, int32 overflow) is
@@ -52,6 +52,7 @@ from kubeprio.api.manifest import Document
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.api.serialization import DecodeError
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.apiserver.service import ApiService
 from kubeprio.cli import manifests
@@ -61,7 +62,7 @@ from kubeprio.store.memory import MemoryStore
 CHECK_EPOCH: Final = 1_767_225_600.0
 """The fixed time of a check run (2026-01-01T00:00:00Z): same input, same output."""
 CHECK_SEED: Final = 0
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, Job, CronJob)
+WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, CronJob)
 JSON_KEYS: Final = (
     "kind",
     "namespace",

@@ -32,6 +32,7 @@ from typing import Generic, TypeVar
 import httpx
 
 from kubeprio.api import errors, kinds
+from kubeprio.api.apps import Scale
 from kubeprio.api.core import Binding, Pod
 from kubeprio.api.meta import DeleteOptions, Status
 from kubeprio.api.model import JsonDict
@@ -328,6 +329,17 @@ class HttpClient:
         metadata = eviction.metadata
         path = object_path(info, metadata.name or "", metadata.namespace) + "/eviction"
         self.request("POST", path, body=to_dict(eviction))
+
+    def get_scale(self, kind: type[object], name: str, namespace: str | None = None) -> Scale:
+        """GET ``<kind>/scale``."""
+        path = object_path(kinds.for_model(kind), name, namespace) + "/scale"
+        return from_dict(Scale, self.request("GET", path))
+
+    def update_scale(self, kind: type[object], scale: Scale) -> Scale:
+        """PUT ``<kind>/scale``."""
+        metadata = scale.metadata
+        path = object_path(kinds.for_model(kind), metadata.name or "", metadata.namespace)
+        return from_dict(Scale, self.request("PUT", path + "/scale", body=to_dict(scale)))
 
 
 class HttpWatch(Generic[T]):

@@ -18,6 +18,7 @@ import enum
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
+from kubeprio.api.apps import Scale
 from kubeprio.api.core import Binding
 from kubeprio.api.meta import Preconditions
 from kubeprio.api.patch import PatchType
@@ -173,4 +174,14 @@ class Client(Protocol):
 
     def evict(self, eviction: Eviction) -> None:
         """``pods/eviction``: delete a pod unless a PodDisruptionBudget forbids it (429)."""
+        ...
+
+    def get_scale(self, kind: type[object], name: str, namespace: str | None = None) -> Scale:
+        """``<kind>/scale``: a workload's autoscaling/v1 ``Scale`` (404 for a kind without
+        one)."""
+        ...
+
+    def update_scale(self, kind: type[object], scale: Scale) -> Scale:
+        """PUT ``<kind>/scale``: set the workload's replicas (its resourceVersion, when the
+        Scale carries one, is a precondition: 409 Conflict)."""
         ...

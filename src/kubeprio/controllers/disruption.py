@@ -7,7 +7,8 @@ selector matches in its namespace and computes:
   ``minAvailable``, expected = the matching pods and desired = minAvailable; with a
   percentage ``minAvailable`` or any ``maxUnavailable``, expected = the sum of the
   scales of the pods' controllers (``getExpectedScale``: ReplicaSet, or the Deployment
-  above it; a Job has no scale subresource, so that is an error, as upstream) and
+  above it, or StatefulSet; a Job has no scale subresource, so that is an error, as
+  upstream) and
   desired = ceil(percent of expected), or expected - maxUnavailable (rounded up too);
 * ``currentHealthy`` (``countHealthyPods``): Ready pods that are not being deleted and
   not listed in ``disruptedPods`` within the last 2 minutes;
@@ -24,7 +25,7 @@ A sync that fails (e.g. "found no controllers for pod") takes the fail-safe path
 False (``syncStalePodDisruption``), except ones the kubelet set.
 
 Driven like every controller (``controllers.base``); sees the cluster through the
-pod, PDB, ReplicaSet and Deployment informers it is given.
+pod, PDB, ReplicaSet, Deployment and (optionally) StatefulSet informers it is given.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from kubeprio.api.meta import ApiObject, Condition, LabelSelector, OwnerReferenc
 from kubeprio.api.model import evolve
 from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.api.policy import IntOrString, PodDisruptionBudget, PodDisruptionBudgetStatus
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
@@ -161,6 +163,7 @@ class DisruptionController(Controller):
         pdbs: Informer[PodDisruptionBudget],
         replicasets: Informer[ReplicaSet],
         deployments: Informer[Deployment],
+        statefulsets: Informer[StatefulSet] | None = None,
         recorder: record.EventRecorder | None = None,
     ) -> None:
         super().__init__(client, clock=clock, rng=rng, recorder=recorder)
@@ -168,6 +171,7 @@ class DisruptionController(Controller):
         self.pdbs = pdbs
         self.replicasets = replicasets
         self.deployments = deployments
+        self.statefulsets = statefulsets
         self.stale_queue = WorkQueue(clock)
         pods.add_index(NAMESPACE_INDEX, by_namespace)
         pdbs.add_index(NAMESPACE_INDEX, by_namespace)
@@ -343,7 +347,8 @@ class DisruptionController(Controller):
         return sum(scales.values()), unmanaged
 
     def _find_controller(self, ref: OwnerReference, namespace: str) -> tuple[str, int] | None:
-        """``finders()``: ReplicaSet, the Deployment above it, else the scale subresource."""
+        """``finders()``: ReplicaSet, the Deployment above it, StatefulSet, else the scale
+        subresource."""
         group = _api_group(ref)
         if ref.kind == "ReplicaSet" and group in ("apps", "extensions"):
             rs = self.replicasets.get(ref.name or "", namespace)
@@ -364,6 +369,12 @@ class DisruptionController(Controller):
             if deployment is not None and deployment.metadata.uid == ref.uid:
                 spec = deployment.spec
                 return ref.uid or "", _replicas(spec.replicas if spec else None)
+            return None
+        if ref.kind == "StatefulSet" and group == "apps" and self.statefulsets is not None:
+            # getPodStatefulSet
+            sts = self.statefulsets.get(ref.name or "", namespace)
+            if sts is not None and sts.metadata.uid == ref.uid:
+                return ref.uid or "", _replicas(sts.spec.replicas if sts.spec else None)
             return None
         # getScaleController: only kinds with a scale subresource can be asked.
         try:

@@ -66,7 +66,7 @@ from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.endpoints import EndpointsController
 from kubeprio.controllers.rootcacert import RootCACertPublisher
 from kubeprio.controllers.serviceaccount import ServiceAccountsController
-from kubeprio.kubelet.kubelet import register_node
+from kubeprio.kubelet.kubelet import KubeletConfig, register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
 from kubeprio.serve.driver import RealTimeDriver
@@ -240,6 +240,9 @@ class Serving:
                 retry_unschedulable_on_timer=True,
                 auto_create_namespaces=False,
                 node_leases=True,
+                # kubectl describe pod shows a real kubelet's Pulled/Created/Started and,
+                # on deletion, Killing events; learners read them there.
+                kubelet_config=KubeletConfig(register_node=False, container_events=True),
                 limited_resources=options.limited_resources,
                 service_account_rng=derived_rng(seed, "serviceaccount-admission"),
                 stopwatch=time.perf_counter,

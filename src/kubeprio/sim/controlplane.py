@@ -5,7 +5,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, CronJob, DaemonSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
+Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
 shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
 serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
@@ -24,6 +24,7 @@ from typing import Any, Final
 from kubeprio.admission.defaults import default_chain
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
@@ -35,6 +36,7 @@ from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.clock import Clock
@@ -43,10 +45,12 @@ from kubeprio.controllers.daemonset import DaemonSetsController
 from kubeprio.controllers.deployment import DeploymentController
 from kubeprio.controllers.disruption import DisruptionController
 from kubeprio.controllers.garbagecollector import GarbageCollector
+from kubeprio.controllers.horizontal import HorizontalController
 from kubeprio.controllers.job import JobController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
+from kubeprio.controllers.statefulset import StatefulSetController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.nodelease import NodeLeases
 from kubeprio.kubelet.router import PodRouter
@@ -123,8 +127,10 @@ class ControlPlane:
         self.deployments: Informer[Deployment] = Informer(api, Deployment)
         self.jobs: Informer[Job] = Informer(api, Job)
         self.cron_jobs: Informer[CronJob] = Informer(api, CronJob)
+        self.hpas: Informer[HorizontalPodAutoscaler] = Informer(api, HorizontalPodAutoscaler)
         self.daemonsets: Informer[DaemonSet] = Informer(api, DaemonSet)
         self.revisions: Informer[ControllerRevision] = Informer(api, ControllerRevision)
+        self.statefulsets: Informer[StatefulSet] = Informer(api, StatefulSet)
         self.pdbs: Informer[PodDisruptionBudget] = Informer(api, PodDisruptionBudget)
         # Kinds no controller here acts on, held for the quota controller to count (and for
         # serve's endpoints, service account and root CA controllers to read).
@@ -165,6 +171,14 @@ class ControlPlane:
             self.node_leases = NodeLeases(api, clock=clock, rng=rng("nodelease"), nodes=self.nodes)
         lease_informers: list[Informer[Any]] = [self.leases] if self.leases is not None else []
 
+        self.hpa = HorizontalController(
+            api,
+            clock=clock,
+            rng=rng("horizontal"),
+            hpas=self.hpas,
+            pods=self.pods,
+            nodes=self.nodes,
+        )
         self.controllers: list[Any] = [
             ReplicaSetController(
                 api,
@@ -185,6 +199,7 @@ class ControlPlane:
             CronJobController(
                 api, clock=clock, rng=rng("cronjob"), cron_jobs=self.cron_jobs, jobs=self.jobs
             ),
+            self.hpa,
             DaemonSetsController(
                 api,
                 clock=clock,
@@ -194,6 +209,14 @@ class ControlPlane:
                 pods=self.pods,
                 nodes=self.nodes,
             ),
+            StatefulSetController(
+                api,
+                clock=clock,
+                rng=rng("statefulset"),
+                statefulsets=self.statefulsets,
+                revisions=self.revisions,
+                pods=self.pods,
+            ),
             DisruptionController(
                 api,
                 clock=clock,
@@ -202,6 +225,7 @@ class ControlPlane:
                 pdbs=self.pdbs,
                 replicasets=self.replicasets,
                 deployments=self.deployments,
+                statefulsets=self.statefulsets,
             ),
             GarbageCollector(
                 api,
@@ -214,6 +238,7 @@ class ControlPlane:
                     self.jobs,
                     self.cron_jobs,
                     self.daemonsets,
+                    self.statefulsets,
                     *([self.nodes] if lease_informers else []),
                 ],
                 dependents=[
@@ -241,7 +266,9 @@ class ControlPlane:
             self.replicasets,
             self.jobs,
             self.cron_jobs,
+            self.hpas,
             self.daemonsets,
+            self.statefulsets,
             self.revisions,
             self.pdbs,
             *lease_informers,
@@ -263,6 +290,7 @@ class ControlPlane:
                 self.replicasets,
                 self.jobs,
                 self.daemonsets,
+                self.statefulsets,
                 self.revisions,
                 self.pods,
                 self.services,
@@ -271,6 +299,7 @@ class ControlPlane:
                 self.service_accounts,
                 self.quotas,
                 self.cron_jobs,
+                self.hpas,
                 *lease_informers,
             ]
         )

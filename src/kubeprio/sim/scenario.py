@@ -7,7 +7,8 @@ terminal ``status.phase`` (Succeeded/Failed pods hold no resources) and is Runni
 otherwise; its ``status.startTime``, when given, is kept (it breaks preemption ties).
 Snapshot objects keep their ``uid`` so owner references in the dump stay valid; a
 CronJob keeps its snapshot ``status`` (last schedule time, active Jobs), so it goes on
-from there rather than catching up since its creation.
+from there rather than catching up since its creation; a StatefulSet keeps its status
+(current and update revisions).
 Objects that already exist (the system classes re-declared in a dump) are reported,
 not fatal; admission rejections are reported in ``rejected``.
 """
@@ -25,6 +26,7 @@ from kubeprio.api.batch import CronJob
 from kubeprio.api.core import PHASE_RUNNING, TERMINAL_PHASES, Pod, PodStatus
 from kubeprio.api.model import evolve
 from kubeprio.api.resourcequota import ResourceQuota
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.clock import rfc3339
 from kubeprio.sim.cluster import SimCluster
 from kubeprio.sim.report import Rejection
@@ -77,7 +79,8 @@ class Submitter:
             self.cluster.engine.schedule_at(item.at, functools.partial(self.submit, item))
 
     def submit(self, item: Submission) -> None:
-        """Create the object; restore a bound pod's (or a CronJob's) snapshot status."""
+        """Create the object; restore a bound pod's (or a CronJob's or StatefulSet's) snapshot
+        status."""
         obj = item.obj
         api = self.cluster.api
         info = kinds.for_object(obj)
@@ -110,9 +113,11 @@ class Submitter:
             self._restore_bound_pod(stored, obj)
         elif isinstance(stored, ResourceQuota):
             self.cluster.observe_quota(stored)
-        elif isinstance(stored, CronJob) and obj.status is not None:
+        elif isinstance(stored, CronJob | StatefulSet) and obj.status is not None:
             # A snapshot's CronJob goes on from its last schedule time (and keeps its
-            # active Jobs) instead of catching up on every run since its creation.
+            # active Jobs) instead of catching up on every run since its creation; a
+            # StatefulSet keeps its current and update revisions, so pods at a revision
+            # the dump also holds are not rolled.
             self.cluster.api.update_status(evolve(stored, status=obj.status))
 
     def _restore_bound_pod(self, stored: Pod, given: Pod) -> None:

@@ -57,7 +57,12 @@ def simulate(
     stall = Stall(
         cluster.clock,
         horizon=(scheduler_config or SchedulerConfig(profiles=())).pod_max_backoff_seconds + 1,
-        others=[c for c in cluster.engine.components if c is not cluster.scheduler],
+        others=[
+            c
+            for c in cluster.engine.components
+            if c is not cluster.scheduler and getattr(c, "component", None) is not cluster.hpa
+        ],
+        periodic=[cluster.hpa],
     )
     for informer in cluster.informers.informers:
         if informer is not cluster.events:

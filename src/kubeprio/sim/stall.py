@@ -30,15 +30,33 @@ class Timed(Protocol):
         ...
 
 
+class Periodic(Protocol):
+    """A component that syncs on a timer forever (the HPA controller's 15 s resync)."""
+
+    def idle_horizon(self) -> float:
+        """How long nothing may change before its syncs can change nothing more."""
+        ...
+
+
 class Stall:
     """Tells the engine to stop when only identical scheduler retries are left."""
 
-    def __init__(self, clock: Clock, *, horizon: float, others: Sequence[Timed]) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        horizon: float,
+        others: Sequence[Timed],
+        periodic: Sequence[Periodic] = (),
+    ) -> None:
         """``horizon``: the longest pod backoff (a retry due within it may still
-        change something); ``others``: every component but the scheduler."""
+        change something); ``others``: every component but the scheduler and the
+        ``periodic`` ones, which always have a next sync: they only stretch the calm
+        needed to ``idle_horizon()``."""
         self._clock = clock
         self._horizon = horizon
         self._others = list(others)
+        self._periodic = list(periodic)
         self.changes = 0
         self._seen = -1
         self._since = 0.0
@@ -66,4 +84,5 @@ class Stall:
             self._seen = self.changes
             self._since = now
             return False
-        return now - self._since > self._horizon
+        horizon = max([self._horizon, *(p.idle_horizon() for p in self._periodic)])
+        return now - self._since > horizon

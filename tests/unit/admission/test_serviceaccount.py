@@ -559,12 +559,15 @@ def test_without_a_generator_the_chain_has_no_service_account_plugin() -> None:
     assert "ServiceAccount" not in [p.name for p in chain.mutating]
     assert "ServiceAccount" not in [p.name for p in chain.validating]
     chain = default_chain(listers, service_account_rng=random.Random(0))
+    # LimitRanger before ServiceAccount, as upstream's AllOrderedPlugins.
     assert [p.name for p in chain.mutating] == [
+        "LimitRanger",
         "ServiceAccount",
         "TenantPriorityClass",
         "Priority",
     ]
     assert [p.name for p in chain.validating] == [
+        "LimitRanger",
         "ServiceAccount",
         "Priority",
         "SystemPriorityClass",

@@ -102,6 +102,9 @@ def test_an_admin_may_do_anything(http):
         ("POST", "/api/v1/namespaces/team-a/events", ALICE, 403),
         ("GET", "/api/v1/namespaces/team-a/resourcequotas", ALICE, 200),
         ("POST", "/api/v1/namespaces/team-a/resourcequotas", ALICE, 403),
+        # Upstream's admin and edit roles only view LimitRanges, as quotas.
+        ("GET", "/api/v1/namespaces/team-a/limitranges", ALICE, 200),
+        ("POST", "/api/v1/namespaces/team-a/limitranges", ALICE, 403),
         # Non-resource paths: upstream's system:discovery and system:public-info-viewer
         # grant every authenticated user "get" on exactly these (a trailing * matches a
         # prefix); anything else is the admins'.
@@ -144,6 +147,8 @@ def test_an_admin_may_do_anything(http):
         "write-events",
         "read-quotas",
         "write-quotas",
+        "read-limitranges",
+        "write-limitranges",
         "readyz",
         "livez-verbose",
         "api-group",

@@ -3,10 +3,11 @@
 ``validate_create`` and ``validate_update`` return a list of ``FieldError``; the API
 service raises one ``InvalidError`` (422) with all of them as causes. Object metadata
 rules live in ``validation.meta``; each kind's rules live in a module named after its
-API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``),
+API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``), ``validation.autoscaling``,
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
-in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, ConfigMaps, Secrets and ServiceAccounts in
+in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
+StatefulSets in ``validation.statefulset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
@@ -28,6 +29,7 @@ from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
@@ -41,6 +43,7 @@ from kubeprio.api.validation.meta import (
 # The per-group modules import validation.meta, so they come after it.
 from kubeprio.api.validation import (  # isort: skip
     apps,
+    autoscaling,
     batch,
     configmap,
     coordination,
@@ -49,12 +52,14 @@ from kubeprio.api.validation import (  # isort: skip
     daemonset,
     endpoints,
     ephemeral,
+    limitrange,
     policy,
     resourcequota,
     scheduling,
     secret,
     service,
     serviceaccount,
+    statefulset,
     tenant,
 )
 
@@ -62,13 +67,16 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **core.CREATE,
     **apps.CREATE,
     **daemonset.CREATE,
+    **statefulset.CREATE,
     **batch.CREATE,
     **cronjob.CREATE,
+    **autoscaling.CREATE,
     **policy.CREATE,
     **coordination.CREATE,
     **service.CREATE,
     **endpoints.CREATE,
     **resourcequota.CREATE,
+    **limitrange.CREATE,
     **configmap.CREATE,
     **secret.CREATE,
     PriorityClass: scheduling.validate_priority_class,
@@ -80,12 +88,15 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.UPDATE,
     **apps.UPDATE,
     **daemonset.UPDATE,
+    **statefulset.UPDATE,
     **batch.UPDATE,
     **cronjob.UPDATE,
+    **autoscaling.UPDATE,
     **policy.UPDATE,
     **service.UPDATE,
     **endpoints.UPDATE,
     **resourcequota.UPDATE,
+    **limitrange.UPDATE,
     **configmap.UPDATE,
     **secret.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
@@ -96,8 +107,10 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
     **daemonset.STATUS_UPDATE,
+    **statefulset.STATUS_UPDATE,
     **batch.STATUS_UPDATE,
     **cronjob.STATUS_UPDATE,
+    **autoscaling.STATUS_UPDATE,
     **policy.STATUS_UPDATE,
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
@@ -108,6 +121,7 @@ WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **core.WARNINGS,
     **apps.WARNINGS,
     **daemonset.WARNINGS,
+    **statefulset.WARNINGS,
     **batch.WARNINGS,
     **cronjob.WARNINGS,
     **secret.WARNINGS,
@@ -128,9 +142,10 @@ EPHEMERAL_CONTAINERS: Final = "ephemeralcontainers"
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
-_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod, DaemonSet})
-"""Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet
-update calls ``ValidateDaemonSet``, which checks the object metadata as on create)."""
+_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod, DaemonSet, StatefulSet})
+"""Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
+StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, which check the
+object metadata as on create)."""
 
 
 def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:

@@ -273,8 +273,10 @@ def selector_is_empty(selector: LabelSelector | None) -> bool:
 _NAME_RULES: Final[dict[str, Callable[[str, bool], list[str]]]] = {
     "namespaces": name_is_dns_label,
     "services": name_is_dns1035_label,
+    "statefulsets": name_is_dns_label,
 }
-"""Kinds whose names are not DNS subdomains (``ValidateNamespaceName``, ``ValidateServiceName``)."""
+"""Kinds whose names are not DNS subdomains (``ValidateNamespaceName``, ``ValidateServiceName``,
+``ValidateStatefulSetName``)."""
 
 
 def validate_object_meta(metadata: ObjectMeta, info: ResourceInfo) -> list[FieldError]:

@@ -103,10 +103,15 @@ def is_standard_quota_resource(name: str) -> bool:
     )
 
 
+def is_standard_resource(name: str) -> bool:
+    """``IsStandardResourceName``: the standard quota names and ``storage``."""
+    return name == "storage" or is_standard_quota_resource(name)
+
+
 def validate_container_resource_name(name: str, path: str) -> list[FieldError]:
     """``validateContainerResourceName`` (``validateResourceName`` plus the container rules)."""
     found = [errors.invalid(path, name, m) for m in selectors.validate_label_key(name)]
-    if not found and "/" not in name and not is_standard_quota_resource(name):
+    if not found and "/" not in name and not is_standard_resource(name):
         found.append(
             errors.invalid(path, name, "must be a standard resource type or fully qualified")
         )

@@ -1,0 +1,78 @@
+"""The ``scale`` subresource: an autoscaling/v1 ``Scale`` view of any scalable workload.
+
+Upstream's ``ScaleREST`` of each workload registry (``pkg/registry/apps/deployment``,
+``replicaset``, ``statefulset`` storage: ``scaleFromDeployment`` and friends): a GET
+answers the workload's ``spec.replicas``, ``status.replicas`` and its selector as a string;
+a PUT (or PATCH, applied to that view) sets ``spec.replicas`` through the workload's
+normal update path, with the Scale's ``resourceVersion`` as a precondition and
+``ValidateScale``'s ``spec.replicas`` rule. Generic over the kind: any row of the resource
+table with a ``scale`` subresource whose model has ``spec.replicas``, ``spec.selector`` and
+``status.replicas`` (Deployment, ReplicaSet, StatefulSet) is served the same way.
+
+Who drives it: ``ApiService.get_scale``/``update_scale`` (the HPA controller through the
+``Client`` protocol) and ``apiserver.rest`` (HTTP). Pure functions of their arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubeprio.api import errors
+from kubeprio.api.apps import Scale, ScaleSpec, ScaleStatus
+from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.model import evolve
+from kubeprio.apiserver import status, tableformat
+
+
+def has_scale(info: ResourceInfo) -> bool:
+    """Whether the kind serves a ``scale`` subresource."""
+    return any(sub.name == "scale" for sub in info.subresources)
+
+
+def check_scalable(info: ResourceInfo) -> None:
+    """404 for a kind without a ``scale`` subresource (upstream has no route for it)."""
+    if not has_scale(info):
+        raise status.path_not_found()
+
+
+def scale_of(obj: Any) -> Scale:
+    """The ``Scale`` view of a workload (``scaleFromDeployment`` upstream)."""
+    spec = obj.spec
+    selector = ""
+    if spec is not None and spec.selector is not None:
+        selector = tableformat.selector_string(spec.selector)
+        if selector == tableformat.NONE:
+            selector = ""
+    metadata = obj.metadata
+    return Scale(
+        metadata=ObjectMeta(
+            name=metadata.name,
+            namespace=metadata.namespace,
+            uid=metadata.uid,
+            resource_version=metadata.resource_version,
+            creation_timestamp=metadata.creation_timestamp,
+        ),
+        spec=ScaleSpec(replicas=(spec.replicas if spec else None) or 0),
+        status=ScaleStatus(
+            replicas=(obj.status.replicas if obj.status else None) or 0, selector=selector
+        ),
+    )
+
+
+def scaled(current: Any, scale: Scale, name: str) -> Any:
+    """``current`` with the Scale's replicas (and its resourceVersion as a precondition);
+    a negative count is upstream's ``ValidateScale`` error."""
+    replicas = scale.spec.replicas if scale.spec else None
+    if replicas is not None and replicas < 0:
+        raise errors.invalid_error(
+            "Scale",
+            "autoscaling",
+            name,
+            [errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")],
+        )
+    metadata = current.metadata
+    requested_rv = scale.metadata.resource_version
+    if requested_rv:
+        metadata = evolve(metadata, resource_version=requested_rv)
+    return evolve(current, spec=evolve(current.spec, replicas=replicas or 0), metadata=metadata)
