@@ -59,6 +59,7 @@ from kubeprio.admission.priority import request_name
 from kubeprio.api import errors, names
 from kubeprio.api.core import Container, Pod, PodSpec, is_mirror_pod
 from kubeprio.api.defaults import DEPRECATED_SERVICE_ACCOUNT
+from kubeprio.api.kinds import EPHEMERAL_CONTAINERS
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.serviceaccount import (
     DEFAULT_SERVICE_ACCOUNT,
@@ -77,7 +78,6 @@ used past the hour (``--service-account-extend-token-expiration``)."""
 PROJECTED_VOLUME_SOURCE_DEFAULT_MODE: Final = 0o644
 """Written out (420 in JSON), as upstream does since #104464."""
 ROOT_CA_CONFIG_MAP: Final = "kube-root-ca.crt"
-EPHEMERAL_CONTAINERS: Final = "ephemeralcontainers"
 
 # Volume sources that name a Secret, and where (``VisitPodSecretNames``).
 _SECRET_NAME_FIELDS: Final = (

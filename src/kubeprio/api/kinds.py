@@ -122,10 +122,13 @@ class ResourceInfo:
         )
 
 
+EPHEMERAL_CONTAINERS: Final = "ephemeralcontainers"
+"""The pod subresource that adds ephemeral containers (``kubectl debug``)."""
+
 _POD_SUBRESOURCES: Final = (
     Subresource("attach", "", "v1", "PodAttachOptions", ("create", "get")),
     Subresource("binding", "", "v1", "Binding", ("create",)),
-    Subresource("ephemeralcontainers", "", "v1", "Pod", ("get", "patch", "update")),
+    Subresource(EPHEMERAL_CONTAINERS, "", "v1", "Pod", ("get", "patch", "update")),
     Subresource("eviction", "policy", "v1", "Eviction", ("create",)),
     Subresource("exec", "", "v1", "PodExecOptions", ("create", "get")),
     Subresource("log", "", "v1", "Pod", ("get",)),

@@ -43,7 +43,7 @@ from kubeprio.api import autoscalingv1, errors, gojson
 from kubeprio.api.apps import Scale
 from kubeprio.api.core import Binding, Pod
 from kubeprio.api.encoded import json_fragment
-from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.manifest import ManifestError, load_yaml
 from kubeprio.api.meta import DeleteOptions
 from kubeprio.api.model import JsonDict
@@ -226,7 +226,7 @@ class RestHandler:
                     return self.patch(request)
                 if method == "DELETE":
                     return self.delete(request)
-        elif sub in ("status", "ephemeralcontainers"):
+        elif sub in ("status", EPHEMERAL_CONTAINERS):
             # pods/ephemeralcontainers reads and writes a whole Pod, as status does.
             if method == "GET":
                 return self.get(request)

@@ -47,7 +47,7 @@ from kubeprio.api.core import (
     Pod,
 )
 from kubeprio.api.defaults import default_object
-from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.meta import (
     ApiObject,
     ObjectMeta,
@@ -380,7 +380,7 @@ class ApiService:
             if found:
                 raise errors.invalid_error(info.kind, info.group, name, found)
             self.admission.validate(evolve(request, obj=new), outcome)
-            if subresource not in ("status", strategy.EPHEMERAL_CONTAINERS):
+            if subresource not in ("status", EPHEMERAL_CONTAINERS):
                 # podEphemeralContainersStrategy.WarningsOnUpdate returns none.
                 outcome.warnings.extend(validation.warnings(new, current))
             if new.metadata.resource_version != current.metadata.resource_version:

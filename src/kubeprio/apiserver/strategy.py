@@ -46,7 +46,7 @@ from kubeprio.api.core import (
 )
 from kubeprio.api.daemonset import EMPTY_STATUS, DaemonSet
 from kubeprio.api.defaults import copy_template_labels
-from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.api.policy import PodDisruptionBudget
@@ -58,9 +58,6 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import EMPTY_STATUS as EMPTY_STATEFUL_SET_STATUS
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import templategeneration
-
-EPHEMERAL_CONTAINERS: Final = "ephemeralcontainers"
-"""The pod subresource that adds ephemeral containers (``kubectl debug``)."""
 
 STATUS_KINDS: Final = (
     Pod,

@@ -82,10 +82,9 @@ class Submitter:
         """Create the object; restore a bound pod's (or a CronJob's or StatefulSet's) snapshot
         status."""
         obj = item.obj
-        api = self.cluster.api
         info = kinds.for_object(obj)
         try:
-            stored = api.create_object(obj, restore=True).obj
+            stored = self._create(obj)
         except errors.AlreadyExistsError as exc:
             self.existing.append(
                 {
@@ -119,6 +118,21 @@ class Submitter:
             # StatefulSet keeps its current and update revisions, so pods at a revision
             # the dump also holds are not rolled.
             self.cluster.api.update_status(evolve(stored, status=obj.status))
+
+    def _create(self, obj: Any) -> Any:
+        """Create ``obj`` as a real cluster came to hold it. A dumped pod that was debugged
+        carries ephemeral containers, which a create may not set (only the
+        ``ephemeralcontainers`` subresource adds them, as ``kubectl debug`` did): the pod is
+        created without them, then given them through that subresource."""
+        api = self.cluster.api
+        ephemeral = obj.spec.ephemeral_containers if isinstance(obj, Pod) and obj.spec else None
+        if not ephemeral:
+            return api.create_object(obj, restore=True).obj
+        stored = api.create_object(
+            evolve(obj, spec=evolve(obj.spec, ephemeral_containers=None)), restore=True
+        ).obj
+        debugged = evolve(stored, spec=evolve(stored.spec, ephemeral_containers=ephemeral))
+        return api.update_object(debugged, subresource=kinds.EPHEMERAL_CONTAINERS).obj
 
     def _restore_bound_pod(self, stored: Pod, given: Pod) -> None:
         snapshot = given.status or PodStatus()

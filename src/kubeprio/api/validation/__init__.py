@@ -27,7 +27,7 @@ from typing import Any, Final
 from kubeprio.api.core import Event, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
-from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
@@ -135,9 +135,6 @@ UPDATE_WARNINGS: Final[dict[type[Any], KindUpdateWarnings]] = {
 }
 """Model class -> the warnings of an update, for kinds whose warnings depend on the old
 object (upstream ``WarningsOnUpdate``); the others warn as on create."""
-
-EPHEMERAL_CONTAINERS: Final = "ephemeralcontainers"
-"""The pod subresource that adds ephemeral containers (``kubectl debug``)."""
 
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
