@@ -1,20 +1,26 @@
-"""The default admission chain: which plugins run, in which order.
+"""The admission chain: which plugins run, in which order.
 
 Composition roots (``cli``, ``sim``, ``serve``) call ``default_chain(listers)`` and hand
-the chain to ``apiserver.service.ApiService``. The order matters and is the reason this
-module exists (upstream keeps it in ``pkg/kubeapiserver/options/plugins.go``,
-``AllOrderedPlugins``)::
+the chain to ``apiserver.service.ApiService``; ``enabled`` (from
+``--enable-admission-plugins`` / ``--disable-admission-plugins``, ``admission.plugins``)
+says which plugins are on. Whatever is on runs in ``plugins.ALL_ORDERED_PLUGINS`` order
+(upstream's ``AllOrderedPlugins`` in ``pkg/kubeapiserver/options/plugins.go``); with every
+plugin on::
 
     mutating:   LimitRanger (container defaults)  ->  ServiceAccount (serve only)
                 ->  TenantPriorityClass (tenant default class)  ->  Priority (resolve)
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
-                ->  Priority (single globalDefault)  ->  SystemPriorityClass (admins only)
-                ->  TenantPriorityClass (allowlist)  ->  ResourceQuota (charges usage)
+                ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
+                ->  Priority (single globalDefault)  ->  ResourceQuota (charges usage)
+
+(``Priority`` validates PriorityClasses only, the two before it pods and workloads only,
+so their relative order in the validating phase changes no outcome.)
 
 ``LimitRanger`` comes first, as upstream places it (right after the namespace checks, which
 ``ApiService`` makes before the chain), so every later plugin sees a pod with its
 LimitRange defaults, and ResourceQuota charges (and asks for) the defaulted requests and
-limits. It is in kube-apiserver's default plugin set, so every composition root runs it.
+limits. It is in kube-apiserver's default plugin set, so every composition root runs it
+unless told otherwise.
 
 ``ServiceAccount`` comes before ``Priority``, as upstream orders them, so a pod that names
 a missing account hears about that before anything about its class. The tenant's default
@@ -37,8 +43,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from kubeprio.admission import plugins
 from kubeprio.admission.chain import AdmissionChain, Listers, MutatingPlugin, ValidatingPlugin
 from kubeprio.admission.limitranger import LimitRangerPlugin
+from kubeprio.admission.plugins import EnabledPlugins
 from kubeprio.admission.priority import PriorityPlugin
 from kubeprio.admission.resourcequota import LimitedResource, ResourceQuotaPlugin
 from kubeprio.admission.serviceaccount import ServiceAccountPlugin
@@ -51,17 +59,33 @@ def default_chain(
     limited: Sequence[LimitedResource] = (),
     *,
     service_account_rng: random.Random | None = None,
+    enabled: EnabledPlugins = plugins.DEFAULT,
 ) -> AdmissionChain:
-    """The admission plugins kubeprio runs by default, reading through ``listers``."""
-    priority = PriorityPlugin(listers)
-    tenant = TenantPriorityClassPlugin(listers)
-    system = SystemPriorityClassPlugin()
-    quota = ResourceQuotaPlugin(listers, limited)
+    """The admission plugins ``enabled`` names that kubeprio implements, reading through
+    ``listers``, in ``plugins.ALL_ORDERED_PLUGINS`` order (the default: every plugin on by
+    default; ``ServiceAccount`` only with ``service_account_rng``)."""
     ranger = LimitRangerPlugin(listers)
-    mutating: list[MutatingPlugin] = [ranger, tenant, priority]
-    validating: list[ValidatingPlugin] = [ranger, priority, system, tenant, quota]
+    tenant = TenantPriorityClassPlugin(listers)
+    priority = PriorityPlugin(listers)
+    quota = ResourceQuotaPlugin(listers, limited)
+    # name -> (mutating, validating): which phases each plugin takes part in.
+    built: dict[str, tuple[MutatingPlugin | None, ValidatingPlugin | None]] = {
+        ranger.name: (ranger, ranger),
+        tenant.name: (tenant, tenant),
+        priority.name: (priority, priority),
+        quota.name: (None, quota),
+    }
+    system = SystemPriorityClassPlugin()
+    built[system.name] = (None, system)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(listers, rng=service_account_rng)
-        mutating.insert(1, accounts)
-        validating.insert(1, accounts)
+        built[accounts.name] = (accounts, accounts)
+    mutating: list[MutatingPlugin] = []
+    validating: list[ValidatingPlugin] = []
+    for name in enabled.names:
+        mutator, validator = built.get(name, (None, None))
+        if mutator is not None:
+            mutating.append(mutator)
+        if validator is not None:
+            validating.append(validator)
     return AdmissionChain(mutating=tuple(mutating), validating=tuple(validating))

@@ -42,7 +42,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kubeprio.admission import defaults, tenant
+from kubeprio.admission import defaults, plugins, tenant
 from kubeprio.api import errors, kinds, manifest
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.batch import CronJob, Job, workload_pod_template
@@ -55,7 +55,7 @@ from kubeprio.api.serialization import DecodeError
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.apiserver.service import ApiService
-from kubeprio.cli import manifests
+from kubeprio.cli import admissionflags, manifests
 from kubeprio.cli.manifests import LoadFailure
 from kubeprio.store.memory import MemoryStore
 
@@ -123,14 +123,15 @@ class CheckResult:
         return {key: values[key] for key in JSON_KEYS}
 
 
-def new_api() -> ApiService:
-    """The in-process API a check runs against (deterministic, namespaces auto-created)."""
+def new_api(enabled: plugins.EnabledPlugins = plugins.DEFAULT) -> ApiService:
+    """The in-process API a check runs against (deterministic, namespaces auto-created),
+    with the ``enabled`` admission plugins."""
     store = MemoryStore()
     return ApiService(
         store,
         clock=FixedClock(),
         rng=random.Random(CHECK_SEED),
-        admission=defaults.default_chain(StoreListers(store)),
+        admission=defaults.default_chain(StoreListers(store), enabled=enabled),
         auto_create_namespaces=True,
     )
 
@@ -374,11 +375,14 @@ def render_json(results: Sequence[CheckResult], stream: IO[str]) -> None:
 def run(args: argparse.Namespace) -> int:
     """The ``check`` subcommand."""
     try:
+        enabled = admissionflags.enabled_plugins(args)
         items = manifests.read_documents(args.paths)
-    except manifests.PathNotFoundError as exc:
+    except (manifests.PathNotFoundError, ValueError) as exc:
         print(f"kubeprio check: {exc}", file=sys.stderr)
         return 2
-    results = run_check(new_api(), items)
+    for note in admissionflags.notes(args, command="check"):
+        print(note, file=sys.stderr)
+    results = run_check(new_api(enabled), items)
     if args.output == "json":
         render_json(results, sys.stdout)
     else:
@@ -402,4 +406,5 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "-o", "--output", choices=("text", "json"), default="text", help="output format"
     )
+    admissionflags.add_flags(parser, command="check")
     parser.set_defaults(handler=run)

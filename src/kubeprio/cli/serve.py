@@ -2,8 +2,8 @@
 
 Parses the options, reads ``--nodes-file`` (Node manifests) and ``--scheduler-config``
 (a ``KubeSchedulerConfiguration``), and hands over to ``serve.server.run``. Bad input
-(a missing file, a manifest that is not only Nodes, an unknown preset, a port in use)
-stops it with a one-line error and exit status 2.
+(a missing file, a manifest that is not only Nodes, an unknown preset, an unknown admission
+plugin, a port in use) stops it with a one-line error and exit status 2.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from kubeprio.apiserver.serviceranges import (
     ServiceIPRange,
 )
 from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER
+from kubeprio.cli import admissionflags
 from kubeprio.cli.admissionconfig import read_limited_resources
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
 from kubeprio.cli.simulate import load_scheduler_config
@@ -92,6 +93,7 @@ def register(subparsers: Any) -> None:
         "plugin's limitedResources (for example, pods of some PriorityClasses only where a "
         "quota covers them)",
     )
+    admissionflags.add_flags(parser, command="serve")
     parser.add_argument(
         "--service-account-issuer",
         action="append",
@@ -183,6 +185,10 @@ def run(args: argparse.Namespace) -> int:
     """Start the server; return when it is stopped."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     try:
+        try:
+            admission_plugins = admissionflags.enabled_plugins(args)
+        except ValueError as exc:
+            return _fail(str(exc))
         if args.nodes < 0:
             return _fail("--nodes must not be negative")
         parse_quantity(args.node_cpu)
@@ -227,8 +233,11 @@ def run(args: argparse.Namespace) -> int:
         service_cidr=args.service_cluster_ip_range,
         node_port_range=args.service_node_port_range,
         limited_resources=limited,
+        admission_plugins=admission_plugins,
         **token_options,
     )
+    for note in admissionflags.notes(args, command="serve"):
+        sys.stderr.write(note + "\n")
     try:
         return run_server(options)
     except StorageFailureError as exc:

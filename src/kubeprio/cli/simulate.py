@@ -2,7 +2,9 @@
 
 Reads manifests (files or directories; multi-document YAML/JSON; list kinds), a
 ``KubeSchedulerConfiguration`` (``--config``) and an AdmissionConfiguration
-(``--admission-control-config-file``, ``cli.admissionconfig``), runs them through ``sim.simulate`` and
+(``--admission-control-config-file``, ``cli.admissionconfig``) and the admission plugins
+that are on (``--enable-admission-plugins``, ``--disable-admission-plugins``,
+``cli.admissionflags``), runs them through ``sim.simulate`` and
 prints a readable summary (``--output text``, rich tables) or the JSON report of
 docs/design.md (``--output json``); ``--report FILE.html`` also writes the HTML report.
 Malformed or unsupported input stops the run with the file and document it came from
@@ -24,6 +26,7 @@ from rich.table import Table
 
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.manifest import Document, ManifestError
+from kubeprio.cli import admissionflags
 from kubeprio.cli.admissionconfig import read_limited_resources
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
 from kubeprio.scheduler.profile import ProfileError, SchedulerConfig
@@ -57,6 +60,7 @@ def register(subparsers: Any) -> None:
         "the ResourceQuota plugin's limitedResources, e.g. pods of some PriorityClasses "
         "admitted only where a quota covers them",
     )
+    admissionflags.add_flags(parser, command="simulate")
     parser.set_defaults(handler=run)
 
 
@@ -81,6 +85,7 @@ def load_scheduler_config(path: str | None) -> SchedulerConfig | None:
 def run(args: argparse.Namespace) -> int:
     """Run the simulation and print the report."""
     try:
+        admission_plugins = admissionflags.enabled_plugins(args)
         loaded = read_documents(args.paths)
         config = load_scheduler_config(args.config)
         limited = (
@@ -89,8 +94,10 @@ def run(args: argparse.Namespace) -> int:
             else ()
         )
         until = parse_duration(args.until) if args.until else None
-    except (PathNotFoundError, ProfileError, AnnotationError, ManifestError) as exc:
+    except (PathNotFoundError, ProfileError, AnnotationError, ManifestError, ValueError) as exc:
         return _fail(str(exc))
+    for note in admissionflags.notes(args, command="simulate"):
+        sys.stderr.write(note + "\n")
     failures = [item for item in loaded if isinstance(item, LoadFailure)]
     if failures:
         return _fail(failures[0].message)
@@ -111,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
                 until=until,
                 scheduler_config=config,
                 limited_resources=limited,
+                admission_plugins=admission_plugins,
                 on_step=lambda t: progress.update(task, t=f"{t:g}s"),
             )
     except ManifestError as exc:

@@ -43,6 +43,7 @@ from typing import IO, Any, Final
 
 import uvicorn
 
+from kubeprio.admission import plugins
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
 from kubeprio.api.core import Namespace, Node
@@ -118,6 +119,10 @@ class ServeOptions:
     """Node ports of NodePort Services (kube-apiserver ``--service-node-port-range``)."""
     limited_resources: Sequence[LimitedResource] = ()
     """The ResourceQuota admission plugin's ``limitedResources``."""
+    admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT
+    """The admission plugins that are on (kube-apiserver's ``--enable-admission-plugins`` and
+    ``--disable-admission-plugins``); ``NamespaceAutoProvision`` among them creates a
+    missing namespace on first use."""
     service_account_issuers: Sequence[str] = (DEFAULT_ISSUER,)
     """kube-apiserver's ``--service-account-issuer`` (repeatable): the first is written into
     new tokens, all are accepted."""
@@ -238,12 +243,14 @@ class Serving:
                 seed=seed,
                 scheduler_config=options.scheduler_config,
                 retry_unschedulable_on_timer=True,
-                auto_create_namespaces=False,
+                auto_create_namespaces=plugins.NAMESPACE_AUTO_PROVISION
+                in options.admission_plugins,
                 node_leases=True,
                 # kubectl describe pod shows a real kubelet's Pulled/Created/Started and,
                 # on deletion, Killing events; learners read them there.
                 kubelet_config=KubeletConfig(register_node=False, container_events=True),
                 limited_resources=options.limited_resources,
+                admission_plugins=options.admission_plugins,
                 service_account_rng=derived_rng(seed, "serviceaccount-admission"),
                 stopwatch=time.perf_counter,
             )
@@ -407,6 +414,10 @@ class Serving:
             server=self.url,
             ca_pem=self.pki.ca_cert.read_bytes(),
             records=self.tokens,
+        )
+        # kube-apiserver logs the plugins it loaded, in order; so does kubeprio.
+        self._print(
+            "kubeprio serve: admission plugins " + ",".join(options.admission_plugins.running())
         )
         self._print(f"kubeprio serve: listening on {self.url} (data in {options.data_dir})")
         self._print(f"export KUBECONFIG={self.kubeconfig.resolve()}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kubeprio.admission import plugins
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api.core import Event
 from kubeprio.api.resourcequota import ResourceQuota
@@ -38,6 +39,7 @@ class SimCluster(ControlPlane):
         scheduler_config: SchedulerConfig | None = None,
         kubelet_config: KubeletConfig | None = None,
         limited_resources: Sequence[LimitedResource] = (),
+        admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
     ) -> None:
         clock = SimClock()
         super().__init__(
@@ -49,6 +51,7 @@ class SimCluster(ControlPlane):
             scheduler_config=scheduler_config,
             kubelet_config=kubelet_config,
             limited_resources=limited_resources,
+            admission_plugins=admission_plugins,
             retry_unschedulable_on_timer=False,
             auto_create_namespaces=True,
             pod_gc_of_unseen_nodes=False,

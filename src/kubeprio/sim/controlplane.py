@@ -21,6 +21,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from kubeprio.admission import plugins
 from kubeprio.admission.defaults import default_chain
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api.apps import Deployment, ReplicaSet
@@ -86,6 +87,7 @@ class ControlPlane:
         node_leases: bool = False,
         limited_resources: Sequence[LimitedResource] = (),
         service_account_rng: random.Random | None = None,
+        admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
         stopwatch: Callable[[], float] | None = None,
     ) -> None:
         """Wire the components.
@@ -104,6 +106,8 @@ class ControlPlane:
         ``service_account_rng``: run the ServiceAccount admission plugin, drawing its token
         volumes' name suffixes from this generator (``serve``, which also runs the service
         account controller; simulations leave it out: ``admission.defaults``).
+        ``admission_plugins``: the admission plugins that are on
+        (``--enable-admission-plugins`` / ``--disable-admission-plugins``).
         ``stopwatch``: what times scheduling attempts for the scheduler's metrics (``serve``
         passes a monotonic wall clock; simulations keep the default, the injected clock, so
         nothing real-time reaches a run).
@@ -118,7 +122,10 @@ class ControlPlane:
             auto_create_namespaces=auto_create_namespaces,
         )
         self.api.admission = default_chain(
-            self.api.listers, limited_resources, service_account_rng=service_account_rng
+            self.api.listers,
+            limited_resources,
+            service_account_rng=service_account_rng,
+            enabled=admission_plugins,
         )
         api = self.api
         self.pods: Informer[Pod] = Informer(api, Pod)

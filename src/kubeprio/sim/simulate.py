@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from kubeprio.admission import plugins
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import manifest
 from kubeprio.api.batch import CronJob
@@ -36,12 +37,15 @@ def simulate(
     scheduler_config: SchedulerConfig | None = None,
     kubelet_config: KubeletConfig | None = None,
     limited_resources: Sequence[LimitedResource] = (),
+    admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
     on_step: Callable[[float], None] | None = None,
 ) -> tuple[dict[str, Any], SimCluster]:
     """Simulate ``documents``; return the report and the cluster (for inspection).
 
     ``limited_resources``: the ResourceQuota admission plugin's ``limitedResources``
-    (``--admission-control-config-file``), as ``kubeprio serve`` takes them."""
+    (``--admission-control-config-file``), as ``kubeprio serve`` takes them;
+    ``admission_plugins``: the admission plugins that are on (``--enable-admission-plugins``,
+    ``--disable-admission-plugins``)."""
     items = submissions(documents)
     if until is None and any(isinstance(item.obj, CronJob) for item in items):
         until = max(item.at for item in items) + CRONJOB_HORIZON
@@ -50,6 +54,7 @@ def simulate(
         scheduler_config=scheduler_config,
         kubelet_config=kubelet_config,
         limited_resources=limited_resources,
+        admission_plugins=admission_plugins,
     )
     cluster.start()
     submitter = Submitter(cluster)

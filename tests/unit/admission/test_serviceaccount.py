@@ -569,8 +569,8 @@ def test_without_a_generator_the_chain_has_no_service_account_plugin() -> None:
     assert [p.name for p in chain.validating] == [
         "LimitRanger",
         "ServiceAccount",
-        "Priority",
         "SystemPriorityClass",
         "TenantPriorityClass",
+        "Priority",
         "ResourceQuota",
     ]
