@@ -78,7 +78,11 @@ def default_chain(
     system = SystemPriorityClassPlugin()
     built[system.name] = (None, system)
     if service_account_rng is not None:
-        accounts = ServiceAccountPlugin(listers, rng=service_account_rng)
+        accounts = ServiceAccountPlugin(
+            listers,
+            rng=service_account_rng,
+            namespace_auto_provision=plugins.NAMESPACE_AUTO_PROVISION in enabled,
+        )
         built[accounts.name] = (accounts, accounts)
     mutating: list[MutatingPlugin] = []
     validating: list[ValidatingPlugin] = []

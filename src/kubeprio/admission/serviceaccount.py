@@ -41,7 +41,12 @@ apart for ``default``, waiting for the service account controller to create the 
 namespace made a moment ago. The lister read here *is* that live GET, so a miss is final;
 what stands in for the waiting is the serve driver, which runs the service account
 controller in the settle round after the write that created the namespace, a few loop
-iterations later, before a client's next request arrives (docs/admission.md).
+iterations later, before a client's next request arrives (docs/admission.md). One case has
+no such round: with ``NamespaceAutoProvision`` on (``namespace_auto_provision``), the pod's
+own create makes its namespace (after admission, in ``ApiService``), so ``default`` cannot
+exist yet. There a miss of ``default`` in a namespace that does not exist reads as the
+account the controller is about to make (no secrets, no annotations), which is what
+upstream's retries end up finding.
 
 Driven by ``admission.chain`` inside ``apiserver.service.ApiService``; only ``kubeprio
 serve``'s chain holds it (``admission.defaults``). The volume suffix comes from the
@@ -60,6 +65,7 @@ from kubeprio.api import errors, names
 from kubeprio.api.core import Container, Pod, PodSpec, is_mirror_pod
 from kubeprio.api.defaults import DEPRECATED_SERVICE_ACCOUNT
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS
+from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.serviceaccount import (
     DEFAULT_SERVICE_ACCOUNT,
@@ -367,9 +373,13 @@ def admitted_spec(spec: PodSpec, account: ServiceAccount, rng: random.Random | N
 class ServiceAccountPlugin:
     """Upstream's ``ServiceAccount`` plugin: mutating and validating, pods only."""
 
-    def __init__(self, listers: Listers, *, rng: random.Random) -> None:
+    def __init__(
+        self, listers: Listers, *, rng: random.Random, namespace_auto_provision: bool = False
+    ) -> None:
+        """``namespace_auto_provision``: ``NamespaceAutoProvision`` is on too."""
         self._listers = listers
         self._rng = rng
+        self._auto_provision = namespace_auto_provision
 
     @property
     def name(self) -> str:
@@ -391,6 +401,16 @@ class ServiceAccountPlugin:
     def _account(self, request: AdmissionRequest, name: str) -> ServiceAccount:
         """``getServiceAccount`` (see the module docstring for the retries it does not need)."""
         account = self._listers.service_accounts.get(name, request.namespace)
+        if (
+            account is None
+            and self._auto_provision
+            and name == DEFAULT_SERVICE_ACCOUNT
+            and self._listers.namespaces.get(request.namespace) is None
+        ):
+            # NamespaceAutoProvision is creating the namespace: see the module docstring.
+            return ServiceAccount(
+                metadata=ObjectMeta(name=DEFAULT_SERVICE_ACCOUNT, namespace=request.namespace)
+            )
         if account is None:
             raise self._forbidden(
                 request,

@@ -208,3 +208,18 @@ def test_plugins_kubeprio_does_not_implement_change_nothing():
     # Every one of them on (AlwaysDeny too would be accepted, and would deny nothing).
     everything = plugins.resolve(sorted(plugins.NOT_IMPLEMENTED))
     assert spec_of(make_api(everything), obj) == spec_of(make_api(ON), obj)
+
+
+def test_namespace_auto_provision_admits_a_pod_with_the_default_account_to_come():
+    """The namespace is made by the pod's own create, so its ``default`` account cannot
+    exist yet; upstream's ServiceAccount plugin retries until the controller made it."""
+    api = make_api(plugins.resolve(["NamespaceAutoProvision"]), serve=True)
+    api.auto_create_namespaces = True  # what serve sets with the plugin on
+    spec = to_dict(api.create_object(pod("p", "brand-new").build()).obj)["spec"]
+    assert spec["serviceAccountName"] == "default"
+    assert spec["volumes"][0]["name"].startswith("kube-api-access-")
+    assert api.get(Namespace, "brand-new").metadata.name == "brand-new"
+    # Without the plugin, a missing account is refused whatever the namespace.
+    other = make_api(ON, serve=True)
+    with pytest.raises(errors.ForbiddenError, match='serviceaccount "default" not found'):
+        other.create_object(pod("p", NS).build())
