@@ -9,6 +9,7 @@ plugin on::
 
     mutating:   LimitRanger (container defaults)  ->  ServiceAccount (serve only)
                 ->  TenantPriorityClass (tenant default class)  ->  Priority (resolve)
+                ->  DefaultTolerationSeconds (300 s not-ready/unreachable tolerations)
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
                 ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
                 ->  Priority (single globalDefault)  ->  ResourceQuota (charges usage)
@@ -45,6 +46,7 @@ from collections.abc import Sequence
 
 from kubeprio.admission import plugins
 from kubeprio.admission.chain import AdmissionChain, Listers, MutatingPlugin, ValidatingPlugin
+from kubeprio.admission.defaulttolerationseconds import DefaultTolerationSecondsPlugin
 from kubeprio.admission.limitranger import LimitRangerPlugin
 from kubeprio.admission.plugins import EnabledPlugins
 from kubeprio.admission.priority import PriorityPlugin
@@ -77,6 +79,8 @@ def default_chain(
     }
     system = SystemPriorityClassPlugin()
     built[system.name] = (None, system)
+    tolerations = DefaultTolerationSecondsPlugin()
+    built[tolerations.name] = (tolerations, None)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

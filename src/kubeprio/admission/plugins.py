@@ -30,7 +30,14 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from kubeprio.admission import limitranger, priority, resourcequota, serviceaccount, systemclass
+from kubeprio.admission import (
+    defaulttolerationseconds,
+    limitranger,
+    priority,
+    resourcequota,
+    serviceaccount,
+    systemclass,
+)
 from kubeprio.admission import tenant as tenantplugin
 from kubeprio.api.errors import aggregate_text
 from kubeprio.api.gotext import go_quote
@@ -58,7 +65,7 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     systemclass.PLUGIN_NAME,  # SystemPriorityClass (kubeprio's own)
     tenantplugin.PLUGIN_NAME,  # TenantPriorityClass (kubeprio's own)
     priority.PLUGIN_NAME,  # Priority
-    "DefaultTolerationSeconds",
+    defaulttolerationseconds.PLUGIN_NAME,  # DefaultTolerationSeconds
     "PodTolerationRestriction",
     "EventRateLimit",
     "ExtendedResourceToleration",
@@ -94,7 +101,7 @@ DEFAULT_ON: Final = frozenset(
         serviceaccount.PLUGIN_NAME,
         "DefaultStorageClass",
         "PersistentVolumeClaimResize",
-        "DefaultTolerationSeconds",
+        defaulttolerationseconds.PLUGIN_NAME,
         "MutatingAdmissionWebhook",
         "ValidatingAdmissionWebhook",
         resourcequota.PLUGIN_NAME,
@@ -126,6 +133,7 @@ IMPLEMENTED: Final = frozenset(
         systemclass.PLUGIN_NAME,
         tenantplugin.PLUGIN_NAME,
         priority.PLUGIN_NAME,
+        defaulttolerationseconds.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.

@@ -27,6 +27,11 @@ TAINT_EFFECT_NO_SCHEDULE: Final = "NoSchedule"
 TAINT_EFFECT_PREFER_NO_SCHEDULE: Final = "PreferNoSchedule"
 TAINT_EFFECT_NO_EXECUTE: Final = "NoExecute"
 TOLERATION_OP_EXISTS: Final = "Exists"
+TAINT_NODE_NOT_READY: Final = "node.kubernetes.io/not-ready"
+TAINT_NODE_UNREACHABLE: Final = "node.kubernetes.io/unreachable"
+LOST_NODE_TAINT_KEYS: Final = frozenset((TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE))
+"""The taints the node lifecycle controller puts on a node it lost (``NoExecute``), which
+every pod tolerates for 300 s (the DefaultTolerationSeconds admission plugin)."""
 TOLERATION_OP_EQUAL: Final = "Equal"
 TAINT_NODE_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"
 """The taint a cordoned node carries (``v1.TaintNodeUnschedulable``)."""

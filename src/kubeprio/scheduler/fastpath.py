@@ -2,7 +2,8 @@
 
 The general path runs every plugin on every node in Python; at 5,000 nodes that is
 milliseconds per pod. Most pods, though, are *plain*: they name no node, select no
-labels, tolerate nothing, ask for no host ports, spread or (anti-)affinity, request only
+labels, tolerate nothing (but the lost-node tolerations every pod gets, while no node is
+lost), ask for no host ports, spread or (anti-)affinity, request only
 cpu/memory/ephemeral-storage, and no pod in the cluster has (anti-)affinity terms. For
 them the default filters reduce to column arithmetic over the ``NodeTable``:
 
@@ -31,7 +32,9 @@ from typing import Final
 
 import numpy as np
 
+from kubeprio.api.core import Toleration
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from kubeprio.api.taints import LOST_NODE_TAINT_KEYS, TAINT_EFFECT_NO_EXECUTE, TOLERATION_OP_EXISTS
 from kubeprio.scheduler.framework import Code, PodInfo, Status, unresolvable, unschedulable
 from kubeprio.scheduler.nodetable import BoolArray, IntArray, NodeTable
 from kubeprio.scheduler.nominatedload import ROOM_CPU, ROOM_EPH, ROOM_MEM, ROOM_PODS, Load
@@ -61,12 +64,31 @@ KindsKey = tuple[int, int, int, bool]
 whether the nominated pods' load counts."""
 
 
-def is_plain_pod(pod: PodInfo) -> bool:
-    """Whether the pod's constraints are only resources the fast path understands."""
+def _lost_node_toleration(toleration: Toleration) -> bool:
+    """One of the 300 s tolerations DefaultTolerationSeconds gives every pod (or the same
+    without its seconds): ``Exists`` on a lost node's ``NoExecute`` taint."""
+    return (
+        toleration.effect == TAINT_EFFECT_NO_EXECUTE
+        and toleration.key in LOST_NODE_TAINT_KEYS
+        and toleration.operator == TOLERATION_OP_EXISTS
+    )
+
+
+def is_plain_pod(pod: PodInfo, *, lost_node_taints: bool = False) -> bool:
+    """Whether the pod's constraints are only resources the fast path understands.
+
+    Tolerations are allowed only when they are the lost-node ones admission adds to every
+    pod and no node carries such a taint (``lost_node_taints`` false, from
+    ``NodeTable.any_lost_node_taint``): then they tolerate nothing on any node, and the
+    ``hard_taint`` column decides exactly as for a pod without tolerations.
+    """
     spec = pod.pod.spec
     if spec is None:
         return False
-    if spec.node_name or spec.node_selector or spec.tolerations or spec.topology_spread_constraints:
+    if spec.node_name or spec.node_selector or spec.topology_spread_constraints:
+        return False
+    tolerations = spec.tolerations
+    if tolerations and (lost_node_taints or not all(_lost_node_toleration(t) for t in tolerations)):
         return False
     affinity = spec.affinity
     if affinity is not None and (

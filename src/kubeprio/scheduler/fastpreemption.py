@@ -228,7 +228,7 @@ class FastPreemption:
         return (
             self._default_profile()
             and cache.pods_with_affinity == 0
-            and is_plain_pod(pod)
+            and is_plain_pod(pod, lost_node_taints=cache.table.any_lost_node_taint)
             and cache.table.size == len(cache.node_infos())
             and len(self.load) == self._nominations()
             and pdbs_select_no_pod(pdbs, cache.victims.namespace_pods)

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from kubeprio.api.taints import LOST_NODE_TAINT_KEYS, TAINT_EFFECT_NO_EXECUTE
 from kubeprio.scheduler.snapshot import NodeInfo
 
 IntArray = npt.NDArray[np.int64]
@@ -44,7 +45,7 @@ class NodeTable:
         "prefer_taints",
         "version",
     )
-    _BOOL_COLUMNS: Final = ("unschedulable", "hard_taint", "extended", "blocked")
+    _BOOL_COLUMNS: Final = ("unschedulable", "hard_taint", "extended", "blocked", "lost_taint")
 
     def __init__(self) -> None:
         self.size = 0
@@ -76,6 +77,11 @@ class NodeTable:
         self.blocked: BoolArray = np.zeros(0, np.bool_)
         """Unschedulable or hard-tainted: a plain pod (no tolerations) never fits."""
         self._blocked_rows = 0
+        self.lost_taint: BoolArray = np.zeros(0, np.bool_)
+        """A ``NoExecute`` not-ready or unreachable taint (a lost node): the 300 s
+        tolerations every pod gets from admission tolerate it, so such pods are plain only
+        while no row has one (``fastpath.is_plain_pod``)."""
+        self._lost_rows = 0
         self._allocate(INITIAL_CAPACITY)
 
     def _allocate(self, capacity: int) -> None:
@@ -98,6 +104,11 @@ class NodeTable:
         """Whether some row is unschedulable or hard-tainted (else that mask is skipped)."""
         return self._blocked_rows > 0
 
+    @property
+    def any_lost_node_taint(self) -> bool:
+        """Whether some row carries a lost node's ``NoExecute`` taint."""
+        return self._lost_rows > 0
+
     def rebuild(self, nodes: Sequence[NodeInfo]) -> None:
         """Recreate every row from ``nodes`` (after a node was removed)."""
         self.epoch += 1
@@ -107,6 +118,8 @@ class NodeTable:
         self.size = 0
         self._blocked_rows = 0
         self.blocked[:] = False
+        self._lost_rows = 0
+        self.lost_taint[:] = False
         self.index.clear()
         self.names.clear()
         if len(nodes) > self.capacity:
@@ -154,6 +167,13 @@ class NodeTable:
         if blocked != bool(self.blocked[row]):
             self._blocked_rows += 1 if blocked else -1
             self.blocked[row] = blocked
+        lost = any(
+            taint.effect == TAINT_EFFECT_NO_EXECUTE and taint.key in LOST_NODE_TAINT_KEYS
+            for taint in taints
+        )
+        if lost != bool(self.lost_taint[row]):
+            self._lost_rows += 1 if lost else -1
+            self.lost_taint[row] = lost
         self.refresh_usage(node)
 
     def refresh_usage(self, node: NodeInfo) -> None:

@@ -492,7 +492,11 @@ class Scheduler:
         return feasible, len(feasible) + len(diagnosis)
 
     def _use_fast_path(self, pod: PodInfo) -> bool:
-        return self.fast is not None and self.cache.pods_with_affinity == 0 and is_plain_pod(pod)
+        return (
+            self.fast is not None
+            and self.cache.pods_with_affinity == 0
+            and is_plain_pod(pod, lost_node_taints=self.cache.table.any_lost_node_taint)
+        )
 
     def _find_nodes_fast(
         self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]

@@ -163,22 +163,22 @@ def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]
     [
         (
             [],
-            ["LimitRanger", "TenantPriorityClass", "Priority"],
+            ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds"],
             ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "ResourceQuota"],
         ),
         (
             ["Priority"],
-            ["LimitRanger", "TenantPriorityClass"],
+            ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds"],
             ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "ResourceQuota"],
         ),
         (
-            ["ResourceQuota", "LimitRanger", "SystemPriorityClass"],
+            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds"],
             ["TenantPriorityClass", "Priority"],
             ["TenantPriorityClass", "Priority"],
         ),
         (
             ["TenantPriorityClass", "PodSecurity", "MutatingAdmissionWebhook"],
-            ["LimitRanger", "Priority"],
+            ["LimitRanger", "Priority", "DefaultTolerationSeconds"],
             ["LimitRanger", "SystemPriorityClass", "Priority", "ResourceQuota"],
         ),
     ],
@@ -201,14 +201,14 @@ def test_the_chain_order_does_not_depend_on_the_flag_order():
 def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
     assert plugins.DEFAULT.running() == (
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "SystemPriorityClass",
-        "TenantPriorityClass", "Priority", "ResourceQuota",
+        "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "ResourceQuota",
     )  # fmt: skip
     enabled = plugins.resolve(
         ["NamespaceAutoProvision", "AlwaysPullImages"], ["NamespaceLifecycle", "Priority"]
     )
     assert enabled.running() == (
         "NamespaceAutoProvision", "NamespaceLifecycle", "LimitRanger", "ServiceAccount",
-        "SystemPriorityClass", "TenantPriorityClass", "ResourceQuota",
+        "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds", "ResourceQuota",
     )  # fmt: skip
 
 

@@ -565,6 +565,7 @@ def test_without_a_generator_the_chain_has_no_service_account_plugin() -> None:
         "ServiceAccount",
         "TenantPriorityClass",
         "Priority",
+        "DefaultTolerationSeconds",
     ]
     assert [p.name for p in chain.validating] == [
         "LimitRanger",

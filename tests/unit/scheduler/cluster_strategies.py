@@ -35,7 +35,8 @@ from kubeprio.api.quantity import parse_quantity
 
 GI = 2**30
 MI = 2**20
-TAINT_KEYS = ("a", "b", "c")
+TAINT_KEYS = ("a", "b", "c", "node.kubernetes.io/unreachable")
+"""The last is a lost node's taint, which every pod's default tolerations tolerate as ``NoExecute``."""
 EFFECTS = ("NoSchedule", "NoExecute", "PreferNoSchedule")
 APPS = ("x", "y", "z")
 

@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubeprio.admission.chain import AdmissionChain
+from kubeprio.admission.defaulttolerationseconds import NOT_READY_TOLERATION, UNREACHABLE_TOLERATION
 from kubeprio.api.core import (
     Affinity,
     NodeAffinity,
@@ -261,7 +262,15 @@ def decorated_pods(draw: st.DrawFn) -> PodInfo:
         changes["node_selector"] = draw(st.sampled_from([{}, {"zone": "z1"}]))
     if draw(st.booleans()):
         changes["tolerations"] = draw(
-            st.sampled_from([(), (Toleration(operator="Exists"),), (Toleration(key="a"),)])
+            st.sampled_from(
+                [
+                    (),
+                    (Toleration(operator="Exists"),),
+                    (Toleration(key="a"),),
+                    # DefaultTolerationSeconds admission's two, on every pod of a real cluster.
+                    (NOT_READY_TOLERATION, UNREACHABLE_TOLERATION),
+                ]
+            )
         )
     if draw(st.booleans()):
         changes["affinity"] = draw(
@@ -302,7 +311,7 @@ def test_every_pod_the_gate_lets_through_is_filtered_alike(
     score agree with the plugins on every node (whatever else the pod carries)."""
     scheduler, _ = case
     assert scheduler.fast is not None
-    if not fastpath.is_plain_pod(pod):
+    if not fastpath.is_plain_pod(pod, lost_node_taints=scheduler.cache.table.any_lost_node_taint):
         return
     state, nodes, expected = _general_statuses(scheduler, pod)
     for row in range(len(nodes)):

@@ -1,0 +1,86 @@
+"""The DefaultTolerationSeconds admission plugin: every pod tolerates a lost node for 300 s.
+
+Mirrors ``plugin/pkg/admission/defaulttolerationseconds/admission.go`` (v1.32, on by
+default): on a pod's create or update (not its subresources), a pod that does not already
+tolerate the ``NoExecute`` taint ``node.kubernetes.io/not-ready`` gets::
+
+    {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute,
+     tolerationSeconds: 300}
+
+and likewise for ``node.kubernetes.io/unreachable``. A toleration with an empty key (all
+taints) or an empty effect (all effects) already covers a taint. The 300 s are
+kube-apiserver's ``--default-not-ready-toleration-seconds`` and
+``--default-unreachable-toleration-seconds`` defaults. DaemonSet pods arrive with their
+own forever-tolerations of both taints (``controllers.daemonsetutil``) and get nothing.
+
+The node lifecycle controller that taints a lost node (and so evicts its pods after these
+300 s) is not simulated, so in kubeprio the tolerations change no outcome; they are on
+every pod so that objects read back as a real cluster's (``kubectl get pod -o yaml``,
+``kubectl describe pod``'s ``Tolerations:``). Driven by ``admission.chain``; pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Operation
+from kubeprio.api.core import Pod, Toleration
+from kubeprio.api.model import evolve
+from kubeprio.api.taints import (
+    TAINT_EFFECT_NO_EXECUTE,
+    TAINT_NODE_NOT_READY,
+    TAINT_NODE_UNREACHABLE,
+    TOLERATION_OP_EXISTS,
+)
+
+PLUGIN_NAME: Final = "DefaultTolerationSeconds"
+DEFAULT_TOLERATION_SECONDS: Final = 300
+
+NOT_READY_TOLERATION: Final = Toleration(
+    key=TAINT_NODE_NOT_READY,
+    operator=TOLERATION_OP_EXISTS,
+    effect=TAINT_EFFECT_NO_EXECUTE,
+    toleration_seconds=DEFAULT_TOLERATION_SECONDS,
+)
+UNREACHABLE_TOLERATION: Final = Toleration(
+    key=TAINT_NODE_UNREACHABLE,
+    operator=TOLERATION_OP_EXISTS,
+    effect=TAINT_EFFECT_NO_EXECUTE,
+    toleration_seconds=DEFAULT_TOLERATION_SECONDS,
+)
+# One shared (frozen) instance each: a cluster of 150,000 pods holds two objects, not 300,000.
+
+
+def _tolerates(tolerations: tuple[Toleration, ...], key: str) -> bool:
+    """Whether one of ``tolerations`` already covers the ``NoExecute`` taint ``key``
+    (upstream's loop: an empty key or effect matches any)."""
+    return any(
+        (not t.key or t.key == key) and (not t.effect or t.effect == TAINT_EFFECT_NO_EXECUTE)
+        for t in tolerations
+    )
+
+
+class DefaultTolerationSecondsPlugin:
+    """Upstream ``DefaultTolerationSeconds``: mutating only."""
+
+    name = PLUGIN_NAME
+
+    def admit(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> Any:
+        """Add the two 300 s tolerations a pod lacks (pod create and update only)."""
+        pod = request.obj
+        if (
+            request.subresource
+            or request.operation not in (Operation.CREATE, Operation.UPDATE)
+            or not isinstance(pod, Pod)
+            or pod.spec is None
+        ):
+            return pod
+        tolerations = tuple(pod.spec.tolerations or ())
+        added = tuple(
+            toleration
+            for toleration in (NOT_READY_TOLERATION, UNREACHABLE_TOLERATION)
+            if not _tolerates(tolerations, toleration.key or "")
+        )
+        if not added:
+            return pod
+        return evolve(pod, spec=evolve(pod.spec, tolerations=(*tolerations, *added)))
