@@ -58,4 +58,3 @@ def test_a_debugged_pod_from_a_dump_is_restored_with_its_ephemeral_containers():
     assert [(s["name"], s["state"]) for s in statuses] == [
         ("debugger-x7k2p", {"running": {"startedAt": "2026-11-01T10:05:00Z"}})
     ]
-
