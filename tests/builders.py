@@ -389,6 +389,16 @@ def pod_template(labels: dict[str, str], *, restart_policy: str | None = None) -
     )
 
 
+def with_image(template: PodTemplateSpec, image: str) -> PodTemplateSpec:
+    """The template with its first (only) container's image changed: a rollout's trigger."""
+    assert template.spec is not None
+    assert template.spec.containers
+    container = dataclasses.replace(template.spec.containers[0], image=image)
+    return dataclasses.replace(
+        template, spec=dataclasses.replace(template.spec, containers=(container,))
+    )
+
+
 def priority_class(
     name: str, value: int, *, global_default: bool | None = None, policy: str | None = None
 ) -> PriorityClass:

@@ -52,111 +52,90 @@ def _is_cpu_utilization(metric: JsonDict) -> bool:
 # --- v2 -> v1 ---------------------------------------------------------------------------------
 
 
-def _metric_spec_v1(metric: JsonDict) -> JsonDict:
-    """``Convert_autoscaling_MetricSpec_To_v1_MetricSpec`` (v1's, v2beta1-shaped)."""
-    kind = metric.get("type")
-    out: JsonDict = {"type": kind}
+# The v1 fields that are a plain ``resource.Quantity`` in Go (not a pointer): an unset one
+# marshals as "0". Keyed by (source, v1 field); the rest are pointers and are left out.
+_SPEC_QUANTITIES: Final = frozenset({("object", "targetValue"), ("pods", "targetAverageValue")})
+_STATUS_QUANTITIES: Final = frozenset(
+    {
+        ("object", "currentValue"),
+        ("pods", "currentAverageValue"),
+        ("resource", "currentAverageValue"),
+        ("containerResource", "currentAverageValue"),
+        ("external", "currentValue"),
+    }
+)
+
+
+def _sources_v1(metric: JsonDict, side: str, quantities: frozenset[tuple[str, str]]) -> JsonDict:
+    """A v2 metric's sources in v1's (v2beta1-shaped) names: ``side`` is ``target`` for a
+    spec and ``current`` for a status, and prefixes the value fields (``targetValue``,
+    ``currentAverageUtilization``, ...); the ``quantities`` are never null."""
+
+    def value(source: str, field: str, found: object) -> object:
+        return found or "0" if (source, field) in quantities else found
+
+    out: JsonDict = {}
     if metric.get("object") is not None:
         src = metric["object"]
-        target = src.get("target") or {}
+        values = src.get(side) or {}
         ident = src.get("metric") or {}
         out["object"] = _drop_none(
             {
                 "target": src.get("describedObject") or {},
                 "metricName": ident.get("name", ""),
-                "targetValue": target.get("value") or "0",
+                f"{side}Value": value("object", f"{side}Value", values.get("value")),
                 "selector": ident.get("selector"),
-                "averageValue": target.get("averageValue"),
+                "averageValue": values.get("averageValue"),
             }
         )
     if metric.get("pods") is not None:
         src = metric["pods"]
         ident = src.get("metric") or {}
+        average = (src.get(side) or {}).get("averageValue")
         out["pods"] = _drop_none(
             {
                 "metricName": ident.get("name", ""),
-                "targetAverageValue": (src.get("target") or {}).get("averageValue") or "0",
+                f"{side}AverageValue": value("pods", f"{side}AverageValue", average),
                 "selector": ident.get("selector"),
             }
         )
     for field in ("resource", "containerResource"):
         if metric.get(field) is not None:
             src = metric[field]
-            target = src.get("target") or {}
+            values = src.get(side) or {}
             converted = {
                 "name": src.get("name", ""),
-                "targetAverageUtilization": target.get("averageUtilization"),
-                "targetAverageValue": target.get("averageValue"),
+                f"{side}AverageUtilization": values.get("averageUtilization"),
+                f"{side}AverageValue": value(
+                    field, f"{side}AverageValue", values.get("averageValue")
+                ),
             }
             if field == "containerResource":
                 converted["container"] = src.get("container", "")
             out[field] = _drop_none(converted)
     if metric.get("external") is not None:
         src = metric["external"]
-        target = src.get("target") or {}
+        values = src.get(side) or {}
         ident = src.get("metric") or {}
         out["external"] = _drop_none(
             {
                 "metricName": ident.get("name", ""),
                 "metricSelector": ident.get("selector"),
-                "targetValue": target.get("value"),
-                "targetAverageValue": target.get("averageValue"),
+                f"{side}Value": value("external", f"{side}Value", values.get("value")),
+                f"{side}AverageValue": values.get("averageValue"),
             }
         )
     return out
+
+
+def _metric_spec_v1(metric: JsonDict) -> JsonDict:
+    """``Convert_autoscaling_MetricSpec_To_v1_MetricSpec`` (v1's, v2beta1-shaped)."""
+    return {"type": metric.get("type"), **_sources_v1(metric, "target", _SPEC_QUANTITIES)}
 
 
 def _metric_status_v1(metric: JsonDict) -> JsonDict:
     """``Convert_autoscaling_MetricStatus_To_v1_MetricStatus``."""
-    out: JsonDict = {"type": metric.get("type", "")}
-    if metric.get("object") is not None:
-        src = metric["object"]
-        current = src.get("current") or {}
-        ident = src.get("metric") or {}
-        out["object"] = _drop_none(
-            {
-                "target": src.get("describedObject") or {},
-                "metricName": ident.get("name", ""),
-                "currentValue": current.get("value") or "0",
-                "selector": ident.get("selector"),
-                "averageValue": current.get("averageValue"),
-            }
-        )
-    if metric.get("pods") is not None:
-        src = metric["pods"]
-        ident = src.get("metric") or {}
-        out["pods"] = _drop_none(
-            {
-                "metricName": ident.get("name", ""),
-                "currentAverageValue": (src.get("current") or {}).get("averageValue") or "0",
-                "selector": ident.get("selector"),
-            }
-        )
-    for field in ("resource", "containerResource"):
-        if metric.get(field) is not None:
-            src = metric[field]
-            current = src.get("current") or {}
-            converted = {
-                "name": src.get("name", ""),
-                "currentAverageUtilization": current.get("averageUtilization"),
-                "currentAverageValue": current.get("averageValue") or "0",
-            }
-            if field == "containerResource":
-                converted["container"] = src.get("container", "")
-            out[field] = _drop_none(converted)
-    if metric.get("external") is not None:
-        src = metric["external"]
-        current = src.get("current") or {}
-        ident = src.get("metric") or {}
-        out["external"] = _drop_none(
-            {
-                "metricName": ident.get("name", ""),
-                "metricSelector": ident.get("selector"),
-                "currentValue": current.get("value") or "0",
-                "currentAverageValue": current.get("averageValue"),
-            }
-        )
-    return out
+    return {"type": metric.get("type", ""), **_sources_v1(metric, "current", _STATUS_QUANTITIES)}
 
 
 def _condition_v1(condition: JsonDict) -> JsonDict:

@@ -1,6 +1,7 @@
-"""Label selectors and field selectors, parsed and matched exactly as Kubernetes does.
+"""Label selectors, parsed and matched exactly as Kubernetes does.
 
-Three upstream pieces of ``k8s.io/apimachinery`` (v1.35 line) live here:
+Two upstream pieces of ``k8s.io/apimachinery`` (v1.35 line) live here (field selectors,
+``pkg/fields``, are ``api.fieldselectors``):
 
 * ``pkg/labels/selector.go``: ``labels.Parse`` (:func:`parse_label_selector`), the
   ``Requirement``/``Selector`` model and its ``String()`` form. The operators are
@@ -11,14 +12,10 @@ Three upstream pieces of ``k8s.io/apimachinery`` (v1.35 line) live here:
   (:func:`label_selector_from_match`, :func:`label_selector_as_selector`). A nil
   selector matches nothing (:class:`Nothing`); a present but empty one matches
   everything.
-* ``pkg/fields/selector.go``: ``fields.ParseSelector`` (:func:`parse_field_selector`).
-  Only ``=``, ``==`` and ``!=`` exist, values escape ``\\``, ``,`` and ``=`` with a
-  backslash, and a missing field compares as the empty string.
 
-Label keys and values are validated as ``pkg/api/validate/content`` does
-(``IsLabelKey``, formerly ``validation.IsQualifiedName``, and ``IsLabelValue``);
-:func:`validate_label_key` and :func:`validate_label_value` return the upstream message
-strings for ``api.validation`` to wrap in field errors. Every :class:`SelectorError`
+Label keys and values are checked by ``api.labelvalidation`` (``IsLabelKey``,
+``IsLabelValue``); :func:`validate_label_key` and :func:`validate_label_value` are
+exported from here too, for ``api.validation`` to wrap in field errors. Every :class:`SelectorError`
 message is the text upstream's error would print, Go quoting included, so that kubectl
 shows the same thing.
 
@@ -26,7 +23,7 @@ Matching runs once per object in list and watch filtering, so selectors compile 
 requirements into small closures at construction; a plain ``app=web`` selector checks
 with one ``dict.get`` per term.
 
-Callers: ``apiserver`` (``?labelSelector=`` / ``?fieldSelector=``), ``client.informer``,
+Callers: ``apiserver`` (``?labelSelector=``), ``api.fieldselectors``, ``client.informer``,
 controllers and admission (workload and PDB selectors), ``api.validation``. Pure: no
 I/O, standard library plus ``kubeprio.errors`` only.
 """
@@ -36,14 +33,14 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
-import functools
 import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from kubeprio.api.gotext import go_quote
+from kubeprio.api.labelvalidation import validate_label_key, validate_label_value
 from kubeprio.api.model import INT64_MAX, INT64_MIN
 from kubeprio.errors import KubeprioError
 
@@ -53,20 +50,16 @@ if TYPE_CHECKING:  # only for annotations: meta may come to import this module
 __all__ = [
     "EVERYTHING",
     "NOTHING",
-    "FieldRequirement",
-    "FieldSelector",
     "LabelSelector",
     "Nothing",
     "Operator",
     "Requirement",
     "Selector",
     "SelectorError",
-    "escape_field_value",
     "label_selector_as_selector",
     "label_selector_from_match",
     "label_selector_from_set",
     "new_requirement",
-    "parse_field_selector",
     "parse_label_selector",
     "validate_label_key",
     "validate_label_value",
@@ -112,112 +105,6 @@ def _aggregate(messages: Iterable[str]) -> str:
     """The text of ``ErrorList.ToAggregate().Error()``: deduplicated, bracketed if several."""
     unique = list(dict.fromkeys(messages))
     return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
-
-
-# --- label key and value validation (content.IsLabelKey / IsLabelValue) ---------------
-
-_LABEL_KEY_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_KEY_RE: Final = re.compile(_LABEL_KEY_FMT)
-_LABEL_KEY_MSG: Final = (
-    "must consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_LABEL_VALUE_FMT: Final = f"({_LABEL_KEY_FMT})?"
-_LABEL_VALUE_RE: Final = re.compile(_LABEL_VALUE_FMT)
-_LABEL_VALUE_MSG: Final = (
-    "a valid label must be an empty string or consist of alphanumeric characters, "
-    "'-', '_' or '.', and must start and end with an alphanumeric character"
-)
-_LABEL_MAX_BYTES: Final = 63
-_DNS1123_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT: Final = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_DNS1123_SUBDOMAIN_MSG: Final = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-    "'-' or '.', and must start and end with an alphanumeric character"
-)
-_DNS1123_SUBDOMAIN_MAX_BYTES: Final = 253
-
-
-def _regex_error(message: str, fmt: str, *examples: str) -> str:
-    """Upstream ``content.RegexError`` with examples (note its doubled space before ``or``)."""
-    shown = " or ".join(f"'{example}', " for example in examples)
-    return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _byte_len(text: str) -> int:
-    """Go's ``len``: limits count UTF-8 bytes, not characters."""
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-
-
-def _validate_dns1123_subdomain(value: str) -> list[str]:
-    """Upstream ``IsDNS1123Subdomain``."""
-    errors = []
-    if _byte_len(value) > _DNS1123_SUBDOMAIN_MAX_BYTES:
-        errors.append(f"must be no more than {_DNS1123_SUBDOMAIN_MAX_BYTES} bytes")
-    if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is None:
-        errors.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errors
-
-
-def validate_label_key(key: str) -> list[str]:
-    """Check a label key: ``[prefix/]name``, upstream ``IsLabelKey`` (``IsQualifiedName``).
-
-    The name is at most 63 bytes of alphanumerics, ``-``, ``_`` and ``.`` starting and
-    ending alphanumeric; the optional prefix is a DNS-1123 subdomain. Returns upstream's
-    messages, empty when valid.
-    """
-    return list(_label_key_messages(key))
-
-
-@functools.lru_cache(maxsize=4096)
-def _label_key_messages(key: str) -> tuple[str, ...]:
-    """``validate_label_key``, memoised: a cluster repeats a few keys in every object
-    (labels, annotations, condition types), and each write validates them again."""
-    parts = key.split("/")
-    errors: list[str] = []
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errors.append("prefix part must be non-empty")
-        else:
-            errors.extend(f"prefix part {m}" for m in _validate_dns1123_subdomain(prefix))
-    else:
-        return (
-            "a valid label key "
-            + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-        )
-    if not name:
-        errors.append("name part must be non-empty")
-    elif _byte_len(name) > _LABEL_MAX_BYTES:
-        errors.append(f"name part must be no more than {_LABEL_MAX_BYTES} bytes")
-    if _LABEL_KEY_RE.fullmatch(name) is None:
-        errors.append(
-            "name part "
-            + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-        )
-    return tuple(errors)
-
-
-def validate_label_value(value: str) -> list[str]:
-    """Check a label value, upstream ``IsLabelValue``: empty, or a <=63-byte name."""
-    return list(_label_value_messages(value))
-
-
-@functools.lru_cache(maxsize=4096)
-def _label_value_messages(value: str) -> tuple[str, ...]:
-    """``validate_label_value``, memoised (label values repeat as keys do)."""
-    errors = []
-    if _byte_len(value) > _LABEL_MAX_BYTES:
-        errors.append(f"must be no more than {_LABEL_MAX_BYTES} bytes")
-    if _LABEL_VALUE_RE.fullmatch(value) is None:
-        errors.append(
-            _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
-        )
-    return tuple(errors)
 
 
 # --- label requirements ----------------------------------------------------------------
@@ -795,179 +682,3 @@ def parse_label_selector(text: str) -> LabelSelector:
     :class:`SelectorError` with upstream's message.
     """
     return LabelSelector(tuple(_Parser(text).parse()))
-
-
-# --- field selectors (pkg/fields) -----------------------------------------------------
-
-_FIELD_OPERATORS: Final = (
-    ("!=", Operator.NOT_EQUALS),
-    ("==", Operator.EQUALS),  # checked before "=" so no "=" is left on the value
-    ("=", Operator.EQUALS),
-)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class FieldRequirement:
-    """``field op value`` with op ``=``/``==`` (same meaning) or ``!=``.
-
-    A field the object lacks compares as ``""``; the parser writes ``==`` as ``=``.
-    """
-
-    field: str
-    operator: Operator
-    value: str
-
-    def __post_init__(self) -> None:
-        if self.operator not in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.NOT_EQUALS):
-            raise SelectorError(
-                f"field selector operator {str(self.operator)!r} is not supported: use =, == or !="
-            )
-
-    def matches(self, fields: Mapping[str, str]) -> bool:
-        """Whether the object's field values satisfy this term."""
-        equal = fields.get(self.field, "") == self.value
-        return equal if self.operator is not Operator.NOT_EQUALS else not equal
-
-    def __str__(self) -> str:
-        op = "!=" if self.operator is Operator.NOT_EQUALS else "="
-        return f"{self.field}{op}{escape_field_value(self.value)}"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class FieldSelector:
-    """An AND of :class:`FieldRequirement` s (upstream ``fields.Selector``); none is everything.
-
-    Which field names a resource supports is the API server's business, not this
-    class's: it matches whatever mapping of field paths it is given.
-    """
-
-    requirements: tuple[FieldRequirement, ...] = ()
-    _terms: tuple[tuple[str, str, bool], ...] = dataclasses.field(
-        init=False, repr=False, compare=False, hash=False
-    )
-
-    def __post_init__(self) -> None:
-        requirements = tuple(self.requirements)
-        object.__setattr__(self, "requirements", requirements)
-        terms = tuple(
-            (r.field, r.value, r.operator is not Operator.NOT_EQUALS) for r in requirements
-        )
-        object.__setattr__(self, "_terms", terms)
-
-    def matches(self, fields: Mapping[str, str]) -> bool:
-        """Whether ``fields`` (field path to string value; missing: empty) satisfy every term."""
-        readers = {name: _mapping_reader(name) for name, _value, _equal in self._terms}
-        return self.matcher(readers)(fields)
-
-    def matcher(self, readers: Mapping[str, Callable[[Any], str]]) -> Callable[[Any], bool]:
-        """A predicate over objects whose fields ``readers`` read (``readers[field](obj)``):
-        a list or watch tests each object, twice per watch event, without building a
-        mapping of its fields."""
-        terms = tuple((readers[name], value, equal) for name, value, equal in self._terms)
-
-        def satisfied(obj: Any) -> bool:
-            for read, value, equal in terms:  # noqa: SIM110 (a loop beats all() here)
-                if (read(obj) == value) is not equal:
-                    return False
-            return True
-
-        return satisfied
-
-    def is_empty(self) -> bool:
-        """True when there are no terms: the selector matches everything."""
-        return not self.requirements
-
-    def value_for(self, field: str) -> str | None:
-        """The value the first ``field=value`` term pins, or ``None`` (``RequiresExactMatch``)."""
-        for requirement in self.requirements:
-            if requirement.field == field and requirement.operator is not Operator.NOT_EQUALS:
-                return requirement.value
-        return None
-
-    def __str__(self) -> str:
-        return ",".join(str(requirement) for requirement in self.requirements)
-
-
-def escape_field_value(value: str) -> str:
-    """Backslash-escape ``\\``, ``,`` and ``=`` (upstream ``fields.EscapeValue``; not ``!``)."""
-    if "\\" not in value and "," not in value and "=" not in value:
-        return value
-    return value.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
-
-
-def _unescape_field_value(text: str) -> str:
-    """Upstream ``fields.UnescapeValue``: only ``\\\\``, ``\\,`` and ``\\=`` are escapes."""
-    if "\\" not in text and "," not in text and "=" not in text:
-        return text
-    out: list[str] = []
-    escaping = False
-    for ch in text:
-        if escaping:
-            if ch not in "\\,=":
-                raise SelectorError(f"invalid field selector: invalid escape sequence: \\{ch}")
-            out.append(ch)
-            escaping = False
-        elif ch == "\\":
-            escaping = True
-        elif ch in ",=":
-            # Upstream formats the rune with %v, which prints its code point.
-            raise SelectorError(f"invalid field selector: unescaped character in value: {ord(ch)}")
-        else:
-            out.append(ch)
-    if escaping:
-        raise SelectorError("invalid field selector: invalid escape sequence: \\")
-    return "".join(out)
-
-
-def _split_field_terms(text: str) -> list[str]:
-    """Split on commas not preceded by an escaping backslash (upstream ``splitTerms``)."""
-    if not text:
-        return []
-    terms: list[str] = []
-    start = 0
-    escaping = False
-    for index, ch in enumerate(text):
-        if escaping:
-            escaping = False
-        elif ch == "\\":
-            escaping = True
-        elif ch == ",":
-            terms.append(text[start:index])
-            start = index + 1
-    terms.append(text[start:])
-    return terms
-
-
-def _split_field_term(term: str) -> tuple[str, Operator, str] | None:
-    """Split at the first operator (upstream ``splitTerm``); the field has no escaping."""
-    for index in range(len(term)):
-        for symbol, op in _FIELD_OPERATORS:
-            if term.startswith(symbol, index):
-                return term[:index], op, term[index + len(symbol) :]
-    return None
-
-
-def _mapping_reader(name: str) -> Callable[[Mapping[str, str]], str]:
-    return lambda fields: fields.get(name, "")
-
-
-def parse_field_selector(text: str) -> FieldSelector:
-    """Parse a ``fieldSelector`` string, upstream ``fields.ParseSelector``.
-
-    Terms are sorted as raw text first (so the order, and ``str()``, are
-    deterministic); empty terms are skipped, and so is a term whose field and value
-    are both empty (``=`` alone selects everything, as upstream). Field names are not
-    checked here. Raises :class:`SelectorError` with upstream's message.
-    """
-    requirements = []
-    for term in sorted(_split_field_terms(text)):
-        if not term:
-            continue
-        split = _split_field_term(term)
-        if split is None:
-            raise SelectorError(f"invalid selector: '{text}'; can't understand '{term}'")
-        field, op, raw_value = split
-        value = _unescape_field_value(raw_value)
-        if field or value:
-            requirements.append(FieldRequirement(field, op, value))
-    return FieldSelector(tuple(requirements))

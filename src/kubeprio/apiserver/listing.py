@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 
-from kubeprio.api import errors, fields, selectors
+from kubeprio.api import errors, fields, fieldselectors, selectors
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.apiserver.watch import ObjectFilter
 
@@ -35,7 +35,7 @@ def object_filter(
             label_match = lambda obj: parsed.matches(obj.metadata.labels or {})  # noqa: E731
     if field_selector:
         try:
-            parsed_fields = selectors.parse_field_selector(field_selector)
+            parsed_fields = fieldselectors.parse_field_selector(field_selector)
         except selectors.SelectorError as exc:
             raise errors.bad_request(str(exc)) from exc
         supported = fields.supported_fields(info.model)

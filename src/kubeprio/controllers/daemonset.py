@@ -177,18 +177,11 @@ class DaemonSetsController(Controller):
 
     def _matching(self, obj: ApiObject) -> list[DaemonSet]:
         """``GetPodDaemonSets``/``GetHistoryDaemonSets``: DaemonSets selecting an orphan."""
-        labels = obj.metadata.labels or {}
-        if not labels:
-            return []
-        found = []
-        for ds in self.daemonsets.by_index(NAMESPACE_INDEX, obj.metadata.namespace or ""):
-            try:
-                selector = podutil.selector_of(ds.spec.selector if ds.spec else None)
-            except selectors.SelectorError:
-                continue
-            if selector.matches(labels):
-                found.append(ds)
-        return found
+        return podutil.selecting(
+            self.daemonsets.by_index(NAMESPACE_INDEX, obj.metadata.namespace or ""),
+            obj.metadata.labels,
+            lambda ds: ds.spec.selector if ds.spec else None,
+        )
 
     def _revision_added(self, revision: ControllerRevision) -> None:
         if revision.metadata.deletion_timestamp:

@@ -118,16 +118,12 @@ class DeploymentController(Controller):
             if owner is not None:
                 self._enqueue(owner)
         if rs.metadata.controller_ref() is None:
-            labels = rs.metadata.labels or {}
-            for deployment in self.deployments.by_index(NAMESPACE_INDEX, namespace):
-                try:
-                    selector = podutil.selector_of(
-                        deployment.spec.selector if deployment.spec else None
-                    )
-                except selectors.SelectorError:
-                    continue
-                if labels and selector.matches(labels):
-                    self._enqueue(deployment)
+            for deployment in podutil.selecting(
+                self.deployments.by_index(NAMESPACE_INDEX, namespace),
+                rs.metadata.labels,
+                lambda d: d.spec.selector if d.spec else None,
+            ):
+                self._enqueue(deployment)
 
     def _pod_deleted(self, pod: Pod) -> None:
         """``deletePod``: a Recreate rollout waits for old pods to go."""

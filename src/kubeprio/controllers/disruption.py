@@ -194,18 +194,11 @@ class DisruptionController(Controller):
 
     def _pdbs_for_pod(self, pod: Pod) -> list[PodDisruptionBudget]:
         """``GetPodPodDisruptionBudgets``: same namespace, labelled pod, matching selector."""
-        labels = pod.metadata.labels
-        if not labels:
-            return []
-        found: list[PodDisruptionBudget] = []
-        for pdb in self.pdbs.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""):
-            try:
-                selector = podutil.selector_of(pdb.spec.selector if pdb.spec else None)
-            except selectors.SelectorError:
-                continue
-            if selector.matches(labels):
-                found.append(pdb)
-        return found
+        return podutil.selecting(
+            self.pdbs.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""),
+            pod.metadata.labels,
+            lambda pdb: pdb.spec.selector if pdb.spec else None,
+        )
 
     def _pod_changed(self, pod: Pod, *, check_stale: bool = True) -> None:
         matching = self._pdbs_for_pod(pod)

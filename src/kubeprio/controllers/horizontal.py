@@ -22,10 +22,13 @@ Mirrors ``pkg/controller/podautoscaler/horizontal.go`` (``HorizontalController``
 * ``validateAndParseSelector``: the scale's selector is required, parsed, and its pods may
   not be targeted by another HPA too (``AmbiguousSelector``).
 
-Resource and ContainerResource metrics read the pods' declared usage the way the resource
-metrics API reports it (``controllers.replicacalculator``). Pods, Object and External
-metrics need a custom or external metrics API, which kubeprio does not serve: they fail
-as upstream's do without one (``FailedGetPodsMetric``, ...).
+This module holds the loop, the reconcile and the selector check; the parts live apart:
+``controllers.hpametrics`` asks the metrics (Resource and ContainerResource metrics read
+the pods' declared usage the way the resource metrics API reports it, through
+``controllers.replicacalculator``; Pods, Object and External metrics need a custom or
+external metrics API, which kubeprio does not serve: they fail as upstream's do without
+one, ``FailedGetPodsMetric``, ...), ``controllers.hpabehavior`` holds the stabilization
+and rate rules, ``controllers.hpastatus`` the conditions, the status and its write.
 
 State kept per HPA, as upstream: recent recommendations (for stabilization) and scale
 events (for policies), timestamped by the injected clock. Must not import ``apiserver``,
@@ -36,28 +39,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final
 
 from kubeprio.api import errors, kinds, selectors
 from kubeprio.api.apps import Scale, ScaleSpec
 from kubeprio.api.autoscaling import (
     ABLE_TO_SCALE,
-    CONTAINER_RESOURCE,
-    RESOURCE,
     SCALING_ACTIVE,
     SCALING_LIMITED,
-    ContainerResourceMetricStatus,
     HorizontalPodAutoscaler,
     HorizontalPodAutoscalerBehavior,
-    HorizontalPodAutoscalerCondition,
     HorizontalPodAutoscalerStatus,
     HPAScalingRules,
     MetricSpec,
     MetricStatus,
-    MetricTarget,
-    MetricValueStatus,
-    ResourceMetricStatus,
 )
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.meta import ApiObject
@@ -66,8 +61,9 @@ from kubeprio.api.podusage import node_answers
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
-from kubeprio.clock import Clock, rfc3339
+from kubeprio.clock import Clock
 from kubeprio.controllers import hpabehavior as hb
+from kubeprio.controllers import hpametrics
 from kubeprio.controllers import replicacalculator as rc
 from kubeprio.controllers.base import (
     NAMESPACE_INDEX,
@@ -76,31 +72,17 @@ from kubeprio.controllers.base import (
     object_key,
     split_key,
 )
+from kubeprio.controllers.hpastatus import FALSE, TRUE, Working
 from kubeprio.errors import KubeprioError
 
 DEFAULT_SYNC_PERIOD: Final = 15.0
 """``--horizontal-pod-autoscaler-sync-period``."""
 DEFAULT_DOWNSCALE_STABILIZATION: Final = 300.0
 """``--horizontal-pod-autoscaler-downscale-stabilization``."""
-TRUE: Final = "True"
-FALSE: Final = "False"
 
 
 class HpaError(KubeprioError):
     """A reconcile step failed (upstream's ``fmt.Errorf`` texts)."""
-
-
-@dataclass(slots=True)
-class _Working:
-    """The HPA being reconciled: its status as it is rebuilt (``hpa.DeepCopy()``)."""
-
-    hpa: HorizontalPodAutoscaler
-    conditions: list[HorizontalPodAutoscalerCondition]
-    status: HorizontalPodAutoscalerStatus
-
-    @property
-    def key(self) -> str:
-        return object_key(self.hpa)
 
 
 def _gv_group(api_version: str) -> str:
@@ -206,64 +188,22 @@ class HorizontalController(Controller):
         finally:
             self.queue.add_after(key, self.sync_period)
 
-    def _event(self, working: _Working, event_type: str, reason: str, message: str) -> None:
-        self.recorder.event(working.hpa, event_type, reason, message)
-
-    def _set_condition(
-        self, working: _Working, kind: str, status: str, reason: str, message: str
-    ) -> None:
-        """``setCondition``: a new condition is appended; the transition time moves only
-        when the status changes."""
-        for i, condition in enumerate(working.conditions):
-            if condition.type == kind:
-                moved = condition.status != status
-                working.conditions[i] = evolve(
-                    condition,
-                    status=status,
-                    reason=reason,
-                    message=message,
-                    last_transition_time=rfc3339(self.clock.now())
-                    if moved
-                    else condition.last_transition_time,
-                )
-                return
-        working.conditions.append(
-            HorizontalPodAutoscalerCondition(
-                type=kind,
-                status=status,
-                last_transition_time=rfc3339(self.clock.now()),
-                reason=reason,
-                message=message,
-            )
-        )
-
-    def _unable_condition(
-        self, working: _Working, reason: str, message: str
-    ) -> HorizontalPodAutoscalerCondition:
-        """``getUnableComputeReplicaCountCondition``: a Warning event now, the condition later."""
-        self._event(working, record.EVENT_TYPE_WARNING, reason, message)
-        return HorizontalPodAutoscalerCondition(
-            type=SCALING_ACTIVE,
-            status=FALSE,
-            reason=reason,
-            message=f"the HPA was unable to compute the replica count: {message}",
-        )
-
-    def _fail_get_scale(self, working: _Working, message: str) -> None:
-        self._event(working, record.EVENT_TYPE_WARNING, "FailedGetScale", message)
-        self._set_condition(
-            working,
+    def _fail_get_scale(self, working: Working, message: str) -> None:
+        working.event(record.EVENT_TYPE_WARNING, "FailedGetScale", message)
+        working.set_condition(
             ABLE_TO_SCALE,
             FALSE,
             "FailedGetScale",
             f"the HPA controller was unable to get the target's current scale: {message}",
         )
-        self._write_status(working)
+        working.write(self.client)
 
     def reconcile_autoscaler(self, hpa: HorizontalPodAutoscaler) -> None:
         """``reconcileAutoscaler``."""
         status = hpa.status or HorizontalPodAutoscalerStatus()
-        working = _Working(hpa, list(status.conditions or ()), status)
+        working = Working(
+            hpa, list(status.conditions or ()), status, clock=self.clock, recorder=self.recorder
+        )
         spec = hpa.spec
         ref = spec.scale_target_ref if spec else None
         ref_kind = (ref.kind if ref else None) or ""
@@ -275,8 +215,7 @@ class HorizontalController(Controller):
         except (HpaError, errors.StatusError) as exc:
             self._fail_get_scale(working, _text(exc))
             return
-        self._set_condition(
-            working,
+        working.set_condition(
             ABLE_TO_SCALE,
             TRUE,
             "SucceededGetScale",
@@ -293,8 +232,7 @@ class HorizontalController(Controller):
         rescale = True
         if current == 0 and min_replicas != 0:
             rescale = False
-            self._set_condition(
-                working,
+            working.set_condition(
                 SCALING_ACTIVE,
                 FALSE,
                 "ScalingDisabled",
@@ -311,13 +249,9 @@ class HorizontalController(Controller):
                 working, scale, (spec.metrics if spec else None) or ()
             )
             if failure is not None and proposed == -1:
-                self._set_status(
-                    working, current, status.desired_replicas or 0, metric_statuses, False
-                )
-                self._write_status(working)
-                self._event(
-                    working, record.EVENT_TYPE_WARNING, "FailedComputeMetricsReplicas", failure
-                )
+                working.set_status(current, status.desired_replicas or 0, metric_statuses, False)
+                working.write(self.client)
+                working.event(record.EVENT_TYPE_WARNING, "FailedComputeMetricsReplicas", failure)
                 return
             rescale_metric = ""
             if proposed > desired:
@@ -342,33 +276,27 @@ class HorizontalController(Controller):
                     evolve(scale, spec=evolve(scale.spec or ScaleSpec(), replicas=desired)),
                 )
             except errors.StatusError as exc:
-                self._event(
-                    working,
+                working.event(
                     record.EVENT_TYPE_WARNING,
                     "FailedRescale",
                     f"New size: {desired}; reason: {reason}; error: {exc.message}",
                 )
-                self._set_condition(
-                    working,
+                working.set_condition(
                     ABLE_TO_SCALE,
                     FALSE,
                     "FailedUpdateScale",
                     f"the HPA controller was unable to update the target scale: {exc.message}",
                 )
-                self._set_status(
-                    working, current, status.desired_replicas or 0, metric_statuses, False
-                )
-                self._write_status(working)
+                working.set_status(current, status.desired_replicas or 0, metric_statuses, False)
+                working.write(self.client)
                 return
-            self._set_condition(
-                working,
+            working.set_condition(
                 ABLE_TO_SCALE,
                 TRUE,
                 "SucceededRescale",
                 f"the HPA controller was able to update the target scale to {desired}",
             )
-            self._event(
-                working,
+            working.event(
                 record.EVENT_TYPE_NORMAL,
                 "SuccessfulRescale",
                 f"New size: {desired}; reason: {reason}",
@@ -386,20 +314,17 @@ class HorizontalController(Controller):
                     hb.store_scale_event(events, down_rules, current - desired, self.clock.now())
         else:
             desired = current
-        self._set_status(working, current, desired, metric_statuses, rescale)
-        self._write_status(working)
+        working.set_status(current, desired, metric_statuses, rescale)
+        working.write(self.client)
 
     # --- metrics ----------------------------------------------------------------------------
 
-    def _selector(self, working: _Working, scale: Scale) -> selectors.Selector | str:
+    def _selector(self, working: Working, scale: Scale) -> selectors.Selector | str:
         """``validateAndParseSelector``: the selector, or the failure message."""
         text = (scale.status.selector if scale.status else None) or ""
         if not text:
-            self._event(
-                working, record.EVENT_TYPE_WARNING, "SelectorRequired", "selector is required"
-            )
-            self._set_condition(
-                working,
+            working.event(record.EVENT_TYPE_WARNING, "SelectorRequired", "selector is required")
+            working.set_condition(
                 SCALING_ACTIVE,
                 FALSE,
                 "InvalidSelector",
@@ -412,8 +337,8 @@ class HorizontalController(Controller):
             message = (
                 f"couldn't convert selector into a corresponding internal selector object: {exc}"
             )
-            self._event(working, record.EVENT_TYPE_WARNING, "InvalidSelector", message)
-            self._set_condition(working, SCALING_ACTIVE, FALSE, "InvalidSelector", message)
+            working.event(record.EVENT_TYPE_WARNING, "InvalidSelector", message)
+            working.set_condition(SCALING_ACTIVE, FALSE, "InvalidSelector", message)
             return message
         key = working.key
         if key in self.selectors:
@@ -431,8 +356,8 @@ class HorizontalController(Controller):
         if len(others) > 1:
             shown = " ".join("{" + f"{split_key(o)[1]} {split_key(o)[0]}" + "}" for o in others)
             message = f"pods by selector {text} are controlled by multiple HPAs: [{shown}]"
-            self._event(working, record.EVENT_TYPE_WARNING, "AmbiguousSelector", message)
-            self._set_condition(working, SCALING_ACTIVE, FALSE, "AmbiguousSelector", message)
+            working.event(record.EVENT_TYPE_WARNING, "AmbiguousSelector", message)
+            working.set_condition(SCALING_ACTIVE, FALSE, "AmbiguousSelector", message)
             return message
         return parsed
 
@@ -447,149 +372,19 @@ class HorizontalController(Controller):
         )
 
     def _replicas_for_metrics(
-        self, working: _Working, scale: Scale, specs: tuple[MetricSpec, ...]
+        self, working: Working, scale: Scale, specs: tuple[MetricSpec, ...]
     ) -> tuple[int, str, list[MetricStatus] | None, str | None]:
-        """``computeReplicasForMetrics``: (replicas or -1, metric name, statuses, error)."""
+        """``computeReplicasForMetrics``: the selector validated here, the metrics asked in
+        ``controllers.hpametrics``; (replicas or -1, metric name, statuses, error)."""
         selector = self._selector(working, scale)
         if isinstance(selector, str):
             return -1, "", None, selector
-        spec_replicas = (scale.spec.replicas if scale.spec else None) or 0
-        # Upstream's make([]MetricStatus, n): a failed metric leaves a zero entry.
-        statuses: list[MetricStatus] = [MetricStatus(type="") for _ in specs]
-        replicas = 0
-        metric = ""
-        invalid = 0
-        first_error: str | None = None
-        first_condition: HorizontalPodAutoscalerCondition | None = None
-        for i, spec in enumerate(specs):
-            try:
-                proposal, name, statuses[i] = self._replicas_for_metric(
-                    working, spec, spec_replicas, selector
-                )
-            except _MetricFailedError as failure:
-                if invalid == 0:
-                    first_condition = failure.condition
-                    first_error = failure.message
-                invalid += 1
-                continue
-            if replicas == 0 or proposal > replicas:
-                replicas = proposal
-                metric = name
-        error = None
-        if first_error is not None:
-            error = f"invalid metrics ({invalid} invalid out of {len(specs)}), first error is: {first_error}"
-        if invalid >= len(specs) or (invalid > 0 and replicas < spec_replicas):
-            if first_condition is not None:
-                self._set_condition(
-                    working,
-                    first_condition.type or SCALING_ACTIVE,
-                    first_condition.status or FALSE,
-                    first_condition.reason or "",
-                    first_condition.message or "",
-                )
-            return -1, "", statuses, error or ""
-        self._set_condition(
+        return hpametrics.replicas_for_metrics(
             working,
-            SCALING_ACTIVE,
-            TRUE,
-            "ValidMetricFound",
-            f"the HPA was able to successfully calculate a replica count from {metric}",
-        )
-        return replicas, metric, statuses, error
-
-    def _replicas_for_metric(
-        self,
-        working: _Working,
-        spec: MetricSpec,
-        spec_replicas: int,
-        selector: selectors.Selector,
-    ) -> tuple[int, str, MetricStatus]:
-        """``computeReplicasForMetric`` for one spec; raises ``_MetricFailedError``."""
-        kind = spec.type
-        if kind == RESOURCE and spec.resource is not None:
-            name = spec.resource.name or ""
-            try:
-                replicas, current, metric = self._resource(
-                    working,
-                    spec.resource.target or MetricTarget(),
-                    name,
-                    "",
-                    selector,
-                    spec_replicas,
-                    kind,
-                )
-            except rc.MetricsError as exc:
-                condition = self._unable_condition(working, "FailedGetResourceMetric", str(exc))
-                raise _MetricFailedError(
-                    f"failed to get {name} resource metric value: {exc}", condition
-                ) from exc
-            return (
-                replicas,
-                metric,
-                MetricStatus(
-                    type=RESOURCE, resource=ResourceMetricStatus(name=name, current=current)
-                ),
-            )
-        if kind == CONTAINER_RESOURCE and spec.container_resource is not None:
-            source = spec.container_resource
-            name = source.name or ""
-            container = source.container or ""
-            try:
-                replicas, current, metric = self._resource(
-                    working,
-                    source.target or MetricTarget(),
-                    name,
-                    container,
-                    selector,
-                    spec_replicas,
-                    kind,
-                )
-            except rc.MetricsError as exc:
-                condition = self._unable_condition(
-                    working, "FailedGetContainerResourceMetric", str(exc)
-                )
-                raise _MetricFailedError(
-                    f"failed to get {container} container metric value: {exc}", condition
-                ) from exc
-            return (
-                replicas,
-                metric,
-                MetricStatus(
-                    type=CONTAINER_RESOURCE,
-                    container_resource=ContainerResourceMetricStatus(
-                        name=name, container=container, current=current
-                    ),
-                ),
-            )
-        custom = rc.custom_metric_failure(spec)
-        if custom is not None:
-            reason, text = custom
-            condition = self._unable_condition(working, reason, text)
-            raise _MetricFailedError(text, condition)
-        message = f'unknown metric source type "{kind or ""}"'
-        condition = self._unable_condition(working, "InvalidMetricSourceType", message)
-        raise _MetricFailedError(message, condition)
-
-    def _resource(
-        self,
-        working: _Working,
-        target: MetricTarget,
-        resource: str,
-        container: str,
-        selector: selectors.Selector,
-        current_replicas: int,
-        source_type: str | None,
-    ) -> tuple[int, MetricValueStatus, str]:
-        """``computeStatusForResourceMetricGeneric`` over the target's pods."""
-        namespace = working.hpa.metadata.namespace or ""
-        return rc.resource_metric_status(
-            self.calculator,
-            target=target,
-            resource=resource,
-            container=container,
-            pods=self._pods(namespace, selector),
-            current_replicas=current_replicas,
-            container_source=source_type == CONTAINER_RESOURCE,
+            specs,
+            spec_replicas=(scale.spec.replicas if scale.spec else None) or 0,
+            pods=self._pods(working.hpa.metadata.namespace or "", selector),
+            calc=self.calculator,
             now=self.clock.now(),
             node_answers=self._node_answers(),
         )
@@ -610,7 +405,7 @@ class HorizontalController(Controller):
 
     def _normalize(
         self,
-        working: _Working,
+        working: Working,
         current: int,
         prenormalized: int,
         min_replicas: int,
@@ -623,32 +418,15 @@ class HorizontalController(Controller):
             window=self.downscale_stabilization,
             now=self.clock.now(),
         )
-        if stabilized != prenormalized:
-            self._set_condition(
-                working,
-                ABLE_TO_SCALE,
-                TRUE,
-                "ScaleDownStabilized",
-                "recent recommendations were higher than current one, applying the highest recent recommendation",
-            )
-        else:
-            self._set_condition(
-                working,
-                ABLE_TO_SCALE,
-                TRUE,
-                "ReadyForNewScale",
-                "recommended size matches current size",
-            )
+        _set_stabilized(working, stabilized, prenormalized, hb.SCALE_DOWN_STABILIZED)
         desired, reason, message = hb.convert_desired_replicas_with_rules(
             current, stabilized, min_replicas, max_replicas
         )
-        limited = FALSE if desired == stabilized else TRUE
-        self._set_condition(working, SCALING_LIMITED, limited, reason, message)
-        return desired
+        return _set_limited(working, desired, stabilized, reason, message)
 
     def _normalize_with_behaviors(
         self,
-        working: _Working,
+        working: Working,
         behavior: HorizontalPodAutoscalerBehavior,
         current: int,
         prenormalized: int,
@@ -670,16 +448,7 @@ class HorizontalController(Controller):
             desired=prenormalized,
             now=self.clock.now(),
         )
-        if stabilized != prenormalized:
-            self._set_condition(working, ABLE_TO_SCALE, TRUE, reason, message)
-        else:
-            self._set_condition(
-                working,
-                ABLE_TO_SCALE,
-                TRUE,
-                "ReadyForNewScale",
-                "recommended size matches current size",
-            )
+        _set_stabilized(working, stabilized, prenormalized, (reason, message))
         desired, reason, message = hb.convert_desired_replicas_with_behavior_rate(
             current=current,
             desired=stabilized,
@@ -691,61 +460,28 @@ class HorizontalController(Controller):
             down_events=self.scale_down_events.get(key, []),
             now=self.clock.now(),
         )
-        limited = FALSE if desired == stabilized else TRUE
-        self._set_condition(working, SCALING_LIMITED, limited, reason, message)
-        return desired
+        return _set_limited(working, desired, stabilized, reason, message)
 
-    # --- status -----------------------------------------------------------------------------
 
-    def _set_status(
-        self,
-        working: _Working,
-        current: int,
-        desired: int,
-        metrics: list[MetricStatus] | None,
-        rescale: bool,
-    ) -> None:
-        """``setStatus``."""
-        working.status = HorizontalPodAutoscalerStatus(
-            current_replicas=current,
-            desired_replicas=desired,
-            last_scale_time=rfc3339(self.clock.now())
-            if rescale
-            else working.status.last_scale_time,
-            current_metrics=tuple(metrics) if metrics else None,
+def _set_stabilized(
+    working: Working, stabilized: int, prenormalized: int, moved: tuple[str, str]
+) -> None:
+    """AbleToScale after stabilization, as both normalizations set it: ``moved`` (reason,
+    message) when the window changed the recommendation, ``ReadyForNewScale`` otherwise."""
+    if stabilized != prenormalized:
+        working.set_condition(ABLE_TO_SCALE, TRUE, *moved)
+    else:
+        working.set_condition(
+            ABLE_TO_SCALE, TRUE, "ReadyForNewScale", "recommended size matches current size"
         )
 
-    def _write_status(self, working: _Working) -> None:
-        """``updateStatusIfNeeded``: one write when the status changed."""
-        status = evolve(working.status, conditions=tuple(working.conditions) or None)
-        old = working.hpa.status or HorizontalPodAutoscalerStatus()
-        if _same_status(old, status):
-            return
-        try:
-            self.client.update_status(evolve(working.hpa, status=status))
-        except errors.StatusError as exc:
-            self._event(working, record.EVENT_TYPE_WARNING, "FailedUpdateStatus", exc.message)
 
-
-class _MetricFailedError(Exception):
-    """One metric failed: the error text and the condition it proposes."""
-
-    def __init__(self, message: str, condition: HorizontalPodAutoscalerCondition) -> None:
-        super().__init__(message)
-        self.message = message
-        self.condition = condition
-
-
-def _same_status(old: HorizontalPodAutoscalerStatus, new: HorizontalPodAutoscalerStatus) -> bool:
-    """``apiequality.Semantic.DeepEqual`` of the two statuses (zero values equal absent)."""
-    return (
-        (old.current_replicas or 0) == (new.current_replicas or 0)
-        and (old.desired_replicas or 0) == (new.desired_replicas or 0)
-        and old.last_scale_time == new.last_scale_time
-        and (old.current_metrics or ()) == (new.current_metrics or ())
-        and (old.conditions or ()) == (new.conditions or ())
-        and old.observed_generation == new.observed_generation
+def _set_limited(working: Working, desired: int, stabilized: int, reason: str, message: str) -> int:
+    """ScalingLimited after the rate and bounds, as both normalizations set it; ``desired``."""
+    working.set_condition(
+        SCALING_LIMITED, FALSE if desired == stabilized else TRUE, reason, message
     )
+    return desired
 
 
 def _text(exc: Exception) -> str:

@@ -22,6 +22,28 @@ from kubeprio.api.model import INT32_MAX, INT32_MIN
 SCALE_UP_LIMIT_FACTOR: Final = 2.0
 SCALE_UP_LIMIT_MINIMUM: Final = 4.0
 
+# (reason, message) of the ScalingLimited condition, as both conversions word them.
+SCALE_UP_LIMIT: Final = (
+    "ScaleUpLimit",
+    "the desired replica count is increasing faster than the maximum scale rate",
+)
+SCALE_DOWN_LIMIT: Final = (
+    "ScaleDownLimit",
+    "the desired replica count is decreasing faster than the maximum scale rate",
+)
+TOO_MANY_REPLICAS: Final = (
+    "TooManyReplicas",
+    "the desired replica count is more than the maximum replica count",
+)
+TOO_FEW_REPLICAS: Final = (
+    "TooFewReplicas",
+    "the desired replica count is less than the minimum replica count",
+)
+DESIRED_WITHIN_RANGE: Final = (
+    "DesiredWithinRange",
+    "the desired count is within the acceptable range",
+)
+
 
 @dataclass(slots=True)
 class Recommendation:
@@ -51,28 +73,36 @@ def convert_desired_replicas_with_rules(
     """``convertDesiredReplicasWithRules``: clamp to [min, min(max, scale-up limit)]."""
     scale_up_limit = calculate_scale_up_limit(current)
     if max_replicas > scale_up_limit:
-        maximum = scale_up_limit
-        reason = "ScaleUpLimit"
-        message = "the desired replica count is increasing faster than the maximum scale rate"
+        maximum, limited = scale_up_limit, SCALE_UP_LIMIT
     else:
-        maximum = max_replicas
-        reason = "TooManyReplicas"
-        message = "the desired replica count is more than the maximum replica count"
+        maximum, limited = max_replicas, TOO_MANY_REPLICAS
     if desired < min_replicas:
-        return (
-            min_replicas,
-            "TooFewReplicas",
-            "the desired replica count is less than the minimum replica count",
-        )
+        return min_replicas, *TOO_FEW_REPLICAS
     if desired > maximum:
-        return maximum, reason, message
-    return desired, "DesiredWithinRange", "the desired count is within the acceptable range"
+        return maximum, *limited
+    return desired, *DESIRED_WITHIN_RANGE
 
 
 def _change_in_period(period: int, events: list[ScaleEvent], now: float) -> int:
     """``getReplicasChangePerPeriod``."""
     cutoff = now - period
     return sum(event.change for event in events if event.at > cutoff)
+
+
+def _period_start_replicas(
+    current: int,
+    period: int,
+    up_events: list[ScaleEvent],
+    down_events: list[ScaleEvent],
+    now: float,
+) -> int:
+    """The replicas at the start of a policy's period (``periodStartReplicas``, as both
+    limit calculations work it out): the changes made within the period undone."""
+    return (
+        current
+        - _change_in_period(period, up_events, now)
+        + _change_in_period(period, down_events, now)
+    )
 
 
 def scale_up_limit_with_rules(
@@ -91,11 +121,8 @@ def scale_up_limit_with_rules(
     else:
         result, pick = INT32_MIN, max
     for policy in rules.policies or ():
-        period = policy.period_seconds or 0
-        start = (
-            current
-            - _change_in_period(period, up_events, now)
-            + _change_in_period(period, down_events, now)
+        start = _period_start_replicas(
+            current, policy.period_seconds or 0, up_events, down_events, now
         )
         if policy.type == PODS_POLICY:
             proposed = start + (policy.value or 0)
@@ -121,11 +148,8 @@ def scale_down_limit_with_behaviors(
     else:
         result, pick = INT32_MAX, min
     for policy in rules.policies or ():
-        period = policy.period_seconds or 0
-        start = (
-            current
-            - _change_in_period(period, up_events, now)
-            + _change_in_period(period, down_events, now)
+        start = _period_start_replicas(
+            current, policy.period_seconds or 0, up_events, down_events, now
         )
         if policy.type == PODS_POLICY:
             proposed = start - (policy.value or 0)
@@ -152,32 +176,24 @@ def convert_desired_replicas_with_behavior_rate(
         limit = max(
             scale_up_limit_with_rules(current, up_events, down_events, scale_up, now), current
         )
-        maximum = max_replicas
-        if maximum > limit:
-            maximum = limit
-            reason = "ScaleUpLimit"
-            message = "the desired replica count is increasing faster than the maximum scale rate"
+        if max_replicas > limit:
+            maximum, limited = limit, SCALE_UP_LIMIT
         else:
-            reason = "TooManyReplicas"
-            message = "the desired replica count is more than the maximum replica count"
+            maximum, limited = max_replicas, TOO_MANY_REPLICAS
         if desired > maximum:
-            return maximum, reason, message
+            return maximum, *limited
     elif desired < current:
         limit = min(
             scale_down_limit_with_behaviors(current, up_events, down_events, scale_down, now),
             current,
         )
-        minimum = min_replicas
-        if minimum < limit:
-            minimum = limit
-            reason = "ScaleDownLimit"
-            message = "the desired replica count is decreasing faster than the maximum scale rate"
+        if min_replicas < limit:
+            minimum, limited = limit, SCALE_DOWN_LIMIT
         else:
-            reason = "TooFewReplicas"
-            message = "the desired replica count is less than the minimum replica count"
+            minimum, limited = min_replicas, TOO_FEW_REPLICAS
         if desired < minimum:
-            return minimum, reason, message
-    return desired, "DesiredWithinRange", "the desired count is within the acceptable range"
+            return minimum, *limited
+    return desired, *DESIRED_WITHIN_RANGE
 
 
 # --- recommendations and scale events ----------------------------------------------------------

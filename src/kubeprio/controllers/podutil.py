@@ -12,7 +12,7 @@ Pure helpers plus two client calls (adopt, release); no clock of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final, TypeVar
 
 from kubeprio.api import errors, kinds, selectors
@@ -96,6 +96,29 @@ def new_controller_ref(owner: ApiObject) -> OwnerReference:
 def selector_of(selector: LabelSelector | None) -> selectors.Selector:
     """``LabelSelectorAsSelector`` (nil matches nothing); raises ``SelectorError``."""
     return selectors.label_selector_as_selector(selector)
+
+
+def selecting(
+    candidates: Iterable[T],
+    labels: Mapping[str, str] | None,
+    selector: Callable[[T], LabelSelector | None],
+) -> list[T]:
+    """The candidates whose label selector matches ``labels``: the body upstream repeats in
+    ``GetPodReplicaSets``, ``GetPodDaemonSets``/``GetHistoryDaemonSets``,
+    ``getPodStatefulSets``, ``GetPodPodDisruptionBudgets`` and ``addReplicaSet``. An
+    unlabelled object is selected by none; a candidate whose selector does not parse (or is
+    nil) selects nothing."""
+    if not labels:
+        return []
+    found = []
+    for candidate in candidates:
+        try:
+            parsed = selector_of(selector(candidate))
+        except selectors.SelectorError:
+            continue
+        if parsed.matches(labels):
+            found.append(candidate)
+    return found
 
 
 def pods_prefix(controller_name: str) -> str:

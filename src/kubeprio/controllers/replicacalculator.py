@@ -272,6 +272,68 @@ class Proposal:
     timestamp: float
 
 
+def _usable_metrics(
+    calc: Calculator,
+    *,
+    resource: str,
+    pods: Sequence[Pod],
+    metrics: dict[str, PodMetric],
+    now: float,
+) -> tuple[Groups, float]:
+    """The opening both calculations share: the metrics' timestamp, the pods grouped, and
+    the metrics of ignored and unready pods dropped from ``metrics``."""
+    timestamp = next(iter(metrics.values())).timestamp if metrics else now
+    if not pods:
+        raise MetricsError("no pods returned by selector while calculating replica count")
+    groups = group_pods(pods, metrics, resource, calc, now)
+    for name in groups.ignored | groups.unready:
+        metrics.pop(name, None)
+    if not metrics:
+        raise MetricsError("did not receive metrics for targeted pods (pods might be unready)")
+    return groups, timestamp
+
+
+def _replicas_for_ratio(
+    calc: Calculator,
+    *,
+    current_replicas: int,
+    groups: Groups,
+    metrics: dict[str, PodMetric],
+    ratio: float,
+    ratio_of: Callable[[Mapping[str, PodMetric]], float],
+    missing_usage: Callable[[str], int],
+) -> int:
+    """The decision both calculations share: within tolerance the count stays, otherwise
+    ``ceil(ratio * ready)``; with missing pods, or unready pods on a scale up, those are
+    filled in (``missing_usage`` on a scale down, 0 otherwise), the ratio worked out again
+    (``ratio_of``), and the count stays if that flips the direction or lands within
+    tolerance."""
+    scale_up_with_unready = bool(groups.unready) and ratio > 1.0
+    if not scale_up_with_unready and not groups.missing:
+        if _within(calc, ratio):
+            return current_replicas
+        return math.ceil(ratio * groups.ready)
+    if groups.missing:
+        if ratio < 1.0:
+            for name in groups.missing:
+                metrics[name] = PodMetric(missing_usage(name))
+        elif ratio > 1.0:
+            for name in groups.missing:
+                metrics[name] = PodMetric(0)
+    if scale_up_with_unready:
+        for name in groups.unready:
+            metrics[name] = PodMetric(0)
+    new_ratio = ratio_of(metrics)
+    if _within(calc, new_ratio) or _direction_flips(ratio, new_ratio):
+        return current_replicas
+    replicas = math.ceil(new_ratio * len(metrics))
+    if (new_ratio < 1.0 and replicas > current_replicas) or (
+        new_ratio > 1.0 and replicas < current_replicas
+    ):
+        return current_replicas
+    return replicas
+
+
 def resource_replicas(
     calc: Calculator,
     *,
@@ -283,41 +345,23 @@ def resource_replicas(
     metrics: dict[str, PodMetric],
     now: float,
 ) -> Proposal:
-    """``GetResourceReplicas`` (after ``GetResourceMetric``: ``metrics``)."""
-    timestamp = next(iter(metrics.values())).timestamp if metrics else now
-    if not pods:
-        raise MetricsError("no pods returned by selector while calculating replica count")
-    groups = group_pods(pods, metrics, resource, calc, now)
-    for name in groups.ignored | groups.unready:
-        metrics.pop(name, None)
-    if not metrics:
-        raise MetricsError("did not receive metrics for targeted pods (pods might be unready)")
+    """``GetResourceReplicas`` (after ``GetResourceMetric``: ``metrics``); a missing pod
+    counts, on a scale down, as using its request's ``max(100, target)`` per cent."""
+    groups, timestamp = _usable_metrics(
+        calc, resource=resource, pods=pods, metrics=metrics, now=now
+    )
     requests = pod_requests(pods, container, resource)
     ratio, utilization, raw = utilization_ratio(metrics, requests, target_utilization)
-    scale_up_with_unready = bool(groups.unready) and ratio > 1.0
-    if not scale_up_with_unready and not groups.missing:
-        if _within(calc, ratio):
-            return Proposal(current_replicas, utilization, raw, timestamp)
-        return Proposal(math.ceil(ratio * groups.ready), utilization, raw, timestamp)
-    if groups.missing:
-        if ratio < 1.0:
-            fallback = max(100, target_utilization)
-            for name in groups.missing:
-                metrics[name] = PodMetric(_go_div(requests.get(name, 0) * fallback, 100))
-        elif ratio > 1.0:
-            for name in groups.missing:
-                metrics[name] = PodMetric(0)
-    if scale_up_with_unready:
-        for name in groups.unready:
-            metrics[name] = PodMetric(0)
-    new_ratio, _, _ = utilization_ratio(metrics, requests, target_utilization)
-    if _within(calc, new_ratio) or _direction_flips(ratio, new_ratio):
-        return Proposal(current_replicas, utilization, raw, timestamp)
-    replicas = math.ceil(new_ratio * len(metrics))
-    if (new_ratio < 1.0 and replicas > current_replicas) or (
-        new_ratio > 1.0 and replicas < current_replicas
-    ):
-        return Proposal(current_replicas, utilization, raw, timestamp)
+    fallback = max(100, target_utilization)
+    replicas = _replicas_for_ratio(
+        calc,
+        current_replicas=current_replicas,
+        groups=groups,
+        metrics=metrics,
+        ratio=ratio,
+        ratio_of=lambda m: utilization_ratio(m, requests, target_utilization)[0],
+        missing_usage=lambda name: _go_div(requests.get(name, 0) * fallback, 100),
+    )
     return Proposal(replicas, utilization, raw, timestamp)
 
 
@@ -331,39 +375,21 @@ def raw_resource_replicas(
     metrics: dict[str, PodMetric],
     now: float,
 ) -> Proposal:
-    """``GetRawResourceReplicas`` through ``calcPlainMetricReplicas``."""
-    timestamp = next(iter(metrics.values())).timestamp if metrics else now
-    if not pods:
-        raise MetricsError("no pods returned by selector while calculating replica count")
-    groups = group_pods(pods, metrics, resource, calc, now)
-    for name in groups.ignored | groups.unready:
-        metrics.pop(name, None)
-    if not metrics:
-        raise MetricsError("did not receive metrics for targeted pods (pods might be unready)")
+    """``GetRawResourceReplicas`` through ``calcPlainMetricReplicas``; a missing pod counts,
+    on a scale down, as using the target."""
+    groups, timestamp = _usable_metrics(
+        calc, resource=resource, pods=pods, metrics=metrics, now=now
+    )
     ratio, usage = usage_ratio(metrics, target_usage)
-    scale_up_with_unready = bool(groups.unready) and ratio > 1.0
-    if not scale_up_with_unready and not groups.missing:
-        if _within(calc, ratio):
-            return Proposal(current_replicas, None, usage, timestamp)
-        return Proposal(math.ceil(ratio * groups.ready), None, usage, timestamp)
-    if groups.missing:
-        if ratio < 1.0:
-            for name in groups.missing:
-                metrics[name] = PodMetric(target_usage)
-        elif ratio > 1.0:
-            for name in groups.missing:
-                metrics[name] = PodMetric(0)
-    if scale_up_with_unready:
-        for name in groups.unready:
-            metrics[name] = PodMetric(0)
-    new_ratio, _ = usage_ratio(metrics, target_usage)
-    if _within(calc, new_ratio) or _direction_flips(ratio, new_ratio):
-        return Proposal(current_replicas, None, usage, timestamp)
-    replicas = math.ceil(new_ratio * len(metrics))
-    if (new_ratio < 1.0 and replicas > current_replicas) or (
-        new_ratio > 1.0 and replicas < current_replicas
-    ):
-        return Proposal(current_replicas, None, usage, timestamp)
+    replicas = _replicas_for_ratio(
+        calc,
+        current_replicas=current_replicas,
+        groups=groups,
+        metrics=metrics,
+        ratio=ratio,
+        ratio_of=lambda m: usage_ratio(m, target_usage)[0],
+        missing_usage=lambda _name: target_usage,
+    )
     return Proposal(replicas, None, usage, timestamp)
 
 
@@ -398,6 +424,25 @@ def custom_metric_failure(spec: MetricSpec) -> tuple[str, str] | None:
     return None
 
 
+def _fetch(
+    pods: Sequence[Pod],
+    resource: str,
+    container: str,
+    what: str,
+    *,
+    now: float,
+    node_answers: Callable[[str], bool],
+) -> dict[str, PodMetric]:
+    """``GetResourceMetric`` with the wrapping both targets give its error (``what``:
+    ``usage`` or ``utilization``)."""
+    try:
+        return resource_metrics(pods, resource, container, now=now, node_answers=node_answers)
+    except MetricsError as exc:
+        raise MetricsError(
+            f"failed to get {resource} {what}: unable to get metrics for resource {resource}: {exc}"
+        ) from exc
+
+
 def resource_metric_status(
     calc: Calculator,
     *,
@@ -413,15 +458,7 @@ def resource_metric_status(
     """``computeStatusForResourceMetricGeneric``: (replicas, the current value, the
     metric's name in events), with upstream's error wrapping."""
     if target.average_value is not None:
-        try:
-            metrics = resource_metrics(
-                pods, resource, container, now=now, node_answers=node_answers
-            )
-        except MetricsError as exc:
-            raise MetricsError(
-                f"failed to get {resource} usage: unable to get metrics for resource "
-                f"{resource}: {exc}"
-            ) from exc
+        metrics = _fetch(pods, resource, container, "usage", now=now, node_answers=node_answers)
         try:
             proposal = raw_resource_replicas(
                 calc,
@@ -444,13 +481,7 @@ def resource_metric_status(
             "invalid resource metric source: neither an average utilization target nor "
             "an average value (usage) target was set"
         )
-    try:
-        metrics = resource_metrics(pods, resource, container, now=now, node_answers=node_answers)
-    except MetricsError as exc:
-        raise MetricsError(
-            f"failed to get {resource} utilization: unable to get metrics for resource "
-            f"{resource}: {exc}"
-        ) from exc
+    metrics = _fetch(pods, resource, container, "utilization", now=now, node_answers=node_answers)
     try:
         proposal = resource_replicas(
             calc,

@@ -206,16 +206,11 @@ class ReplicaSetController(Controller):
 
     def _matching(self, pod: Pod) -> list[ReplicaSet]:
         """``getPodReplicaSets``: ReplicaSets whose selector matches an orphan."""
-        labels = pod.metadata.labels or {}
-        found = []
-        for rs in self.replicasets.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""):
-            try:
-                selector = podutil.selector_of(rs.spec.selector if rs.spec else None)
-            except selectors.SelectorError:
-                continue
-            if labels and selector.matches(labels):
-                found.append(rs)
-        return found
+        return podutil.selecting(
+            self.replicasets.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""),
+            pod.metadata.labels,
+            lambda rs: rs.spec.selector if rs.spec else None,
+        )
 
     def _pod_added(self, pod: Pod) -> None:
         if pod.metadata.deletion_timestamp:

@@ -157,18 +157,11 @@ class StatefulSetController(Controller):
 
     def _selecting(self, pod: Pod) -> list[StatefulSet]:
         """``getPodStatefulSets``: the sets whose selector matches an orphan's labels."""
-        labels = pod.metadata.labels or {}
-        if not labels:
-            return []
-        found = []
-        for sts in self.statefulsets.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""):
-            try:
-                selector = podutil.selector_of(sts.spec.selector if sts.spec else None)
-            except selectors.SelectorError:
-                continue
-            if selector.matches(labels):
-                found.append(sts)
-        return found
+        return podutil.selecting(
+            self.statefulsets.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""),
+            pod.metadata.labels,
+            lambda sts: sts.spec.selector if sts.spec else None,
+        )
 
     def _pod_added(self, pod: Pod) -> None:
         """``addPod``."""

@@ -26,7 +26,10 @@ A pod's life on the node (``Record.state``)::
   shrink, and is at least 2 s at the container runtime.
 * Ephemeral containers (``kubectl debug``) added to a RUNNING pod start when the kubelet
   sees the update: their statuses are written at once, running; they are never restarted
-  and end, killed, with the pod (``kubelet.status``).
+  and end, killed, with the pod (``kubelet.containers``, which also words the container
+  events, and ``kubelet.status``).
+* Pod IPs come from the node's pod CIDR (``kubelet.podips``); the Node is found or
+  registered at ``start()`` (``kubelet.registration``).
 * Node-pressure eviction (``kubelet.evictionmanager``) runs on 10 s ticks when usage
   changed, and right after an evicted pod is gone; it evicts one pod per pass.
 
@@ -60,10 +63,11 @@ from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client, DeleteRequest
 from kubeprio.client.statuswrite import write_status
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
-from kubeprio.kubelet import admission, node, runtime, status
+from kubeprio.kubelet import admission, containers, podips, registration, runtime, status
 from kubeprio.kubelet.eviction import PodStats
 from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT, EvictionConfig
 from kubeprio.kubelet.pressure import PressureMonitor
+from kubeprio.kubelet.registration import register_node as register_node  # where serve finds it
 
 COMPONENT: Final = "kubelet"
 DEFAULT_CAPACITY: Final[Mapping[str, str]] = {
@@ -142,36 +146,6 @@ def _revision(pod: Pod) -> int:
     return int(pod.metadata.resource_version or 0)
 
 
-def register_node(
-    client: Client,
-    name: str,
-    *,
-    clock: Clock,
-    capacity: Mapping[str, str],
-    allocatable: Mapping[str, str] | None = None,
-    labels: Mapping[str, str] | None = None,
-    pod_cidr: str | None = None,
-    internal_ip: str | None = None,
-) -> Node:
-    """Create the Node a kubelet would register (``registerWithAPIServer``), or return
-    the existing one unchanged (an already registered node keeps its declared capacity)."""
-    try:
-        return client.get(Node, name)
-    except errors.NotFoundError:
-        pass
-    return client.create(
-        node.node_object(
-            name,
-            capacity=capacity,
-            allocatable=allocatable,
-            labels=labels,
-            pod_cidr=pod_cidr,
-            internal_ip=internal_ip,
-            now=rfc3339(clock.now()),
-        )
-    )
-
-
 class Kubelet:
     """The agent of one node (``pkg/kubelet``), reduced to what scheduling sees."""
 
@@ -201,12 +175,9 @@ class Kubelet:
         self._timer_seq = 0
         self._used: dict[str, int] = {}
         self._used_pods = 0
-        self._ip_pool: node.PodIpPool | None = None
-        self._host_ip: str | None = None
+        self._ips = podips.PodIps(node_name)
         self._stamp_at = float("nan")
         self._stamp_text = ""
-        self._ip_next = 0
-        self._ips_in_use: set[str] = set()
         self.pressure = PressureMonitor(
             client,
             node_name,
@@ -221,19 +192,13 @@ class Kubelet:
 
     def start(self) -> Node:
         """Find (or register) this kubelet's Node; report Ready if it reports nothing."""
-        now = rfc3339(self._clock.now())
-        try:
-            current = self._client.get(Node, self.node_name)
-        except errors.NotFoundError:
-            if not self.config.register_node:
-                raise
-            current = self._client.create(
-                node.node_object(self.node_name, capacity=self.config.capacity, now=now)
-            )
-        else:
-            ready = node.with_ready_conditions(current, now=now)
-            if ready is not None:
-                current = self._client.update_status(ready)
+        current = registration.ensure_node(
+            self._client,
+            self.node_name,
+            now=rfc3339(self._clock.now()),
+            register=self.config.register_node,
+            capacity=self.config.capacity,
+        )
         self.on_node(current)
         self.pressure.usage_changed(self._clock.now(), force=True)
         return current
@@ -247,13 +212,7 @@ class Kubelet:
     def on_node(self, current: Node) -> None:
         """The Node object changed (or was read): refresh allocatable and the IP pool."""
         self.node = current
-        self._host_ip = node.host_ip(current)
-        cidr = (current.spec.pod_cidr if current.spec else None) or node.default_pod_cidr(
-            self.node_name
-        )
-        if self._ip_pool is None or cidr != getattr(self, "_cidr", None):
-            self._cidr = cidr
-            self._ip_pool = node.PodIpPool(cidr)
+        self._ips.on_node(current)
 
     # --- EventHandler[Pod] -----------------------------------------------------------------
 
@@ -365,33 +324,17 @@ class Kubelet:
         pod worker's ``SyncPod`` starts them after the regular ones): report them running.
         They hold no resources and change no condition; the pod's own run is unchanged."""
         pod = rec.pod
-        spec = pod.spec
-        if spec is None or not spec.ephemeral_containers:
-            return
-        reported = {
-            s.name for s in (pod.status.ephemeral_container_statuses if pod.status else None) or ()
-        }
-        new = [c for c in spec.ephemeral_containers if c.name not in reported]
+        new = containers.unstarted_ephemeral(pod)
         if not new:
             return
         stamp = self._stamp(now)
         stored = self._write_status(
-            pod,
-            lambda p: evolve(
-                p.status or PodStatus(),
-                ephemeral_container_statuses=status.ephemeral_container_statuses(p, now=stamp),
-            ),
+            pod, lambda p: containers.ephemeral_running_status(p, now=stamp)
         )
         if stored is not None:
             rec.pod = stored
         if self.config.container_events:
-            self._started_events(
-                pod,
-                [
-                    (f"spec.ephemeralContainers{{{c.name}}}", c.name or "", c.image or "")
-                    for c in new
-                ],
-            )
+            containers.ephemeral_started_events(self._recorder, pod, new)
 
     def _grace_period(self, pod: Pod) -> int:
         """``calculateEffectiveGracePeriod``: the API's deletion grace, else the pod's own."""
@@ -447,10 +390,6 @@ class Kubelet:
         script = runtime.read_script(pod)
         for problem in script.errors:
             self._recorder.event(pod, record.EVENT_TYPE_WARNING, "InvalidAnnotation", problem)
-        existing_ip = pod.status.pod_ip if pod.status else None
-        if pod.spec is not None and pod.spec.host_network:
-            # generateAPIPodStatus: a host-network pod's IPs are the node's.
-            existing_ip = self._host_ip
         rec = Record(
             pod=pod,
             state=State.RUNNING,
@@ -459,15 +398,13 @@ class Kubelet:
             started_at=started_at,
             start_time=start_time,
             finishes_at=None if script.duration is None else started_at + script.duration,
-            pod_ip=existing_ip or self._allocate_ip(),
+            pod_ip=self._ips.assign(pod),
         )
-        if existing_ip and existing_ip != self._host_ip:
-            self._ips_in_use.add(existing_ip)
         self._records[rec.uid] = rec
         admission.add_amounts(self._used, requests)
         self._used_pods += 1
         self.pressure.hold(rec.script.stats, 1, now)
-        host_ip = self._host_ip
+        host_ip = self._ips.host_ip
         stored = self._write_status(
             pod,
             lambda p: status.running_status(
@@ -477,7 +414,7 @@ class Kubelet:
         if stored is not None:
             rec.pod = stored
         if self.config.container_events:
-            self._container_events(pod, started=True)
+            containers.started_events(self._recorder, pod)
         self._schedule(rec)
 
     def _terminate(self, rec: Record, now: float, grace: float) -> None:
@@ -488,7 +425,7 @@ class Kubelet:
         if rec.sigterm_at is None:
             rec.sigterm_at = now
             if self.config.container_events and not rec.gone:
-                self._container_events(rec.pod, started=False)
+                containers.killing_events(self._recorder, rec.pod)
         if rec.kill_at is not None and rec.kill_at <= kill_at:
             return
         rec.kill_at = kill_at
@@ -517,8 +454,7 @@ class Kubelet:
         rec.state = State.TERMINATED
         self._uncount(rec)
         self.pressure.hold(rec.script.stats, -1, now)
-        if rec.pod_ip:
-            self._ips_in_use.discard(rec.pod_ip)
+        self._ips.release(rec.pod_ip)
         if rec.gone:
             self._forget(rec)
             return
@@ -596,19 +532,6 @@ class Kubelet:
             admission.add_amounts(self._used, rec.requests, -1)
             self._used_pods -= 1
 
-    def _allocate_ip(self) -> str | None:
-        pool = self._ip_pool
-        if pool is None:
-            return None
-        # Among any len(in use) + 1 consecutive addresses one is free (if the pool has one).
-        for _ in range(min(pool.count, len(self._ips_in_use) + 1)):
-            ip = pool[self._ip_next % pool.count]
-            self._ip_next += 1
-            if ip not in self._ips_in_use:
-                self._ips_in_use.add(ip)
-                return ip
-        return None
-
     def _schedule(self, rec: Record) -> None:
         due = rec.wake_at()
         if due is not None:
@@ -636,32 +559,6 @@ class Kubelet:
             )
         except errors.ConflictError:
             return None
-
-    def _container_events(self, pod: Pod, *, started: bool) -> None:
-        containers = (pod.spec.containers if pod.spec else None) or ()
-        if started:
-            self._started_events(
-                pod,
-                [(f"spec.containers{{{c.name}}}", c.name or "", c.image or "") for c in containers],
-            )
-            return
-        for container in containers:
-            name = container.name or ""
-            ref = evolve(record.object_reference(pod), field_path=f"spec.containers{{{name}}}")
-            self._recorder.event_for(
-                ref, record.EVENT_TYPE_NORMAL, "Killing", f"Stopping container {name}"
-            )
-
-    def _started_events(self, pod: Pod, started: list[tuple[str, str, str]]) -> None:
-        """``Pulled``, ``Created``, ``Started`` for each (field path, name, image)."""
-        normal = record.EVENT_TYPE_NORMAL
-        for field_path, name, image in started:
-            ref = evolve(record.object_reference(pod), field_path=field_path)
-            self._recorder.event_for(
-                ref, normal, "Pulled", f'Container image "{image}" already present on machine'
-            )
-            self._recorder.event_for(ref, normal, "Created", f"Created container: {name}")
-            self._recorder.event_for(ref, normal, "Started", f"Started container {name}")
 
     # --- node-pressure eviction -------------------------------------------------------------------
 

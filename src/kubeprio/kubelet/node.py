@@ -108,35 +108,6 @@ def default_pod_cidr(node_name: str) -> str:
     return f"10.{(digest >> 8) & 0xFF}.{digest & 0xFF}.0/24"
 
 
-class PodIpPool:
-    """Host addresses of a pod CIDR in order, skipping the first (the bridge's).
-
-    The hosts are those of ``ipaddress``'s ``hosts()``: every address of a /31, /32,
-    /127 or /128; otherwise all but the network address, and for IPv4 the broadcast
-    address. Addresses are made when asked for: a node's /24 holds 253 of them and a
-    simulated cluster thousands of nodes, most of which never start that many pods.
-    """
-
-    def __init__(self, pod_cidr: str) -> None:
-        network = ipaddress.ip_network(pod_cidr, strict=False)
-        size = network.num_addresses
-        if size <= 2:
-            start, count = 0, size
-        else:
-            start, count = 1, size - 2 if network.version == 4 else size - 1
-        if count > 1:
-            start, count = start + 1, count - 1
-        self._first = int(network.network_address) + start
-        self.count = count
-        """How many addresses the pool holds (2^64 - 2 for an IPv6 /64: not a ``len``)."""
-        self._address = type(network.network_address)
-
-    def __getitem__(self, index: int) -> str:
-        if not 0 <= index < self.count:
-            raise IndexError(index)
-        return str(self._address(self._first + index))
-
-
 def _quantities(values: Mapping[str, str | Quantity]) -> dict[str, Quantity]:
     return {
         name: value if isinstance(value, Quantity) else parse_quantity(value)

@@ -18,22 +18,24 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kubeprio.api import meta
+from kubeprio.api.fieldselectors import (
+    FieldRequirement,
+    FieldSelector,
+    escape_field_value,
+    parse_field_selector,
+)
 from kubeprio.api.selectors import (
     EVERYTHING,
     NOTHING,
-    FieldRequirement,
-    FieldSelector,
     LabelSelector,
     Nothing,
     Operator,
     Requirement,
     SelectorError,
-    escape_field_value,
     label_selector_as_selector,
     label_selector_from_match,
     label_selector_from_set,
     new_requirement,
-    parse_field_selector,
     parse_label_selector,
     validate_label_key,
     validate_label_value,

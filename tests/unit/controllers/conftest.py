@@ -15,6 +15,7 @@ from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
+from kubeprio.client.protocol import DeleteRequest
 from kubeprio.controllers.deployment import DeploymentController
 from kubeprio.controllers.disruption import DisruptionController
 from kubeprio.controllers.replicaset import ReplicaSetController
@@ -115,6 +116,19 @@ class World:
         keep.extend(conditions)
         status = dataclasses.replace(status, phase=phase, conditions=tuple(keep))
         return self.api.update_status(dataclasses.replace(pod, status=status))
+
+    def finish_deleted(self, namespace: str = "default") -> None:
+        """The kubelet's part of a graceful delete: remove every pod being deleted (the
+        grace-0 delete after the grace period), then settle."""
+        for pod in self.pod_list(namespace):
+            if pod.metadata.deletion_timestamp:
+                self.api.delete(
+                    Pod,
+                    pod.metadata.name or "",
+                    namespace,
+                    options=DeleteRequest(grace_period_seconds=0),
+                )
+        self.settle()
 
     def run_all(self, namespace: str = "default") -> None:
         """Bind every pending pod and mark it Running and Ready."""

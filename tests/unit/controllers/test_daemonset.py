@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kubeprio.api.controllerrevision import ControllerRevision
-from kubeprio.api.core import Node, Pod, PodTemplateSpec
+from kubeprio.api.core import Node, Pod
 from kubeprio.api.daemonset import (
     DaemonSet,
     DaemonSetSpec,
@@ -24,10 +24,9 @@ from kubeprio.api.daemonset import (
 )
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.client.informer import Informer
-from kubeprio.client.protocol import DeleteRequest
 from kubeprio.controllers import daemonsetutil
 from kubeprio.controllers.daemonset import DaemonSetsController
-from tests.builders import node, pod, pod_template
+from tests.builders import node, pod, pod_template, with_image
 from tests.unit.controllers.conftest import World
 
 LABELS = {"app": "agent"}
@@ -96,18 +95,6 @@ class Cluster:
             self.world.set_phase(p.metadata.name or "", "Running")
         self.world.settle()
 
-    def finish_deleted(self) -> None:
-        """The kubelet's part of a graceful delete: remove pods being deleted."""
-        for p in self.world.pod_list():
-            if p.metadata.deletion_timestamp:
-                self.api.delete(
-                    Pod,
-                    p.metadata.name or "",
-                    "default",
-                    options=DeleteRequest(grace_period_seconds=0),
-                )
-        self.world.settle()
-
     def status(self, name: str = "agent") -> dict[str, int]:
         status = self.get(name).status or DaemonSetStatus()
         return {
@@ -123,13 +110,8 @@ def cluster(world: World) -> Cluster:
 
 
 def daemon_set(name: str = "agent", *, image: str = "agent:1", **spec: Any) -> DaemonSet:
-    template = pod_template(LABELS)
+    template = with_image(pod_template(LABELS), image)
     assert template.spec is not None
-    assert template.spec.containers
-    container = dataclasses.replace(template.spec.containers[0], image=image)
-    template = dataclasses.replace(
-        template, spec=dataclasses.replace(template.spec, containers=(container,))
-    )
     pod_spec = spec.pop("pod_spec", {})
     template = dataclasses.replace(template, spec=dataclasses.replace(template.spec, **pod_spec))
     return DaemonSet(
@@ -142,13 +124,7 @@ def set_image(cluster: Cluster, image: str, name: str = "agent") -> DaemonSet:
     ds = cluster.get(name)
     assert ds.spec is not None
     assert ds.spec.template is not None
-    template: PodTemplateSpec = ds.spec.template
-    assert template.spec is not None
-    assert template.spec.containers
-    container = dataclasses.replace(template.spec.containers[0], image=image)
-    template = dataclasses.replace(
-        template, spec=dataclasses.replace(template.spec, containers=(container,))
-    )
+    template = with_image(ds.spec.template, image)
     updated = cluster.api.update(
         dataclasses.replace(ds, spec=dataclasses.replace(ds.spec, template=template))
     )
@@ -242,7 +218,7 @@ def test_noschedule_taint_keeps_a_running_pod_noexecute_removes_it(cluster: Clus
     assert set(cluster.placement()) == {"n1"}
     # A pod being deleted still counts (misscheduled) until it is gone.
     assert cluster.status()["number_misscheduled"] == 2
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     status = cluster.status()
     assert (status["desired_number_scheduled"], status["number_misscheduled"]) == (0, 1)
 
@@ -268,13 +244,13 @@ def test_failed_daemon_pod_is_replaced_with_backoff(cluster: Cluster) -> None:
     assert (
         event.message == f"Found failed daemon pod default/{first} on node n1, will try to kill it"
     )
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     cluster.schedule()
     second = fail_current()
     assert [p.metadata.name for p in cluster.pods()] == [second]  # in backoff: kept
     cluster.world.advance(1.0)
     assert second not in [p.metadata.name for p in cluster.pods()]
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     cluster.schedule()
     third = fail_current()
     cluster.world.advance(1.5)
@@ -291,7 +267,7 @@ def test_succeeded_daemon_pod_is_deleted_and_replaced(cluster: Cluster) -> None:
     (current,) = cluster.pods()
     cluster.world.set_phase(current.metadata.name or "", "Succeeded")
     cluster.world.settle()
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     (replacement,) = cluster.pods()
     assert replacement.metadata.name != current.metadata.name
     (event,) = cluster.world.events("SucceededDaemonPod")
@@ -388,14 +364,14 @@ def test_rolling_update_replaces_one_node_at_a_time(cluster: Cluster) -> None:
     cluster.schedule()
     set_image(cluster, "agent:2")
     assert cluster.placement() == {"n2": "agent:1", "n3": "agent:1"}  # n1's pod is going
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert cluster.placement() == {"n1": "agent:2", "n2": "agent:1", "n3": "agent:1"}
     cluster.world.settle()
     assert len(cluster.pods()) == 3  # the new pod is not available yet: no second deletion
     cluster.schedule()
     assert cluster.placement() == {"n1": "agent:2", "n3": "agent:1"}
     for _ in range(2):
-        cluster.finish_deleted()
+        cluster.world.finish_deleted()
         cluster.schedule()
     assert cluster.placement() == {"n1": "agent:2", "n2": "agent:2", "n3": "agent:2"}
     status = cluster.status()
@@ -419,9 +395,9 @@ def test_rolling_update_with_max_surge_starts_new_pods_before_deleting(cluster: 
     )
     assert images == [("n1", "agent:1"), ("n1", "agent:2"), ("n2", "agent:1")]
     cluster.schedule()
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     cluster.schedule()
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert cluster.placement() == {"n1": "agent:2", "n2": "agent:2"}
 
 
@@ -435,7 +411,7 @@ def test_on_delete_only_replaces_deleted_pods(cluster: Cluster) -> None:
     (first, _) = cluster.pods()
     cluster.api.delete(Pod, first.metadata.name or "", "default")
     cluster.world.settle()
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert cluster.placement() == {"n1": "agent:2", "n2": "agent:1"}
     assert cluster.status()["updated_number_scheduled"] == 1
 
@@ -479,10 +455,10 @@ def test_history_beyond_the_limit_is_cleaned_oldest_first(cluster: Cluster) -> N
     # The pod of revision 1 is still running (rolling update waiting for its deletion).
     kept = [r for r, _ in revisions(cluster)]
     assert kept == [1, 3]
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     cluster.schedule()
     set_image(cluster, "agent:4")
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     cluster.schedule()
     assert [r for r, _ in revisions(cluster)] == [3, 4]
 
@@ -507,7 +483,7 @@ def test_deleting_the_daemon_set_collects_its_pods_and_revisions(cluster: Cluste
     cluster.schedule()
     cluster.api.delete(DaemonSet, "agent", "default")
     world.settle()
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert world.pod_list() == []
     assert cluster.api.list(ControllerRevision, "default").items == []
 

@@ -2,7 +2,7 @@
 
 Each test names the upstream rule (``stateful_set_control_test.go`` / ``stateful_set_test.go``
 where one matches). The world's fake kubelet binds and starts pods when a test says so
-(``run``); a pod being deleted leaves when the test finishes it (``finish_deleted``,
+(``run``); a pod being deleted leaves when the test finishes it (``World.finish_deleted``,
 the kubelet's grace-0 delete after the grace period).
 """
 
@@ -25,10 +25,9 @@ from kubeprio.api.statefulset import (
     StatefulSetUpdateStrategy,
 )
 from kubeprio.client.informer import Informer
-from kubeprio.client.protocol import DeleteRequest
 from kubeprio.controllers import statefulsetutil
 from kubeprio.controllers.statefulset import StatefulSetController
-from tests.builders import pod_template
+from tests.builders import pod_template, with_image
 from tests.unit.controllers.conftest import World
 
 LABELS = {"app": "web"}
@@ -105,24 +104,13 @@ class Cluster:
     def run_until_stable(self, limit: int = 20) -> None:
         for _ in range(limit):
             before = self.names(live=False)
-            self.finish_deleted()
+            self.world.finish_deleted()
             self.run()
             if self.names(live=False) == before and all(
                 p.status and p.status.phase == "Running" and not p.metadata.deletion_timestamp
                 for p in self.world.pod_list()
             ):
                 return
-
-    def finish_deleted(self) -> None:
-        for p in self.world.pod_list():
-            if p.metadata.deletion_timestamp:
-                self.api.delete(
-                    Pod,
-                    p.metadata.name or "",
-                    "default",
-                    options=DeleteRequest(grace_period_seconds=0),
-                )
-        self.world.settle()
 
     def status(self) -> StatefulSetStatus:
         return self.get().status or StatefulSetStatus()
@@ -131,13 +119,6 @@ class Cluster:
 @pytest.fixture
 def cluster(world: World) -> Cluster:
     return Cluster(world)
-
-
-def with_image(template: Any, image: str) -> Any:
-    container = dataclasses.replace(template.spec.containers[0], image=image)
-    return dataclasses.replace(
-        template, spec=dataclasses.replace(template.spec, containers=(container,))
-    )
 
 
 def stateful_set(
@@ -238,9 +219,9 @@ def test_scale_down_highest_ordinal_first_one_at_a_time(cluster: Cluster) -> Non
     assert cluster.names(live=False) == ["web-0", "web-1", "web-2", "web-3"]
     cluster.world.settle()
     assert cluster.names(live=False) == ["web-0", "web-1", "web-2", "web-3"]
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert cluster.names() == ["web-0", "web-1"]
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert cluster.names(live=False) == ["web-0", "web-1"]
     assert events(cluster, "SuccessfulDelete") == [
         "delete Pod web-3 in StatefulSet web successful",
@@ -265,7 +246,7 @@ def test_preempted_pod_comes_back_with_its_name(cluster: Cluster) -> None:
     cluster.api.delete(Pod, "web-1", "default")
     cluster.world.settle()
     assert cluster.names() == ["web-0", "web-2"]
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert cluster.names() == ["web-0", "web-1", "web-2"]
     again = cluster.pod("web-1")
     assert again.metadata.uid != first_uid
@@ -282,7 +263,7 @@ def test_failed_pod_is_deleted_and_made_anew(cluster: Cluster) -> None:
     first_uid = cluster.pod("web-0").metadata.uid
     cluster.world.set_phase("web-0", "Failed")
     cluster.world.settle()
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert cluster.names() == ["web-0", "web-1"]
     assert cluster.pod("web-0").metadata.uid != first_uid
     assert cluster.pod("web-0").status.phase == "Pending"  # type: ignore[union-attr]
@@ -294,7 +275,7 @@ def test_ordered_ready_waits_for_a_recreated_lower_pod(cluster: Cluster) -> None
     cluster.create(stateful_set(replicas=2))
     cluster.run_until_stable()
     cluster.api.delete(Pod, "web-1", "default")
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     cluster.update(replicas=3)
     assert cluster.names() == ["web-0", "web-1"]
     cluster.run("web-1")
@@ -315,7 +296,7 @@ def test_rolling_update_replaces_highest_ordinal_first(cluster: Cluster) -> None
     status = cluster.status()
     assert status.current_revision == old_revision
     assert status.update_revision != old_revision
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert cluster.image("web-2") == "nginx:2"
     assert cluster.names() == ["web-0", "web-1", "web-2"]
     cluster.run("web-2")
@@ -440,7 +421,7 @@ def test_deleting_the_set_collects_its_pods(world: World, cluster: Cluster) -> N
     cluster.create(stateful_set(replicas=2, pod_management_policy="Parallel"))
     cluster.api.delete(StatefulSet, "web", "default")
     world.settle()
-    cluster.finish_deleted()
+    cluster.world.finish_deleted()
     assert world.api.list(PodKind, "default").items == []
     assert world.api.list(ControllerRevision, "default").items == []
 

@@ -81,6 +81,6 @@ def test_ordered_ready_never_skips_a_pod(ops: list[tuple[str, int]]) -> None:
             api.delete(Pod, name, "default")
             world.settle()
         elif op == "finish":
-            cluster.finish_deleted()
+            cluster.world.finish_deleted()
         elif op == "scale":
             cluster.update(replicas=arg)

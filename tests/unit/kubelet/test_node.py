@@ -12,7 +12,7 @@ import ipaddress
 import pytest
 
 from kubeprio.api.core import Node, NodeCondition
-from kubeprio.kubelet import node as kubelet_node
+from kubeprio.kubelet import podips
 from tests.builders import node
 from tests.unit.kubelet.conftest import Cluster
 
@@ -74,7 +74,7 @@ def test_node_reporting_ready_false_is_left_alone(cluster: Cluster) -> None:
 
 
 def test_register_node_helper_creates_once(cluster: Cluster) -> None:
-    from kubeprio.kubelet.kubelet import register_node
+    from kubeprio.kubelet.registration import register_node
 
     first = register_node(
         cluster.api, "n9", clock=cluster.clock, capacity={"cpu": "2"}, pod_cidr="10.244.9.0/24"
@@ -105,7 +105,7 @@ def test_pod_ip_pool_is_the_hosts_after_the_bridge_address(cidr: str) -> None:
     the node's bridge takes; a single-address network keeps its only address."""
     hosts = [str(h) for h in ipaddress.ip_network(cidr, strict=False).hosts()]
     expected = hosts[1:] if len(hosts) > 1 else hosts
-    pool = kubelet_node.PodIpPool(cidr)
+    pool = podips.PodIpPool(cidr)
     assert pool.count == len(expected)
     assert [pool[i] for i in range(pool.count)] == expected
     with pytest.raises(IndexError):
@@ -115,7 +115,7 @@ def test_pod_ip_pool_is_the_hosts_after_the_bridge_address(cidr: str) -> None:
 def test_pod_ip_pool_of_an_ipv6_64_is_not_listed() -> None:
     """A /64 (the usual IPv6 pod CIDR) holds 2^64 - 2 hosts; the pool counts them without
     listing them, and the addresses are the network's hosts in order."""
-    pool = kubelet_node.PodIpPool("fd00:10:244:1::/64")
+    pool = podips.PodIpPool("fd00:10:244:1::/64")
     assert pool.count == 2**64 - 2
     assert pool[0] == "fd00:10:244:1::2"
     assert pool[pool.count - 1] == "fd00:10:244:1:ffff:ffff:ffff:ffff"

@@ -17,8 +17,8 @@ from kubeprio.api.coordination import NODE_LEASE_NAMESPACE, Lease
 from kubeprio.api.core import Node
 from kubeprio.api.model import evolve
 from kubeprio.clock import parse_rfc3339, rfc3339, rfc3339_micro
-from kubeprio.kubelet.kubelet import register_node
 from kubeprio.kubelet.nodelease import DEFAULT_LEASE_DURATION_SECONDS, JITTER_FACTOR, TICK_SECONDS
+from kubeprio.kubelet.registration import register_node
 from kubeprio.sim.controlplane import ControlPlane
 from kubeprio.store.memory import MemoryStore
 from tests.conftest import ManualClock

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kubeprio.api.core import Pod
 from kubeprio.clock import RealClock
-from kubeprio.kubelet.kubelet import register_node
+from kubeprio.kubelet.registration import register_node
 from kubeprio.serve.driver import RealTimeDriver
 from kubeprio.sim.controlplane import ControlPlane
 from kubeprio.store.memory import MemoryStore

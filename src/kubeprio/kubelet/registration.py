@@ -1,0 +1,72 @@
+"""Registering a kubelet's Node with the API server.
+
+Mirrors ``pkg/kubelet/kubelet_node_status.go`` (``registerWithAPIServer``,
+``tryRegisterWithAPIServer``); the Node object itself is ``kubelet.node.node_object``
+(``initialNode`` plus the status setters):
+
+* ``register_node``: create the Node a kubelet would register, or return an existing one
+  unchanged (an already registered node keeps its declared capacity). ``kubeprio serve``
+  registers its nodes this way before their kubelets start.
+* ``ensure_node``: what a kubelet does when it starts: find its Node, or register it
+  (when its config allows) with the configured capacity; an existing Node that reports
+  no Ready condition gets the kubelet's conditions (``kubelet.node.with_ready_conditions``).
+
+Driven by ``kubelet.kubelet`` (``Kubelet.start``) and the composition roots. Writes through
+the ``Client`` it is handed; time comes from the caller. Must not import ``apiserver``,
+``store`` or ``admission``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kubeprio.api import errors
+from kubeprio.api.core import Node
+from kubeprio.client.protocol import Client
+from kubeprio.clock import Clock, rfc3339
+from kubeprio.kubelet import node
+
+
+def register_node(
+    client: Client,
+    name: str,
+    *,
+    clock: Clock,
+    capacity: Mapping[str, str],
+    allocatable: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    pod_cidr: str | None = None,
+    internal_ip: str | None = None,
+) -> Node:
+    """Create the Node a kubelet would register (``registerWithAPIServer``), or return
+    the existing one unchanged (an already registered node keeps its declared capacity)."""
+    try:
+        return client.get(Node, name)
+    except errors.NotFoundError:
+        pass
+    return client.create(
+        node.node_object(
+            name,
+            capacity=capacity,
+            allocatable=allocatable,
+            labels=labels,
+            pod_cidr=pod_cidr,
+            internal_ip=internal_ip,
+            now=rfc3339(clock.now()),
+        )
+    )
+
+
+def ensure_node(
+    client: Client, name: str, *, now: str, register: bool, capacity: Mapping[str, str]
+) -> Node:
+    """A starting kubelet's Node: found (reporting Ready if it reports nothing), or
+    registered with ``capacity`` when ``register`` allows (NotFound otherwise)."""
+    try:
+        current = client.get(Node, name)
+    except errors.NotFoundError:
+        if not register:
+            raise
+        return client.create(node.node_object(name, capacity=capacity, now=now))
+    ready = node.with_ready_conditions(current, now=now)
+    return current if ready is None else client.update_status(ready)
