@@ -15,11 +15,11 @@ Mirrors upstream ``plugin/pkg/admission/limitranger/admission.go`` (v1.32):
   order, the ``Container`` item's ``min``, ``max`` and ``maxLimitRequestRatio`` are checked
   on every container, then every init container; the ``Pod`` item's on the pod's
   requests and limits (the sum over containers, at least the largest init container,
-  sidecars added, as ``podRequests``/``podLimits``). Every violation of the first
-  LimitRange that has any is reported in one 403, joined as ``utilerrors.NewAggregate``
-  joins (``[a, b]``, duplicates once): ``pods "x" is forbidden: [minimum cpu usage per
-  Container is 100m, but request is 50m, maximum memory usage per Container is 1Gi, but
-  limit is 2Gi]``.
+  sidecars added, as ``podRequests``/``podLimits``: ``api.quota.pod_amounts`` without the
+  overhead). Every violation of the first LimitRange that has any is reported in one 403,
+  joined as ``utilerrors.NewAggregate`` joins (``[a, b]``, duplicates once): ``pods "x" is
+  forbidden: [minimum cpu usage per Container is 100m, but request is 50m, maximum memory
+  usage per Container is 1Gi, but limit is 2Gi]``.
 
 Pod updates are ignored, as upstream since containers' resources cannot change (its
 ``SupportsAttributes``); so are subresources, other kinds and PersistentVolumeClaims
@@ -40,12 +40,12 @@ from kubeprio.api.core import Container, Pod, PodSpec, ResourceList, ResourceReq
 from kubeprio.api.limitrange import LIMIT_TYPE_CONTAINER, LIMIT_TYPE_POD, LimitRange
 from kubeprio.api.model import INT64_MAX, evolve
 from kubeprio.api.quantity import Quantity
+from kubeprio.api.quota import pod_amounts
 
 PLUGIN_NAME: Final = "LimitRanger"
 ANNOTATION: Final = "kubernetes.io/limit-ranger"
 MAX_MILLI_VALUE: Final = INT64_MAX // 1000
 _ZERO: Final = Quantity(0)
-_RESTART_ALWAYS: Final = "Always"
 
 
 def _handles(request: AdmissionRequest) -> bool:
@@ -223,43 +223,6 @@ def _check(
                 found.append(message)
 
 
-def _add(total: dict[str, Quantity], values: ResourceList | None) -> None:
-    """``addResourceList``: the first value is kept as written, sums print canonically."""
-    for name, quantity in (values or {}).items():
-        total[name] = total[name] + quantity if name in total else quantity
-
-
-def _max_into(total: dict[str, Quantity], values: ResourceList) -> None:
-    """``maxResourceList``."""
-    for name, quantity in values.items():
-        if name not in total or quantity > total[name]:
-            total[name] = quantity
-
-
-def pod_totals(spec: PodSpec, attr: str) -> dict[str, Quantity]:
-    """``podRequests``/``podLimits`` (``attr``: ``requests`` or ``limits``) of
-    ``limitranger``: containers summed, sidecars (restartable init containers) added, and at
-    least each regular init container with the sidecars started before it."""
-    total: dict[str, Quantity] = {}
-    for container in spec.containers or ():
-        _add(total, getattr(container.resources or ResourceRequirements(), attr))
-    sidecars: dict[str, Quantity] = {}
-    init_total: dict[str, Quantity] = {}
-    for container in spec.init_containers or ():
-        values = getattr(container.resources or ResourceRequirements(), attr)
-        if container.restart_policy == _RESTART_ALWAYS:
-            _add(total, values)
-            _add(sidecars, values)
-            current = dict(sidecars)
-        else:
-            current = {}
-            _add(current, values)
-            _add(current, sidecars)
-        _max_into(init_total, current)
-    _max_into(total, init_total)
-    return total
-
-
 def _all_containers(spec: PodSpec) -> Iterable[Container]:
     yield from spec.containers or ()
     yield from spec.init_containers or ()
@@ -288,8 +251,8 @@ def violations(lr: LimitRange, pod: Pod) -> list[str]:
                 item.min,
                 item.max,
                 item.max_limit_request_ratio,
-                pod_totals(spec, "requests"),
-                pod_totals(spec, "limits"),
+                pod_amounts(spec, limits=False, overhead=False),
+                pod_amounts(spec, limits=True, overhead=False),
                 found,
             )
     return found

@@ -117,10 +117,12 @@ def _container_amounts(containers: Sequence[Container] | None, limits: bool) -> 
     return found
 
 
-def _pod_amounts(spec: PodSpec, limits: bool) -> Usage:
+def pod_amounts(spec: PodSpec, *, limits: bool, overhead: bool = True) -> Usage:
     """Upstream ``PodRequests``/``PodLimits``: app containers summed, then the maximum with
     each init container (restartable "sidecar" init containers run alongside and
-    accumulate), plus ``spec.overhead``."""
+    accumulate), plus ``spec.overhead``. Without ``overhead`` it is LimitRanger's own
+    ``podRequests``/``podLimits`` (``plugin/pkg/admission/limitranger``), which leave the
+    overhead out."""
     total: Usage = {}
     for amounts in _container_amounts(spec.containers, limits):
         total = add(total, amounts)
@@ -140,7 +142,7 @@ def _pod_amounts(spec: PodSpec, limits: bool) -> Usage:
     for name, amount in init_max.items():
         if name not in total or amount > total[name]:
             total[name] = amount
-    return add(total, spec.overhead or {})
+    return add(total, spec.overhead or {}) if overhead else total
 
 
 def counts_for_quota(pod: Pod, now: float | None = None) -> bool:
@@ -188,7 +190,7 @@ def pod_usage(pod: Pod, *, counts: bool = True) -> Usage:
     if not counts or pod.spec is None:
         return usage
     usage.update(
-        _compute_usage(_pod_amounts(pod.spec, limits=False), _pod_amounts(pod.spec, limits=True))
+        _compute_usage(pod_amounts(pod.spec, limits=False), pod_amounts(pod.spec, limits=True))
     )
     return usage
 

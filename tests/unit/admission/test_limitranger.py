@@ -20,13 +20,14 @@ from hypothesis import strategies as st
 
 from kubeprio.admission.chain import AdmissionOutcome
 from kubeprio.admission.defaults import default_chain
-from kubeprio.admission.limitranger import ANNOTATION, LimitRangerPlugin, pod_totals
+from kubeprio.admission.limitranger import ANNOTATION, LimitRangerPlugin
 from kubeprio.api import errors
 from kubeprio.api.core import Namespace, Pod
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.api.quantity import parse_quantity
+from kubeprio.api.quota import pod_amounts
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.serialization import from_dict, to_dict
 from kubeprio.apiserver.listers import StoreListers
@@ -286,7 +287,7 @@ def test_pod_requests_follow_init_containers_and_sidecars(containers, init, expe
         ),
     ).spec
     assert spec is not None
-    assert pod_totals(spec, "requests") == {"cpu": parse_quantity(expected)}
+    assert pod_amounts(spec, limits=False, overhead=False) == {"cpu": parse_quantity(expected)}
 
 
 def test_a_generated_name_is_named_in_the_refusal():
