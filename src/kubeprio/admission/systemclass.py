@@ -28,16 +28,12 @@ from typing import Final
 
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Operation, is_admin
 from kubeprio.admission.priority import request_name
-from kubeprio.api import errors
-from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import CronJob, Job, workload_pod_template
+from kubeprio.api import errors, kinds
+from kubeprio.api.batch import workload_pod_template
 from kubeprio.api.core import Pod
-from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.scheduling import system_priority_class
-from kubeprio.api.statefulset import StatefulSet
 
 PLUGIN_NAME: Final = "SystemPriorityClass"
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, CronJob)
 
 
 def _class_name(obj: object) -> tuple[str, str]:
@@ -66,7 +62,7 @@ class SystemPriorityClassPlugin:
         if isinstance(obj, Pod):
             if request.operation is not Operation.CREATE:
                 return
-        elif not isinstance(obj, WORKLOAD_KINDS):
+        elif not isinstance(obj, kinds.WORKLOAD_KINDS):
             return
         prefix, class_name = _class_name(obj)
         if not class_name or system_priority_class(class_name) is None:

@@ -33,14 +33,11 @@ from typing import Any, Final
 
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers, Operation
 from kubeprio.admission.priority import default_priority_class, request_name
-from kubeprio.api import errors, selectors
-from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import CronJob, Job, workload_pod_template
+from kubeprio.api import errors, kinds, selectors
+from kubeprio.api.batch import workload_pod_template
 from kubeprio.api.core import Event, EventSource, ObjectReference, Pod, PodSpec
-from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
-from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import AUDIT, Tenant, TenantPriorityClasses
 from kubeprio.api.validation import tenant as tenant_rules
 
@@ -48,7 +45,6 @@ PLUGIN_NAME: Final = "TenantPriorityClass"
 EVENT_REASON_NOT_ALLOWED: Final = "PriorityClassNotAllowed"
 EVENT_REASON_ABOVE_MAXIMUM: Final = "PriorityAboveTenantMaximum"
 EVENT_COMPONENT: Final = "tenant-priorityclass-admission"
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, CronJob)
 
 
 def tenant_owns(tenant: Tenant, namespace: str, labels: dict[str, str]) -> bool:
@@ -194,7 +190,7 @@ class TenantPriorityClassPlugin:
                 tenant, request.namespace, spec.priority_class_name or "", spec.priority
             )
             prefix = ""
-        elif isinstance(obj, WORKLOAD_KINDS):
+        elif isinstance(obj, kinds.WORKLOAD_KINDS):
             template = _template_spec(obj)
             tenant = owning_tenant(self._listers, request.namespace)
             if template is None or tenant is None:

@@ -260,6 +260,10 @@ NON_STORED_KINDS: Final[dict[str, type[Any]]] = {
 }
 """Kinds that travel over the API but are not stored objects."""
 
+WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, CronJob)
+"""The kinds that carry a pod template (``batch.workload_pod_template``): what the
+priority-class admission plugins and ``kubeprio check`` treat as the pods to come."""
+
 _BY_MODEL: Final = {info.model: info for info in RESOURCES}
 _BY_KIND: Final = {info.kind: info for info in RESOURCES}
 _BY_NAME: Final = {

@@ -44,15 +44,12 @@ from rich.text import Text
 
 from kubeprio.admission import defaults, plugins, tenant
 from kubeprio.api import errors, kinds, manifest
-from kubeprio.api.apps import Deployment, ReplicaSet
-from kubeprio.api.batch import CronJob, Job, workload_pod_template
+from kubeprio.api.batch import workload_pod_template
 from kubeprio.api.core import Pod
-from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.manifest import Document
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.api.serialization import DecodeError
-from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.apiserver.service import ApiService
 from kubeprio.cli import admissionflags, manifests
@@ -62,7 +59,6 @@ from kubeprio.store.memory import MemoryStore
 CHECK_EPOCH: Final = 1_767_225_600.0
 """The fixed time of a check run (2026-01-01T00:00:00Z): same input, same output."""
 CHECK_SEED: Final = 0
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, CronJob)
 JSON_KEYS: Final = (
     "kind",
     "namespace",
@@ -201,7 +197,7 @@ def _template_pod(obj: Any) -> Pod | None:
 def _report_priority(api: ApiService, result: CheckResult, stored: Any) -> None:
     """Fill the resolved priority of a pod, or of a pod from a workload's template."""
     pod: Any = stored
-    if isinstance(stored, WORKLOAD_KINDS):
+    if isinstance(stored, kinds.WORKLOAD_KINDS):
         pod = _template_pod(stored)
         if pod is None:
             return
