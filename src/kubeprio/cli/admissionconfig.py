@@ -7,19 +7,39 @@ own (relative to the AdmissionConfiguration). kubeprio reads the one plugin with
 settings, ResourceQuota (its ``limitedResources``); entries for other plugins are
 accepted and ignored, as upstream ignores configuration for plugins that are not on.
 
-Who drives it: ``cli.serve`` and ``cli.simulate``, which hand the result to the control
-plane's admission chain. Problems (unreadable file, not an AdmissionConfiguration, a
-malformed ResourceQuota configuration) raise ``ManifestError`` naming the file.
+Who drives it: ``cli.serve`` and ``cli.simulate``, which add the flag (``add_flag``) and
+hand what it names (``from_args``) to the control plane's admission chain. Problems
+(unreadable file, not an AdmissionConfiguration, a malformed ResourceQuota configuration)
+raise ``ManifestError`` naming the file.
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from kubeprio.admission.resourcequota import PLUGIN_NAME, LimitedResource, limited_resources
 from kubeprio.api.manifest import ManifestError
+
+
+def add_flag(parser: Any) -> None:
+    """Add ``--admission-control-config-file`` to a subcommand's parser."""
+    parser.add_argument(
+        "--admission-control-config-file",
+        metavar="FILE",
+        help="an AdmissionConfiguration, as kube-apiserver's flag: the ResourceQuota "
+        "plugin's limitedResources (for example, pods of some PriorityClasses only where a "
+        "quota covers them)",
+    )
+
+
+def from_args(args: argparse.Namespace) -> tuple[LimitedResource, ...]:
+    """The ``limitedResources`` the flag's file gives (none without the flag)."""
+    path = args.admission_control_config_file
+    return read_limited_resources(path) if path else ()
 
 
 def read_limited_resources(path: str) -> tuple[LimitedResource, ...]:

@@ -26,8 +26,7 @@ from kubeprio.apiserver.serviceranges import (
     ServiceIPRange,
 )
 from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER
-from kubeprio.cli import admissionflags
-from kubeprio.cli.admissionconfig import read_limited_resources
+from kubeprio.cli import admissionconfig, admissionflags
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
 from kubeprio.cli.simulate import load_scheduler_config
 from kubeprio.scheduler.profile import ProfileError
@@ -86,13 +85,7 @@ def register(subparsers: Any) -> None:
         metavar="RANGE",
         help=f"node ports of NodePort Services, as kube-apiserver's flag (default {DEFAULT_NODE_PORT_RANGE})",
     )
-    parser.add_argument(
-        "--admission-control-config-file",
-        metavar="FILE",
-        help="an AdmissionConfiguration, as kube-apiserver's flag: the ResourceQuota "
-        "plugin's limitedResources (for example, pods of some PriorityClasses only where a "
-        "quota covers them)",
-    )
+    admissionconfig.add_flag(parser)
     admissionflags.add_flags(parser, command="serve")
     parser.add_argument(
         "--service-account-issuer",
@@ -194,11 +187,7 @@ def run(args: argparse.Namespace) -> int:
         parse_quantity(args.node_cpu)
         parse_quantity(args.node_memory)
         nodes = _read_nodes(args.nodes_file) if args.nodes_file else []
-        limited = (
-            read_limited_resources(args.admission_control_config_file)
-            if args.admission_control_config_file
-            else ()
-        )
+        limited = admissionconfig.from_args(args)
         config = load_scheduler_config(args.scheduler_config)
         event_ttl = parse_duration(args.event_ttl)
         if event_ttl <= 0:

@@ -26,8 +26,7 @@ from rich.table import Table
 
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.manifest import Document, ManifestError
-from kubeprio.cli import admissionflags
-from kubeprio.cli.admissionconfig import read_limited_resources
+from kubeprio.cli import admissionconfig, admissionflags
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
 from kubeprio.scheduler.profile import ProfileError, SchedulerConfig
 from kubeprio.scheduler.setup import load_config
@@ -53,13 +52,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--config", metavar="SCHEDULER.yaml", help="a KubeSchedulerConfiguration file"
     )
-    parser.add_argument(
-        "--admission-control-config-file",
-        metavar="FILE",
-        help="an AdmissionConfiguration, as kube-apiserver's flag (and kubeprio serve's): "
-        "the ResourceQuota plugin's limitedResources, e.g. pods of some PriorityClasses "
-        "admitted only where a quota covers them",
-    )
+    admissionconfig.add_flag(parser)
     admissionflags.add_flags(parser, command="simulate")
     parser.set_defaults(handler=run)
 
@@ -88,11 +81,7 @@ def run(args: argparse.Namespace) -> int:
         admission_plugins = admissionflags.enabled_plugins(args)
         loaded = read_documents(args.paths)
         config = load_scheduler_config(args.config)
-        limited = (
-            read_limited_resources(args.admission_control_config_file)
-            if args.admission_control_config_file
-            else ()
-        )
+        limited = admissionconfig.from_args(args)
         until = parse_duration(args.until) if args.until else None
     except (PathNotFoundError, ProfileError, AnnotationError, ManifestError, ValueError) as exc:
         return _fail(str(exc))
