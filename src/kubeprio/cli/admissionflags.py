@@ -26,18 +26,31 @@ ENABLE: str = "--enable-admission-plugins"
 DISABLE: str = "--disable-admission-plugins"
 
 
+def _implemented(command: str) -> str:
+    """What the help says ``command`` implements, from ``plugins.IMPLEMENTED`` in run order
+    (``AlwaysAdmit``, which does nothing anyway, left out)."""
+    remarks = {plugins.NAMESPACE_LIFECYCLE: "always on"}
+    if command != "serve":
+        remarks |= {
+            SERVICE_ACCOUNT: "serve only",
+            plugins.NAMESPACE_AUTO_PROVISION: "always on here",
+        }
+    upstream = plugins.IMPLEMENTED - plugins.KUBEPRIO_PLUGINS - {plugins.ALWAYS_ADMIT}
+    named = [
+        name + (f" ({remarks[name]})" if name in remarks else "")
+        for name in plugins.ordered(upstream)
+    ]
+    own = " and ".join(plugins.ordered(plugins.KUBEPRIO_PLUGINS))
+    return (
+        f"kubeprio implements {', '.join(named)} and its own {own}; the other names are "
+        "accepted and do nothing (a note says so)."
+    )
+
+
 def _help(command: str) -> tuple[str, str]:
     defaults = ", ".join(plugins.default_enabled())
     names = ", ".join(plugins.registered())
-    implemented = (
-        "kubeprio implements LimitRanger, ServiceAccount"
-        + (" (serve only)" if command != "serve" else "")
-        + ", Priority, ResourceQuota, NamespaceLifecycle (always on), NamespaceExists, "
-        "NamespaceAutoProvision"
-        + (" (always on here)" if command != "serve" else "")
-        + " and its own SystemPriorityClass and TenantPriorityClass; the other names are "
-        "accepted and do nothing (a note says so)."
-    )
+    implemented = _implemented(command)
     tail = (
         f"Comma-delimited list of admission plugins: {names}. The order of plugins in this "
         f"flag does not matter: they run in the recommended order. {implemented}"
