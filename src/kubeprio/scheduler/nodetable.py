@@ -45,7 +45,7 @@ class NodeTable:
         "prefer_taints",
         "version",
     )
-    _BOOL_COLUMNS: Final = ("unschedulable", "hard_taint", "extended", "blocked", "lost_taint")
+    _BOOL_COLUMNS: Final = ("unschedulable", "hard_taint", "extended", "blocked")
 
     def __init__(self) -> None:
         self.size = 0
@@ -77,11 +77,10 @@ class NodeTable:
         self.blocked: BoolArray = np.zeros(0, np.bool_)
         """Unschedulable or hard-tainted: a plain pod (no tolerations) never fits."""
         self._blocked_rows = 0
-        self.lost_taint: BoolArray = np.zeros(0, np.bool_)
-        """A ``NoExecute`` not-ready or unreachable taint (a lost node): the 300 s
-        tolerations every pod gets from admission tolerate it, so such pods are plain only
-        while no row has one (``fastpath.is_plain_pod``)."""
-        self._lost_rows = 0
+        self._lost_rows: set[int] = set()
+        # Rows with a ``NoExecute`` not-ready or unreachable taint (a lost node): the 300 s
+        # tolerations every pod gets from admission tolerate it, so such pods are plain only
+        # while there is none (``fastpath.is_plain_pod``). Only that is read: a set, not a column.
         self._allocate(INITIAL_CAPACITY)
 
     def _allocate(self, capacity: int) -> None:
@@ -107,7 +106,7 @@ class NodeTable:
     @property
     def any_lost_node_taint(self) -> bool:
         """Whether some row carries a lost node's ``NoExecute`` taint."""
-        return self._lost_rows > 0
+        return bool(self._lost_rows)
 
     def rebuild(self, nodes: Sequence[NodeInfo]) -> None:
         """Recreate every row from ``nodes`` (after a node was removed)."""
@@ -118,8 +117,7 @@ class NodeTable:
         self.size = 0
         self._blocked_rows = 0
         self.blocked[:] = False
-        self._lost_rows = 0
-        self.lost_taint[:] = False
+        self._lost_rows.clear()
         self.index.clear()
         self.names.clear()
         if len(nodes) > self.capacity:
@@ -167,13 +165,13 @@ class NodeTable:
         if blocked != bool(self.blocked[row]):
             self._blocked_rows += 1 if blocked else -1
             self.blocked[row] = blocked
-        lost = any(
+        if any(
             taint.effect == TAINT_EFFECT_NO_EXECUTE and taint.key in LOST_NODE_TAINT_KEYS
             for taint in taints
-        )
-        if lost != bool(self.lost_taint[row]):
-            self._lost_rows += 1 if lost else -1
-            self.lost_taint[row] = lost
+        ):
+            self._lost_rows.add(row)
+        else:
+            self._lost_rows.discard(row)
         self.refresh_usage(node)
 
     def refresh_usage(self, node: NodeInfo) -> None:
