@@ -86,7 +86,8 @@ class SchedulerMetrics:
     @property
     def sli_duration(self) -> dict[str, Histogram]:
         """``pod_scheduling_sli_duration_seconds`` by attempts label (``1`` ... ``14``,
-        ``15+``), for the labels observed so far (a Go ``HistogramVec``'s series)."""
+        ``15+``, in that order), for the labels observed so far (a Go ``HistogramVec``'s
+        series)."""
         return {
             attempts_label(attempts): histogram
             for attempts, histogram in enumerate(self._sli_by_attempts)

@@ -203,7 +203,8 @@ class SchedulerCollector(Collector):
             BETA + SLI_DURATION_HELP,
             labels=("attempts",),
         )
-        for label, histogram in sorted(counters.sli_duration.items(), key=_attempts_order):
+        # In label order already (1 ... 14, 15+): sli_duration walks attempts up.
+        for label, histogram in counters.sli_duration.items():
             _add_histogram(sli, (label,), histogram)
         yield sli
         incoming = CounterMetricFamily(
@@ -214,11 +215,6 @@ class SchedulerCollector(Collector):
         for (queue, event), count in sorted(scheduler.queue.incoming.items()):
             incoming.add_metric([event, queue], count)
         yield incoming
-
-
-def _attempts_order(item: tuple[str, Histogram]) -> int:
-    """``1`` ... ``14``, then ``15+``."""
-    return int(item[0].rstrip("+"))
 
 
 class ApiServerCollector(Collector):
