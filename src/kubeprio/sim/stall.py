@@ -84,5 +84,7 @@ class Stall:
             self._seen = self.changes
             self._since = now
             return False
-        horizon = max([self._horizon, *(p.idle_horizon() for p in self._periodic)])
-        return now - self._since > horizon
+        calm = now - self._since
+        # The periodic components' horizons (a walk over their objects) only once the
+        # backoff horizon is past: this predicate is asked at every step of the run.
+        return calm > self._horizon and all(calm > p.idle_horizon() for p in self._periodic)
