@@ -1,8 +1,8 @@
 """A fixed-bucket histogram cheap enough for the scheduler's hot path.
 
 What it is: the counting half of a Prometheus histogram (client_golang's ``histogram``),
-kept in plain Python numbers: one count per bucket, the sum and nothing else. Observing a
-value is one ``bisect`` and two additions, with no lock (kubeprio's components run on one
+kept in plain Python numbers: one count per bucket, the total count and the sum. Observing
+a value is one ``bisect`` and three additions, with no lock (kubeprio's components run on one
 thread) and no label lookup (a caller keeps one ``Histogram`` per label set it uses). The
 cumulative ``le`` view a scrape needs is built only when asked for.
 
@@ -36,23 +36,22 @@ def exponential_buckets(start: float, factor: float, count: int) -> tuple[float,
 class Histogram:
     """Counts of observed values per bucket, and their sum."""
 
-    __slots__ = ("bounds", "counts", "sum")
+    __slots__ = ("bounds", "count", "counts", "sum")
 
     def __init__(self, bounds: Sequence[float]) -> None:
         self.bounds = tuple(bounds)
         # One slot per bound plus the overflow slot (values above the last bound).
         self.counts = [0] * (len(self.bounds) + 1)
         self.sum = 0.0
+        self.count = 0
+        """How many values were observed (kept, not summed: the scheduler's ``scheduled``
+        and ``failed_attempts`` read it after every decision)."""
 
     def observe(self, value: float) -> None:
         """Count ``value`` in its bucket and add it to the sum."""
         self.counts[bisect_left(self.bounds, value)] += 1
         self.sum += value
-
-    @property
-    def count(self) -> int:
-        """How many values were observed."""
-        return sum(self.counts)
+        self.count += 1
 
     def cumulative(self) -> list[tuple[float, int]]:
         """``(upper bound, values <= bound)`` per bucket, ending with ``(inf, count)``."""
