@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import pytest
+from kubernetes import client as k8s
+from kubernetes import config as k8s_config
 
 KUBECTL = shutil.which("kubectl")
 needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
@@ -182,6 +184,14 @@ class ServeProcess:
 
     def json(self, *args: str) -> Any:
         return json.loads(self.ok(*args, "-o", "json"))
+
+    def client(self, context: str | None = None) -> k8s.ApiClient:
+        """The official Python client configured from ``DATA_DIR/kubeconfig`` (CA, the
+        admin's token, or ``context``'s user); close it, e.g. with ``with``."""
+        api: k8s.ApiClient = k8s_config.new_client_from_config(  # type: ignore[no-untyped-call]
+            config_file=str(self.kubeconfig), context=context
+        )
+        return api
 
 
 @contextlib.contextmanager

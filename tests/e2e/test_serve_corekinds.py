@@ -32,7 +32,6 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 from kubernetes import watch as k8s_watch
 
 from tests.e2e.serving import (
@@ -389,7 +388,7 @@ def test_quota_counts_configmaps_node_ports_and_service_accounts(served, ns):
 
 def test_the_python_client_writes_string_data_and_reads_data(served, ns):
     """Convert_v1_Secret_To_core_Secret: stringData merges into data, never comes back."""
-    with k8s_config.new_client_from_config(config_file=str(served.kubeconfig)) as api:
+    with served.client() as api:
         core = k8s.CoreV1Api(api)
         body = k8s.V1Secret(
             metadata=k8s.V1ObjectMeta(name="py", namespace=ns),

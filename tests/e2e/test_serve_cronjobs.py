@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from tests.e2e.serving import (
     CLIENT_SOCKET_WARNINGS,
@@ -166,7 +165,7 @@ def test_the_official_python_client_reads_a_cron_job(served: ServeProcess) -> No
     served.ok(
         "create", "cronjob", "py", "--image=busybox", "--schedule=30 2 * * *", "-n", "default",
     )  # fmt: skip
-    with k8s_config.new_client_from_config(config_file=str(served.kubeconfig)) as api:
+    with served.client() as api:
         batch = k8s.BatchV1Api(api)
         cron_job = batch.read_namespaced_cron_job("py", "default")
         assert cron_job.spec.schedule == "30 2 * * *"

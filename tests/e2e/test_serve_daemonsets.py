@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from tests.e2e.serving import (
     CLIENT_SOCKET_WARNINGS,
@@ -269,7 +268,7 @@ def test_the_python_client_reads_a_daemon_sets_status(served):
     served.ok("create", "namespace", "python")
     served.ok("apply", "-f", "-", stdin=agent("py", "python"))
     eventually(lambda: _available(served, "py", "python", 3))
-    with k8s_config.new_client_from_config(config_file=str(served.kubeconfig)) as api:
+    with served.client() as api:
         apps = k8s.AppsV1Api(api)
         status = apps.read_namespaced_daemon_set_status("py", "python").status
         assert (status.desired_number_scheduled, status.current_number_scheduled) == (3, 3)

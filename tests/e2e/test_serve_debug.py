@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
 
 from tests.e2e.serving import (
@@ -239,13 +238,9 @@ def test_a_tenant_user_debugs_pods_of_its_namespaces(server):
     )
 
 
-def _client(server: ServeProcess) -> k8s.ApiClient:
-    return k8s_config.new_client_from_config(config_file=str(server.kubeconfig))
-
-
 def test_the_python_client_patches_reads_and_replaces_ephemeral_containers(server):
     ns = "kestrel-research"
-    with _client(server) as api:
+    with server.client() as api:
         core = k8s.CoreV1Api(api)
         core.create_namespaced_pod(
             ns,

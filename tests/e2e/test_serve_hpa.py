@@ -16,7 +16,6 @@ from collections.abc import Iterator
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from tests.e2e.serving import (
     CLIENT_SOCKET_WARNINGS,
@@ -135,7 +134,7 @@ spec:
 
 def test_python_client_reads_and_creates_v2(served: ServeProcess) -> None:
     ns = new_namespace(served, "hpa")
-    api = k8s.AutoscalingV2Api(k8s_config.new_client_from_config(str(served.kubeconfig)))
+    api = k8s.AutoscalingV2Api(served.client())
     body = k8s.V2HorizontalPodAutoscaler(
         metadata=k8s.V1ObjectMeta(name="api"),
         spec=k8s.V2HorizontalPodAutoscalerSpec(

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from tests.e2e.serving import (
     CLIENT_SOCKET_WARNINGS,
@@ -184,18 +183,11 @@ def test_an_invalid_limit_range_is_refused_with_upstreams_causes(served, tmp_pat
     )
 
 
-def _client(server: ServeProcess) -> k8s.ApiClient:
-    api: k8s.ApiClient = k8s_config.new_client_from_config(  # type: ignore[no-untyped-call]
-        config_file=str(server.kubeconfig)
-    )
-    return api
-
-
 def test_the_python_client_creates_a_range_and_sees_the_defaults(served):
     """The official client's models decode LimitRange and the defaulted pod; a violation is
     the 403 Forbidden Status kubectl prints."""
     ns = new_namespace(served, "lr-py")
-    with _client(served) as api:
+    with served.client() as api:
         core = k8s.CoreV1Api(api)
         created = core.create_namespaced_limit_range(
             ns,

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 from kubernetes import watch as k8s_watch
 
 from tests.e2e.serving import CLIENT_SOCKET_WARNINGS, ServeProcess, eventually, running
@@ -25,12 +24,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
         yield process
 
 
-def _client(server: ServeProcess, context: str | None = None) -> k8s.ApiClient:
-    return k8s_config.new_client_from_config(config_file=str(server.kubeconfig), context=context)
-
-
 def test_the_admin_lists_nodes_and_runs_a_pod(server):
-    with _client(server) as api:
+    with server.client() as api:
         core = k8s.CoreV1Api(api)
         assert k8s.VersionApi(api).get_code().minor == "32"
         assert [n.metadata.name for n in core.list_node().items] == ["node-1", "node-2", "node-3"]
@@ -59,7 +54,7 @@ def test_the_admin_lists_nodes_and_runs_a_pod(server):
 
 
 def test_a_tenant_user_is_forbidden_outside_its_namespaces(server):
-    with _client(server, "kubeprio-alice") as api:
+    with server.client("kubeprio-alice") as api:
         core = k8s.CoreV1Api(api)
         core.list_namespaced_pod("kestrel-web")
         with pytest.raises(k8s.ApiException) as caught:
@@ -68,7 +63,7 @@ def test_a_tenant_user_is_forbidden_outside_its_namespaces(server):
 
 
 def test_self_reviews_through_the_official_client(server):
-    with _client(server, "kubeprio-alice") as api:
+    with server.client("kubeprio-alice") as api:
         authz = k8s.AuthorizationV1Api(api)
 
         def allowed(namespace: str) -> bool:
@@ -108,31 +103,29 @@ def test_a_wrong_token_is_unauthorized(server):
 def test_events_expire_after_the_event_ttl(tmp_path_factory: pytest.TempPathFactory) -> None:
     """``--event-ttl`` as kube-apiserver's: an Event is gone one TTL after its last write
     (the kubelet's and scheduler's events about a pod appear, then disappear)."""
-    base = tmp_path_factory.mktemp("serve-ttl")
-    process = ServeProcess(base / "data", base / "cache", ["--event-ttl", "3s"]).start()
-    try:
-        with _client(process) as api:
-            core = k8s.CoreV1Api(api)
-            pod = k8s.V1Pod(
-                metadata=k8s.V1ObjectMeta(name="short", namespace="default"),
-                spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="c", image="nginx")]),
-            )
-            core.create_namespaced_pod("default", pod)
+    with (
+        running(tmp_path_factory, "serve-ttl", ["--event-ttl", "3s"]) as process,
+        process.client() as api,
+    ):
+        core = k8s.CoreV1Api(api)
+        pod = k8s.V1Pod(
+            metadata=k8s.V1ObjectMeta(name="short", namespace="default"),
+            spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="c", image="nginx")]),
+        )
+        core.create_namespaced_pod("default", pod)
 
-            def reasons() -> set[str]:
-                return {e.reason for e in core.list_namespaced_event("default").items}
+        def reasons() -> set[str]:
+            return {e.reason for e in core.list_namespaced_event("default").items}
 
-            assert eventually(lambda: "Scheduled" in reasons())
-            assert eventually(lambda: not reasons(), timeout=10.0)
-            assert core.read_namespaced_pod("short", "default").status.phase == "Running"
-    finally:
-        assert process.stop() == 0, process.log()
+        assert eventually(lambda: "Scheduled" in reasons())
+        assert eventually(lambda: not reasons(), timeout=10.0)
+        assert core.read_namespaced_pod("short", "default").status.phase == "Running"
 
 
 def test_services_and_their_endpoint_slices_through_the_official_client(server):
     """The client's strict models decode what the registry allocates and what the
     endpointslice controller writes (``kubernetes.io/service-name`` label, Ready pods)."""
-    with _client(server) as api:
+    with server.client() as api:
         core = k8s.CoreV1Api(api)
         kubernetes = core.read_namespaced_service("kubernetes", "default")
         assert kubernetes.spec.cluster_ip == "10.96.0.1"

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running
 
@@ -315,14 +314,6 @@ def test_deleting_a_pod_gives_its_charge_back(served, tmp_path):
     assert _status(served, ns, "one")["used"] == {"pods": "1"}
 
 
-def _client(server: ServeProcess) -> k8s.ApiClient:
-    """The official client configured from ``DATA_DIR/kubeconfig`` (CA, admin token)."""
-    api: k8s.ApiClient = k8s_config.new_client_from_config(  # type: ignore[no-untyped-call]
-        config_file=str(server.kubeconfig)
-    )
-    return api
-
-
 def _status_body(error: k8s.ApiException) -> dict[str, Any]:
     """The Status object an ApiException carries."""
     assert error.body is not None
@@ -351,7 +342,7 @@ def test_limited_resources_need_a_covering_quota_for_the_scope(tmp_path):
             "insufficient quota to match these scopes: [{PriorityClass In [high]}]"
         )
         assert _create(server, high) == refused
-        with _client(server) as api, pytest.raises(k8s.ApiException) as caught:
+        with server.client() as api, pytest.raises(k8s.ApiException) as caught:
             k8s.CoreV1Api(api).create_namespaced_pod(
                 ns,
                 k8s.V1Pod(
@@ -393,7 +384,7 @@ def test_the_python_client_creates_reads_and_is_refused_by_a_quota(served):
     upstream's 403 Forbidden Status naming only the exceeded resource, whose message
     kubectl prints after ``Error from server (Forbidden):``."""
     ns = "quota-py"
-    with _client(served) as api:
+    with served.client() as api:
         core = k8s.CoreV1Api(api)
         core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=ns)))
         created = core.create_namespaced_resource_quota(

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from tests.e2e.serving import (
     CLIENT_SOCKET_WARNINGS,
@@ -173,7 +172,7 @@ def test_fixed_fields_refuse_an_update_with_upstreams_text(served):
 def test_python_client_reads_status_and_scales(served):
     namespace = new_namespace(served, "sts-py")
     _apply(served, namespace)
-    with k8s_config.new_client_from_config(config_file=str(served.kubeconfig)) as api:
+    with served.client() as api:
         apps = k8s.AppsV1Api(api)
         sts = apps.read_namespaced_stateful_set("web", namespace)
         assert (sts.status.replicas, sts.status.ready_replicas, sts.status.available_replicas) == (

@@ -24,7 +24,6 @@ from collections.abc import Iterator
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running
 
@@ -278,7 +277,7 @@ def test_kubectl_get_podmetrics_prints_metrics_servers_table(served):
 
 
 def test_the_python_client_lists_pod_metrics(served):
-    with k8s_config.new_client_from_config(config_file=str(served.kubeconfig)) as api:
+    with served.client() as api:
         metrics = k8s.CustomObjectsApi(api).list_namespaced_custom_object(
             "metrics.k8s.io", "v1beta1", "top-demo", "pods"
         )

@@ -382,30 +382,17 @@ def from_v1(doc: JsonDict) -> JsonDict:
     others = _annotation_list(annotations, METRIC_SPECS)
     if others is not None:
         metrics.extend(_metric_spec_v2(m) for m in others if isinstance(m, dict))
-    if spec.get("targetCPUUtilizationPercentage") is not None:
-        metrics.append(
-            {
-                "type": "Resource",
-                "resource": {
-                    "name": "cpu",
-                    "target": {
-                        "type": "Utilization",
-                        "averageUtilization": spec["targetCPUUtilizationPercentage"],
-                    },
-                },
-            }
-        )
-    if not metrics:
+    cpu = spec.get("targetCPUUtilizationPercentage")
+    if cpu is None and not metrics:
         # autoscaling/v1's implicit default, made explicit with the whole metric set known.
+        cpu = DEFAULT_CPU_UTILIZATION
+    if cpu is not None:
         metrics.append(
             {
                 "type": "Resource",
                 "resource": {
                     "name": "cpu",
-                    "target": {
-                        "type": "Utilization",
-                        "averageUtilization": DEFAULT_CPU_UTILIZATION,
-                    },
+                    "target": {"type": "Utilization", "averageUtilization": cpu},
                 },
             }
         )

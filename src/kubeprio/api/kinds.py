@@ -103,6 +103,10 @@ class ResourceInfo:
         """``{"": verbs, "status": its verbs, ...}``: what each path of the kind serves."""
         return {"": self.verbs, **{sub.name: sub.verbs for sub in self.subresources}}
 
+    def has_subresource(self, name: str) -> bool:
+        """Whether the kind serves the subresource ``name`` (``status``, ``scale``, ...)."""
+        return any(sub.name == name for sub in self.subresources)
+
     @property
     def group_resource(self) -> str:
         """``pods`` or ``priorityclasses.scheduling.k8s.io`` (used in messages)."""

@@ -41,6 +41,7 @@ from typing import Any, Final, TypeVar, cast
 from kubeprio.api import errors, fields, fieldselectors, kinds, selectors
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.model import JsonDict
+from kubeprio.api.podusage import is_running, node_answers
 from kubeprio.api.resourcemetrics import API_VERSION, GROUP, NodeMetrics, PodMetrics
 from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver import resourcemetricstable, resourceusage, status
@@ -156,7 +157,7 @@ class ResourceMetricsApi:
             found = answers.get(node_name)
             if found is None:
                 node = self._node(node_name)
-                found = answers[node_name] = node is not None and resourceusage.node_answers(node)
+                found = answers[node_name] = node is not None and node_answers(node)
             return found
 
         return scraped
@@ -180,13 +181,13 @@ class ResourceMetricsApi:
         return [
             resourceusage.pod_metrics(pod, now=now)
             for pod in self._listed(Pod, "pods", namespace)
-            if resourceusage.is_running(pod) and matches(pod) and scraped(_node_name(pod))
+            if is_running(pod) and matches(pod) and scraped(_node_name(pod))
         ]
 
     def get_pod(self, namespace: str, name: str) -> PodMetrics:
         """One pod's metrics, or metrics-server's 404s (see the module docstring)."""
         pod = self._stored(Pod, "pods", namespace, name)
-        if pod is None or not resourceusage.is_running(pod):
+        if pod is None or not is_running(pod):
             # metrics-server's pod lister holds only running pods: its own 404.
             raise errors.not_found("pods", "", name)
         if not self._scraped()(_node_name(pod)):
@@ -200,7 +201,7 @@ class ResourceMetricsApi:
         selected = [
             node
             for node in self._listed(Node, "nodes", None)
-            if matches(node) and resourceusage.node_answers(node)
+            if matches(node) and node_answers(node)
         ]
         if not selected:
             return []
@@ -212,7 +213,7 @@ class ResourceMetricsApi:
         if node is None:
             # client-go's generated node lister: NewNotFound(v1.Resource("node"), name).
             raise errors.not_found("node", "", name)
-        if not resourceusage.node_answers(node):
+        if not node_answers(node):
             raise errors.not_found("nodemetrics", GROUP, name)
         (metrics,) = self._node_metrics([node], self._pods_on_node_lookup())
         return metrics
@@ -222,7 +223,7 @@ class ResourceMetricsApi:
         return [
             resourceusage.node_metrics(
                 node,
-                (p for p in pods_on_node(node.metadata.name or "") if resourceusage.is_running(p)),
+                (p for p in pods_on_node(node.metadata.name or "") if is_running(p)),
                 now=now,
             )
             for node in nodes

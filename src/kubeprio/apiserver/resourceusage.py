@@ -33,13 +33,7 @@ from collections.abc import Iterable
 
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.meta import ObjectMeta
-from kubeprio.api.podusage import (
-    METRIC_RESOLUTION_SECONDS,
-    container_usage,
-    is_running,
-    node_answers,
-    window_seconds,
-)
+from kubeprio.api.podusage import container_usage, window_seconds
 from kubeprio.api.quantity import Quantity, QuantityFormat
 from kubeprio.api.resourcemetrics import ContainerMetrics, NodeMetrics, PodMetrics
 from kubeprio.api.resources import CPU, MEMORY
@@ -96,15 +90,3 @@ def node_metrics(node: Node, running_pods: Iterable[Pod], *, now: float) -> Node
         window=go_duration(window_seconds(meta.creation_timestamp, now)),
         usage=_usage(cpu, memory),
     )
-
-
-__all__ = [
-    "METRIC_RESOLUTION_SECONDS",
-    "container_usage",
-    "go_duration",
-    "is_running",
-    "node_answers",
-    "node_metrics",
-    "pod_metrics",
-    "window_seconds",
-]

@@ -25,14 +25,9 @@ from kubeprio.api.model import evolve
 from kubeprio.apiserver import status, tableformat
 
 
-def has_scale(info: ResourceInfo) -> bool:
-    """Whether the kind serves a ``scale`` subresource."""
-    return any(sub.name == "scale" for sub in info.subresources)
-
-
 def check_scalable(info: ResourceInfo) -> None:
     """404 for a kind without a ``scale`` subresource (upstream has no route for it)."""
-    if not has_scale(info):
+    if not info.has_subresource("scale"):
         raise status.path_not_found()
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kubeprio.api import errors
+from kubeprio.api import errors, kinds
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import EMPTY_STATUS as EMPTY_HPA_STATUS
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -37,7 +37,6 @@ from kubeprio.api.core import (
     PHASE_PENDING,
     Namespace,
     NamespaceStatus,
-    Node,
     ObjectReference,
     Pod,
     PodSpec,
@@ -59,22 +58,11 @@ from kubeprio.api.statefulset import EMPTY_STATUS as EMPTY_STATEFUL_SET_STATUS
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import templategeneration
 
-STATUS_KINDS: Final = (
-    Pod,
-    Node,
-    Namespace,
-    PodDisruptionBudget,
-    Deployment,
-    ReplicaSet,
-    DaemonSet,
-    StatefulSet,
-    Job,
-    CronJob,
-    HorizontalPodAutoscaler,
-    Service,
-    ResourceQuota,
+STATUS_KINDS: Final = tuple(
+    info.model for info in kinds.RESOURCES if info.has_subresource("status")
 )
-"""Kinds with a ``status`` subresource: main updates keep the stored status."""
+"""Kinds with a ``status`` subresource (as the resource table lists them): main updates
+keep the stored status."""
 
 GENERATION_KINDS: Final = (
     PodDisruptionBudget,

@@ -10,7 +10,8 @@ from kubeprio.admission.defaults import default_chain
 from kubeprio.api.core import Namespace
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.tenant import Tenant, TenantSpec
-from kubeprio.apiserver.authn import TokenRecord
+from kubeprio.apiserver.authn import TokenAuthenticator, TokenRecord
+from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.http import create_app
 from kubeprio.apiserver.service import ApiService
 
@@ -59,6 +60,19 @@ def make_client(api: ApiService, *, admission: bool = True, **kwargs: Any) -> Te
     if admission:
         api.admission = default_chain(api.listers)
     return TestClient(create_app(api, **kwargs), raise_server_exceptions=True)
+
+
+def tenancy_client(api: ApiService, **kwargs: Any) -> TestClient:
+    """``make_client`` as ``serve`` authenticates and authorizes (``TENANCY_TOKENS``,
+    ``TenantAuthorizer``), over ``create_tenancy``'s namespaces and Tenant."""
+    client = make_client(
+        api,
+        authenticator=TokenAuthenticator(TENANCY_TOKENS),
+        authorizer=TenantAuthorizer(api.listers),
+        **kwargs,
+    )
+    create_tenancy(api)
+    return client
 
 
 def pod_manifest(name: str, **spec: Any) -> dict[str, Any]:

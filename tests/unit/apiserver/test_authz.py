@@ -11,9 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kubeprio.admission.chain import UserInfo
-from kubeprio.apiserver.authn import TokenAuthenticator
 from kubeprio.apiserver.authz import (
-    TenantAuthorizer,
     attributes,
     forbidden,
     path_attributes,
@@ -25,22 +23,14 @@ from tests.unit.apiserver.http_helpers import (
     ALICE,
     BOB,
     DEV,
-    TENANCY_TOKENS,
-    create_tenancy,
-    make_client,
     pod_manifest,
+    tenancy_client,
 )
 
 
 @pytest.fixture
 def http(api):
-    client = make_client(
-        api,
-        authenticator=TokenAuthenticator(TENANCY_TOKENS),
-        authorizer=TenantAuthorizer(api.listers),
-    )
-    create_tenancy(api)
-    return client
+    return tenancy_client(api)
 
 
 @pytest.mark.parametrize(

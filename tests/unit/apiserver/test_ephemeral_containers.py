@@ -28,15 +28,12 @@ from kubeprio.api.core import (
 )
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.apiserver import podlogs, podstreams
-from kubeprio.apiserver.authn import TokenAuthenticator
-from kubeprio.apiserver.authz import TenantAuthorizer
 from tests.unit.apiserver.http_helpers import (
     ADMIN,
     ALICE,
-    TENANCY_TOKENS,
-    create_tenancy,
     make_client,
     pod_manifest,
+    tenancy_client,
 )
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -136,13 +133,7 @@ def test_post_and_delete_are_not_served(client):
 
 @pytest.fixture
 def tenancy(api):
-    http = make_client(
-        api,
-        authenticator=TokenAuthenticator(TENANCY_TOKENS),
-        authorizer=TenantAuthorizer(api.listers),
-    )
-    create_tenancy(api)
-    return http
+    return tenancy_client(api)
 
 
 @pytest.mark.parametrize(

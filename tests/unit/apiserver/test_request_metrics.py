@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-from kubeprio.apiserver.authn import TokenAuthenticator
-from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.requestmetrics import (
     DURATION_BUCKETS,
     RequestLabels,
@@ -23,23 +21,15 @@ from tests.unit.apiserver.http_helpers import (
     ADMIN,
     AGGREGATED_ACCEPT,
     ALICE,
-    TENANCY_TOKENS,
-    create_tenancy,
-    make_client,
     pod_manifest,
+    tenancy_client,
 )
 
 
 @pytest.fixture
 def counted(api):
     metrics = RequestMetrics()
-    client = make_client(
-        api,
-        authenticator=TokenAuthenticator(TENANCY_TOKENS),
-        authorizer=TenantAuthorizer(api.listers),
-        request_metrics=metrics,
-    )
-    create_tenancy(api)
+    client = tenancy_client(api, request_metrics=metrics)
     client.post("/api/v1/namespaces/team-a/pods", json=pod_manifest("web"), headers=ADMIN)
     metrics.totals.clear()
     metrics.durations.clear()

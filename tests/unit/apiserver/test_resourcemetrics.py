@@ -23,8 +23,6 @@ import pytest
 from kubeprio.api import annotations
 from kubeprio.api.core import PHASE_FAILED, PHASE_PENDING, PHASE_RUNNING, PHASE_SUCCEEDED, Pod
 from kubeprio.api.meta import ApiObject
-from kubeprio.apiserver.authn import TokenAuthenticator
-from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.service import ApiService
 from kubeprio.store.interface import ObjectKey
 from tests.builders import PodBuilder, node, pod
@@ -33,9 +31,8 @@ from tests.unit.apiserver.http_helpers import (
     AGGREGATED_ACCEPT,
     ALICE,
     TABLE_ACCEPT,
-    TENANCY_TOKENS,
-    create_tenancy,
     make_client,
+    tenancy_client,
 )
 
 GV = "/apis/metrics.k8s.io/v1beta1"
@@ -359,12 +356,7 @@ def test_no_openapi_document_for_the_read_only_group(http):
 
 @pytest.fixture
 def tenancy(cluster):
-    client = make_client(
-        cluster,
-        authenticator=TokenAuthenticator(TENANCY_TOKENS),
-        authorizer=TenantAuthorizer(cluster.listers),
-    )
-    create_tenancy(cluster)
+    client = tenancy_client(cluster)
     store(cluster, running("mine", "team-a", "n1", "cpu=1m").build())
     return client
 

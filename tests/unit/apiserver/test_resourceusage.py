@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubeprio.api import annotations
+from kubeprio.api import annotations, podusage
 from kubeprio.api.core import PHASE_FAILED, PHASE_PENDING, PHASE_RUNNING, PHASE_SUCCEEDED
 from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver import resourceusage
@@ -97,11 +97,11 @@ def test_only_running_pods_have_metrics(phase, has_metrics):
     builder = pod("p").on("n1")
     if phase is not None:
         builder = builder.phase(phase)
-    assert resourceusage.is_running(builder.build()) is has_metrics
+    assert podusage.is_running(builder.build()) is has_metrics
 
 
 def test_a_terminating_pod_still_running_has_metrics():
-    assert resourceusage.is_running(pod("p").on("n1").terminating().phase(PHASE_RUNNING).build())
+    assert podusage.is_running(pod("p").on("n1").terminating().phase(PHASE_RUNNING).build())
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_a_node_answers_once_its_kubelet_posted_ready_and_until_it_is_unknown(re
     builder = node("n1")
     if ready is not None:
         builder = builder.condition("Ready", ready)
-    assert resourceusage.node_answers(builder.build()) is answers
+    assert podusage.node_answers(builder.build()) is answers
 
 
 def test_node_usage_is_the_sum_of_its_running_pods():

@@ -124,18 +124,34 @@ def parse_selector(
         return None, [errors.invalid(path, shown, "invalid label selector")]
 
 
+def template_selector_errors(
+    template: PodTemplateSpec | None, parsed: selectors.Selector, path: str
+) -> list[FieldError]:
+    """ "`selector` does not match template `labels`" (``path``: the template's), as every
+    workload spec checks it; an empty selector matches anything, a nil one nothing."""
+    labels = template.metadata.labels if template and template.metadata else None
+    if parsed.is_empty() or parsed.matches(labels or {}):
+        return []
+    return [
+        errors.invalid(
+            child(path, "metadata.labels"), template_labels_json(template), SELECTOR_MISMATCH
+        )
+    ]
+
+
+def collision_count_errors(new: int | None, old: int | None) -> list[FieldError]:
+    """``status.collisionCount`` may never go down (``IsDecremented`` in the workloads'
+    status-update validation)."""
+    if old is None or (new is not None and new >= old):
+        return []
+    return [errors.invalid("status.collisionCount", new or 0, "cannot be decremented")]
+
+
 def validate_template_for_replica_set(
     template: PodTemplateSpec | None, parsed: selectors.Selector, path: str
 ) -> list[FieldError]:
     """``ValidatePodTemplateSpecForReplicaSet`` (also used for Deployments)."""
-    found: list[FieldError] = []
-    labels = template.metadata.labels if template and template.metadata else None
-    if not parsed.is_empty() and not parsed.matches(labels or {}):
-        found.append(
-            errors.invalid(
-                child(path, "metadata.labels"), template_labels_json(template), SELECTOR_MISMATCH
-            )
-        )
+    found = template_selector_errors(template, parsed, path)
     found.extend(validate_pod_template_spec(template, path))
     spec = template.spec if template else None
     restart = (spec.restart_policy if spec else None) or ""

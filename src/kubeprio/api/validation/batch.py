@@ -21,7 +21,7 @@ from kubeprio.api import errors, gotext, selectors
 from kubeprio.api.batch import Job, JobSpec, PodFailurePolicy
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.serialization import to_dict
-from kubeprio.api.validation.apps import SELECTOR_MISMATCH, template_labels_json, template_warnings
+from kubeprio.api.validation.apps import template_selector_errors, template_warnings
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -266,15 +266,7 @@ def validate_job_spec(spec: JobSpec, path: str) -> list[FieldError]:
         parsed = selectors.label_selector_as_selector(spec.selector)
     except selectors.SelectorError:
         return found
-    labels = spec.template.metadata.labels if spec.template and spec.template.metadata else None
-    if not parsed.matches(labels or {}):
-        found.append(
-            errors.invalid(
-                child(path, "template.metadata.labels"),
-                template_labels_json(spec.template),
-                SELECTOR_MISMATCH,
-            )
-        )
+    found.extend(template_selector_errors(spec.template, parsed, child(path, "template")))
     return found
 
 

@@ -56,7 +56,11 @@ from kubeprio.api.validation.meta import (
     validate_immutable,
     validate_label_name,
 )
-from kubeprio.api.validation.podspec import pod_spec_warnings, validate_pod_spec
+from kubeprio.api.validation.podspec import (
+    image_whitespace_errors,
+    pod_spec_warnings,
+    validate_pod_spec,
+)
 from kubeprio.api.validation.resources import validate_resource_quantity
 
 UPDATABLE_POD_SPEC_FIELDS: Final = (
@@ -78,13 +82,10 @@ SYSTEM_POD_CONDITIONS: Final = frozenset({"PodScheduled", "Ready", "Initialized"
 
 def _image_whitespace(containers: Sequence[Container] | None, path: str) -> list[FieldError]:
     """``validateContainersOnlyForPod``: a pod's image may not be padded with spaces."""
-    return [
-        errors.invalid(
-            child(index(path, i), "image"), c.image, "must not have leading or trailing whitespace"
-        )
-        for i, c in enumerate(containers or ())
-        if c.image is not None and c.image != c.image.strip()
-    ]
+    found: list[FieldError] = []
+    for i, container in enumerate(containers or ()):
+        found.extend(image_whitespace_errors(container.image, child(index(path, i), "image")))
+    return found
 
 
 def validate_pod_metadata_and_spec(pod: Pod) -> list[FieldError]:
@@ -121,16 +122,11 @@ def _container_updates(
         return [errors.forbidden(path, "pod updates may not add or remove containers")], True
     found: list[FieldError] = []
     for position, container in enumerate(new):
+        image_path = child(index(path, position), "image")
         if not container.image:
-            found.append(errors.required(child(index(path, position), "image"), ""))
-        elif container.image != container.image.strip():
-            found.append(
-                errors.invalid(
-                    child(index(path, position), "image"),
-                    container.image,
-                    "must not have leading or trailing whitespace",
-                )
-            )
+            found.append(errors.required(image_path, ""))
+        else:
+            found.extend(image_whitespace_errors(container.image, image_path))
     return found, False
 
 

@@ -42,10 +42,10 @@ from kubeprio.api.daemonset import (
 )
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.validation.apps import (
-    SELECTOR_MISMATCH,
+    collision_count_errors,
     int_or_percent_value,
     is_not_more_than_100_percent,
-    template_labels_json,
+    template_selector_errors,
     template_warnings,
     validate_positive_int_or_percent,
 )
@@ -127,16 +127,9 @@ def validate_daemon_set_spec(spec: DaemonSetSpec, path: str) -> list[FieldError]
     try:
         parsed = selectors.label_selector_as_selector(spec.selector)
     except selectors.SelectorError:
-        parsed = None  # reported by validate_label_selector; upstream skips the match
-    labels = template.metadata.labels if template and template.metadata else None
-    if parsed is not None and not parsed.matches(labels or {}):
-        found.append(
-            errors.invalid(
-                child(path, "template.metadata.labels"),
-                template_labels_json(template),
-                SELECTOR_MISMATCH,
-            )
-        )
+        pass  # reported by validate_label_selector; upstream skips the match
+    else:
+        found.extend(template_selector_errors(template, parsed, child(path, "template")))
     if spec.selector is not None and selector_is_empty(spec.selector):
         found.append(
             errors.invalid(selector_path, label_selector_json(spec.selector), EMPTY_SELECTOR)
@@ -169,8 +162,8 @@ def validate_daemon_set(ds: DaemonSet) -> list[FieldError]:
 def validate_daemon_set_update(new: DaemonSet, old: DaemonSet) -> list[FieldError]:
     """The strategy's ``ValidateUpdate``: ``ValidateDaemonSet`` + ``ValidateDaemonSetUpdate``
     (the spec rules once more) + apps/v1's immutable ``spec.selector``."""
-    found = validate_daemon_set(new)
-    found.extend(validate_daemon_set(new))
+    # Pure, so its second run's causes are its first run's: list them twice, run it once.
+    found = validate_daemon_set(new) * 2
     selector = new.spec.selector if new.spec else None
     old_selector = old.spec.selector if old.spec else None
     shown = None if selector is None else label_selector_json(selector)
@@ -198,15 +191,11 @@ def validate_daemon_set_status_update(new: DaemonSet, old: DaemonSet) -> list[Fi
         found.extend(validate_nonnegative(getattr(status, attr) or 0, f"status.{json_key}"))
     if status.collision_count is not None:
         found.extend(validate_nonnegative(status.collision_count, "status.collisionCount"))
-    old_count = old.status.collision_count if old.status else None
-    if old_count is not None and (
-        status.collision_count is None or status.collision_count < old_count
-    ):
-        found.append(
-            errors.invalid(
-                "status.collisionCount", status.collision_count or 0, "cannot be decremented"
-            )
+    found.extend(
+        collision_count_errors(
+            status.collision_count, old.status.collision_count if old.status else None
         )
+    )
     return found
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kubeprio.api import errors, selectors
+from kubeprio.api import errors
 from kubeprio.api.core import ResourceList
 from kubeprio.api.errors import FieldError
 from kubeprio.api.limitrange import (
@@ -51,8 +51,8 @@ from kubeprio.api.validation.meta import (
 )
 from kubeprio.api.validation.resources import (
     is_overcommit_allowed,
-    is_standard_resource,
     validate_container_resource_name,
+    validate_resource_name,
 )
 
 MAX_MILLI_VALUE: Final = INT64_MAX // 1000
@@ -75,12 +75,7 @@ def _validate_resource_name(limit_type: str, name: str, path: str) -> list[Field
     ``validateResourceName`` for the others."""
     if limit_type in (LIMIT_TYPE_POD, LIMIT_TYPE_CONTAINER):
         return validate_container_resource_name(name, path)
-    found = [errors.invalid(path, name, m) for m in selectors.validate_label_key(name)]
-    if not found and "/" not in name and not is_standard_resource(name):
-        found.append(
-            errors.invalid(path, name, "must be a standard resource type or fully qualified")
-        )
-    return found
+    return validate_resource_name(name, path)
 
 
 def _names(

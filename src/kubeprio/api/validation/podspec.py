@@ -248,6 +248,14 @@ def validate_init_containers(
     return found
 
 
+def image_whitespace_errors(image: str | None, path: str) -> list[FieldError]:
+    """``validateContainerOnlyForPod``: a pod's container image may not be padded with
+    spaces (templates may: their pods are checked when created)."""
+    if image is None or image == image.strip():
+        return []
+    return [errors.invalid(path, image, "must not have leading or trailing whitespace")]
+
+
 def _ephemeral_field_set(container: EphemeralContainer, json_key: str) -> bool:
     """Whether a field differs from its Go zero value. An empty list or map is not zero
     (``reflect.DeepEqual`` tells a non-nil empty slice from nil), so present means set."""
@@ -287,15 +295,7 @@ def validate_ephemeral_containers(
     for position, container in enumerate(ephemeral):
         container_path = index(path, position)
         found.extend(validate_container_common(container.as_container(), container_path))
-        image = container.image
-        if image is not None and image != image.strip():
-            found.append(
-                errors.invalid(
-                    child(container_path, "image"),
-                    image,
-                    "must not have leading or trailing whitespace",
-                )
-            )
+        found.extend(image_whitespace_errors(container.image, child(container_path, "image")))
         name = container.name or ""
         if name in names:
             found.append(errors.duplicate(child(container_path, "name"), name))

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-from kubeprio.api import errors, selectors
+from kubeprio.api import errors
 from kubeprio.api.core import ResourceList
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.resourcequota import (
@@ -46,6 +46,7 @@ from kubeprio.api.serialization import to_dict
 from kubeprio.api.validation.meta import KindUpdateValidator, KindValidator, child, key
 from kubeprio.api.validation.resources import (
     is_standard_quota_resource,
+    validate_resource_name,
     validate_resource_quantity,
 )
 
@@ -86,16 +87,7 @@ _CONFLICTS: Final = (
 
 def validate_quota_resource_name(name: str, path: str) -> list[FieldError]:
     """``ValidateResourceQuotaResourceName``: ``validateResourceName``, then the quota list."""
-    found = [errors.invalid(path, name, m) for m in selectors.validate_label_key(name)]
-    if (
-        not found
-        and "/" not in name
-        # IsStandardResourceName: the quota names, plus "storage".
-        and not (name == "storage" or is_standard_quota_resource(name))
-    ):
-        found.append(
-            errors.invalid(path, name, "must be a standard resource type or fully qualified")
-        )
+    found = validate_resource_name(name, path)
     if "/" not in name and not is_standard_quota_resource(name):
         found.append(errors.invalid(path, name, "must be a standard resource for quota"))
     return found

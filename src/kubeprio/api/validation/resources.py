@@ -108,13 +108,19 @@ def is_standard_resource(name: str) -> bool:
     return name == "storage" or is_standard_quota_resource(name)
 
 
-def validate_container_resource_name(name: str, path: str) -> list[FieldError]:
-    """``validateContainerResourceName`` (``validateResourceName`` plus the container rules)."""
+def validate_resource_name(name: str, path: str) -> list[FieldError]:
+    """``validateResourceName``: a qualified name, standard unless it has a ``/``."""
     found = [errors.invalid(path, name, m) for m in selectors.validate_label_key(name)]
     if not found and "/" not in name and not is_standard_resource(name):
         found.append(
             errors.invalid(path, name, "must be a standard resource type or fully qualified")
         )
+    return found
+
+
+def validate_container_resource_name(name: str, path: str) -> list[FieldError]:
+    """``validateContainerResourceName`` (``validateResourceName`` plus the container rules)."""
+    found = validate_resource_name(name, path)
     if "/" not in name:
         if name not in STANDARD_CONTAINER_RESOURCES and not is_hugepages(name):
             found.append(errors.invalid(path, name, "must be a standard resource for containers"))
