@@ -38,7 +38,6 @@ events (for policies), timestamped by the injected clock. Must not import ``apis
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Final
 
 from kubeprio.api import errors, kinds, selectors
@@ -57,7 +56,7 @@ from kubeprio.api.autoscaling import (
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
-from kubeprio.api.podusage import node_answers
+from kubeprio.api.podusage import answering
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
@@ -386,20 +385,8 @@ class HorizontalController(Controller):
             pods=pods,
             calc=self.calculator,
             now=self.clock.now(),
-            node_answers=self._node_answers(),
+            node_answers=answering(self.nodes.get),
         )
-
-    def _node_answers(self) -> Callable[[str], bool]:
-        cache: dict[str, bool] = {}
-
-        def answers(name: str) -> bool:
-            found = cache.get(name)
-            if found is None:
-                node = self.nodes.get(name)
-                found = cache[name] = node is not None and node_answers(node)
-            return found
-
-        return answers
 
     # --- normalization ----------------------------------------------------------------------
 
