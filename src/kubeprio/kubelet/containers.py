@@ -60,12 +60,8 @@ def killing_events(recorder: record.EventRecorder, pod: Pod) -> None:
     """``Killing`` for each app container of a pod being stopped."""
     for container in (pod.spec.containers if pod.spec else None) or ():
         name = container.name or ""
-        recorder.event_for(
-            _ref(pod, "containers", name),
-            record.EVENT_TYPE_NORMAL,
-            "Killing",
-            f"Stopping container {name}",
-        )
+        ref = _ref(pod, "containers", name)
+        recorder.event_for(ref, record.EVENT_TYPE_NORMAL, "Killing", f"Stopping container {name}")
 
 
 def unstarted_ephemeral(pod: Pod) -> list[EphemeralContainer]:
