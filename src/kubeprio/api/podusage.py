@@ -19,12 +19,13 @@ count (``250m`` is 250,000,000 nanocores, the unit metrics-server reports).
 Who reads it: ``kubelet.runtime`` (memory and ephemeral storage, for eviction),
 ``apiserver.resourcemetrics`` (CPU and memory, for ``metrics.k8s.io``) and the HPA
 controller (``controllers.replicacalculator``, the same pods and numbers the metrics API
-reports: ``is_running``, ``node_answers``, ``container_usage``, ``window_seconds``). Pure: no I/O.
+reports: ``is_running``, ``answering``, ``container_usage``, ``window_seconds``). Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -100,6 +101,21 @@ def node_answers(node: Node) -> bool:
         if condition.type == NODE_READY:
             return condition.status != CONDITION_UNKNOWN
     return False
+
+
+def answering(get_node: Callable[[str], Node | None]) -> Callable[[str], bool]:
+    """``node_answers`` by node name, each node looked up (``get_node``) once: for one
+    metrics request or one HPA reconcile."""
+    answers: dict[str, bool] = {}
+
+    def answers_by_name(name: str) -> bool:
+        found = answers.get(name)
+        if found is None:
+            node = get_node(name)
+            found = answers[name] = node is not None and node_answers(node)
+        return found
+
+    return answers_by_name
 
 
 def container_usage(pod: Pod) -> tuple[ContainerUsage, ...]:

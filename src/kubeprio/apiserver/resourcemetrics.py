@@ -41,7 +41,7 @@ from typing import Any, Final, TypeVar, cast
 from kubeprio.api import errors, fields, fieldselectors, kinds, selectors
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.model import JsonDict
-from kubeprio.api.podusage import is_running, node_answers
+from kubeprio.api.podusage import answering, is_running, node_answers
 from kubeprio.api.resourcemetrics import API_VERSION, GROUP, NodeMetrics, PodMetrics
 from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver import resourcemetricstable, resourceusage, status
@@ -151,16 +151,7 @@ class ResourceMetricsApi:
 
     def _scraped(self) -> Callable[[str], bool]:
         """Whether a node's kubelet answers, memoised for one request."""
-        answers: dict[str, bool] = {}
-
-        def scraped(node_name: str) -> bool:
-            found = answers.get(node_name)
-            if found is None:
-                node = self._node(node_name)
-                found = answers[node_name] = node is not None and node_answers(node)
-            return found
-
-        return scraped
+        return answering(self._node)
 
     def _pods_on_node_lookup(self) -> PodsOnNode:
         if self._pods_on_node is not None:

@@ -28,8 +28,9 @@ import random
 from collections.abc import Iterable
 from typing import Any, Final, Protocol, TypeVar
 
-from kubeprio.api.meta import ApiObject
+from kubeprio.api.meta import ApiObject, LabelSelector
 from kubeprio.client import record
+from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
 from kubeprio.errors import KubeprioError, PermanentError, TemporaryError
@@ -52,6 +53,45 @@ def by_controller(obj: ApiObject) -> list[str]:
     """``CONTROLLER_INDEX``'s key: the UID in ``obj``'s controller reference, if any."""
     ref = obj.metadata.controller_ref()
     return [ref.uid] if ref is not None and ref.uid else []
+
+
+ORPHAN_INDEX: Final = "orphans-by-label"
+"""The informer index of objects without a controller, by ``<namespace>\\0`` and
+``<namespace>\\0<key>=<value>`` (``by_orphan_labels``): where a workload controller finds
+the orphans its selector could adopt without scanning the namespace."""
+
+
+def by_orphan_labels(obj: ApiObject) -> list[str]:
+    """``ORPHAN_INDEX``'s keys: none for a controlled object; else the namespace, and the
+    namespace with each of its labels."""
+    if obj.metadata.controller_ref() is not None:
+        return []
+    namespace = obj.metadata.namespace or ""
+    labels = obj.metadata.labels or {}
+    return [f"{namespace}\0", *(f"{namespace}\0{k}={v}" for k, v in labels.items())]
+
+
+_Owned = TypeVar("_Owned", bound=ApiObject)
+
+
+def claim_candidates(
+    informer: Informer[_Owned], owner: ApiObject, selector: LabelSelector | None
+) -> list[_Owned]:
+    """What ``ClaimPods``/``ClaimControllerRevisions`` look at: the objects ``owner``
+    controls (``CONTROLLER_INDEX``) and the orphans of its namespace its selector could
+    match (``ORPHAN_INDEX``, by one of its ``matchLabels``, else every orphan there).
+    The informer needs both indexes."""
+    namespace = owner.metadata.namespace or ""
+    match_labels = (selector.match_labels if selector else None) or {}
+    orphan_key = f"{namespace}\0"
+    if match_labels:
+        label = min(match_labels)
+        orphan_key += f"{label}={match_labels[label]}"
+    candidates = [
+        *informer.by_index(CONTROLLER_INDEX, owner.metadata.uid or ""),
+        *informer.by_index(ORPHAN_INDEX, orphan_key),
+    ]
+    return [c for c in candidates if c.metadata.namespace == owner.metadata.namespace]
 
 
 _Owner = TypeVar("_Owner", covariant=True)

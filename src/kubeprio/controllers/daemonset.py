@@ -72,18 +72,19 @@ from kubeprio.controllers.backoff import Backoff
 from kubeprio.controllers.base import (
     CONTROLLER_INDEX,
     NAMESPACE_INDEX,
+    ORPHAN_INDEX,
     Controller,
     Expectations,
     by_controller,
     by_namespace,
+    by_orphan_labels,
+    claim_candidates,
     object_key,
     resolve_controller_ref,
     split_key,
 )
 from kubeprio.errors import KubeprioError
 
-ORPHAN_INDEX: Final = "orphans-by-label"
-"""Objects without a controller, by ``<namespace>\\0`` and ``<namespace>\\0<key>=<value>``."""
 BURST_REPLICAS: Final = 250
 """``BurstReplicas``: creations (and deletions) per sync."""
 BACKOFF_GC_INTERVAL: Final = 60.0
@@ -93,14 +94,6 @@ SELECTING_ALL: Final = "SelectingAll"
 Owned = TypeVar("Owned", bound=ApiObject)
 NodePods = daemonsetnode.NodePods
 Verdicts = dict[str, tuple[bool, bool]]
-
-
-def _orphan_keys(obj: ApiObject) -> list[str]:
-    if obj.metadata.controller_ref() is not None:
-        return []
-    namespace = obj.metadata.namespace or ""
-    labels = obj.metadata.labels or {}
-    return [f"{namespace}\0", *(f"{namespace}\0{k}={v}" for k, v in labels.items())]
 
 
 class DaemonSetsController(Controller):
@@ -135,7 +128,7 @@ class DaemonSetsController(Controller):
         daemonsets.add_index(NAMESPACE_INDEX, by_namespace)
         for informer in (pods, revisions):
             informer.add_index(CONTROLLER_INDEX, by_controller)
-            informer.add_index(ORPHAN_INDEX, _orphan_keys)
+            informer.add_index(ORPHAN_INDEX, by_orphan_labels)
         daemonsets.add_handler(
             FuncHandler(
                 on_add=self._enqueue, on_update=self._ds_updated, on_delete=self._ds_deleted
@@ -352,18 +345,8 @@ class DaemonSetsController(Controller):
         selector: selectors.Selector,
     ) -> list[Owned]:
         """``ClaimPods``/``ClaimControllerRevisions`` over the owned objects and the orphans
-        the selector could match (by one of its ``matchLabels``, else the namespace's)."""
-        namespace = ds.metadata.namespace or ""
-        match_labels = (spec.match_labels if spec else None) or {}
-        orphan_key = f"{namespace}\0"
-        if match_labels:
-            label = min(match_labels)
-            orphan_key += f"{label}={match_labels[label]}"
-        candidates = [
-            *informer.by_index(CONTROLLER_INDEX, ds.metadata.uid or ""),
-            *informer.by_index(ORPHAN_INDEX, orphan_key),
-        ]
-        candidates = [c for c in candidates if c.metadata.namespace == ds.metadata.namespace]
+        the selector could match (``base.claim_candidates``)."""
+        candidates = claim_candidates(informer, ds, spec)
         return podutil.claim(self.client, ds, selector, candidates)
 
     def _update_daemon_set(

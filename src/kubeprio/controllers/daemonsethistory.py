@@ -82,11 +82,17 @@ def go_template_json(template: PodTemplateSpec) -> JsonDict:
     return document
 
 
+def template_patch(template: PodTemplateSpec) -> JsonDict:
+    """``getPatch`` (the DaemonSet's and the StatefulSet's are alike): a strategic merge
+    patch replacing ``spec.template`` with ``template``, keys sorted as Go marshals them."""
+    document = {**go_template_json(template), PATCH_DIRECTIVE: "replace"}
+    data: JsonDict = _sorted({"spec": {"template": document}})
+    return data
+
+
 def revision_data(ds: DaemonSet) -> JsonDict:
     """``getPatch``: a strategic merge patch replacing ``spec.template`` with the current one."""
-    template = {**go_template_json(_template(ds)), PATCH_DIRECTIVE: "replace"}
-    data: JsonDict = _sorted({"spec": {"template": template}})
-    return data
+    return template_patch(_template(ds))
 
 
 def _without_nulls(value: Any) -> Any:

@@ -38,7 +38,6 @@ events (for policies), timestamped by the injected clock. Must not import ``apis
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Final
 
 from kubeprio.api import errors, kinds, selectors
@@ -57,7 +56,7 @@ from kubeprio.api.autoscaling import (
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
-from kubeprio.api.podusage import node_answers
+from kubeprio.api.podusage import answering
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
@@ -319,8 +318,9 @@ class HorizontalController(Controller):
 
     # --- metrics ----------------------------------------------------------------------------
 
-    def _selector(self, working: Working, scale: Scale) -> selectors.Selector | str:
-        """``validateAndParseSelector``: the selector, or the failure message."""
+    def _selected_pods(self, working: Working, scale: Scale) -> list[Pod] | str:
+        """``validateAndParseSelector``: the pods the selector picks (listed once, for the
+        check and the metrics), or the failure message."""
         text = (scale.status.selector if scale.status else None) or ""
         if not text:
             working.event(record.EVENT_TYPE_WARNING, "SelectorRequired", "selector is required")
@@ -344,14 +344,13 @@ class HorizontalController(Controller):
         if key in self.selectors:
             self.selectors[key] = parsed
         namespace = working.hpa.metadata.namespace or ""
+        pods = self._pods(namespace, parsed)
         others = sorted(
             other
             for other, selector in self.selectors.items()
             if selector is not None
             and split_key(other)[0] == namespace
-            and any(
-                selector.matches(pod.metadata.labels or {}) for pod in self._pods(namespace, parsed)
-            )
+            and any(selector.matches(pod.metadata.labels or {}) for pod in pods)
         )
         if len(others) > 1:
             shown = " ".join("{" + f"{split_key(o)[1]} {split_key(o)[0]}" + "}" for o in others)
@@ -359,7 +358,7 @@ class HorizontalController(Controller):
             working.event(record.EVENT_TYPE_WARNING, "AmbiguousSelector", message)
             working.set_condition(SCALING_ACTIVE, FALSE, "AmbiguousSelector", message)
             return message
-        return parsed
+        return pods
 
     def _pods(self, namespace: str, selector: selectors.Selector) -> list[Pod]:
         return sorted(
@@ -376,30 +375,18 @@ class HorizontalController(Controller):
     ) -> tuple[int, str, list[MetricStatus] | None, str | None]:
         """``computeReplicasForMetrics``: the selector validated here, the metrics asked in
         ``controllers.hpametrics``; (replicas or -1, metric name, statuses, error)."""
-        selector = self._selector(working, scale)
-        if isinstance(selector, str):
-            return -1, "", None, selector
+        pods = self._selected_pods(working, scale)
+        if isinstance(pods, str):
+            return -1, "", None, pods
         return hpametrics.replicas_for_metrics(
             working,
             specs,
             spec_replicas=(scale.spec.replicas if scale.spec else None) or 0,
-            pods=self._pods(working.hpa.metadata.namespace or "", selector),
+            pods=pods,
             calc=self.calculator,
             now=self.clock.now(),
-            node_answers=self._node_answers(),
+            node_answers=answering(self.nodes.get),
         )
-
-    def _node_answers(self) -> Callable[[str], bool]:
-        cache: dict[str, bool] = {}
-
-        def answers(name: str) -> bool:
-            found = cache.get(name)
-            if found is None:
-                node = self.nodes.get(name)
-                found = cache[name] = node is not None and node_answers(node)
-            return found
-
-        return answers
 
     # --- normalization ----------------------------------------------------------------------
 

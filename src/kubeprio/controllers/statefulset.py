@@ -36,8 +36,9 @@ events) and ``stateful_set_status_updater.go``; the pure rules are in
 Events (``StatefulPodControl.recordPodEvent``): ``SuccessfulCreate`` "create Pod web-0 in
 StatefulSet web successful", ``FailedCreate``, ``SuccessfulDelete``, ``FailedDelete``,
 ``SuccessfulUpdate``, ``FailedUpdate``. No PersistentVolumeClaims are created from
-``volumeClaimTemplates``. Event-driven on StatefulSet and pod events; pods are found through
-an informer index by parent name, never by scanning. Driven through ``controllers.base``.
+``volumeClaimTemplates``. Event-driven on StatefulSet and pod events; pods and revisions
+are found through the informer indexes the workload controllers share (the set's own, and
+the orphans its selector could match: ``base.claim_candidates``), never by scanning. Driven through ``controllers.base``.
 """
 
 from __future__ import annotations
@@ -69,31 +70,19 @@ from kubeprio.controllers import statefulsetutil as util
 from kubeprio.controllers.base import (
     CONTROLLER_INDEX,
     NAMESPACE_INDEX,
+    ORPHAN_INDEX,
     Controller,
     by_controller,
     by_namespace,
+    by_orphan_labels,
+    claim_candidates,
     object_key,
     resolve_controller_ref,
     split_key,
 )
 from kubeprio.errors import KubeprioError
 
-PARENT_INDEX: Final = "statefulset-parent"
-"""Pods by ``<namespace>\\0<parent>``, the set their name says they belong to."""
-ORPHAN_REVISIONS_INDEX: Final = "orphan-revisions"
-"""ControllerRevisions without a controller, by namespace."""
 DEFAULT_REVISION_HISTORY_LIMIT: Final = 10
-
-
-def _by_parent(pod: Pod) -> list[str]:
-    parent, ordinal = util.parent_and_ordinal(pod)
-    return [f"{pod.metadata.namespace}\0{parent}"] if ordinal >= 0 else []
-
-
-def _orphan_revision(revision: ControllerRevision) -> list[str]:
-    if revision.metadata.controller_ref() is not None:
-        return []
-    return [revision.metadata.namespace or ""]
 
 
 @dataclass
@@ -131,9 +120,9 @@ class StatefulSetController(Controller):
         self.revisions = revisions
         self.pods = pods
         statefulsets.add_index(NAMESPACE_INDEX, by_namespace)
-        pods.add_index(PARENT_INDEX, _by_parent)
-        revisions.add_index(CONTROLLER_INDEX, by_controller)
-        revisions.add_index(ORPHAN_REVISIONS_INDEX, _orphan_revision)
+        for informer in (pods, revisions):
+            informer.add_index(CONTROLLER_INDEX, by_controller)
+            informer.add_index(ORPHAN_INDEX, by_orphan_labels)
         statefulsets.add_handler(
             FuncHandler(
                 on_add=self._enqueue,
@@ -218,20 +207,19 @@ class StatefulSetController(Controller):
         sts = self.statefulsets.get(name, namespace)
         if sts is None:
             return
+        spec_selector = sts.spec.selector if sts.spec else None
         try:
-            selector = podutil.selector_of(sts.spec.selector if sts.spec else None)
+            selector = podutil.selector_of(spec_selector)
         except selectors.SelectorError:
             return  # non-transient: upstream logs it and does not retry
         revisions = podutil.claim(
-            self.client,
-            sts,
-            selector,
-            [
-                *self.revisions.by_index(CONTROLLER_INDEX, sts.metadata.uid or ""),
-                *self.revisions.by_index(ORPHAN_REVISIONS_INDEX, namespace),
-            ],
+            self.client, sts, selector, claim_candidates(self.revisions, sts, spec_selector)
         )
-        members = self.pods.by_index(PARENT_INDEX, f"{namespace}\0{name}")
+        members = [
+            pod
+            for pod in claim_candidates(self.pods, sts, spec_selector)
+            if util.is_member_of(sts, pod)
+        ]
         pods = podutil.claim(self.client, sts, selector, members)
         status = self._update_stateful_set(sts, pods, revisions)
         min_ready = (sts.spec.min_ready_seconds if sts.spec else None) or 0

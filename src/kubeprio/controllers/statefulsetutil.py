@@ -60,7 +60,6 @@ from kubeprio.api.statefulset import (
 from kubeprio.controllers import daemonsethistory, deploymentutil, podutil
 
 _POD_NAME: Final = re.compile(r"(.*)-([0-9]+)$")
-PATCH_DIRECTIVE: Final = "$patch"
 MAX_REVISION_PREFIX: Final = 223
 """``ControllerRevisionName`` keeps at most this much of the parent's name."""
 VOLUME_CLAIM_TEMPLATES: Final = "volumeClaimTemplates"
@@ -283,12 +282,10 @@ def pod_revision(pod: Pod) -> str:
 
 
 def revision_data(sts: StatefulSet) -> JsonDict:
-    """``getPatch``: a strategic merge patch that restores the set's template."""
+    """``getPatch``: a strategic merge patch that restores the set's template (the
+    DaemonSet's, ``daemonsethistory.template_patch``)."""
     template = (sts.spec.template if sts.spec else None) or PodTemplateSpec()
-    document = daemonsethistory.go_template_json(template)
-    document[PATCH_DIRECTIVE] = "replace"
-    data: JsonDict = {"spec": {"template": document}}
-    return data
+    return daemonsethistory.template_patch(template)
 
 
 def data_bytes(data: Any) -> bytes:
@@ -360,7 +357,7 @@ def apply_revision(sts: StatefulSet, revision: ControllerRevision) -> StatefulSe
     template = spec.get("template") if isinstance(spec, dict) else None
     if not isinstance(template, dict):
         return sts
-    document = {k: v for k, v in template.items() if k != PATCH_DIRECTIVE}
+    document = {k: v for k, v in template.items() if k != daemonsethistory.PATCH_DIRECTIVE}
     restored = from_dict(PodTemplateSpec, document)
     return evolve(sts, spec=evolve(sts.spec, template=restored))
 

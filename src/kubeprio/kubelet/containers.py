@@ -22,10 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kubeprio.api.core import Container, EphemeralContainer, Pod, PodStatus
+from kubeprio.api.core import Container, EphemeralContainer, ObjectReference, Pod, PodStatus
 from kubeprio.api.model import evolve
 from kubeprio.client import record
 from kubeprio.kubelet import status
+
+
+def _ref(pod: Pod, list_name: str, name: str) -> ObjectReference:
+    """The pod's reference with the container's field path (``spec.containers{web}``)."""
+    return record.object_reference(pod, f"spec.{list_name}{{{name}}}")
 
 
 def _started(
@@ -38,8 +43,7 @@ def _started(
     normal = record.EVENT_TYPE_NORMAL
     for container in containers:
         name, image = container.name or "", container.image or ""
-        field_path = f"spec.{list_name}{{{container.name}}}"
-        ref = evolve(record.object_reference(pod), field_path=field_path)
+        ref = _ref(pod, list_name, name)
         recorder.event_for(
             ref, normal, "Pulled", f'Container image "{image}" already present on machine'
         )
@@ -56,7 +60,7 @@ def killing_events(recorder: record.EventRecorder, pod: Pod) -> None:
     """``Killing`` for each app container of a pod being stopped."""
     for container in (pod.spec.containers if pod.spec else None) or ():
         name = container.name or ""
-        ref = evolve(record.object_reference(pod), field_path=f"spec.containers{{{name}}}")
+        ref = _ref(pod, "containers", name)
         recorder.event_for(ref, record.EVENT_TYPE_NORMAL, "Killing", f"Stopping container {name}")
 
 

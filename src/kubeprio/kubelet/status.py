@@ -120,11 +120,45 @@ def merge_conditions(
     return tuple(result)
 
 
-def _image(spec: PodSpec, name: str) -> str:
-    for container in spec.containers or ():
-        if container.name == name:
-            return container.image or ""
-    return ""
+def _terminated(
+    cid: object, exit_code: int, *, finished_at: str, started_at: object
+) -> dict[str, object]:
+    """A ``terminated`` state: reason ``Completed`` for exit code 0, ``Error`` otherwise."""
+    return {
+        "terminated": {
+            "containerID": cid,
+            "exitCode": exit_code,
+            "finishedAt": finished_at,
+            "reason": "Completed" if exit_code == EXIT_CODE_SUCCESS else "Error",
+            "startedAt": started_at,
+        }
+    }
+
+
+def _status(
+    pod: Pod,
+    name: str,
+    image: str,
+    state: dict[str, object],
+    *,
+    ready: bool,
+    started: bool | None,
+) -> ContainerStatus:
+    """A container's status: its ID, image, empty ``lastState`` and ``state``; never
+    restarted."""
+    return ContainerStatus(
+        name=name,
+        ready=ready,
+        restart_count=0,
+        started=started,
+        extra={
+            "containerID": container_id(pod.metadata.uid or "", name),
+            "image": image,
+            "imageID": image,
+            "lastState": {},
+            "state": state,
+        },
+    )
 
 
 def _container_statuses(
@@ -134,56 +168,17 @@ def _container_statuses(
     statuses: list[ContainerStatus] = []
     for container in spec.containers or ():
         name = container.name or ""
-        cid = container_id(pod.metadata.uid or "", name)
         if finished_at is None or exit_code is None:
             state: dict[str, object] = {"running": {"startedAt": started_at}}
             ready = True
         else:
-            state = {
-                "terminated": {
-                    "containerID": cid,
-                    "exitCode": exit_code,
-                    "finishedAt": finished_at,
-                    "reason": "Completed" if exit_code == EXIT_CODE_SUCCESS else "Error",
-                    "startedAt": started_at,
-                }
-            }
+            cid = container_id(pod.metadata.uid or "", name)
+            state = _terminated(cid, exit_code, finished_at=finished_at, started_at=started_at)
             ready = False
-        image = _image(spec, name)
         statuses.append(
-            ContainerStatus(
-                name=name,
-                ready=ready,
-                restart_count=0,
-                started=ready,
-                extra={
-                    "containerID": cid,
-                    "image": image,
-                    "imageID": image,
-                    "lastState": {},
-                    "state": state,
-                },
-            )
+            _status(pod, name, container.image or "", state, ready=ready, started=ready)
         )
     return tuple(statuses)
-
-
-def _ephemeral_status(pod: Pod, name: str, image: str, state: dict[str, object]) -> ContainerStatus:
-    """An ephemeral container's status: the regular shape without ``started``, never
-    ready (the prober manager sets ``started``/``ready`` for regular and init containers
-    only)."""
-    return ContainerStatus(
-        name=name,
-        ready=False,
-        restart_count=0,
-        extra={
-            "containerID": container_id(pod.metadata.uid or "", name),
-            "image": image,
-            "imageID": image,
-            "lastState": {},
-            "state": state,
-        },
-    )
 
 
 def ephemeral_container_statuses(pod: Pod, *, now: str) -> tuple[ContainerStatus, ...] | None:
@@ -196,9 +191,18 @@ def ephemeral_container_statuses(pod: Pod, *, now: str) -> tuple[ContainerStatus
     if not spec.ephemeral_containers:
         return old or None
     known = {s.name: s for s in old}
+    # Never ready, no ``started``: the prober manager sets those for regular and init
+    # containers only.
     statuses = [
         known.get(c.name)
-        or _ephemeral_status(pod, c.name or "", c.image or "", {"running": {"startedAt": now}})
+        or _status(
+            pod,
+            c.name or "",
+            c.image or "",
+            {"running": {"startedAt": now}},
+            ready=False,
+            started=None,
+        )
         for c in spec.ephemeral_containers
     ]
     named = {c.name for c in spec.ephemeral_containers}
@@ -221,14 +225,13 @@ def _killed_ephemeral_statuses(pod: Pod, *, now: str) -> tuple[ContainerStatus, 
         if not isinstance(running, dict):
             ended.append(entry)
             continue
-        terminated = {
-            "containerID": entry.extra.get("containerID"),
-            "exitCode": EXIT_CODE_SIGKILL,
-            "finishedAt": now,
-            "reason": "Error",
-            "startedAt": running.get("startedAt"),
-        }
-        ended.append(evolve(entry, extra={**entry.extra, "state": {"terminated": terminated}}))
+        terminated = _terminated(
+            entry.extra.get("containerID"),
+            EXIT_CODE_SIGKILL,
+            finished_at=now,
+            started_at=running.get("startedAt"),
+        )
+        ended.append(evolve(entry, extra={**entry.extra, "state": terminated}))
     return tuple(ended)
 
 

@@ -13,6 +13,7 @@ from kubeprio.api.batch import Job
 from kubeprio.api.core import Binding, Event, ObjectReference, Pod, PodCondition, PodStatus
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import DeleteRequest
@@ -59,7 +60,9 @@ class World:
             self.api, clock=self.clock, rng=self.rng, pods=self.pods, replicasets=self.replicasets
         )
 
-    def disruption_controller(self) -> DisruptionController:
+    def disruption_controller(
+        self, statefulsets: Informer[StatefulSet] | None = None
+    ) -> DisruptionController:
         return DisruptionController(
             self.api,
             clock=self.clock,
@@ -68,6 +71,7 @@ class World:
             pdbs=self.pdbs,
             replicasets=self.replicasets,
             deployments=self.deployments,
+            statefulsets=statefulsets,
         )
 
     def settle(self) -> None:

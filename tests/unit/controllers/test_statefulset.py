@@ -430,20 +430,8 @@ def test_disruption_budget_counts_the_set_scale(world: World, cluster: Cluster) 
     """``getPodStatefulSet`` (disruption controller finders): a maxUnavailable budget over a
     StatefulSet's pods expects ``spec.replicas`` pods."""
     from kubeprio.api.policy import PodDisruptionBudget, PodDisruptionBudgetSpec
-    from kubeprio.controllers.disruption import DisruptionController
 
-    world.add(
-        DisruptionController(
-            world.api,
-            clock=world.clock,
-            rng=world.rng,
-            pods=world.pods,
-            pdbs=world.pdbs,
-            replicasets=world.replicasets,
-            deployments=world.deployments,
-            statefulsets=cluster.statefulsets,
-        )
-    )
+    world.add(world.disruption_controller(cluster.statefulsets))
     cluster.create(stateful_set())
     cluster.run_until_stable()
     world.api.create(
