@@ -64,6 +64,7 @@ from kubeprio.admission.priority import request_name
 from kubeprio.api import errors, names
 from kubeprio.api.core import Container, Pod, PodSpec, is_mirror_pod
 from kubeprio.api.defaults import DEPRECATED_SERVICE_ACCOUNT
+from kubeprio.api.gotext import GO_TRUE
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import JsonDict, evolve
@@ -98,7 +99,6 @@ _SECRET_NAME_FIELDS: Final = (
     ("storageos", "secretRef"),
     ("csi", "nodePublishSecretRef"),
 )
-_GO_TRUE: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 """What Go's ``strconv.ParseBool`` reads as true (anything else is false or an error)."""
 
 
@@ -147,7 +147,7 @@ def should_automount(account: ServiceAccount, spec: PodSpec) -> bool:
 def enforces_mountable_secrets(account: ServiceAccount) -> bool:
     """``enforceMountableSecrets``: the annotation parses as true (Go's ``ParseBool``)."""
     value = account.metadata.annotation(ENFORCE_MOUNTABLE_SECRETS_ANNOTATION)
-    return value in _GO_TRUE
+    return value in GO_TRUE
 
 
 def _dicts(value: Any) -> list[Mapping[str, Any]]:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Final
 
+GO_TRUE: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+GO_FALSE: Final = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+"""The texts ``strconv.ParseBool`` reads as true and as false (anything else is an error)."""
+
 _GO_SHORT_ESCAPES: Final = {
     "\a": "\\a",
     "\b": "\\b",

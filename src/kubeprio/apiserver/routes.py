@@ -86,7 +86,7 @@ def _target(info: ResourceInfo, namespace: str | None, rest: list[str]) -> Targe
         return Target(info, namespace)
     if len(rest) == 1:
         return Target(info, namespace, rest[0])
-    if len(rest) == 2 and any(sub.name == rest[1] for sub in info.subresources):
+    if len(rest) == 2 and info.has_subresource(rest[1]):
         return Target(info, namespace, rest[0], rest[1])
     return None
 

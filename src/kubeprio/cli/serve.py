@@ -16,6 +16,7 @@ from typing import Any
 
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.core import Node
+from kubeprio.api.gotext import GO_FALSE, GO_TRUE
 from kubeprio.api.manifest import ManifestError, decode_document
 from kubeprio.api.quantity import QuantityError, parse_quantity
 from kubeprio.api.validation.authentication import MAX_TOKEN_AGE_SECONDS
@@ -124,9 +125,9 @@ def register(subparsers: Any) -> None:
 
 def _go_bool(text: str) -> bool:
     """``strconv.ParseBool``, which pflag's boolean flags use."""
-    if text in ("1", "t", "T", "TRUE", "true", "True"):
+    if text in GO_TRUE:
         return True
-    if text in ("0", "f", "F", "FALSE", "false", "False"):
+    if text in GO_FALSE:
         return False
     raise argparse.ArgumentTypeError(f'strconv.ParseBool: parsing "{text}": invalid syntax')
 

@@ -376,7 +376,7 @@ class DisruptionController(Controller):
             raise ExpectedCountError(
                 f'no matches for kind "{ref.kind}" in version "{ref.api_version}"'
             ) from None
-        if not any(sub.name == "scale" for sub in info.subresources):
+        if not info.has_subresource("scale"):
             raise ExpectedCountError(
                 f"{info.group_resource} does not implement the scale subresource"
             )

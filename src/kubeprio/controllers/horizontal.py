@@ -159,8 +159,11 @@ class HorizontalController(Controller):
         """How long nothing may change before every HPA has settled: a sync period, the
         longest stabilization window or policy period of any HPA, and one more period (a
         simulation without ``until`` ends after that much calm; 0 without HPAs)."""
+        hpas = self.hpas.list()
+        if not hpas:
+            return 0.0
         longest = 0.0
-        for hpa in self.hpas.list():
+        for hpa in hpas:
             longest = max(longest, self.downscale_stabilization)
             behavior = hpa.spec.behavior if hpa.spec else None
             for rules in (behavior.scale_up, behavior.scale_down) if behavior else ():
@@ -169,7 +172,7 @@ class HorizontalController(Controller):
                 longest = max(longest, float(rules.stabilization_window_seconds or 0))
                 for policy in rules.policies or ():
                     longest = max(longest, float(policy.period_seconds or 0))
-        return longest + 2 * self.sync_period if self.hpas.list() else 0.0
+        return longest + 2 * self.sync_period
 
     # --- reconcile --------------------------------------------------------------------------
 
