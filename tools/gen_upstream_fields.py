@@ -58,6 +58,9 @@ ROOTS = {
     "EndpointSlice": "V1EndpointSlice",
     "ResourceQuota": "V1ResourceQuota",
     "LimitRange": "V1LimitRange",
+    "PersistentVolume": "V1PersistentVolume",
+    "PersistentVolumeClaim": "V1PersistentVolumeClaim",
+    "StorageClass": "V1StorageClass",
     "ConfigMap": "V1ConfigMap",
     "Secret": "V1Secret",
     "ServiceAccount": "V1ServiceAccount",
@@ -153,6 +156,7 @@ PACKAGES = (
     ("UserInfo", "authentication.v1"),
     ("TokenRequest", "authentication.v1"),
     ("BoundObjectReference", "authentication.v1"),
+    ("StorageClass", "storage.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 

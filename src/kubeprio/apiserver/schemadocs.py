@@ -122,6 +122,24 @@ TYPES: Final[dict[str, str]] = {
         "kubernetes.io/limit-ranger). The defaults decide where the pod fits and who it "
         "preempts, and count against ResourceQuotas."
     ),
+    "PersistentVolume": (
+        "A PersistentVolume is a piece of storage in the cluster (spec.capacity, "
+        "spec.accessModes, spec.storageClassName), made by an administrator or provisioned "
+        "for a claim. A bound volume names its claim in spec.claimRef; spec.nodeAffinity "
+        "limits the nodes that can reach it, and so where the claim's pods are scheduled."
+    ),
+    "PersistentVolumeClaim": (
+        "A PersistentVolumeClaim asks for storage of a class, size and access mode. A pod "
+        "that names a claim in its volumes is scheduled only where the claim's volume can "
+        "be used; a claim in use by a pod is not removed until the pod is gone "
+        "(kubernetes.io/pvc-protection)."
+    ),
+    "StorageClass": (
+        "A StorageClass names a provisioner and how its volumes are made and bound: "
+        "reclaimPolicy, volumeBindingMode (Immediate, or WaitForFirstConsumer to bind when "
+        "the first pod is scheduled), allowedTopologies. The class annotated "
+        "storageclass.kubernetes.io/is-default-class=true is given to claims that name none."
+    ),
     "LimitRangeItem": "Bounds and defaults for one type of object: Pod, Container or PersistentVolumeClaim.",
     "LimitRangeSpec": "The limit items, at most one per type.",
     "ResourceQuotaSpec": "The limits, and the scopes of the pods they apply to.",
