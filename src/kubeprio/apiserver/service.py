@@ -366,7 +366,9 @@ class ApiService:
             # Upstream's decoder defaults the body before PrepareForUpdate compares specs,
             # so a replace that leaves out defaulted fields does not bump the generation.
             obj = default_object(obj)
-        new: Any = strategy.prepare_for_update(obj, current, subresource=subresource)
+        new: Any = strategy.prepare_for_update(
+            obj, current, subresource=subresource, now=self._now()
+        )
         outcome = AdmissionOutcome()
         request = AdmissionRequest(
             Operation.UPDATE, info, new, current, namespace, name, subresource, user, dry_run

@@ -39,6 +39,7 @@ from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import JsonDict
+from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
 from kubeprio.api.resourcequota import ResourceQuota
@@ -48,11 +49,13 @@ from kubeprio.api.serialization import to_dict
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
+from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver import (
     autoscalingtables,
     configtables,
     podtable,
     servicetables,
+    storagetables,
     workloadtables,
 )
 from kubeprio.apiserver.tableformat import (
@@ -397,6 +400,15 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Job: (workloadtables.JOB_COLUMNS, workloadtables.print_job),
     CronJob: (workloadtables.CRON_JOB_COLUMNS, workloadtables.print_cron_job),
     HorizontalPodAutoscaler: (autoscalingtables.HPA_COLUMNS, autoscalingtables.print_hpa),
+    PersistentVolume: (
+        storagetables.PERSISTENT_VOLUME_COLUMNS,
+        storagetables.print_persistent_volume,
+    ),
+    PersistentVolumeClaim: (
+        storagetables.PERSISTENT_VOLUME_CLAIM_COLUMNS,
+        storagetables.print_persistent_volume_claim,
+    ),
+    StorageClass: (storagetables.STORAGE_CLASS_COLUMNS, storagetables.print_storage_class),
 }
 """One printer per kind; anything else prints NAME AGE."""
 

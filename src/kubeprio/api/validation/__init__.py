@@ -7,7 +7,7 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, LimitRanges in ``validation.limitrange``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
@@ -60,6 +60,7 @@ from kubeprio.api.validation import (  # isort: skip
     service,
     serviceaccount,
     statefulset,
+    storage,
     tenant,
 )
 
@@ -79,6 +80,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **limitrange.CREATE,
     **configmap.CREATE,
     **secret.CREATE,
+    **storage.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -99,6 +101,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **limitrange.UPDATE,
     **configmap.UPDATE,
     **secret.UPDATE,
+    **storage.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -114,6 +117,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **policy.STATUS_UPDATE,
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
+    **storage.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
