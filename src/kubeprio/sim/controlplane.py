@@ -32,6 +32,7 @@ from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.daemonset import DaemonSet
+from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.secret import Secret
@@ -52,6 +53,7 @@ from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.statefulset import StatefulSetController
+from kubeprio.controllers.volumeprotection import PVCProtectionController, PVProtectionController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.nodelease import NodeLeases
 from kubeprio.kubelet.router import PodRouter
@@ -146,6 +148,8 @@ class ControlPlane:
         self.secrets: Informer[Secret] = Informer(api, Secret)
         self.service_accounts: Informer[ServiceAccount] = Informer(api, ServiceAccount)
         self.quotas: Informer[ResourceQuota] = Informer(api, ResourceQuota)
+        self.claims: Informer[PersistentVolumeClaim] = Informer(api, PersistentVolumeClaim)
+        self.volumes: Informer[PersistentVolume] = Informer(api, PersistentVolume)
         self.router = PodRouter()
         self.pods.add_index(
             NODE_INDEX, lambda p: [p.spec.node_name] if p.spec and p.spec.node_name else []
@@ -263,6 +267,10 @@ class ControlPlane:
                 nodes=self.nodes,
                 orphans_of_unseen_nodes=pod_gc_of_unseen_nodes,
             ),
+            PVCProtectionController(
+                api, clock=clock, rng=rng("pvcprotection"), claims=self.claims, pods=self.pods
+            ),
+            PVProtectionController(api, clock=clock, rng=rng("pvprotection"), volumes=self.volumes),
         ]
         counted: list[Informer[Any]] = [
             self.services,
@@ -307,6 +315,8 @@ class ControlPlane:
                 self.quotas,
                 self.cron_jobs,
                 self.hpas,
+                self.claims,
+                self.volumes,
                 *lease_informers,
             ]
         )
