@@ -71,6 +71,7 @@ from kubeprio.api.limitrangedefaults import default_limit_range
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, JsonDict, evolve
 from kubeprio.api.quantity import Quantity
+from kubeprio.api.rbac import ClusterRoleBinding, RoleBinding, default_binding
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import SECRET_TYPE_OPAQUE, Secret
 from kubeprio.api.service import Service
@@ -622,6 +623,8 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     EndpointSlice: default_endpoint_slice,
     Secret: default_secret,
     LimitRange: _default_limit_range,
+    RoleBinding: default_binding,
+    ClusterRoleBinding: default_binding,
 }
 
 
