@@ -111,7 +111,7 @@ class RoleBinding:
     kind: str | None = "RoleBinding"
     metadata: ObjectMeta = ObjectMeta()
     subjects: tuple[Subject, ...] | None = None
-    role_ref: RoleRef = RoleRef()
+    role_ref: RoleRef | None = None
     extra: JsonDict = extra_field()
 
 
@@ -124,12 +124,18 @@ class ClusterRoleBinding:
     kind: str | None = "ClusterRoleBinding"
     metadata: ObjectMeta = ObjectMeta()
     subjects: tuple[Subject, ...] | None = None
-    role_ref: RoleRef = RoleRef()
+    role_ref: RoleRef | None = None
     extra: JsonDict = extra_field()
 
 
 Binding = RoleBinding | ClusterRoleBinding
 AnyRole = Role | ClusterRole
+
+
+def role_ref_of(binding: Any) -> RoleRef:
+    """A binding's ``roleRef`` (a Go struct, never nil: absent reads as empty)."""
+    ref: RoleRef | None = binding.role_ref
+    return ref if ref is not None else RoleRef()
 
 
 def default_subject(subject: Subject) -> Subject:
@@ -144,8 +150,9 @@ def default_binding(binding: Any) -> Any:
     """``SetDefaults_RoleBinding``/``SetDefaults_ClusterRoleBinding`` and their subjects:
     an empty ``roleRef.apiGroup`` is the RBAC group."""
     changes: dict[str, Any] = {}
-    if not binding.role_ref.api_group:
-        changes["role_ref"] = evolve(binding.role_ref, api_group=GROUP)
+    ref = role_ref_of(binding)
+    if not ref.api_group:
+        changes["role_ref"] = evolve(ref, api_group=GROUP)
     if binding.subjects:
         subjects = tuple(default_subject(s) for s in binding.subjects)
         if subjects != binding.subjects:

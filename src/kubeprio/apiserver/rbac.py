@@ -43,6 +43,7 @@ from kubeprio.api.rbac import (
     RoleBinding,
     RoleRef,
     Subject,
+    role_ref_of,
 )
 from kubeprio.api.rbacrules import Request, rule_allows
 from kubeprio.api.reviews import NonResourceRule, ResourceRule, SubjectRulesReviewStatus
@@ -101,7 +102,7 @@ class Grant:
 
     def describe(self) -> str:
         """``clusterRoleBindingDescriber``/``roleBindingDescriber``."""
-        ref = self.binding.role_ref
+        ref = role_ref_of(self.binding)
         meta = self.binding.metadata
         if isinstance(self.binding, ClusterRoleBinding):
             return (
@@ -217,7 +218,7 @@ class RbacIndex:
         # Cluster bindings first, then by name, as upstream's listers return them.
         for bkey in sorted(found, key=lambda k: (k[0] != "clusterrolebindings", k[1], k[2])):
             binding = self._bindings[bkey]
-            rules = self.role_ref_rules(binding.role_ref, bkey[1])
+            rules = self.role_ref_rules(role_ref_of(binding), bkey[1])
             if rules is None:
                 continue
             subject = next(

@@ -35,7 +35,15 @@ from kubeprio.admission.chain import UserInfo, is_admin
 from kubeprio.api import errors, kinds
 from kubeprio.api.gotext import go_quote
 from kubeprio.api.model import evolve
-from kubeprio.api.rbac import ALL, ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding
+from kubeprio.api.rbac import (
+    ALL,
+    ClusterRole,
+    ClusterRoleBinding,
+    PolicyRule,
+    Role,
+    RoleBinding,
+    role_ref_of,
+)
 from kubeprio.api.rbacrules import compact_rules, compact_string, covers
 from kubeprio.apiserver.authz import Attributes, ReviewingAuthorizer
 from kubeprio.apiserver.rbac import RbacIndex, from_review_rules
@@ -94,7 +102,7 @@ class EscalationGuard:
             if aggregated and covers(self._held(user, namespace), FULL_AUTHORITY):
                 raise errors.forbidden_error(info.plural, info.group, name, AGGREGATION_NEEDS_ADMIN)
             return
-        ref = obj.role_ref
+        ref = role_ref_of(obj)
         ref_resource = "clusterroles" if ref.kind == "ClusterRole" else "roles"
         if self._authorizer.authorize(
             Attributes(

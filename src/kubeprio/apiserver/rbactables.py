@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kubeprio.api.rbac import GROUP_KIND, SERVICE_ACCOUNT_KIND, USER_KIND, Subject
+from kubeprio.api.rbac import GROUP_KIND, SERVICE_ACCOUNT_KIND, USER_KIND, Subject, role_ref_of
 from kubeprio.apiserver.tableformat import (
     AGE_DOC,
     Cells,
@@ -76,7 +76,7 @@ def subjects_strings(
 
 def print_binding(binding: Any, now: float) -> tuple[Cells, RowConditions]:
     """``printRoleBinding``/``printClusterRoleBinding`` (wide form)."""
-    ref = binding.role_ref
+    ref = role_ref_of(binding)
     users, groups, accounts = subjects_strings(binding.subjects)
     return [
         binding.metadata.name or "",

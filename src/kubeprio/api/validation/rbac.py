@@ -41,6 +41,7 @@ from kubeprio.api.rbac import (
     RoleBinding,
     RoleRef,
     Subject,
+    role_ref_of,
 )
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
@@ -175,7 +176,7 @@ def validate_subject(subject: Subject, namespaced: bool, path: str) -> list[Fiel
 
 def _validate_binding(binding: Any, namespaced: bool) -> list[FieldError]:
     found: list[FieldError] = []
-    ref: RoleRef = binding.role_ref
+    ref = role_ref_of(binding)
     if (ref.api_group or "") != GROUP:
         found.append(errors.not_supported("roleRef.apiGroup", ref.api_group or "", [GROUP]))
     kinds = ROLE_REF_KINDS if namespaced else ("ClusterRole",)
@@ -205,9 +206,9 @@ def validate_cluster_role_binding(binding: ClusterRoleBinding) -> list[FieldErro
 
 def _role_ref_unchanged(new: Any, old: Any) -> list[FieldError]:
     """``ValidateRoleBindingUpdate``'s immutable ``roleRef``."""
-    if new.role_ref == old.role_ref:
+    if role_ref_of(new) == role_ref_of(old):
         return []
-    return [errors.invalid("roleRef", role_ref_value(new.role_ref), "cannot change roleRef")]
+    return [errors.invalid("roleRef", role_ref_value(role_ref_of(new)), "cannot change roleRef")]
 
 
 def validate_role_binding_update(new: RoleBinding, old: RoleBinding) -> list[FieldError]:
