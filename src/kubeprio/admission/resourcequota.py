@@ -3,10 +3,12 @@
 Mirrors ``staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota`` (``checkRequest``
 in ``controller.go``) with the pod evaluator of ``api.quota`` and, for every other
 namespaced kind, the evaluators of ``api.quotausage`` (Services: ``services``,
-``services.nodeports``, ``services.loadbalancers``; ConfigMaps, Secrets and ResourceQuotas
+``services.nodeports``, ``services.loadbalancers``; PersistentVolumeClaims:
+``persistentvolumeclaims``, ``requests.storage`` and both per storage class; ConfigMaps, Secrets and ResourceQuotas
 with their legacy names; ``count/<resource>[.<group>]`` for all; Events ignored):
 
-1. **validating, CREATE**, a Service UPDATE (its type or ports may cost more), and a pod
+1. **validating, CREATE**, a Service UPDATE (its type or ports may cost more), a claim
+   UPDATE (a resize or a new class may cost more), and a pod
    UPDATE that gains or loses its active deadline (it moves between the Terminating and
    NotTerminating scopes), as upstream's evaluators ``Handles``; an update is charged only
    its growth over the old object. Subresources and other operations pass.
@@ -121,12 +123,13 @@ def _flips_terminating(old: object, new: object) -> bool:
 
 
 def _handles(request: AdmissionRequest) -> bool:
-    """``Evaluator.Handles``: creates; updates of Services, and of pods that change scope."""
+    """``Evaluator.Handles``: creates; updates of Services and claims, and of pods that
+    change scope."""
     if request.operation is Operation.CREATE:
         return True
     if request.operation is not Operation.UPDATE:
         return False
-    if quotausage.is_service(request.resource):
+    if quotausage.charged_on_update(request.resource):
         return True
     return _flips_terminating(request.old_obj, request.obj)
 
@@ -138,12 +141,11 @@ class _Evaluator:
         obj = request.obj
         self.pod = obj if isinstance(obj, Pod) else None
         self.info = request.resource
-        self.names = quotausage.resource_names(request.resource)
 
     def covers(self, name: str) -> bool:
         if self.pod is not None:
             return is_pod_resource(name)
-        return name in self.names
+        return quotausage.covers(self.info, name)
 
     def matches(self, selector: ScopedResourceSelectorRequirement) -> bool:
         # The other evaluators know no scopes (``MatchesNoScopeFunc``).

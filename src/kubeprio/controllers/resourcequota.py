@@ -8,11 +8,14 @@ and its replenishment monitors (``resource_quota_monitor.go``):
   some evaluator tracks, each listed even at ``0`` (``CalculateUsageStats`` starts every
   tracked resource at zero): the namespace's pods the quota's scopes match
   (``api.quota``), and the objects of every other counted kind (``api.quotausage``:
-  ``services``, ``services.nodeports``, ``configmaps``, ``count/secrets``, ...; these
+  ``services``, ``services.nodeports``, ``configmaps``, ``count/secrets``,
+  ``persistentvolumeclaims``, ``requests.storage``, ``gold.storageclass.storage.k8s.io/
+  requests.storage``, ...; these
   never match a scoped quota). Names no evaluator tracks (``count/events``) stay out of
   ``status.used``, as upstream;
 * replenishment: a deleted object, a pod whose charge changes (it finishes, or its
-  deletion grace runs out) and a Service whose charge changes (type or ports) make the
+  deletion grace runs out) and a Service or claim whose charge changes (type or ports;
+  size or class) make the
   quotas of its namespace that track its kind sync again. A new object does not: the
   ResourceQuota admission plugin charged it when it was created. (Upstream requeues a
   Service only when its quota type changes and leaves port changes to its 5-minute
@@ -132,10 +135,9 @@ class ResourceQuotaController(Controller):
 
     def _monitor(self, info: ResourceInfo) -> FuncHandler[Any]:
         """The replenishment handler of one counted kind: deletes, and charge changes."""
-        names = quotausage.resource_names(info)
 
         def tracks(name: str) -> bool:
-            return name in names
+            return quotausage.covers(info, name)
 
         def deleted(obj: Any) -> None:
             self._replenish(obj.metadata.namespace or "", tracks)
@@ -144,9 +146,11 @@ class ResourceQuotaController(Controller):
             if not _same(quotausage.object_usage(info, old), quotausage.object_usage(info, new)):
                 self._replenish(new.metadata.namespace or "", tracks)
 
-        # Only a Service's charge can change with an update (its type or ports): the
-        # other kinds' updates (lease renewals, say) cost nothing here.
-        on_update = updated if quotausage.is_service(info) else None
+        # Only a Service's or a claim's charge can change with an update (type or ports;
+        # size or class): the other kinds' updates (lease renewals, say) cost nothing
+        # here. (Upstream's claim monitor, RequiresQuotaReplenish, compares two fresh
+        # pointers and so requeues on every claim update; a changed charge is what it means.)
+        on_update = updated if quotausage.charged_on_update(info) else None
         return FuncHandler(on_update=on_update, on_delete=deleted)
 
     def _replenish(self, namespace: str, tracks: Callable[[str], bool]) -> None:
@@ -191,7 +195,7 @@ class ResourceQuotaController(Controller):
                     used = add(used, mask(charge, tracked))
         scoped = bool(scope_selectors(quota))
         for info, informer in sorted(self.counted.items(), key=lambda item: item[0].plural):
-            names = sorted(name for name in hard if name in quotausage.resource_names(info))
+            names = sorted(name for name in hard if quotausage.covers(info, name))
             if not names:
                 continue
             used = add(used, dict.fromkeys(names, ZERO))

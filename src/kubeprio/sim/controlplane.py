@@ -286,6 +286,7 @@ class ControlPlane:
             self.statefulsets,
             self.revisions,
             self.pdbs,
+            self.claims,
             *lease_informers,
         ]
         self.quota_controller = ResourceQuotaController(
