@@ -53,6 +53,7 @@ from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.core import Pod
 from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
+from kubeprio.api.persistentvolume import PersistentVolumeClaim
 from kubeprio.api.statefulset import (
     ON_DELETE,
     StatefulSet,
@@ -80,9 +81,12 @@ from kubeprio.controllers.base import (
     resolve_controller_ref,
     split_key,
 )
+from kubeprio.controllers.statefulpodcontrol import StatefulPodControl
 from kubeprio.errors import KubeprioError
 
 DEFAULT_REVISION_HISTORY_LIMIT: Final = 10
+STATUS_UPDATE_ATTEMPTS: Final = 5
+"""``retry.DefaultRetry.Steps``: ``UpdateStatefulSetStatus``'s conflict retries."""
 
 
 @dataclass
@@ -113,12 +117,14 @@ class StatefulSetController(Controller):
         statefulsets: Informer[StatefulSet],
         revisions: Informer[ControllerRevision],
         pods: Informer[Pod],
+        claims: Informer[PersistentVolumeClaim],
         recorder: record.EventRecorder | None = None,
     ) -> None:
         super().__init__(client, clock=clock, rng=rng, recorder=recorder)
         self.statefulsets = statefulsets
         self.revisions = revisions
         self.pods = pods
+        self.control = StatefulPodControl(client, self.recorder, claims)
         statefulsets.add_index(NAMESPACE_INDEX, by_namespace)
         for informer in (pods, revisions):
             informer.add_index(CONTROLLER_INDEX, by_controller)
@@ -397,6 +403,10 @@ class StatefulSetController(Controller):
             ):
                 return
             if self._run_for_all(
+                sync.condemned, lambda i: self._fix_condemned_claims(sync, i), monotonic
+            ):
+                return
+            if self._run_for_all(
                 sync.condemned,
                 lambda i: self._process_condemned(
                     sync, first_unavailable, monotonic, i, min_ready, now
@@ -455,19 +465,37 @@ class StatefulSetController(Controller):
                 self._delete_pod(sts, pod)
             return True
         if not util.is_created(pod):
-            self._create_pod(sts, pod)
+            if self.control.claim_is_stale(sts, pod):
+                return True  # its claim still belongs to the pod before: wait for the GC
+            self.control.create_pod(sts, pod)
             if monotonic:
                 return True
+        if util.is_pending(pod):
+            self.control.create_missing_claims(sts, pod)
         if monotonic and (
             util.is_terminating(pod)
             or not util.is_running_and_ready(pod)
             or not util.is_running_and_available(pod, min_ready, now)
         ):
             return True
-        if util.is_created(pod) and not (
-            util.identity_matches(sts, pod) and util.storage_matches(sts, pod)
+        if not util.is_created(pod):
+            return False  # made just now (Parallel): nothing to put right yet
+        try:
+            retention_match = self.control.claims_match_policy(sync.update_set, pod)
+        except KubeprioError:
+            retention_match = True  # expected while the pod is not fully updated
+        if not (
+            util.identity_matches(sts, pod) and util.storage_matches(sts, pod) and retention_match
         ):
-            self._repair_pod(sync.update_set, pod)
+            self.control.update_pod(sync.update_set, pod)
+        return False
+
+    def _fix_condemned_claims(self, sync: _Sync, i: int) -> bool:
+        """The ``fixPodClaim`` pass of ``updateStatefulSet``: a condemned pod's claims get
+        the owner references the retention policy wants before it goes."""
+        pod = sync.condemned[i]
+        if not self.control.claims_match_policy(sync.update_set, pod):
+            self.control.fix_claims(sync.update_set, pod)
         return False
 
     def _process_condemned(
@@ -512,77 +540,25 @@ class StatefulSetController(Controller):
 
     # --- writes (StatefulPodControl) ---------------------------------------------------------
 
-    def _event(self, sts: StatefulSet, verb: str, pod: Pod, failure: Exception | None) -> None:
-        """``recordPodEvent``."""
-        name, set_name = pod.metadata.name, sts.metadata.name
-        if failure is None:
-            self.recorder.event(
-                sts,
-                record.EVENT_TYPE_NORMAL,
-                f"Successful{verb.title()}",
-                f"{verb} Pod {name} in StatefulSet {set_name} successful",
-            )
-        else:
-            self.recorder.event(
-                sts,
-                record.EVENT_TYPE_WARNING,
-                f"Failed{verb.title()}",
-                f"{verb} Pod {name} in StatefulSet {set_name} failed error: {failure}",
-            )
-
-    def _create_pod(self, sts: StatefulSet, pod: Pod) -> None:
-        """``CreateStatefulPod`` (an AlreadyExists is raised without an event)."""
-        try:
-            self.client.create(pod)
-        except errors.AlreadyExistsError:
-            raise
-        except errors.StatusError as exc:
-            self._event(sts, "create", pod, exc)
-            raise
-        self._event(sts, "create", pod, None)
-
     def _delete_pod(self, sts: StatefulSet, pod: Pod, *, missing_ok: bool = False) -> None:
-        """``DeleteStatefulPod``: a graceful delete."""
+        """``DeleteStatefulPod``; the rolling update shrugs off a pod already gone."""
         try:
-            self.client.delete(Pod, pod.metadata.name or "", pod.metadata.namespace)
-        except errors.NotFoundError as exc:
-            self._event(sts, "delete", pod, exc)
+            self.control.delete_pod(sts, pod)
+        except errors.NotFoundError:
             if not missing_ok:
                 raise
-            return
-        except errors.StatusError as exc:
-            self._event(sts, "delete", pod, exc)
-            raise
-        self._event(sts, "delete", pod, None)
-
-    def _repair_pod(self, sts: StatefulSet, pod: Pod) -> None:
-        """``UpdateStatefulPod``: put back the identity and volumes (one conflict retry)."""
-        target = pod
-        for attempt in range(2):
-            try:
-                self.client.update(util.update_identity(sts, target))
-            except errors.ConflictError as exc:
-                if attempt:
-                    self._event(sts, "update", pod, exc)
-                    raise
-                target = self.client.get(Pod, pod.metadata.name or "", pod.metadata.namespace)
-                continue
-            except errors.StatusError as exc:
-                self._event(sts, "update", pod, exc)
-                raise
-            self._event(sts, "update", pod, None)
-            return
 
     # --- status ------------------------------------------------------------------------------
 
     def _write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> StatefulSetStatus:
         """``updateStatefulSetStatus``: complete a finished rolling update, then write the
-        status if it differs (``UpdateStatefulSetStatus``: one retry on a conflict)."""
+        status if it differs (``UpdateStatefulSetStatus``: ``retry.RetryOnConflict`` with
+        ``retry.DefaultRetry``, at most 5 attempts, each after re-reading the set)."""
         status = util.complete_rolling_update(sts, status)
         if not util.inconsistent_status(sts, status):
             return status
         target = sts
-        for attempt in range(2):
+        for attempt in range(STATUS_UPDATE_ATTEMPTS):
             kept = target.status or StatefulSetStatus()
             written = evolve(status, conditions=kept.conditions, extra=kept.extra)
             try:
@@ -591,7 +567,7 @@ class StatefulSetController(Controller):
             except errors.NotFoundError:
                 return written
             except errors.ConflictError:
-                if attempt:
+                if attempt == STATUS_UPDATE_ATTEMPTS - 1:
                     raise
                 target = self.client.get(
                     StatefulSet, sts.metadata.name or "", sts.metadata.namespace

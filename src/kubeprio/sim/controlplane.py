@@ -227,6 +227,7 @@ class ControlPlane:
                 statefulsets=self.statefulsets,
                 revisions=self.revisions,
                 pods=self.pods,
+                claims=self.claims,
             ),
             DisruptionController(
                 api,
@@ -243,6 +244,8 @@ class ControlPlane:
                 clock=clock,
                 rng=rng("gc"),
                 # A Lease is owned by its Node: deleting the Node lets the collector delete it.
+                # A StatefulSet's claim is owned by the set or, scaled away, by its pod
+                # (persistentVolumeClaimRetentionPolicy Delete).
                 owners=[
                     self.deployments,
                     self.replicasets,
@@ -250,6 +253,7 @@ class ControlPlane:
                     self.cron_jobs,
                     self.daemonsets,
                     self.statefulsets,
+                    self.pods,
                     *([self.nodes] if lease_informers else []),
                 ],
                 dependents=[
@@ -257,6 +261,7 @@ class ControlPlane:
                     self.pods,
                     self.revisions,
                     self.jobs,
+                    self.claims,
                     *lease_informers,
                 ],
             ),

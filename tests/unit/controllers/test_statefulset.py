@@ -16,6 +16,7 @@ import pytest
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.core import Pod
 from kubeprio.api.meta import LabelSelector, ObjectMeta
+from kubeprio.api.persistentvolume import PersistentVolumeClaim
 from kubeprio.api.statefulset import (
     RollingUpdateStatefulSetStrategy,
     StatefulSet,
@@ -41,7 +42,8 @@ class Cluster:
         self.api = world.api
         self.statefulsets: Informer[StatefulSet] = Informer(world.api, StatefulSet)
         self.revisions: Informer[ControllerRevision] = Informer(world.api, ControllerRevision)
-        world.driver.watch(self.statefulsets, self.revisions)
+        self.claims: Informer[PersistentVolumeClaim] = Informer(world.api, PersistentVolumeClaim)
+        world.driver.watch(self.statefulsets, self.revisions, self.claims)
         self.controller = StatefulSetController(
             world.api,
             clock=world.clock,
@@ -49,6 +51,7 @@ class Cluster:
             statefulsets=self.statefulsets,
             revisions=self.revisions,
             pods=world.pods,
+            claims=self.claims,
         )
         world.add(self.controller)
 
@@ -171,10 +174,19 @@ def test_parallel_creates_every_pod_at_once(cluster: Cluster) -> None:
 
 def test_pod_identity(cluster: Cluster) -> None:
     """``newStatefulSetPod``: name, generateName, hostname/subdomain, identity and revision
-    labels, controller reference; a claim volume per template (no claim is created)."""
+    labels, controller reference; a claim volume per template (the claims are
+    ``test_claims_*``'s)."""
     sts = stateful_set(replicas=1)
     assert sts.spec is not None
-    claims = [{"metadata": {"name": "www"}, "spec": {"accessModes": ["ReadWriteOnce"]}}]
+    claims = [
+        {
+            "metadata": {"name": "www"},
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "1Gi"}},
+            },
+        }
+    ]
     sts = dataclasses.replace(
         sts, spec=dataclasses.replace(sts.spec, extra={"volumeClaimTemplates": claims})
     )
