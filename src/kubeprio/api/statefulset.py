@@ -5,8 +5,8 @@ Mirrors ``k8s.io/api/apps/v1/types.go`` (``StatefulSet``, ``StatefulSetSpec``,
 ``StatefulSetPersistentVolumeClaimRetentionPolicy``, ``StatefulSetOrdinals``,
 ``StatefulSetStatus``) for what the StatefulSet controller, ``kubectl get sts``, ``scale``
 and ``rollout status`` need; everything else stays in the ``extra`` of its level. The
-``volumeClaimTemplates`` are kept verbatim in ``spec.extra`` (kubeprio has no
-PersistentVolumeClaim kind: no claims are ever made from them).
+``volumeClaimTemplates`` are kept verbatim in ``spec.extra``; the StatefulSet controller
+makes each pod's claims from them (``controllers.statefulsetclaims``).
 
 Pod management and update strategies::
 

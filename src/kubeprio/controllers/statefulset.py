@@ -33,10 +33,15 @@ events) and ``stateful_set_status_updater.go``; the pure rules are in
    when every pod is updated and ready) and deletes old revisions beyond
    ``revisionHistoryLimit`` that no pod uses.
 
-Events (``StatefulPodControl.recordPodEvent``): ``SuccessfulCreate`` "create Pod web-0 in
-StatefulSet web successful", ``FailedCreate``, ``SuccessfulDelete``, ``FailedDelete``,
-``SuccessfulUpdate``, ``FailedUpdate``. No PersistentVolumeClaims are created from
-``volumeClaimTemplates``. Event-driven on StatefulSet and pod events; pods and revisions
+The writes and their events are ``controllers.statefulpodcontrol``'s
+(``StatefulPodControl``): ``SuccessfulCreate`` "create Pod web-0 in StatefulSet web
+successful", ``FailedCreate``, ``SuccessfulDelete``, ``FailedDelete``, ``SuccessfulUpdate``,
+``FailedUpdate``; before a pod is created its missing claims are made from
+``volumeClaimTemplates`` ("create Claim www-web-0 Pod web-0 in StatefulSet web success"),
+and a claim being deleted, or one the API refuses, holds the pod back. The claims' owner
+references follow ``persistentVolumeClaimRetentionPolicy`` (``processReplica``'s
+``retentionMatch``, and the ``fixPodClaim`` pass over condemned pods before scale-down);
+a pod whose claim an earlier pod of its name still owns waits (``PodClaimIsStale``). Event-driven on StatefulSet and pod events; pods and revisions
 are found through the informer indexes the workload controllers share (the set's own, and
 the orphans its selector could match: ``base.claim_candidates``), never by scanning. Driven through ``controllers.base``.
 """

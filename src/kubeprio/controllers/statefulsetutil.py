@@ -9,8 +9,8 @@ Mirrors ``pkg/controller/statefulset/stateful_set_utils.go`` and the pure parts 
   it, then the name), with ``spec.hostname`` its name, ``spec.subdomain`` the set's
   ``serviceName``, the labels ``statefulset.kubernetes.io/pod-name``,
   ``apps.kubernetes.io/pod-index`` and ``controller-revision-hash``, and one
-  ``persistentVolumeClaim`` volume per claim template (``<claim>-<set>-<ordinal>``; no
-  claim is ever created, kubeprio has no PersistentVolumeClaim kind);
+  ``persistentVolumeClaim`` volume per claim template (``<claim>-<set>-<ordinal>``; the
+  claims themselves are ``controllers.statefulsetclaims``'s);
   ``identity_matches``/``storage_matches`` and ``update_identity`` repair a pod whose
   labels or volumes someone changed;
 * the pod predicates ``isCreated``, ``isRunningAndReady``, ``isRunningAndAvailable``,
