@@ -269,12 +269,12 @@ def test_matching_tolerations_takes_the_first_per_taint() -> None:
 _TAINT_KEYS = st.sampled_from(["a", "b", "node.kubernetes.io/unreachable"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     keys=st.lists(_TAINT_KEYS, min_size=1, max_size=3, unique=True),
-    extra=st.lists(
-        st.tuples(_TAINT_KEYS, st.one_of(st.none(), st.integers(-5, 50))), max_size=3
-    ),
+    extra=st.lists(st.tuples(_TAINT_KEYS, st.one_of(st.none(), st.integers(-5, 50))), max_size=3),
     wait=st.floats(0, 500),
 )
 def test_pod_tolerating_every_taint_forever_is_never_evicted(
