@@ -30,12 +30,16 @@ eviction itself is ``controllers.tainteviction``, v1.32's separate controller):
 * events ``RegisteredNode`` ("Node <n> event: Registered Node <n> in Controller") and
   ``RemovingNode``, component ``node-controller``.
 
-Left out: the ``NoSchedule`` taints from conditions (``doNoScheduleTaintingPass``) and the
-label reconciliation (kubeprio's kubelets set both label pairs).
+* ``doNoScheduleTaintingPass`` on every node event: the ``NoSchedule`` taints of
+  TaintNodesByCondition (Ready False ``not-ready``, Unknown ``unreachable``,
+  ``memory-pressure``, ``disk-pressure``, ``pid-pressure``, ``network-unavailable``, and
+  ``unschedulable`` for a cordoned node) follow the node's conditions.
 
-``assume_healthy`` (simulation): nodes it accepts are not judged at all, as if their
-kubelets heartbeated at every check, but count as their Ready condition says in their
-zone. A simulation keeps leases only for kubelets that can fail, so only those are
+Left out: the label reconciliation (kubeprio's kubelets set both label pairs).
+
+``assume_healthy`` (simulation): nodes it accepts are not judged at all (no health check,
+no condition taints), as if their kubelets heartbeated at every check, but count as their
+Ready condition says in their zone. A simulation keeps leases only for kubelets that can fail, so only those are
 watched; in ``serve`` every node is. Driven like the other controllers
 (``next_wakeup``/``run_once``): a check is planned on the 5 s grid only while a watched
 node could go stale, something changed, or work is pending, so a cluster whose nodes are
@@ -52,13 +56,23 @@ from typing import Final
 
 from kubeprio.api import errors
 from kubeprio.api.coordination import NODE_LEASE_NAMESPACE, Lease
-from kubeprio.api.core import Node, NodeCondition, NodeStatus, ObjectReference, Pod, Taint
+from kubeprio.api.core import (
+    Node,
+    NodeCondition,
+    NodeSpec,
+    NodeStatus,
+    ObjectReference,
+    Pod,
+    Taint,
+)
 from kubeprio.api.model import evolve
 from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.api.taints import (
     TAINT_EFFECT_NO_EXECUTE,
+    TAINT_EFFECT_NO_SCHEDULE,
     TAINT_NODE_NOT_READY,
     TAINT_NODE_UNREACHABLE,
+    TAINT_NODE_UNSCHEDULABLE,
 )
 from kubeprio.client import record
 from kubeprio.client.informer import CacheKey, FuncHandler, Informer, cache_key
@@ -78,6 +92,17 @@ RETRIES: Final = 5
 """``NodeHealthUpdateRetry``."""
 UNREACHABLE: Final = Taint(key=TAINT_NODE_UNREACHABLE, effect=TAINT_EFFECT_NO_EXECUTE)
 NOT_READY: Final = Taint(key=TAINT_NODE_NOT_READY, effect=TAINT_EFFECT_NO_EXECUTE)
+
+_CONDITION_TAINTS: Final = {
+    (READY, "False"): TAINT_NODE_NOT_READY,
+    (READY, UNKNOWN): TAINT_NODE_UNREACHABLE,
+    ("MemoryPressure", "True"): "node.kubernetes.io/memory-pressure",
+    ("DiskPressure", "True"): "node.kubernetes.io/disk-pressure",
+    ("NetworkUnavailable", "True"): "node.kubernetes.io/network-unavailable",
+    ("PIDPressure", "True"): "node.kubernetes.io/pid-pressure",
+}
+"""``nodeConditionToTaintKeyStatusMap``."""
+_NO_SCHEDULE_KEYS: Final = frozenset({*_CONDITION_TAINTS.values(), TAINT_NODE_UNSCHEDULABLE})
 
 INITIAL, NORMAL, FULL, PARTIAL = "Initial", "Normal", "FullDisruption", "PartialDisruption"
 
@@ -171,6 +196,7 @@ class NodeLifecycleController:
         self._to_retry: set[str] = set()
         self._pending_pods: dict[CacheKey, None] = {}
         self._changed = True
+        self._node_updates: dict[str, None] = {}
         pods.add_index(NODE_NAME_INDEX, lambda p: [n] if p.spec and (n := p.spec.node_name) else [])
         nodes.add_handler(FuncHandler(self._node_seen, self._node_updated, self._node_deleted))
         pods.add_handler(FuncHandler(self._pod_added, self._pod_updated))
@@ -187,6 +213,7 @@ class NodeLifecycleController:
         if self._is_watched(node):
             self._watched.add(name)
             self._changed = True
+            self._node_updates[name] = None
         elif name in self._watched:
             self._watched.discard(name)
             self._changed = True
@@ -251,7 +278,7 @@ class NodeLifecycleController:
     def next_wakeup(self) -> float | None:
         """Now for pending pods; the next 5 s check while needed; a tainting queue's turn."""
         now = self.clock.now()
-        if self._pending_pods:
+        if self._pending_pods or self._node_updates:
             return now
         wakeups = [w for q in self.tainters.values() if (w := q.next_wakeup(now)) is not None]
         if self._monitor_due():
@@ -261,6 +288,10 @@ class NodeLifecycleController:
     def run_once(self) -> None:
         """Mark pending pods, run a due health check, then the tainting pass."""
         now = self.clock.now()
+        if self._node_updates:
+            names, self._node_updates = self._node_updates, {}
+            for name in sorted(names):
+                self._no_schedule_tainting_pass(name)
         if self._pending_pods:
             pending, self._pending_pods = self._pending_pods, {}
             for namespace, name in sorted(pending):
@@ -273,6 +304,31 @@ class NodeLifecycleController:
             self.monitor_node_health(now)
         for zone in sorted(self.tainters):
             self.tainters[zone].try_(self._taint_action, now)
+
+    def _no_schedule_tainting_pass(self, name: str) -> None:
+        """``doNoScheduleTaintingPass``: condition taints follow the node's conditions."""
+        node = self.nodes.get(name)
+        if node is None:
+            return
+        wanted: list[Taint] = []
+        for condition in (node.status.conditions if node.status else None) or ():
+            key = _CONDITION_TAINTS.get((condition.type or "", condition.status or ""))
+            if key is not None:
+                wanted.append(Taint(key=key, effect=TAINT_EFFECT_NO_SCHEDULE))
+        if node.spec is not None and node.spec.unschedulable:
+            wanted.append(Taint(key=TAINT_NODE_UNSCHEDULABLE, effect=TAINT_EFFECT_NO_SCHEDULE))
+        present = [
+            t
+            for t in (node.spec.taints if node.spec else None) or ()
+            if t.effect == TAINT_EFFECT_NO_SCHEDULE and t.key in _NO_SCHEDULE_KEYS
+        ]
+        present_keys = {t.key for t in present}
+        wanted_keys = {t.key for t in wanted}
+        add = [t for t in wanted if t.key not in present_keys]
+        remove = [t for t in present if t.key not in wanted_keys]
+        if add or remove:
+            stamp = rfc3339(self.clock.now())
+            self._change_taints(name, [evolve(t, time_added=stamp) for t in add], remove)
 
     # --- monitorNodeHealth ---------------------------------------------------------------------------
 
@@ -504,7 +560,7 @@ class NodeLifecycleController:
             ]
             if tuple(taints) == tuple((latest.spec.taints if latest.spec else None) or ()):
                 return True
-            spec = evolve(latest.spec, taints=tuple(taints) or None) if latest.spec else None
+            spec = evolve(latest.spec or NodeSpec(), taints=tuple(taints) or None)
             try:
                 self.client.update(evolve(latest, spec=spec))
                 return True
