@@ -47,6 +47,8 @@ class NodeOutages:
         self._clock = clock
         self.origin = clock.now()
         self._fail_at: dict[str, float] = {}
+        self._annotated: set[str] = set()
+        """Nodes that carried the annotation at some point (their kubelets keep a Lease)."""
         if nodes is not None:
             nodes.add_handler(
                 FuncHandler(self.observe, lambda _old, new: self.observe(new), self.forget)
@@ -60,10 +62,12 @@ class NodeOutages:
             self._fail_at.pop(name, None)
         else:
             self._fail_at[name] = self.origin + seconds
+            self._annotated.add(name)
 
     def forget(self, node: Node) -> None:
         """The node is gone."""
         self._fail_at.pop(node.metadata.name or "", None)
+        self._annotated.discard(node.metadata.name or "")
 
     def fails_at(self, name: str) -> float | None:
         """When the node's kubelet fails (epoch seconds), if it is annotated."""
@@ -75,5 +79,7 @@ class NodeOutages:
         return at is not None and self._clock.now() >= at
 
     def may_fail(self, node: Node) -> bool:
-        """Whether the node carries the annotation (a simulation keeps a Lease for it)."""
-        return FAIL_AT in (node.metadata.annotations or {})
+        """Whether the node carries the annotation, or did (a simulation keeps a Lease for
+        it, and the node lifecycle controller watches it, also after it came back)."""
+        name = node.metadata.name or ""
+        return name in self._annotated or FAIL_AT in (node.metadata.annotations or {})
