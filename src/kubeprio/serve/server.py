@@ -65,6 +65,7 @@ from kubeprio.apiserver.tokensigning import PublicKeys, TokenSigner
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.endpoints import EndpointsController
+from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
 from kubeprio.controllers.rootcacert import RootCACertPublisher
 from kubeprio.controllers.serviceaccount import ServiceAccountsController
 from kubeprio.kubelet.kubelet import KubeletConfig, register_node
@@ -119,6 +120,8 @@ class ServeOptions:
     """Node ports of NodePort Services (kube-apiserver ``--service-node-port-range``)."""
     limited_resources: Sequence[LimitedResource] = ()
     """The ResourceQuota admission plugin's ``limitedResources``."""
+    node_lifecycle: NodeLifecycleConfig = dataclasses.field(default_factory=NodeLifecycleConfig)
+    """kube-controller-manager's node lifecycle flags (``--node-monitor-grace-period``, ...)."""
     admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT
     """The admission plugins that are on (kube-apiserver's ``--enable-admission-plugins`` and
     ``--disable-admission-plugins``); ``NamespaceAutoProvision`` among them creates a
@@ -246,6 +249,7 @@ class Serving:
                 auto_create_namespaces=plugins.NAMESPACE_AUTO_PROVISION
                 in options.admission_plugins,
                 node_leases=True,
+                node_lifecycle=options.node_lifecycle,
                 # kubectl describe pod shows a real kubelet's Pulled/Created/Started and,
                 # on deletion, Killing events; learners read them there.
                 kubelet_config=KubeletConfig(register_node=False, container_events=True),

@@ -9,7 +9,6 @@ interval 25 % of it), in namespace ``kube-node-lease``.
 from __future__ import annotations
 
 import dataclasses
-
 import itertools
 
 import pytest
