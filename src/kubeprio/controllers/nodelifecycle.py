@@ -271,9 +271,11 @@ class NodeLifecycleController:
         return False
 
     def _next_tick(self, now: float) -> float:
+        """The latest grid time not after ``now`` if no check ran since; else the next one.
+        (On real time ``now`` is never exactly on the grid: compare with the last check.)"""
         period = self.config.node_monitor_period
-        tick = self._origin + max(math.ceil((now - self._origin) / period - 1e-9), 0) * period
-        return tick + period if tick <= self._last_pass else tick
+        tick = self._origin + max(math.floor((now - self._origin) / period + 1e-9), 0) * period
+        return tick if tick > self._last_pass else tick + period
 
     def next_wakeup(self) -> float | None:
         """Now for pending pods; the next 5 s check while needed; a tainting queue's turn."""
