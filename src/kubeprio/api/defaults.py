@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from kubeprio.api import storagedefaults
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
@@ -70,7 +71,9 @@ from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.limitrangedefaults import default_limit_range
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, JsonDict, evolve
+from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.quantity import Quantity
+from kubeprio.api.rbac import ClusterRoleBinding, RoleBinding, default_binding
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import SECRET_TYPE_OPAQUE, Secret
 from kubeprio.api.service import Service
@@ -81,6 +84,7 @@ from kubeprio.api.servicedefaults import (
 )
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.statefulsetdefaults import default_stateful_set
+from kubeprio.api.storageclass import StorageClass
 
 RESTART_POLICY_ALWAYS: Final = "Always"
 DNS_CLUSTER_FIRST: Final = "ClusterFirst"
@@ -400,6 +404,16 @@ def _default_limit_range(lr: LimitRange) -> LimitRange:
     return default_limit_range(lr, default_list=default_resource_list)
 
 
+def _default_persistent_volume(pv: PersistentVolume) -> PersistentVolume:
+    """``SetObjectDefaults_PersistentVolume`` (``api.storagedefaults``)."""
+    return storagedefaults.default_persistent_volume(pv, default_resource_list)
+
+
+def _default_persistent_volume_claim(pvc: PersistentVolumeClaim) -> PersistentVolumeClaim:
+    """``SetObjectDefaults_PersistentVolumeClaim`` (``api.storagedefaults``)."""
+    return storagedefaults.default_persistent_volume_claim(pvc, default_resource_list)
+
+
 def _default_daemon_set(ds: DaemonSet) -> DaemonSet:
     """``SetDefaults_DaemonSet`` (``api.daemonsetdefaults``) with the template defaults here."""
     return default_daemon_set(ds, default_template=default_pod_template)
@@ -622,6 +636,11 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     EndpointSlice: default_endpoint_slice,
     Secret: default_secret,
     LimitRange: _default_limit_range,
+    PersistentVolume: _default_persistent_volume,
+    PersistentVolumeClaim: _default_persistent_volume_claim,
+    StorageClass: storagedefaults.default_storage_class,
+    RoleBinding: default_binding,
+    ClusterRoleBinding: default_binding,
 }
 
 

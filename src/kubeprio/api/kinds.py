@@ -24,7 +24,9 @@ from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import Status
+from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
+from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from kubeprio.api.resourcemetrics import GROUP as METRICS_GROUP
 from kubeprio.api.resourcemetrics import VERSION as METRICS_VERSION
 from kubeprio.api.resourcemetrics import NodeMetrics, PodMetrics
@@ -41,6 +43,7 @@ from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
+from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.tokenrequest import TokenRequest
 
@@ -158,6 +161,14 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                                            ("get", "patch", "update")),)),
     ResourceInfo("", "v1", "LimitRange", "limitranges", "limitrange", True, LimitRange,
                  ("limits",)),
+    ResourceInfo("", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", False,
+                 PersistentVolume, ("pv",),
+                 subresources=(Subresource("status", "", "v1", "PersistentVolume",
+                                           ("get", "patch", "update")),)),
+    ResourceInfo("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims",
+                 "persistentvolumeclaim", True, PersistentVolumeClaim, ("pvc",),
+                 subresources=(Subresource("status", "", "v1", "PersistentVolumeClaim",
+                                           ("get", "patch", "update")),)),
     ResourceInfo("", "v1", "ConfigMap", "configmaps", "configmap", True, ConfigMap, ("cm",)),
     ResourceInfo("", "v1", "Secret", "secrets", "secret", True, Secret),
     ResourceInfo("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,
@@ -212,8 +223,17 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  subresources=(Subresource("status", "batch", "v1", "Job",
                                            ("get", "patch", "update")),)),
     ResourceInfo("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, Lease),
+    ResourceInfo("storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", False,
+                 StorageClass, ("sc",), legacy_versions=("v1beta1",)),
     ResourceInfo("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice",
                  True, EndpointSlice),
+    ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",
+                 "clusterrolebinding", False, ClusterRoleBinding),
+    ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", "clusterrole",
+                 False, ClusterRole),
+    ResourceInfo("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding",
+                 True, RoleBinding),
+    ResourceInfo("rbac.authorization.k8s.io", "v1", "Role", "roles", "role", True, Role),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""

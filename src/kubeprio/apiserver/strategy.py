@@ -14,6 +14,9 @@
 * an ``ephemeralcontainers`` update of a pod changes ``spec.ephemeralContainers`` and
   nothing else (``podEphemeralContainersStrategy``); a main update keeps them as sent, so
   adding one there fails validation, as upstream.
+* PersistentVolumes start ``Pending`` with ``lastPhaseTransitionTime``, stamped again
+  whenever a status update changes the phase; claims start ``Pending`` with their data
+  sources normalized (``pkg/registry/core/persistentvolume{,claim}/strategy.go``).
 * ``check_delete``: objects the registry refuses to delete (the system PriorityClasses).
 * A ServiceAccount's ``secrets`` keep only their names, on create and update
   (``cleanSecretReferences`` in ``pkg/registry/core/serviceaccount/strategy.go``).
@@ -48,6 +51,17 @@ from kubeprio.api.defaults import copy_template_labels
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.api.persistentvolume import (
+    CLAIM_PENDING,
+    VOLUME_PENDING,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    PersistentVolumeClaimSpec,
+    PersistentVolumeClaimStatus,
+    PersistentVolumeStatus,
+    TypedLocalObjectReference,
+    TypedObjectReference,
+)
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resourcequota import ResourceQuota, ResourceQuotaStatus
 from kubeprio.api.resources import qos_class
@@ -118,6 +132,15 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         changes["status"] = ResourceQuotaStatus()
     elif isinstance(obj, ServiceAccount):
         changes["secrets"] = clean_secret_references(obj.secrets)
+    elif isinstance(obj, PersistentVolume):
+        # PersistentVolumeLastPhaseTransitionTime (GA in 1.31) stamps the first phase.
+        changes["status"] = PersistentVolumeStatus(
+            phase=VOLUME_PENDING, last_phase_transition_time=now
+        )
+    elif isinstance(obj, PersistentVolumeClaim):
+        # PrepareForCreate resets the status; the defaults give it phase Pending.
+        changes["status"] = PersistentVolumeClaimStatus(phase=CLAIM_PENDING)
+        changes["spec"] = normalize_data_sources(obj.spec)
     obj = evolve(obj, **changes)
     if isinstance(obj, Job):
         obj = generate_job_selector(obj)
@@ -206,7 +229,7 @@ def _backfill_qos_class(status: PodStatus | None, old: PodStatus | None) -> PodS
     return evolve(status or PodStatus(), qos_class=stored)
 
 
-def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
+def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -> Any:
     """Carry system fields over from ``old`` and keep each side of the spec/status split."""
     if subresource == "status":
         # A status write changes the status only (and nothing in metadata but labels and
@@ -214,6 +237,8 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
         status = new.status
         if isinstance(new, Pod):
             status = _backfill_qos_class(new.status, old.status)
+        elif isinstance(new, PersistentVolume):
+            status = stamp_phase_transition(new.status, old.status, now)
         return evolve(old, status=status)
     if subresource == EPHEMERAL_CONTAINERS and isinstance(new, Pod):
         return drop_non_ephemeral_container_updates(new, old)
@@ -240,6 +265,42 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str) -> Any:
     if isinstance(new, DaemonSet):
         new = templategeneration.prepare_for_update(new, old)
     return new
+
+
+def normalize_data_sources(
+    spec: PersistentVolumeClaimSpec | None,
+) -> PersistentVolumeClaimSpec | None:
+    """``NormalizeDataSources`` (``pkg/api/persistentvolumeclaim/util.go``): a claim with
+    only ``dataSource`` gets the same ``dataSourceRef`` and one with only a same-namespace
+    ``dataSourceRef`` the same ``dataSource``."""
+    if spec is None:
+        return spec
+    source, ref = spec.data_source, spec.data_source_ref
+    if source is not None and ref is None:
+        return evolve(
+            spec,
+            data_source_ref=TypedObjectReference(
+                api_group=source.api_group, kind=source.kind, name=source.name
+            ),
+        )
+    if ref is not None and source is None and not ref.namespace:
+        return evolve(
+            spec,
+            data_source=TypedLocalObjectReference(
+                api_group=ref.api_group, kind=ref.kind, name=ref.name
+            ),
+        )
+    return spec
+
+
+def stamp_phase_transition(
+    status: PersistentVolumeStatus | None, old: PersistentVolumeStatus | None, now: str
+) -> PersistentVolumeStatus | None:
+    """A volume status update that changes the phase gets ``lastPhaseTransitionTime``
+    = now (``persistentvolumeStatusStrategy.PrepareForUpdate``)."""
+    if status is None or (old is not None and status.phase == old.phase) or not now:
+        return status
+    return evolve(status, last_phase_transition_time=now)
 
 
 def drop_non_ephemeral_container_updates(new: Pod, old: Pod) -> Pod:

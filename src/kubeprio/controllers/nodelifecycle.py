@@ -37,9 +37,9 @@ eviction itself is ``controllers.tainteviction``, v1.32's separate controller):
 
 Left out: the label reconciliation (kubeprio's kubelets set both label pairs).
 
-``assume_healthy`` (simulation): nodes it accepts are not judged at all (no health check,
-no condition taints), as if their kubelets heartbeated at every check, but count as their
-Ready condition says in their zone. A simulation keeps leases only for kubelets that can fail, so only those are
+``assume_healthy`` (simulation): nodes it accepts get no health check, as if their
+kubelets heartbeated at every check, but count as their Ready condition says in their
+zone, and their condition taints follow their conditions as every node's do. A simulation keeps leases only for kubelets that can fail, so only those are
 watched; in ``serve`` every node is. Driven like the other controllers
 (``next_wakeup``/``run_once``): a check is planned on the 5 s grid only while a watched
 node could go stale, something changed, or work is pending, so a cluster whose nodes are
@@ -210,10 +210,12 @@ class NodeLifecycleController:
 
     def _node_seen(self, node: Node) -> None:
         name = node.metadata.name or ""
+        # The NoSchedule pass follows every node's conditions, as upstream's on each node
+        # event: it is event-driven, so an unwatched node costs one look per update.
+        self._node_updates[name] = None
         if self._is_watched(node):
             self._watched.add(name)
             self._changed = True
-            self._node_updates[name] = None
         elif name in self._watched:
             self._watched.discard(name)
             self._changed = True

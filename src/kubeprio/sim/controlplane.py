@@ -32,6 +32,7 @@ from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.daemonset import DaemonSet
+from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.secret import Secret
@@ -54,6 +55,7 @@ from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.statefulset import StatefulSetController
 from kubeprio.controllers.tainteviction import TaintEvictionController
+from kubeprio.controllers.volumeprotection import PVCProtectionController, PVProtectionController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.nodelease import NodeLeases
 from kubeprio.kubelet.outage import NodeOutages
@@ -152,6 +154,8 @@ class ControlPlane:
         self.secrets: Informer[Secret] = Informer(api, Secret)
         self.service_accounts: Informer[ServiceAccount] = Informer(api, ServiceAccount)
         self.quotas: Informer[ResourceQuota] = Informer(api, ResourceQuota)
+        self.claims: Informer[PersistentVolumeClaim] = Informer(api, PersistentVolumeClaim)
+        self.volumes: Informer[PersistentVolume] = Informer(api, PersistentVolume)
         self.router = PodRouter()
         # Before the kubelets and leases: they read the outages in their node handlers.
         self.outages = NodeOutages(clock, self.nodes)
@@ -293,6 +297,10 @@ class ControlPlane:
             ),
             self.node_lifecycle,
             self.taint_eviction,
+            PVCProtectionController(
+                api, clock=clock, rng=rng("pvcprotection"), claims=self.claims, pods=self.pods
+            ),
+            PVProtectionController(api, clock=clock, rng=rng("pvprotection"), volumes=self.volumes),
         ]
         counted: list[Informer[Any]] = [
             self.services,
@@ -338,6 +346,8 @@ class ControlPlane:
                 self.cron_jobs,
                 self.hpas,
                 self.leases,
+                self.claims,
+                self.volumes,
             ]
         )
 

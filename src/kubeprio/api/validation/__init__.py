@@ -7,7 +7,7 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, LimitRanges in ``validation.limitrange``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
@@ -54,12 +54,14 @@ from kubeprio.api.validation import (  # isort: skip
     ephemeral,
     limitrange,
     policy,
+    rbac,
     resourcequota,
     scheduling,
     secret,
     service,
     serviceaccount,
     statefulset,
+    storage,
     tenant,
 )
 
@@ -79,6 +81,8 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **limitrange.CREATE,
     **configmap.CREATE,
     **secret.CREATE,
+    **storage.CREATE,
+    **rbac.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -99,6 +103,8 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **limitrange.UPDATE,
     **configmap.UPDATE,
     **secret.UPDATE,
+    **storage.UPDATE,
+    **rbac.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -114,6 +120,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **policy.STATUS_UPDATE,
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
+    **storage.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
