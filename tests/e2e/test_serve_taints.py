@@ -8,7 +8,9 @@
   ``--node-monitor-grace-period`` (15 s: above the 10 s lease renewals) and
   ``--node-monitor-period`` the node turns ``NotReady`` in
   ``kubectl get nodes`` and gets the ``unreachable`` taints (node lifecycle controller);
-  its pod tolerating ``unreachable`` for 2 s is then evicted.
+  its pod, which tolerates ``unreachable`` for 2 s by
+  ``--default-unreachable-toleration-seconds 2`` (the DefaultTolerationSeconds plugin),
+  is then evicted.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ def pod(name: str, node: str, tolerations: str = "", grace: int = 1) -> str:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     args = ["--nodes", "3", "--node-monitor-grace-period", "15s", "--node-monitor-period", "1s"]
+    args += ["--default-unreachable-toleration-seconds", "2"]
     with running(tmp_path_factory, "taints", args) as process:
         yield process
 
@@ -76,12 +79,12 @@ def test_kubectl_taint_no_execute_evicts_untolerating_pods(server: ServeProcess)
 
 
 def test_a_failed_kubelet_makes_its_node_not_ready_and_its_pods_go(server: ServeProcess) -> None:
-    tolerating = (
-        "  tolerations: [{key: node.kubernetes.io/unreachable, operator: Exists,"
-        " effect: NoExecute, tolerationSeconds: 2}]"
-    )
-    server.ok("apply", "-f", "-", stdin=pod("lost", "node-2", tolerating))
+    server.ok("apply", "-f", "-", stdin=pod("lost", "node-2"))
     eventually(lambda: "Running" in server.ok("get", "pod", "lost") or None)
+    seconds = server.ok(
+        "get", "pod", "lost", "-o", "jsonpath={.spec.tolerations[*].tolerationSeconds}"
+    )
+    assert seconds.split() == ["300", "2"]  # not-ready keeps the default
     server.ok("annotate", "node", "node-2", "kubeprio.io/fail-at=0s")
 
     def not_ready() -> bool | None:

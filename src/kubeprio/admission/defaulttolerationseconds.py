@@ -15,11 +15,13 @@ own forever-tolerations of both taints (``controllers.daemonsetutil``) and get n
 
 The node lifecycle controller taints a lost node and the taint eviction controller then
 evicts its pods after these 300 s (``controllers.nodelifecycle``,
-``controllers.tainteviction``). Driven by ``admission.chain``; pure.
+``controllers.tainteviction``); ``serve`` takes both flags (``DefaultTolerations``).
+Driven by ``admission.chain``; pure.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Final
 
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Operation
@@ -50,6 +52,26 @@ UNREACHABLE_TOLERATION: Final = Toleration(
 # One shared (frozen) instance each: a cluster of 150,000 pods holds two objects, not 300,000.
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class DefaultTolerations:
+    """kube-apiserver's ``--default-not-ready-toleration-seconds`` and
+    ``--default-unreachable-toleration-seconds``."""
+
+    not_ready_seconds: int = DEFAULT_TOLERATION_SECONDS
+    unreachable_seconds: int = DEFAULT_TOLERATION_SECONDS
+
+    def tolerations(self) -> tuple[Toleration, Toleration]:
+        """The two tolerations to add (the shared instances at the defaults)."""
+        not_ready, unreachable = NOT_READY_TOLERATION, UNREACHABLE_TOLERATION
+        if self.not_ready_seconds != DEFAULT_TOLERATION_SECONDS:
+            not_ready = dataclasses.replace(not_ready, toleration_seconds=self.not_ready_seconds)
+        if self.unreachable_seconds != DEFAULT_TOLERATION_SECONDS:
+            unreachable = dataclasses.replace(
+                unreachable, toleration_seconds=self.unreachable_seconds
+            )
+        return not_ready, unreachable
+
+
 def _tolerates(tolerations: tuple[Toleration, ...], key: str) -> bool:
     """Whether one of ``tolerations`` already covers the ``NoExecute`` taint ``key``
     (upstream's loop: an empty key or effect matches any)."""
@@ -64,6 +86,9 @@ class DefaultTolerationSecondsPlugin:
 
     name = PLUGIN_NAME
 
+    def __init__(self, defaults: DefaultTolerations | None = None) -> None:
+        self._tolerations = (defaults or DefaultTolerations()).tolerations()
+
     def admit(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> Any:
         """Add the two 300 s tolerations a pod lacks (pod create and update only)."""
         pod = request.obj
@@ -77,7 +102,7 @@ class DefaultTolerationSecondsPlugin:
         tolerations = tuple(pod.spec.tolerations or ())
         added = tuple(
             toleration
-            for toleration in (NOT_READY_TOLERATION, UNREACHABLE_TOLERATION)
+            for toleration in self._tolerations
             if not _tolerates(tolerations, toleration.key or "")
         )
         if not added:

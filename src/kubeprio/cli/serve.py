@@ -14,6 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kubeprio.admission.defaulttolerationseconds import (
+    DEFAULT_TOLERATION_SECONDS,
+    DefaultTolerations,
+)
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.core import Node
 from kubeprio.api.gotext import GO_FALSE, GO_TRUE
@@ -121,6 +125,19 @@ def register(subparsers: Any) -> None:
         help="extend pod-bound tokens of 3607 s for the API audiences (those the "
         "ServiceAccount admission plugin asks for) to a year (default true)",
     )
+    for flag, taint in (
+        ("--default-not-ready-toleration-seconds", "node.kubernetes.io/not-ready"),
+        ("--default-unreachable-toleration-seconds", "node.kubernetes.io/unreachable"),
+    ):
+        parser.add_argument(
+            flag,
+            type=int,
+            default=DEFAULT_TOLERATION_SECONDS,
+            metavar="INT",
+            help=f"tolerationSeconds of the {taint}:NoExecute toleration the "
+            f"DefaultTolerationSeconds plugin adds to every pod that lacks one "
+            f"(default {DEFAULT_TOLERATION_SECONDS})",
+        )
     lifecycle = parser.add_argument_group("node lifecycle (kube-controller-manager's flags)")
     for flag, default, text in (
         ("--node-monitor-period", "5s", "how often node health is checked"),
@@ -269,6 +286,9 @@ def run(args: argparse.Namespace) -> int:
         node_port_range=args.service_node_port_range,
         limited_resources=limited,
         admission_plugins=admission_plugins,
+        default_tolerations=DefaultTolerations(
+            args.default_not_ready_toleration_seconds, args.default_unreachable_toleration_seconds
+        ),
         node_lifecycle=node_lifecycle,
         **token_options,
     )

@@ -47,6 +47,7 @@ from typing import IO, Any, Final
 import uvicorn
 
 from kubeprio.admission import plugins
+from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
 from kubeprio.api.core import Namespace, Node
@@ -129,6 +130,9 @@ class ServeOptions:
     """The ResourceQuota admission plugin's ``limitedResources``."""
     node_lifecycle: NodeLifecycleConfig = dataclasses.field(default_factory=NodeLifecycleConfig)
     """kube-controller-manager's node lifecycle flags (``--node-monitor-grace-period``, ...)."""
+    default_tolerations: DefaultTolerations = dataclasses.field(default_factory=DefaultTolerations)
+    """kube-apiserver's ``--default-not-ready-toleration-seconds`` and
+    ``--default-unreachable-toleration-seconds`` (DefaultTolerationSeconds)."""
     admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT
     """The admission plugins that are on (kube-apiserver's ``--enable-admission-plugins`` and
     ``--disable-admission-plugins``); ``NamespaceAutoProvision`` among them creates a
@@ -262,6 +266,7 @@ class Serving:
                 kubelet_config=KubeletConfig(register_node=False, container_events=True),
                 limited_resources=options.limited_resources,
                 admission_plugins=options.admission_plugins,
+                default_tolerations=options.default_tolerations,
                 service_account_rng=derived_rng(seed, "serviceaccount-admission"),
                 stopwatch=time.perf_counter,
             )

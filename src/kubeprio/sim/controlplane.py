@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from kubeprio.admission import plugins
 from kubeprio.admission.defaults import default_chain
+from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -94,6 +95,7 @@ class ControlPlane:
         limited_resources: Sequence[LimitedResource] = (),
         service_account_rng: random.Random | None = None,
         admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
+        default_tolerations: DefaultTolerations | None = None,
         stopwatch: Callable[[], float] | None = None,
     ) -> None:
         """Wire the components.
@@ -116,6 +118,9 @@ class ControlPlane:
         account controller; simulations leave it out: ``admission.defaults``).
         ``admission_plugins``: the admission plugins that are on
         (``--enable-admission-plugins`` / ``--disable-admission-plugins``).
+        ``default_tolerations``: the DefaultTolerationSeconds plugin's seconds
+        (``--default-not-ready-toleration-seconds`` and
+        ``--default-unreachable-toleration-seconds``).
         ``stopwatch``: what times scheduling attempts for the scheduler's metrics (``serve``
         passes a monotonic wall clock; simulations keep the default, the injected clock, so
         nothing real-time reaches a run).
@@ -134,6 +139,7 @@ class ControlPlane:
             limited_resources,
             service_account_rng=service_account_rng,
             enabled=admission_plugins,
+            default_tolerations=default_tolerations,
         )
         api = self.api
         self.pods: Informer[Pod] = Informer(api, Pod)
