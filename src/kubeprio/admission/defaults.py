@@ -48,7 +48,10 @@ from collections.abc import Sequence
 
 from kubeprio.admission import plugins
 from kubeprio.admission.chain import AdmissionChain, Listers, MutatingPlugin, ValidatingPlugin
-from kubeprio.admission.defaulttolerationseconds import DefaultTolerationSecondsPlugin
+from kubeprio.admission.defaulttolerationseconds import (
+    DefaultTolerations,
+    DefaultTolerationSecondsPlugin,
+)
 from kubeprio.admission.limitranger import LimitRangerPlugin
 from kubeprio.admission.plugins import EnabledPlugins
 from kubeprio.admission.priority import PriorityPlugin
@@ -65,10 +68,12 @@ def default_chain(
     *,
     service_account_rng: random.Random | None = None,
     enabled: EnabledPlugins = plugins.DEFAULT,
+    default_tolerations: DefaultTolerations | None = None,
 ) -> AdmissionChain:
     """The admission plugins ``enabled`` names that kubeprio implements, reading through
     ``listers``, in ``plugins.ALL_ORDERED_PLUGINS`` order (the default: every plugin on by
-    default; ``ServiceAccount`` only with ``service_account_rng``)."""
+    default; ``ServiceAccount`` only with ``service_account_rng``); ``default_tolerations``
+    are DefaultTolerationSeconds' two flags."""
     ranger = LimitRangerPlugin(listers)
     tenant = TenantPriorityClassPlugin(listers)
     priority = PriorityPlugin(listers)
@@ -82,7 +87,7 @@ def default_chain(
     }
     system = SystemPriorityClassPlugin()
     built[system.name] = (None, system)
-    tolerations = DefaultTolerationSecondsPlugin()
+    tolerations = DefaultTolerationSecondsPlugin(default_tolerations)
     built[tolerations.name] = (tolerations, None)
     default_class = DefaultStorageClassPlugin(listers)
     built[default_class.name] = (default_class, None)

@@ -13,14 +13,15 @@ kube-apiserver's ``--default-not-ready-toleration-seconds`` and
 ``--default-unreachable-toleration-seconds`` defaults. DaemonSet pods arrive with their
 own forever-tolerations of both taints (``controllers.daemonsetutil``) and get nothing.
 
-The node lifecycle controller that taints a lost node (and so evicts its pods after these
-300 s) is not simulated, so in kubeprio the tolerations change no outcome; they are on
-every pod so that objects read back as a real cluster's (``kubectl get pod -o yaml``,
-``kubectl describe pod``'s ``Tolerations:``). Driven by ``admission.chain``; pure.
+The node lifecycle controller taints a lost node and the taint eviction controller then
+evicts its pods after these 300 s (``controllers.nodelifecycle``,
+``controllers.tainteviction``); ``serve`` takes both flags (``DefaultTolerations``).
+Driven by ``admission.chain``; pure.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Final
 
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Operation
@@ -51,6 +52,26 @@ UNREACHABLE_TOLERATION: Final = Toleration(
 # One shared (frozen) instance each: a cluster of 150,000 pods holds two objects, not 300,000.
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class DefaultTolerations:
+    """kube-apiserver's ``--default-not-ready-toleration-seconds`` and
+    ``--default-unreachable-toleration-seconds``."""
+
+    not_ready_seconds: int = DEFAULT_TOLERATION_SECONDS
+    unreachable_seconds: int = DEFAULT_TOLERATION_SECONDS
+
+    def tolerations(self) -> tuple[Toleration, Toleration]:
+        """The two tolerations to add (the shared instances at the defaults)."""
+        not_ready, unreachable = NOT_READY_TOLERATION, UNREACHABLE_TOLERATION
+        if self.not_ready_seconds != DEFAULT_TOLERATION_SECONDS:
+            not_ready = dataclasses.replace(not_ready, toleration_seconds=self.not_ready_seconds)
+        if self.unreachable_seconds != DEFAULT_TOLERATION_SECONDS:
+            unreachable = dataclasses.replace(
+                unreachable, toleration_seconds=self.unreachable_seconds
+            )
+        return not_ready, unreachable
+
+
 def _tolerates(tolerations: tuple[Toleration, ...], key: str) -> bool:
     """Whether one of ``tolerations`` already covers the ``NoExecute`` taint ``key``
     (upstream's loop: an empty key or effect matches any)."""
@@ -65,6 +86,9 @@ class DefaultTolerationSecondsPlugin:
 
     name = PLUGIN_NAME
 
+    def __init__(self, defaults: DefaultTolerations | None = None) -> None:
+        self._tolerations = (defaults or DefaultTolerations()).tolerations()
+
     def admit(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> Any:
         """Add the two 300 s tolerations a pod lacks (pod create and update only)."""
         pod = request.obj
@@ -78,7 +102,7 @@ class DefaultTolerationSecondsPlugin:
         tolerations = tuple(pod.spec.tolerations or ())
         added = tuple(
             toleration
-            for toleration in (NOT_READY_TOLERATION, UNREACHABLE_TOLERATION)
+            for toleration in self._tolerations
             if not _tolerates(tolerations, toleration.key or "")
         )
         if not added:

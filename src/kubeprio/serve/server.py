@@ -47,6 +47,7 @@ from typing import IO, Any, Final
 import uvicorn
 
 from kubeprio.admission import plugins
+from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
 from kubeprio.api.core import Namespace, Node
@@ -72,6 +73,7 @@ from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from kubeprio.controllers.endpoints import EndpointsController
+from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
 from kubeprio.controllers.rootcacert import RootCACertPublisher
 from kubeprio.controllers.serviceaccount import ServiceAccountsController
 from kubeprio.kubelet.kubelet import KubeletConfig, register_node
@@ -126,6 +128,11 @@ class ServeOptions:
     """Node ports of NodePort Services (kube-apiserver ``--service-node-port-range``)."""
     limited_resources: Sequence[LimitedResource] = ()
     """The ResourceQuota admission plugin's ``limitedResources``."""
+    node_lifecycle: NodeLifecycleConfig = dataclasses.field(default_factory=NodeLifecycleConfig)
+    """kube-controller-manager's node lifecycle flags (``--node-monitor-grace-period``, ...)."""
+    default_tolerations: DefaultTolerations = dataclasses.field(default_factory=DefaultTolerations)
+    """kube-apiserver's ``--default-not-ready-toleration-seconds`` and
+    ``--default-unreachable-toleration-seconds`` (DefaultTolerationSeconds)."""
     admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT
     """The admission plugins that are on (kube-apiserver's ``--enable-admission-plugins`` and
     ``--disable-admission-plugins``); ``NamespaceAutoProvision`` among them creates a
@@ -253,11 +260,13 @@ class Serving:
                 auto_create_namespaces=plugins.NAMESPACE_AUTO_PROVISION
                 in options.admission_plugins,
                 node_leases=True,
+                node_lifecycle=options.node_lifecycle,
                 # kubectl describe pod shows a real kubelet's Pulled/Created/Started and,
                 # on deletion, Killing events; learners read them there.
                 kubelet_config=KubeletConfig(register_node=False, container_events=True),
                 limited_resources=options.limited_resources,
                 admission_plugins=options.admission_plugins,
+                default_tolerations=options.default_tolerations,
                 service_account_rng=derived_rng(seed, "serviceaccount-admission"),
                 stopwatch=time.perf_counter,
             )

@@ -5,7 +5,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
+Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC, resource-quota, node lifecycle and taint eviction controllers, the
 shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
 serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from kubeprio.admission import plugins
 from kubeprio.admission.defaults import default_chain
+from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -49,13 +50,16 @@ from kubeprio.controllers.disruption import DisruptionController
 from kubeprio.controllers.garbagecollector import GarbageCollector
 from kubeprio.controllers.horizontal import HorizontalController
 from kubeprio.controllers.job import JobController
+from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig, NodeLifecycleController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.statefulset import StatefulSetController
+from kubeprio.controllers.tainteviction import TaintEvictionController
 from kubeprio.controllers.volumeprotection import PVCProtectionController, PVProtectionController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.nodelease import NodeLeases
+from kubeprio.kubelet.outage import NodeOutages
 from kubeprio.kubelet.router import PodRouter
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.scheduler.setup import new_scheduler
@@ -87,9 +91,11 @@ class ControlPlane:
         auto_create_namespaces: bool = True,
         pod_gc_of_unseen_nodes: bool = True,
         node_leases: bool = False,
+        node_lifecycle: NodeLifecycleConfig | None = None,
         limited_resources: Sequence[LimitedResource] = (),
         service_account_rng: random.Random | None = None,
         admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
+        default_tolerations: DefaultTolerations | None = None,
         stopwatch: Callable[[], float] | None = None,
     ) -> None:
         """Wire the components.
@@ -102,7 +108,9 @@ class ControlPlane:
         upstream (off in simulation: a dump may leave out nodes that existed).
         ``node_leases``: kubelets keep their Leases in ``kube-node-lease`` renewed
         (``kubelet.nodelease``; on in ``serve``, where ``kubectl describe node`` shows them;
-        off in simulation, where no outcome depends on heartbeats).
+        off in simulation, where only kubelets annotated ``kubeprio.io/fail-at`` keep one,
+        and only their nodes are judged by the node lifecycle controller).
+        ``node_lifecycle``: kube-controller-manager's node lifecycle flags.
         ``limited_resources``: the ResourceQuota admission plugin's ``limitedResources``
         (``serve --admission-control-config-file``).
         ``service_account_rng``: run the ServiceAccount admission plugin, drawing its token
@@ -110,6 +118,9 @@ class ControlPlane:
         account controller; simulations leave it out: ``admission.defaults``).
         ``admission_plugins``: the admission plugins that are on
         (``--enable-admission-plugins`` / ``--disable-admission-plugins``).
+        ``default_tolerations``: the DefaultTolerationSeconds plugin's seconds
+        (``--default-not-ready-toleration-seconds`` and
+        ``--default-unreachable-toleration-seconds``).
         ``stopwatch``: what times scheduling attempts for the scheduler's metrics (``serve``
         passes a monotonic wall clock; simulations keep the default, the injected clock, so
         nothing real-time reaches a run).
@@ -128,6 +139,7 @@ class ControlPlane:
             limited_resources,
             service_account_rng=service_account_rng,
             enabled=admission_plugins,
+            default_tolerations=default_tolerations,
         )
         api = self.api
         self.pods: Informer[Pod] = Informer(api, Pod)
@@ -151,6 +163,8 @@ class ControlPlane:
         self.claims: Informer[PersistentVolumeClaim] = Informer(api, PersistentVolumeClaim)
         self.volumes: Informer[PersistentVolume] = Informer(api, PersistentVolume)
         self.router = PodRouter()
+        # Before the kubelets and leases: they read the outages in their node handlers.
+        self.outages = NodeOutages(clock, self.nodes)
         self.pods.add_index(
             NODE_INDEX, lambda p: [p.spec.node_name] if p.spec and p.spec.node_name else []
         )
@@ -162,6 +176,7 @@ class ControlPlane:
             router=self.router,
             config=kubelet_config or KubeletConfig(register_node=False),
             bound_pods=lambda name: self.pods.by_index(NODE_INDEX, name),
+            outages=self.outages,
         )
         self.scheduler = new_scheduler(
             api,
@@ -175,12 +190,31 @@ class ControlPlane:
         def rng(name: str) -> random.Random:
             return derived_rng(seed, name)
 
-        self.leases: Informer[Lease] | None = None
-        self.node_leases: NodeLeases | None = None
-        if node_leases:
-            self.leases = Informer(api, Lease)
-            self.node_leases = NodeLeases(api, clock=clock, rng=rng("nodelease"), nodes=self.nodes)
-        lease_informers: list[Informer[Any]] = [self.leases] if self.leases is not None else []
+        # Every kubelet keeps its Lease in serve; a simulation keeps those that can fail.
+        self.leases: Informer[Lease] = Informer(api, Lease)
+        self.node_leases = NodeLeases(
+            api,
+            clock=clock,
+            rng=rng("nodelease"),
+            nodes=self.nodes,
+            outages=self.outages,
+            keeps_lease=None if node_leases else self.outages.may_fail,
+        )
+        lease_informers: list[Informer[Any]] = [self.leases] if node_leases else []
+
+        outages = self.outages
+        self.node_lifecycle = NodeLifecycleController(
+            api,
+            clock=clock,
+            nodes=self.nodes,
+            pods=self.pods,
+            leases=self.leases,
+            config=node_lifecycle,
+            assume_healthy=None if node_leases else (lambda node: not outages.may_fail(node)),
+        )
+        self.taint_eviction = TaintEvictionController(
+            api, clock=clock, pods=self.pods, nodes=self.nodes
+        )
 
         self.hpa = HorizontalController(
             api,
@@ -272,6 +306,8 @@ class ControlPlane:
                 nodes=self.nodes,
                 orphans_of_unseen_nodes=pod_gc_of_unseen_nodes,
             ),
+            self.node_lifecycle,
+            self.taint_eviction,
             PVCProtectionController(
                 api, clock=clock, rng=rng("pvcprotection"), claims=self.claims, pods=self.pods
             ),
@@ -321,9 +357,9 @@ class ControlPlane:
                 self.quotas,
                 self.cron_jobs,
                 self.hpas,
+                self.leases,
                 self.claims,
                 self.volumes,
-                *lease_informers,
             ]
         )
 
@@ -343,7 +379,7 @@ class ControlPlane:
             self.scheduler,
             *(Due(c, self.clock) for c in self.controllers),
             self.fleet,
-            *([Due(self.node_leases, self.clock)] if self.node_leases is not None else []),
+            Due(self.node_leases, self.clock),
         ]
 
     def start(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from kubeprio.admission.defaults import default_chain
+from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.api.core import Pod
 from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver.listers import StoreListers
@@ -111,3 +112,26 @@ def test_an_update_keeps_them_and_adds_nothing_more(api: ApiService) -> None:
     assert isinstance(pod, Pod)
     relabelled = api.patch(Pod, "p", {"metadata": {"labels": {"a": "b"}}}, namespace="default")
     assert to_dict(relabelled)["spec"]["tolerations"] == [NOT_READY, UNREACHABLE]
+
+
+def test_the_flags_set_the_seconds() -> None:
+    """kube-apiserver's ``--default-not-ready-toleration-seconds`` and
+    ``--default-unreachable-toleration-seconds`` (``admission.go``'s two flags) set the
+    added tolerations' seconds; a pod's own toleration still wins."""
+    store = MemoryStore()
+    api = ApiService(
+        store,
+        clock=ManualClock(),
+        rng=random.Random(0),
+        admission=default_chain(StoreListers(store), default_tolerations=DefaultTolerations(30, 0)),
+    )
+    fresh = create(api, _pod("fresh", None))
+    own = create(api, _pod("own", [OWN_NOT_READY]))
+    assert to_dict(fresh)["spec"]["tolerations"] == [
+        {**NOT_READY, "tolerationSeconds": 30},
+        {**UNREACHABLE, "tolerationSeconds": 0},
+    ]
+    assert to_dict(own)["spec"]["tolerations"] == [
+        OWN_NOT_READY,
+        {**UNREACHABLE, "tolerationSeconds": 0},
+    ]
