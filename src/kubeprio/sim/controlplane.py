@@ -32,12 +32,14 @@ from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.daemonset import DaemonSet
+from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
+from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.clock import Clock
@@ -48,7 +50,9 @@ from kubeprio.controllers.disruption import DisruptionController
 from kubeprio.controllers.garbagecollector import GarbageCollector
 from kubeprio.controllers.horizontal import HorizontalController
 from kubeprio.controllers.job import JobController
+from kubeprio.controllers.persistentvolume import PersistentVolumeController
 from kubeprio.controllers.podgc import PodGCController
+from kubeprio.controllers.provisioner import SimulatedProvisioner
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.statefulset import StatefulSetController
@@ -146,6 +150,9 @@ class ControlPlane:
         self.secrets: Informer[Secret] = Informer(api, Secret)
         self.service_accounts: Informer[ServiceAccount] = Informer(api, ServiceAccount)
         self.quotas: Informer[ResourceQuota] = Informer(api, ResourceQuota)
+        self.claims: Informer[PersistentVolumeClaim] = Informer(api, PersistentVolumeClaim)
+        self.volumes: Informer[PersistentVolume] = Informer(api, PersistentVolume)
+        self.storage_classes: Informer[StorageClass] = Informer(api, StorageClass)
         self.router = PodRouter()
         self.pods.add_index(
             NODE_INDEX, lambda p: [p.spec.node_name] if p.spec and p.spec.node_name else []
@@ -263,6 +270,22 @@ class ControlPlane:
                 nodes=self.nodes,
                 orphans_of_unseen_nodes=pod_gc_of_unseen_nodes,
             ),
+            PersistentVolumeController(
+                api,
+                clock=clock,
+                rng=rng("persistentvolume"),
+                claims=self.claims,
+                volumes=self.volumes,
+                classes=self.storage_classes,
+            ),
+            SimulatedProvisioner(
+                api,
+                clock=clock,
+                rng=rng("provisioner"),
+                claims=self.claims,
+                volumes=self.volumes,
+                classes=self.storage_classes,
+            ),
         ]
         counted: list[Informer[Any]] = [
             self.services,
@@ -307,6 +330,9 @@ class ControlPlane:
                 self.quotas,
                 self.cron_jobs,
                 self.hpas,
+                self.claims,
+                self.volumes,
+                self.storage_classes,
                 *lease_informers,
             ]
         )
