@@ -64,6 +64,10 @@ ROOTS = {
     "ConfigMap": "V1ConfigMap",
     "Secret": "V1Secret",
     "ServiceAccount": "V1ServiceAccount",
+    "Role": "V1Role",
+    "ClusterRole": "V1ClusterRole",
+    "RoleBinding": "V1RoleBinding",
+    "ClusterRoleBinding": "V1ClusterRoleBinding",
     "Binding": "V1Binding",
     "Eviction": "V1Eviction",
     "Scale": "V1Scale",
@@ -157,6 +161,12 @@ PACKAGES = (
     ("TokenRequest", "authentication.v1"),
     ("BoundObjectReference", "authentication.v1"),
     ("StorageClass", "storage.v1"),
+    # After SubjectAccessReviewStatus and SubjectRulesReviewStatus: RBAC's Subject.
+    ("Subject", "rbac.v1"),
+    ("ClusterRole", "rbac.v1"),
+    ("Role", "rbac.v1"),
+    ("PolicyRule", "rbac.v1"),
+    ("AggregationRule", "rbac.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 
@@ -164,7 +174,7 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
     match = re.fullmatch(
-        r"(Core|Discovery|Authentication)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name
+        r"(Core|Discovery|Authentication|Rbac)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name
     )
     assert match, client_name
     version, name = match.group(2).lower(), match.group(3)

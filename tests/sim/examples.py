@@ -30,10 +30,11 @@ EXAMPLES: Final = (
     "hpa-scale-up",
     "limitrange-defaults",
     "volume-binding",
+    "node-failure",
 )
 """The examples with a golden report (one directory of ``examples/`` each)."""
 
-UNTIL: Final = {"cronjob-forbid": 4.5 * 3600}
+UNTIL: Final = {"cronjob-forbid": 4.5 * 3600, "node-failure": 20 * 60.0}
 """Examples that need ``--until`` (a CronJob always has a next run): its value in seconds,
 as the example's README runs it."""
 

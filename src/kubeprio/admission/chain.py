@@ -26,6 +26,7 @@ from kubeprio.api.model import evolve
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.client.informer import Lister
 from kubeprio.frozen import fast_init
@@ -117,6 +118,11 @@ class Listers(Protocol):
     @property
     def limit_ranges(self) -> Lister[LimitRange]:
         """All LimitRanges."""
+        ...
+
+    @property
+    def storage_classes(self) -> Lister[StorageClass]:
+        """All StorageClasses."""
         ...
 
 

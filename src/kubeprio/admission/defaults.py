@@ -10,6 +10,8 @@ plugin on::
     mutating:   LimitRanger (container defaults)  ->  ServiceAccount (serve only)
                 ->  TenantPriorityClass (tenant default class)  ->  Priority (resolve)
                 ->  DefaultTolerationSeconds (300 s not-ready/unreachable tolerations)
+                ->  DefaultStorageClass (a class-less claim gets the default class)
+                ->  StorageObjectInUseProtection (pvc-/pv-protection finalizers)
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
                 ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
                 ->  Priority (single globalDefault)  ->  ResourceQuota (charges usage)
@@ -52,6 +54,7 @@ from kubeprio.admission.plugins import EnabledPlugins
 from kubeprio.admission.priority import PriorityPlugin
 from kubeprio.admission.resourcequota import LimitedResource, ResourceQuotaPlugin
 from kubeprio.admission.serviceaccount import ServiceAccountPlugin
+from kubeprio.admission.storage import DefaultStorageClassPlugin, StorageObjectInUseProtectionPlugin
 from kubeprio.admission.systemclass import SystemPriorityClassPlugin
 from kubeprio.admission.tenant import TenantPriorityClassPlugin
 
@@ -81,6 +84,10 @@ def default_chain(
     built[system.name] = (None, system)
     tolerations = DefaultTolerationSecondsPlugin()
     built[tolerations.name] = (tolerations, None)
+    default_class = DefaultStorageClassPlugin(listers)
+    built[default_class.name] = (default_class, None)
+    protection = StorageObjectInUseProtectionPlugin()
+    built[protection.name] = (protection, None)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

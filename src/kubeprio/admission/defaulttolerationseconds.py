@@ -13,10 +13,9 @@ kube-apiserver's ``--default-not-ready-toleration-seconds`` and
 ``--default-unreachable-toleration-seconds`` defaults. DaemonSet pods arrive with their
 own forever-tolerations of both taints (``controllers.daemonsetutil``) and get nothing.
 
-The node lifecycle controller that taints a lost node (and so evicts its pods after these
-300 s) is not simulated, so in kubeprio the tolerations change no outcome; they are on
-every pod so that objects read back as a real cluster's (``kubectl get pod -o yaml``,
-``kubectl describe pod``'s ``Tolerations:``). Driven by ``admission.chain``; pure.
+The node lifecycle controller taints a lost node and the taint eviction controller then
+evicts its pods after these 300 s (``controllers.nodelifecycle``,
+``controllers.tainteviction``). Driven by ``admission.chain``; pure.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ kubeprio's own plugins, ``SystemPriorityClass`` and ``TenantPriorityClass``, sit
 before ``Priority``: the tenant's default class must be on a pod before ``Priority``
 resolves it, and the allowlist (validating) runs after every mutation anyway. Both are on
 by default. Upstream plugins kubeprio has no code for (``PodSecurity``, the webhooks,
-the storage ones...) are accepted by name, as upstream accepts them, and do nothing
+PersistentVolumeClaimResize...) are accepted by name, as upstream accepts them, and do nothing
 (``NOT_IMPLEMENTED``; the command line says so when a user names one).
 
 Who uses it: ``admission.defaults.default_chain`` (which plugin objects to build) and the
@@ -36,6 +36,7 @@ from kubeprio.admission import (
     priority,
     resourcequota,
     serviceaccount,
+    storage,
     systemclass,
 )
 from kubeprio.admission import tenant as tenantplugin
@@ -69,8 +70,8 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     "PodTolerationRestriction",
     "EventRateLimit",
     "ExtendedResourceToleration",
-    "DefaultStorageClass",
-    "StorageObjectInUseProtection",
+    storage.DEFAULT_STORAGE_CLASS,  # DefaultStorageClass
+    storage.STORAGE_OBJECT_IN_USE_PROTECTION,  # StorageObjectInUseProtection
     "OwnerReferencesPermissionEnforcement",
     "PersistentVolumeClaimResize",
     "RuntimeClass",
@@ -134,6 +135,8 @@ IMPLEMENTED: Final = frozenset(
         tenantplugin.PLUGIN_NAME,
         priority.PLUGIN_NAME,
         defaulttolerationseconds.PLUGIN_NAME,
+        storage.DEFAULT_STORAGE_CLASS,
+        storage.STORAGE_OBJECT_IN_USE_PROTECTION,
         resourcequota.PLUGIN_NAME,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.

@@ -26,6 +26,7 @@ from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import Status
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
+from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from kubeprio.api.resourcemetrics import GROUP as METRICS_GROUP
 from kubeprio.api.resourcemetrics import VERSION as METRICS_VERSION
 from kubeprio.api.resourcemetrics import NodeMetrics, PodMetrics
@@ -226,6 +227,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  StorageClass, ("sc",), legacy_versions=("v1beta1",)),
     ResourceInfo("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice",
                  True, EndpointSlice),
+    ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",
+                 "clusterrolebinding", False, ClusterRoleBinding),
+    ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", "clusterrole",
+                 False, ClusterRole),
+    ResourceInfo("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding",
+                 True, RoleBinding),
+    ResourceInfo("rbac.authorization.k8s.io", "v1", "Role", "roles", "role", True, Role),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""

@@ -1,11 +1,12 @@
 """Label keys and values checked as Kubernetes does: ``IsLabelKey`` and ``IsLabelValue``.
 
-Mirrors ``k8s.io/apimachinery/pkg/api/validate/content`` (v1.35 line; formerly
-``util/validation``): a key is ``[prefix/]name``, the name at most 63 bytes of
+Mirrors ``k8s.io/apimachinery/pkg/util/validation`` as in v1.32 (``IsQualifiedName``,
+``IsValidLabelValue``): a key is ``[prefix/]name``, the name at most 63 bytes of
 alphanumerics, ``-``, ``_`` and ``.`` starting and ending alphanumeric, the optional
 prefix a DNS-1123 subdomain (``IsDNS1123Subdomain``); a value is empty or such a name.
-Both return upstream's messages (``RegexError`` with its examples, byte limits counted in
-UTF-8 bytes as Go's ``len``), empty when valid, memoised: a cluster repeats a few keys and
+Both return upstream's messages (``RegexError`` with its examples; ``MaxLenError``'s "must
+be no more than N characters", though the limit counts UTF-8 bytes, as Go's ``len``
+does — later releases reword it to "bytes"), empty when valid, memoised: a cluster repeats a few keys and
 values in every object and each write checks them again.
 
 Callers: ``api.selectors`` (selector requirements; it re-exports both functions, which
@@ -58,7 +59,7 @@ def _validate_dns1123_subdomain(value: str) -> list[str]:
     """Upstream ``IsDNS1123Subdomain``."""
     errors = []
     if _byte_len(value) > _DNS1123_SUBDOMAIN_MAX_BYTES:
-        errors.append(f"must be no more than {_DNS1123_SUBDOMAIN_MAX_BYTES} bytes")
+        errors.append(f"must be no more than {_DNS1123_SUBDOMAIN_MAX_BYTES} characters")
     if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is None:
         errors.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errors
@@ -97,7 +98,7 @@ def _label_key_messages(key: str) -> tuple[str, ...]:
     if not name:
         errors.append("name part must be non-empty")
     elif _byte_len(name) > _LABEL_MAX_BYTES:
-        errors.append(f"name part must be no more than {_LABEL_MAX_BYTES} bytes")
+        errors.append(f"name part must be no more than {_LABEL_MAX_BYTES} characters")
     if _LABEL_KEY_RE.fullmatch(name) is None:
         errors.append(
             "name part "
@@ -116,7 +117,7 @@ def _label_value_messages(value: str) -> tuple[str, ...]:
     """``validate_label_value``, memoised (label values repeat as keys do)."""
     errors = []
     if _byte_len(value) > _LABEL_MAX_BYTES:
-        errors.append(f"must be no more than {_LABEL_MAX_BYTES} bytes")
+        errors.append(f"must be no more than {_LABEL_MAX_BYTES} characters")
     if _LABEL_VALUE_RE.fullmatch(value) is None:
         errors.append(
             _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")

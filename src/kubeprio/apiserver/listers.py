@@ -14,6 +14,7 @@ from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.serviceaccount import ServiceAccount
+from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.store.errors import KeyNotFoundError
 from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
@@ -52,6 +53,7 @@ class StoreListers:
         self._resource_quotas = StoreLister(store, ResourceQuota)
         self._service_accounts = StoreLister(store, ServiceAccount)
         self._limit_ranges = StoreLister(store, LimitRange)
+        self._storage_classes = StoreLister(store, StorageClass)
 
     @property
     def priority_classes(self) -> StoreLister[PriorityClass]:
@@ -82,3 +84,8 @@ class StoreListers:
     def limit_ranges(self) -> StoreLister[LimitRange]:
         """All LimitRanges."""
         return self._limit_ranges
+
+    @property
+    def storage_classes(self) -> StoreLister[StorageClass]:
+        """All StorageClasses."""
+        return self._storage_classes

@@ -140,6 +140,28 @@ TYPES: Final[dict[str, str]] = {
         "the first pod is scheduled), allowedTopologies. The class annotated "
         "storageclass.kubernetes.io/is-default-class=true is given to claims that name none."
     ),
+    "Role": (
+        "A Role lists what may be done in its namespace: verbs on API groups' resources, "
+        "optionally by name. A RoleBinding grants it; kubeprio's RBAC authorizer allows a "
+        "request one of the caller's roles allows, beside the tenant policy."
+    ),
+    "ClusterRole": (
+        "A ClusterRole lists verbs on resources (in every namespace, or in one through a "
+        "RoleBinding) or on non-resource URLs. With an aggregationRule its rules are the "
+        "union of the rules of the ClusterRoles its selectors match."
+    ),
+    "RoleBinding": (
+        "A RoleBinding grants the rules of a Role or ClusterRole to users, groups and service "
+        "accounts, in the binding's namespace. Its roleRef cannot change."
+    ),
+    "ClusterRoleBinding": (
+        "A ClusterRoleBinding grants the rules of a ClusterRole to users, groups and service "
+        "accounts in every namespace and at the cluster scope. Its roleRef cannot change."
+    ),
+    "PolicyRule": "Verbs on resources of API groups (optionally by name), or on non-resource URLs.",
+    "Subject": "Who a binding grants to: a User, a Group or a ServiceAccount.",
+    "RoleRef": "The Role or ClusterRole a binding grants.",
+    "AggregationRule": "Label selectors of the ClusterRoles whose rules are gathered.",
     "LimitRangeItem": "Bounds and defaults for one type of object: Pod, Container or PersistentVolumeClaim.",
     "LimitRangeSpec": "The limit items, at most one per type.",
     "ResourceQuotaSpec": "The limits, and the scopes of the pods they apply to.",

@@ -25,7 +25,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import random
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from kubeprio.admission.chain import (
     AdmissionChain,
@@ -105,6 +105,14 @@ def _revision(obj: ApiObject) -> int:
     return int(version) if version else 0
 
 
+class WriteGuard(Protocol):
+    """A check of a caller's create or update (``old`` is None on create)."""
+
+    def check(self, obj: Any, old: Any, user: UserInfo | None) -> None:
+        """Raise a ``StatusError`` to refuse the write."""
+        ...
+
+
 class ApiService:
     """The API server's logic without HTTP; a ``Client`` for in-process components."""
 
@@ -125,6 +133,9 @@ class ApiService:
         self.admission = admission or AdmissionChain()
         self.auto_create_namespaces = auto_create_namespaces
         self.services = self._service_registry(ServiceIPRange(), NodePortRange())
+        self.write_guard: WriteGuard | None = None
+        """Checks a caller's writes before admission (``serve`` sets RBAC's escalation
+        guard, ``apiserver.rbacescalation``)."""
         if bootstrap:
             self.bootstrap()
 
@@ -287,6 +298,8 @@ class ApiService:
         if info.namespaced and not namespace:
             raise errors.bad_request("the namespace of the object must be set")
         obj = default_object(obj)
+        if self.write_guard is not None and user is not None:
+            self.write_guard.check(obj, None, user)
         create_namespace = self._check_namespace(
             info, namespace, Operation.CREATE, metadata.name or metadata.generate_name or ""
         )
@@ -369,6 +382,8 @@ class ApiService:
         new: Any = strategy.prepare_for_update(
             obj, current, subresource=subresource, now=self._now()
         )
+        if self.write_guard is not None and user is not None:
+            self.write_guard.check(new, current, user)
         outcome = AdmissionOutcome()
         request = AdmissionRequest(
             Operation.UPDATE, info, new, current, namespace, name, subresource, user, dry_run

@@ -5,7 +5,7 @@ What it is: one printer per kind with upstream's column definitions and cell rul
 ``printEvent``, ...; the column primitives and ``HumanDuration`` are in
 ``apiserver.tableformat``, the Pod's cells in ``podtable``, the workload kinds' in
 ``workloadtables``, the Service and config kinds' in ``servicetables`` and
-``configtables``). The server always prints the wide cells (upstream's table convertor passes ``Wide: true``); kubectl
+``configtables``, the RBAC kinds' in ``rbactables``). The server always prints the wide cells (upstream's table convertor passes ``Wide: true``); kubectl
 shows the ``priority`` 1 columns only with ``-o wide``. Kinds without a printer (``Tenant``)
 get ``Name, Age``.
 
@@ -42,6 +42,7 @@ from kubeprio.api.model import JsonDict
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
+from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
@@ -54,6 +55,7 @@ from kubeprio.apiserver import (
     autoscalingtables,
     configtables,
     podtable,
+    rbactables,
     servicetables,
     storagetables,
     workloadtables,
@@ -385,6 +387,10 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Endpoints: (ENDPOINTS_COLUMNS, print_endpoints),
     ResourceQuota: (RESOURCE_QUOTA_COLUMNS, print_resource_quota),
     LimitRange: (LIMIT_RANGE_COLUMNS, print_limit_range),
+    Role: (rbactables.ROLE_COLUMNS, rbactables.print_role),
+    ClusterRole: (rbactables.ROLE_COLUMNS, rbactables.print_role),
+    RoleBinding: (rbactables.ROLE_BINDING_COLUMNS, rbactables.print_binding),
+    ClusterRoleBinding: (rbactables.CLUSTER_ROLE_BINDING_COLUMNS, rbactables.print_binding),
     ConfigMap: (configtables.CONFIG_MAP_COLUMNS, configtables.print_config_map),
     Secret: (configtables.SECRET_COLUMNS, configtables.print_secret),
     ServiceAccount: (configtables.SERVICE_ACCOUNT_COLUMNS, configtables.print_service_account),

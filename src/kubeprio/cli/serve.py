@@ -30,6 +30,7 @@ from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER
 from kubeprio.cli import admissionconfig, admissionflags
 from kubeprio.cli.manifests import LoadFailure, PathNotFoundError, read_documents
 from kubeprio.cli.simulate import load_scheduler_config
+from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
 from kubeprio.scheduler.profile import ProfileError
 from kubeprio.serve.presets import PRESETS
 from kubeprio.serve.server import ServeOptions
@@ -120,7 +121,48 @@ def register(subparsers: Any) -> None:
         help="extend pod-bound tokens of 3607 s for the API audiences (those the "
         "ServiceAccount admission plugin asks for) to a year (default true)",
     )
+    lifecycle = parser.add_argument_group("node lifecycle (kube-controller-manager's flags)")
+    for flag, default, text in (
+        ("--node-monitor-period", "5s", "how often node health is checked"),
+        ("--node-monitor-grace-period", "50s", "silence after which a node is Unknown"),
+        ("--node-startup-grace-period", "1m0s", "the same for a node that never reported"),
+    ):
+        lifecycle.add_argument(
+            flag, default=default, metavar="DURATION", help=f"{text} (default {default})"
+        )
+    for flag, rate, text in (
+        ("--node-eviction-rate", 0.1, "nodes tainted per second in a healthy zone"),
+        ("--secondary-node-eviction-rate", 0.01, "the same in an unhealthy large zone"),
+        (
+            "--unhealthy-zone-threshold",
+            0.55,
+            "share of not-Ready nodes that makes a zone unhealthy",
+        ),
+    ):
+        lifecycle.add_argument(
+            flag, type=float, default=rate, metavar="FLOAT", help=f"{text} (default {rate})"
+        )
+    lifecycle.add_argument(
+        "--large-cluster-size-threshold",
+        type=int,
+        default=50,
+        metavar="INT",
+        help="zones above this size keep the secondary rate when unhealthy (default 50)",
+    )
     parser.set_defaults(handler=run)
+
+
+def _node_lifecycle(args: argparse.Namespace) -> NodeLifecycleConfig:
+    """The node lifecycle flags (``AnnotationError`` for a bad duration)."""
+    return NodeLifecycleConfig(
+        node_monitor_period=parse_duration(args.node_monitor_period),
+        node_monitor_grace_period=parse_duration(args.node_monitor_grace_period),
+        node_startup_grace_period=parse_duration(args.node_startup_grace_period),
+        node_eviction_rate=args.node_eviction_rate,
+        secondary_node_eviction_rate=args.secondary_node_eviction_rate,
+        large_cluster_size_threshold=args.large_cluster_size_threshold,
+        unhealthy_zone_threshold=args.unhealthy_zone_threshold,
+    )
 
 
 def _go_bool(text: str) -> bool:
@@ -207,6 +249,9 @@ def run(args: argparse.Namespace) -> int:
             token_options = _service_account_options(args)
         except ValueError as exc:
             return _fail(str(exc))
+        node_lifecycle = _node_lifecycle(args)
+        if node_lifecycle.node_monitor_period <= 0:
+            return _fail("--node-monitor-period must be positive")
     except (PathNotFoundError, ManifestError, ProfileError, QuantityError, AnnotationError) as exc:
         return _fail(str(exc))
     options = ServeOptions(
@@ -224,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
         node_port_range=args.service_node_port_range,
         limited_resources=limited,
         admission_plugins=admission_plugins,
+        node_lifecycle=node_lifecycle,
         **token_options,
     )
     for note in admissionflags.notes(args, command="serve"):

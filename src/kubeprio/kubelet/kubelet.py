@@ -51,6 +51,7 @@ from kubeprio.api.core import (
     PHASE_RUNNING,
     TERMINAL_PHASES,
     Node,
+    NodeStatus,
     Pod,
     PodCondition,
     PodStatus,
@@ -64,6 +65,7 @@ from kubeprio.client.protocol import Client, DeleteRequest
 from kubeprio.client.statuswrite import write_status
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.kubelet import admission, containers, podips, registration, runtime, status
+from kubeprio.kubelet import node as node_status
 from kubeprio.kubelet.eviction import PodStats
 from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT, EvictionConfig
 from kubeprio.kubelet.pressure import PressureMonitor
@@ -259,6 +261,53 @@ class Kubelet:
             self._sync(pod, deleted, now)
         if self.pressure.due is not None and self.pressure.due <= now:
             self._eviction_pass(now)
+
+    def resume(self) -> None:
+        """Back after an outage (``kubelet.outage``): post the node's conditions again.
+
+        The node lifecycle controller set them ``Unknown`` while this kubelet was silent;
+        its next node status update (``setNodeStatus``) reports what it sees, with a fresh
+        heartbeat, and the ``NodeReady`` event when Ready comes back.
+        """
+        now = self._clock.now()
+        try:
+            latest = self._client.get(Node, self.node_name)
+        except errors.StatusError:
+            return
+        stamp = rfc3339(now)
+        conditions = list((latest.status.conditions if latest.status else None) or ())
+        pressure = set(self.pressure.node_conditions)
+        flipped = False
+        for type_ in node_status.CONDITION_TYPES:
+            value = type_ == node_status.NODE_READY or type_ in pressure
+            wanted = "True" if value else "False"
+            index = next((i for i, c in enumerate(conditions) if c.type == type_), None)
+            if index is not None and conditions[index].status == wanted:
+                conditions[index] = evolve(conditions[index], last_heartbeat_time=stamp)
+                continue
+            fresh = node_status.node_condition(type_, value, now=stamp)
+            if index is None:
+                conditions.append(fresh)
+            else:
+                conditions[index] = fresh
+            flipped = flipped or type_ == node_status.NODE_READY
+        try:
+            updated = self._client.update_status(
+                evolve(
+                    latest,
+                    status=evolve(latest.status or NodeStatus(), conditions=tuple(conditions)),
+                )
+            )
+        except errors.StatusError:
+            return
+        self.on_node(updated)
+        if flipped:
+            self._recorder.event(
+                updated,
+                record.EVENT_TYPE_NORMAL,
+                "NodeReady",
+                f"Node {self.node_name} status is now: NodeReady",
+            )
 
     # --- introspection ------------------------------------------------------------------------
 

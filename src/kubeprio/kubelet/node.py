@@ -40,6 +40,13 @@ KUBELET_VERSION: Final = serverversion.GIT_VERSION
 DEFAULT_PODS: Final = "110"
 NODE_READY: Final = "Ready"
 NODE_PID_PRESSURE: Final = "PIDPressure"
+CONDITION_TYPES: Final = (
+    eviction.NODE_MEMORY_PRESSURE,
+    eviction.NODE_DISK_PRESSURE,
+    NODE_PID_PRESSURE,
+    NODE_READY,
+)
+"""The conditions a kubelet reports, in upstream's order."""
 
 # (status, reason, message) per condition type and truth value.
 _CONDITION_TEXTS: Final[Mapping[str, Mapping[bool, tuple[str, str]]]] = {

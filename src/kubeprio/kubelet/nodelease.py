@@ -23,9 +23,11 @@ quarter-second tick (a wait of 10 to 10.65 s instead of 10.4 s at most, far insi
 40 s duration): a thousand nodes renew in four groups a second, not in a hundred
 separate wake-ups of the serve loop, each of which costs more than the write itself.
 
-Only ``kubeprio serve`` runs it (``kubectl describe node`` prints the Lease). A simulation
-has no use for heartbeats: nothing it reports depends on them, and 5,000 nodes would add
-1.8 million writes per virtual hour. Driven like the other components
+``kubeprio serve`` keeps every node's Lease (``kubectl describe node`` prints it). A
+simulation keeps only the Leases of nodes whose kubelet can fail (``keeps_lease``: the
+``kubeprio.io/fail-at`` annotation, ``kubelet.outage``), which the node lifecycle
+controller watches; the others would add 1.8 million writes per virtual hour on 5,000
+nodes and change nothing. A failed kubelet (``outages``) renews nothing until it is back. Driven like the other components
 (``run_once``/``next_wakeup``, through ``sim.drive.Due``); time comes from the injected
 clock.
 """
@@ -36,6 +38,7 @@ import heapq
 import logging
 import math
 import random
+from collections.abc import Callable
 from typing import Final
 
 from kubeprio.api import errors
@@ -46,6 +49,7 @@ from kubeprio.api.model import evolve
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, rfc3339_micro
+from kubeprio.kubelet.outage import NodeOutages
 
 LOG: Final = logging.getLogger("kubeprio.kubelet")
 DEFAULT_LEASE_DURATION_SECONDS: Final = 40
@@ -96,8 +100,20 @@ class NodeLeases:
     """Creates and renews the Lease of every Node the informer knows."""
 
     def __init__(
-        self, client: Client, *, clock: Clock, rng: random.Random, nodes: Informer[Node]
+        self,
+        client: Client,
+        *,
+        clock: Clock,
+        rng: random.Random,
+        nodes: Informer[Node],
+        outages: NodeOutages | None = None,
+        keeps_lease: Callable[[Node], bool] | None = None,
     ) -> None:
+        self._outages = outages
+        self._keeps_lease = keeps_lease
+        self._stopped: set[str] = set()
+        """Nodes whose renewals stopped (kubelet down, or no lease kept): a node update may
+        start them again."""
         self._client = client
         self._clock = clock
         self._rng = rng
@@ -123,11 +139,23 @@ class NodeLeases:
         heapq.heappush(self._due, (self._clock.now(), name, node.metadata.uid or "", True))
 
     def _node_updated(self, old: Node, new: Node) -> None:
+        name = new.metadata.name or ""
         if old.metadata.uid != new.metadata.uid:
             self._node_started(new)
+        elif name in self._stopped and self._runs(new):
+            # The kubelet is back (or now keeps a lease): renew at once.
+            self._stopped.discard(name)
+            heapq.heappush(self._due, (self._clock.now(), name, new.metadata.uid or "", False))
+
+    def _runs(self, node: Node) -> bool:
+        """Whether this node's kubelet renews a Lease now."""
+        if self._keeps_lease is not None and not self._keeps_lease(node):
+            return False
+        return self._outages is None or not self._outages.failed(node.metadata.name or "")
 
     def _node_gone(self, node: Node) -> None:
         self._latest.pop(node.metadata.name or "", None)
+        self._stopped.discard(node.metadata.name or "")
 
     def run_once(self) -> bool:
         """Sync every lease that is due; False if none was."""
@@ -138,6 +166,9 @@ class NodeLeases:
             node = self._nodes.get(name)
             if node is None or (node.metadata.uid or "") != uid:
                 continue  # that Node is gone (its kubelet stopped), perhaps replaced
+            if not self._runs(node):
+                self._stopped.add(name)
+                continue
             due = True
             self._sync(node, now)
             wait = self.renew_interval * (

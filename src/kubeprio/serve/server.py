@@ -11,12 +11,15 @@ loop:
 * uvicorn serving ``apiserver.http.create_app`` over TLS (``serve.pki``), with bearer
   tokens from ``DATA_DIR/tokens.csv`` (``apiserver.authn``) or service account tokens
   (``apiserver.serviceaccountauthn``, signed with ``DATA_DIR/pki/sa.key`` by the
-  ``serviceaccounts/token`` subresource, ``apiserver.tokenrequest``) and the tenant
-  authorizer (``apiserver.authz``);
+  ``serviceaccounts/token`` subresource, ``apiserver.tokenrequest``) and the authorizer:
+  admins, the tenant policy (``apiserver.authz``), then RBAC (``apiserver.rbac``, with
+  the bootstrap roles of ``apiserver.rbacbootstrap`` and the escalation guard of
+  ``apiserver.rbacescalation``);
 * the ``serve.driver.RealTimeDriver`` settling the components on the ``RealClock``,
   with serve's own controllers beside the shared ones (resource quota among those):
   endpoints, service accounts (``default`` in every namespace) and the root CA
-  publisher (``kube-root-ca.crt`` in every namespace, holding the CA of ``serve.pki``).
+  publisher (``kube-root-ca.crt`` in every namespace, holding the CA of ``serve.pki``),
+  and the ClusterRole aggregation controller.
 
 As soon as the socket listens it writes ``DATA_DIR/kubeconfig`` and prints
 ``export KUBECONFIG=...``. SIGINT/SIGTERM stop it gracefully: the driver stops, open
@@ -49,11 +52,14 @@ from kubeprio.api import errors
 from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
-from kubeprio.apiserver import kubernetesservice
+from kubeprio.api.rbac import ClusterRole
+from kubeprio.apiserver import kubernetesservice, rbacbootstrap
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.http import KubeApp, create_app
+from kubeprio.apiserver.rbac import RbacAuthorizer, RbacIndex, UnionAuthorizer
+from kubeprio.apiserver.rbacescalation import EscalationGuard
 from kubeprio.apiserver.requestmetrics import RequestMetrics
 from kubeprio.apiserver.serviceaccountauthn import (
     ServiceAccountTokenAuthenticator,
@@ -64,7 +70,9 @@ from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER, TokenIssuer
 from kubeprio.apiserver.tokensigning import PublicKeys, TokenSigner
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
+from kubeprio.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from kubeprio.controllers.endpoints import EndpointsController
+from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
 from kubeprio.controllers.rootcacert import RootCACertPublisher
 from kubeprio.controllers.serviceaccount import ServiceAccountsController
 from kubeprio.kubelet.kubelet import KubeletConfig, register_node
@@ -119,6 +127,8 @@ class ServeOptions:
     """Node ports of NodePort Services (kube-apiserver ``--service-node-port-range``)."""
     limited_resources: Sequence[LimitedResource] = ()
     """The ResourceQuota admission plugin's ``limitedResources``."""
+    node_lifecycle: NodeLifecycleConfig = dataclasses.field(default_factory=NodeLifecycleConfig)
+    """kube-controller-manager's node lifecycle flags (``--node-monitor-grace-period``, ...)."""
     admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT
     """The admission plugins that are on (kube-apiserver's ``--enable-admission-plugins`` and
     ``--disable-admission-plugins``); ``NamespaceAutoProvision`` among them creates a
@@ -246,6 +256,7 @@ class Serving:
                 auto_create_namespaces=plugins.NAMESPACE_AUTO_PROVISION
                 in options.admission_plugins,
                 node_leases=True,
+                node_lifecycle=options.node_lifecycle,
                 # kubectl describe pod shows a real kubelet's Pulled/Created/Started and,
                 # on deletion, Killing events; learners read them there.
                 kubelet_config=KubeletConfig(register_node=False, container_events=True),
@@ -264,6 +275,9 @@ class Serving:
             _create_nodes(self.plane, options)
             self.pki = pki.ensure_pki(data_dir / "pki", host=options.host, now=self.clock.now())
             self._wire_namespace_controllers(seed, self.pki.ca_cert.read_bytes())
+            # The rbac/bootstrap-roles post-start hook (upstream runs it as the server starts).
+            rbacbootstrap.ensure(self.plane.api)
+            self._wire_rbac(seed)
             self.tokens = credentials.ensure_tokens(data_dir / "tokens.csv", users=users)
             signer = TokenSigner(
                 options.service_account_issuers[0],
@@ -297,7 +311,7 @@ class Serving:
             authenticator=UnionAuthenticator(
                 [TokenAuthenticator(self.tokens), service_account_tokens]
             ),
-            authorizer=TenantAuthorizer(self.plane.api.listers),
+            authorizer=self.authorizer,
             clock=self.clock,
             request_metrics=requests,
             metrics=self.metrics.render,
@@ -331,6 +345,22 @@ class Serving:
         self.namespaces: Informer[Namespace] = Informer(api, Namespace)
         # The informers only serve's controllers read.
         self.serve_informers = Informers([endpoints, slices, self.namespaces])
+
+    def _wire_rbac(self, seed: int) -> None:
+        """The authorization chain (admins, the tenant policy, then RBAC), the escalation
+        guard on RBAC writes, and the ClusterRole aggregation controller."""
+        api = self.plane.api
+        index = RbacIndex(self.store)
+        self.authorizer = UnionAuthorizer(TenantAuthorizer(api.listers), RbacAuthorizer(index))
+        api.write_guard = EscalationGuard(self.authorizer, index)
+        cluster_roles: Informer[ClusterRole] = Informer(api, ClusterRole)
+        self.aggregation_controller = ClusterRoleAggregationController(
+            api,
+            clock=self.clock,
+            rng=derived_rng(seed, "clusterrole-aggregation"),
+            cluster_roles=cluster_roles,
+        )
+        self.serve_informers = Informers([*self.serve_informers.informers, cluster_roles])
 
     def _wire_namespace_controllers(self, seed: int, root_ca: bytes) -> None:
         """What every namespace holds on a real cluster: the ``default`` ServiceAccount
@@ -391,6 +421,7 @@ class Serving:
                 Due(self.endpoints_controller, self.clock),
                 Due(self.service_account_controller, self.clock),
                 Due(self.root_ca_publisher, self.clock),
+                Due(self.aggregation_controller, self.clock),
                 self.event_expiry,
             ],
             clock=self.clock,

@@ -5,7 +5,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC and resource-quota controllers, the
+Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC, resource-quota, node lifecycle and taint eviction controllers, the
 shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
 serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
@@ -50,14 +50,18 @@ from kubeprio.controllers.disruption import DisruptionController
 from kubeprio.controllers.garbagecollector import GarbageCollector
 from kubeprio.controllers.horizontal import HorizontalController
 from kubeprio.controllers.job import JobController
+from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig, NodeLifecycleController
 from kubeprio.controllers.persistentvolume import PersistentVolumeController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.provisioner import SimulatedProvisioner
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.statefulset import StatefulSetController
+from kubeprio.controllers.tainteviction import TaintEvictionController
+from kubeprio.controllers.volumeprotection import PVCProtectionController, PVProtectionController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.nodelease import NodeLeases
+from kubeprio.kubelet.outage import NodeOutages
 from kubeprio.kubelet.router import PodRouter
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.scheduler.setup import new_scheduler
@@ -89,6 +93,7 @@ class ControlPlane:
         auto_create_namespaces: bool = True,
         pod_gc_of_unseen_nodes: bool = True,
         node_leases: bool = False,
+        node_lifecycle: NodeLifecycleConfig | None = None,
         limited_resources: Sequence[LimitedResource] = (),
         service_account_rng: random.Random | None = None,
         admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
@@ -104,7 +109,9 @@ class ControlPlane:
         upstream (off in simulation: a dump may leave out nodes that existed).
         ``node_leases``: kubelets keep their Leases in ``kube-node-lease`` renewed
         (``kubelet.nodelease``; on in ``serve``, where ``kubectl describe node`` shows them;
-        off in simulation, where no outcome depends on heartbeats).
+        off in simulation, where only kubelets annotated ``kubeprio.io/fail-at`` keep one,
+        and only their nodes are judged by the node lifecycle controller).
+        ``node_lifecycle``: kube-controller-manager's node lifecycle flags.
         ``limited_resources``: the ResourceQuota admission plugin's ``limitedResources``
         (``serve --admission-control-config-file``).
         ``service_account_rng``: run the ServiceAccount admission plugin, drawing its token
@@ -154,6 +161,8 @@ class ControlPlane:
         self.volumes: Informer[PersistentVolume] = Informer(api, PersistentVolume)
         self.storage_classes: Informer[StorageClass] = Informer(api, StorageClass)
         self.router = PodRouter()
+        # Before the kubelets and leases: they read the outages in their node handlers.
+        self.outages = NodeOutages(clock, self.nodes)
         self.pods.add_index(
             NODE_INDEX, lambda p: [p.spec.node_name] if p.spec and p.spec.node_name else []
         )
@@ -165,6 +174,7 @@ class ControlPlane:
             router=self.router,
             config=kubelet_config or KubeletConfig(register_node=False),
             bound_pods=lambda name: self.pods.by_index(NODE_INDEX, name),
+            outages=self.outages,
         )
         self.scheduler = new_scheduler(
             api,
@@ -178,12 +188,31 @@ class ControlPlane:
         def rng(name: str) -> random.Random:
             return derived_rng(seed, name)
 
-        self.leases: Informer[Lease] | None = None
-        self.node_leases: NodeLeases | None = None
-        if node_leases:
-            self.leases = Informer(api, Lease)
-            self.node_leases = NodeLeases(api, clock=clock, rng=rng("nodelease"), nodes=self.nodes)
-        lease_informers: list[Informer[Any]] = [self.leases] if self.leases is not None else []
+        # Every kubelet keeps its Lease in serve; a simulation keeps those that can fail.
+        self.leases: Informer[Lease] = Informer(api, Lease)
+        self.node_leases = NodeLeases(
+            api,
+            clock=clock,
+            rng=rng("nodelease"),
+            nodes=self.nodes,
+            outages=self.outages,
+            keeps_lease=None if node_leases else self.outages.may_fail,
+        )
+        lease_informers: list[Informer[Any]] = [self.leases] if node_leases else []
+
+        outages = self.outages
+        self.node_lifecycle = NodeLifecycleController(
+            api,
+            clock=clock,
+            nodes=self.nodes,
+            pods=self.pods,
+            leases=self.leases,
+            config=node_lifecycle,
+            assume_healthy=None if node_leases else (lambda node: not outages.may_fail(node)),
+        )
+        self.taint_eviction = TaintEvictionController(
+            api, clock=clock, pods=self.pods, nodes=self.nodes
+        )
 
         self.hpa = HorizontalController(
             api,
@@ -270,6 +299,12 @@ class ControlPlane:
                 nodes=self.nodes,
                 orphans_of_unseen_nodes=pod_gc_of_unseen_nodes,
             ),
+            self.node_lifecycle,
+            self.taint_eviction,
+            PVCProtectionController(
+                api, clock=clock, rng=rng("pvcprotection"), claims=self.claims, pods=self.pods
+            ),
+            PVProtectionController(api, clock=clock, rng=rng("pvprotection"), volumes=self.volumes),
             PersistentVolumeController(
                 api,
                 clock=clock,
@@ -330,10 +365,10 @@ class ControlPlane:
                 self.quotas,
                 self.cron_jobs,
                 self.hpas,
+                self.leases,
                 self.claims,
                 self.volumes,
                 self.storage_classes,
-                *lease_informers,
             ]
         )
 
@@ -353,7 +388,7 @@ class ControlPlane:
             self.scheduler,
             *(Due(c, self.clock) for c in self.controllers),
             self.fleet,
-            *([Due(self.node_leases, self.clock)] if self.node_leases is not None else []),
+            Due(self.node_leases, self.clock),
         ]
 
     def start(self) -> None:

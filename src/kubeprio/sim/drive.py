@@ -21,6 +21,7 @@ from kubeprio.client.informer import EventHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
 from kubeprio.kubelet.kubelet import Kubelet, KubeletConfig
+from kubeprio.kubelet.outage import NodeOutages
 from kubeprio.kubelet.router import PodRouter
 
 
@@ -116,8 +117,14 @@ class KubeletFleet:
         router: PodRouter,
         config: KubeletConfig | None = None,
         bound_pods: Callable[[str], Sequence[Pod]] | None = None,
+        outages: NodeOutages | None = None,
     ) -> None:
         self._client = client
+        self._outages = outages
+        self._down: set[str] = set()
+        """Kubelets stopped by ``kubeprio.io/fail-at`` (``kubelet.outage``)."""
+        self._failing: list[tuple[float, str]] = []
+        """(fail time, node): when a kubelet must look at itself and stop."""
         self._clock = clock
         self._rng = rng
         self._router = router
@@ -137,9 +144,22 @@ class KubeletFleet:
         name = node.metadata.name or ""
         if name and name not in self.kubelets and name not in self._to_start:
             self._to_start.append(name)
+        self._watch_outage(node)
+
+    def _watch_outage(self, node: Node) -> None:
+        """Plan a look at the kubelet when its ``kubeprio.io/fail-at`` comes."""
+        name = node.metadata.name or ""
+        at = self._outages.fails_at(name) if self._outages is not None else None
+        if at is not None:
+            heapq.heappush(self._failing, (at, name))
 
     def on_update(self, old: Node, new: Node) -> None:
-        """Nodes change through their kubelets; nothing to do."""
+        """A stopped kubelet looks again (its ``kubeprio.io/fail-at`` may have gone)."""
+        name = new.metadata.name or ""
+        if name in self._down:
+            self._dirty.add(name)
+        if (old.metadata.annotations or {}) != (new.metadata.annotations or {}):
+            self._watch_outage(new)
 
     def on_delete(self, node: Node) -> None:
         """A Node went away: its kubelet stops receiving pod events."""
@@ -147,6 +167,7 @@ class KubeletFleet:
         self._router.unregister(name)
         self.kubelets.pop(name, None)
         self._dirty.discard(name)
+        self._down.discard(name)
 
     # --- Driven ------------------------------------------------------------------------------
 
@@ -182,10 +203,21 @@ class KubeletFleet:
             _, _, name = heapq.heappop(self._heap)
             if self._planned.get(name, -1.0) <= now:
                 due.add(name)
+        while self._failing and self._failing[0][0] <= now:
+            due.add(heapq.heappop(self._failing)[1])
         for name in sorted(due):
             agent = self.kubelets.get(name)
             if agent is None:
                 continue
+            if self._outages is not None and self._outages.failed(name):
+                # Down: it acts on nothing; its events and timers wait for its return.
+                self._down.add(name)
+                self._planned.pop(name, None)
+                continue
+            if name in self._down:
+                self._down.discard(name)
+                agent.resume()
+                worked = True
             wakeup = agent.next_wakeup()
             # Read the clock after asking: on real time a kubelet with pending events
             # answers "now", which is later than ``now`` above (``kubeprio serve``).
@@ -209,9 +241,10 @@ class KubeletFleet:
         """Now if kubelets have pending events or are starting; else the earliest timer."""
         if self._dirty or self._to_start:
             return self._clock.now()
+        failing = self._failing[0][0] if self._failing else None
         while self._heap:
             wakeup, _, name = self._heap[0]
             if self._planned.get(name) == wakeup:
-                return wakeup
+                return wakeup if failing is None else min(wakeup, failing)
             heapq.heappop(self._heap)
-        return None
+        return failing

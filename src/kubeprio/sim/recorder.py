@@ -14,10 +14,11 @@ import dataclasses
 import re
 from typing import Final
 
-from kubeprio.api.core import Event, Node, Pod
+from kubeprio.api.core import Event, Node, Pod, PodCondition
 from kubeprio.sim.engine import SimClock
 
 _ON_NODE: Final = re.compile(r" on node (\S+)$")
+PREEMPTION_BY_SCHEDULER: Final = "PreemptionByScheduler"
 
 
 @dataclasses.dataclass(slots=True)
@@ -65,6 +66,19 @@ class EventRecord:
     related: str | None
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class EvictionRecord:
+    """A pod marked for disruption by anything but the scheduler's preemption: the
+    ``DisruptionTarget`` condition it got (taint eviction, node-pressure eviction, pod GC,
+    the Eviction API)."""
+
+    time: float
+    pod: str
+    node: str | None
+    reason: str
+    message: str
+
+
 @dataclasses.dataclass(slots=True)
 class PreemptionRecord:
     """One preemption: a preemptor evicting victims on a node at a time."""
@@ -88,6 +102,8 @@ class Recorder:
         self.nodes: dict[str, NodeRecord] = {}
         self.events: list[EventRecord] = []
         self.preemptions: list[PreemptionRecord] = []
+        self.evictions: list[EvictionRecord] = []
+        self._evicted: set[str] = set()
         self._preemption_index: dict[tuple[float, str, str], PreemptionRecord] = {}
         self._by_name: dict[str, str] = {}
 
@@ -163,9 +179,31 @@ class Recorder:
             record.terminating_at = self._now()
         if record.phase in ("Succeeded", "Failed") and record.finished_at is None:
             record.finished_at = self._now()
+        if status is not None and status.conditions and uid not in self._evicted:
+            self._disruption(uid, record, status.conditions)
         if deleted and not record.deleted:
             record.deleted = True
             record.deleted_at = self._now()
+
+    def _disruption(
+        self, uid: str, record: PodRecord, conditions: tuple[PodCondition, ...]
+    ) -> None:
+        for condition in conditions:
+            if condition.type != "DisruptionTarget" or condition.status != "True":
+                continue
+            self._evicted.add(uid)
+            if condition.reason == PREEMPTION_BY_SCHEDULER:
+                return  # the preemptions list has it
+            self.evictions.append(
+                EvictionRecord(
+                    time=self._now(),
+                    pod=_key(record.namespace, record.name),
+                    node=record.node,
+                    reason=condition.reason or "",
+                    message=condition.message or "",
+                )
+            )
+            return
 
     # --- events ------------------------------------------------------------------------------
 

@@ -9,6 +9,10 @@ of virtual time. Extra keys beyond the contract only add information:
   preemption), ``finishedAt`` (reached Succeeded or Failed) and ``deletedAt`` (removed
   from the API); each null when it did not happen. A pod holds its node's resources
   from ``scheduledAt`` until the first of ``finishedAt``, ``deletedAt`` and ``endTime``;
+* ``evictions``: pods marked for disruption by anything but preemption, in time order,
+  with the ``DisruptionTarget`` reason: ``DeletionByTaintManager`` (a ``NoExecute``
+  taint), ``TerminationByKubelet`` (node pressure), ``DeletionByPodGC``,
+  ``EvictionByEvictionAPI``;
 * ``existing``: objects that already existed when applied;
 * ``waiting``: mean and max wait per priority class;
 * ``nodes``: every node that ever existed, sorted by name, with its ``allocatable``
@@ -115,6 +119,16 @@ def build_report(
                 "victims": list(p.victims),
             }
             for p in recorder.preemptions
+        ],
+        "evictions": [
+            {
+                "time": _time(e.time),
+                "pod": e.pod,
+                "node": e.node,
+                "reason": e.reason,
+                "message": e.message,
+            }
+            for e in recorder.evictions
         ],
         "rejected": [
             {

@@ -152,6 +152,10 @@ def test_errors_have_upstreams_text(enable, disable, message):
     assert str(raised.value) == message
 
 
+STORAGE = ["DefaultStorageClass", "StorageObjectInUseProtection"]
+"""The two storage plugins (mutating only), after DefaultTolerationSeconds upstream."""
+
+
 def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]:
     _store, listers = stored_listers()
     chain = default_chain(listers, enabled=enabled)
@@ -163,22 +167,22 @@ def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]
     [
         (
             [],
-            ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds"],
+            ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE],
             ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "ResourceQuota"],
         ),
         (
             ["Priority"],
-            ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds"],
+            ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE],
             ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "ResourceQuota"],
         ),
         (
             ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds"],
-            ["TenantPriorityClass", "Priority"],
+            ["TenantPriorityClass", "Priority", *STORAGE],
             ["TenantPriorityClass", "Priority"],
         ),
         (
             ["TenantPriorityClass", "PodSecurity", "MutatingAdmissionWebhook"],
-            ["LimitRanger", "Priority", "DefaultTolerationSeconds"],
+            ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE],
             ["LimitRanger", "SystemPriorityClass", "Priority", "ResourceQuota"],
         ),
     ],
@@ -201,19 +205,24 @@ def test_the_chain_order_does_not_depend_on_the_flag_order():
 def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
     assert plugins.DEFAULT.running() == (
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "SystemPriorityClass",
-        "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "ResourceQuota",
+        "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
+        "StorageObjectInUseProtection", "ResourceQuota",
     )  # fmt: skip
     enabled = plugins.resolve(
         ["NamespaceAutoProvision", "AlwaysPullImages"], ["NamespaceLifecycle", "Priority"]
     )
     assert enabled.running() == (
         "NamespaceAutoProvision", "NamespaceLifecycle", "LimitRanger", "ServiceAccount",
-        "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds", "ResourceQuota",
+        "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds",
+        "DefaultStorageClass", "StorageObjectInUseProtection", "ResourceQuota",
     )  # fmt: skip
 
 
 def test_every_name_is_implemented_or_not():
     assert set(plugins.ALL_ORDERED_PLUGINS) == plugins.IMPLEMENTED | plugins.NOT_IMPLEMENTED
-    assert {"PodSecurity", "MutatingAdmissionWebhook", "DefaultStorageClass", "AlwaysDeny"} <= (
-        plugins.NOT_IMPLEMENTED
-    )
+    assert {
+        "PodSecurity",
+        "MutatingAdmissionWebhook",
+        "PersistentVolumeClaimResize",
+        "AlwaysDeny",
+    } <= (plugins.NOT_IMPLEMENTED)

@@ -566,6 +566,8 @@ def test_without_a_generator_the_chain_has_no_service_account_plugin() -> None:
         "TenantPriorityClass",
         "Priority",
         "DefaultTolerationSeconds",
+        "DefaultStorageClass",
+        "StorageObjectInUseProtection",
     ]
     assert [p.name for p in chain.validating] == [
         "LimitRanger",

@@ -113,15 +113,15 @@ def test_valid_label_keys_have_no_errors(key: str) -> None:
             id="empty-name",
         ),
         pytest.param("/simple", ["prefix part must be non-empty"], id="empty-prefix"),
-        pytest.param("a" * 64, ["name part must be no more than 63 bytes"], id="name-64"),
+        pytest.param("a" * 64, ["name part must be no more than 63 characters"], id="name-64"),
         pytest.param(
             "a" * 254 + "/abc",
-            [f"prefix part must be no more than 253 bytes"],  # noqa: F541 - reads as a message
+            [f"prefix part must be no more than 253 characters"],  # noqa: F541 - reads as a message
             id="prefix-254",
         ),
         pytest.param(
             "é" * 32,
-            ["name part must be no more than 63 bytes", f"name part {NAME_REGEX}"],
+            ["name part must be no more than 63 characters", f"name part {NAME_REGEX}"],
             id="bytes-not-characters",
         ),
     ],
@@ -146,7 +146,7 @@ def test_valid_label_values_have_no_errors(value: str) -> None:
         pytest.param("\\backslashes\\are\\bad", [VALUE_REGEX], id="backslash"),
         pytest.param("-starts-with-dash", [VALUE_REGEX], id="leading-dash"),
         pytest.param("ends.with.dot.", [VALUE_REGEX], id="trailing-dot"),
-        pytest.param("a" * 64, ["must be no more than 63 bytes"], id="too-long"),
+        pytest.param("a" * 64, ["must be no more than 63 characters"], id="too-long"),
     ],
 )
 def test_invalid_label_values_give_upstream_messages(value: str, errors: list[str]) -> None:
@@ -300,7 +300,7 @@ def test_parse_label_selector_builds_requirements(
         (
             "x" * 64,
             f'unable to parse requirement: <nil>: Invalid value: "{"x" * 64}": '
-            "name part must be no more than 63 bytes",
+            "name part must be no more than 63 characters",
         ),
     ],
     ids=repr,
@@ -468,13 +468,13 @@ def test_label_selector_string_is_upstream_form(
             "a" * 254,
             Operator.EXISTS,
             (),
-            f'key: Invalid value: "{"a" * 254}": name part must be no more than 63 bytes',
+            f'key: Invalid value: "{"a" * 254}": name part must be no more than 63 characters',
         ),
         (
             "x16",
             Operator.EQUALS,
             ("a" * 254,),
-            f'values[0][x16]: Invalid value: "{"a" * 254}": must be no more than 63 bytes',
+            f'values[0][x16]: Invalid value: "{"a" * 254}": must be no more than 63 characters',
         ),
         ("x17", Operator.EQUALS, ("a b",), f'values[0][x17]: Invalid value: "a b": {VALUE_REGEX}'),
         (

@@ -931,7 +931,7 @@ def test_node_provider_id_is_set_once(api: ApiService) -> None:
                 f'metadata.name: Invalid value: "{"a" * 64}": must be no more than 63 characters',
                 # SetDefaults_Namespace copies the name into a label first; label values
                 # count bytes (content.MaxLenError), names count characters.
-                f'metadata.labels: Invalid value: "{"a" * 64}": must be no more than 63 bytes',
+                f'metadata.labels: Invalid value: "{"a" * 64}": must be no more than 63 characters',
             ],
         ),
     ],

@@ -53,7 +53,7 @@ PREFIX_ERROR = (
         (
             "metadata.labels",
             {"app": "x" * 64},
-            [f'metadata.labels: Invalid value: "{"x" * 64}": must be no more than 63 bytes'],
+            [f'metadata.labels: Invalid value: "{"x" * 64}": must be no more than 63 characters'],
         ),
         (
             "metadata.annotations",

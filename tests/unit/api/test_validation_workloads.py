@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 
 from kubeprio.api import errors, manifest
-from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.apps import Deployment, DeploymentStatus, ReplicaSet
 from kubeprio.api.batch import Job
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.serialization import from_dict, to_dict
 from kubeprio.apiserver.service import ApiService
 from tests.manifests import (
     causes,
@@ -203,6 +204,63 @@ def test_deployment_selector_is_immutable(api: ApiService) -> None:
     assert causes(caught.value) == [
         'spec.selector: Invalid value: {"matchLabels":{"app":"web","v":"2"}}: field is immutable'
     ]
+
+
+DEPLOYMENT_STATUS_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
+    ("counts unchanged", {}, []),
+    ("collisionCount raised", {"collisionCount": 3}, []),
+    (
+        "updatedReplicas above replicas (no fullyLabeledReplicas check: a ReplicaSet's)",
+        {"replicas": 1, "updatedReplicas": 2},
+        ["status.updatedReplicas: Invalid value: 2: cannot be greater than status.replicas"],
+    ),
+    (
+        "collisionCount decremented",
+        {"collisionCount": 1},
+        ["status.collisionCount: Invalid value: 1: cannot be decremented"],
+    ),
+    (
+        "collisionCount dropped",
+        {"collisionCount": None},
+        ["status.collisionCount: Invalid value: 0: cannot be decremented"],
+    ),
+    (
+        "negative count, then the decrement",
+        {"observedGeneration": -1, "collisionCount": 0},
+        [
+            "status.observedGeneration: Invalid value: -1: must be greater than or equal to 0",
+            "status.collisionCount: Invalid value: 0: cannot be decremented",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [c[1:] for c in DEPLOYMENT_STATUS_CASES],
+    ids=[c[0] for c in DEPLOYMENT_STATUS_CASES],
+)
+def test_deployment_status_update(
+    api: ApiService, status: dict[str, Any], expected: list[str]
+) -> None:
+    """``ValidateDeploymentStatusUpdate`` (apps/validation/validation.go): the status
+    counts, then ``IsDecremented(update.Status.CollisionCount, old.Status.CollisionCount)``
+    with the new value (0 when unset) in the error. The stored collisionCount is 2."""
+    created = create(api, deployment_doc())
+    assert isinstance(created, Deployment)
+    stored = api.update_status(
+        dataclasses.replace(created, status=DeploymentStatus(collision_count=2))
+    )
+    doc = to_dict(stored)
+    doc["status"] = {k: v for k, v in {**doc["status"], **status}.items() if v is not None}
+    changed = from_dict(Deployment, doc)
+    if not expected:
+        api.update_status(changed)
+        return
+    with pytest.raises(errors.InvalidError) as caught:
+        api.update_status(changed)
+    assert causes(caught.value) == expected
+    assert api.get(Deployment, created.metadata.name, "default").status == stored.status
 
 
 REPLICA_SET_CASES: list[tuple[str, str, Any, list[str]]] = [

@@ -8,6 +8,7 @@ interval 25 % of it), in namespace ``kube-node-lease``.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -165,7 +166,18 @@ def test_a_node_deleted_and_registered_again_has_one_kubelet_renewing(plane, dri
     assert all(gap >= 10.0 for gap in gaps), gaps
 
 
-def test_a_simulation_control_plane_keeps_no_leases(clock):
+def test_a_simulation_control_plane_keeps_leases_only_for_nodes_that_can_fail(clock):
+    """A simulation renews the Leases of nodes annotated ``kubeprio.io/fail-at`` only."""
     plane = ControlPlane(MemoryStore(), clock=clock, seed=3)
-    assert plane.node_leases is None
-    assert plane.leases is None
+    plane.attach_fleet()
+    driver = Driver(clock, [plane.informers], plane.components)
+    plane.start()
+    register_node(plane.api, "plain", clock=clock, capacity=CAPACITY)
+    failing = register_node(plane.api, "failing", clock=clock, capacity=CAPACITY)
+    meta = dataclasses.replace(failing.metadata, annotations={"kubeprio.io/fail-at": "1h"})
+    plane.api.update(dataclasses.replace(failing, metadata=meta))
+    driver.advance(30.0)
+    names = sorted(
+        lease.metadata.name or "" for lease in plane.api.list(Lease, "kube-node-lease").items
+    )
+    assert names == ["failing"]

@@ -295,7 +295,9 @@ def _status_counts(status: Any, fields: tuple[str, ...], path: str) -> list[Fiel
         ("ready_replicas", "readyReplicas"),
         ("available_replicas", "availableReplicas"),
     ):
-        value = getattr(status, attr, None) or 0
+        if not hasattr(status, attr):
+            continue  # fullyLabeledReplicas is a ReplicaSet's, updatedReplicas a Deployment's
+        value = getattr(status, attr) or 0
         if value > replicas:
             found.append(
                 errors.invalid(
@@ -312,22 +314,26 @@ def _status_counts(status: Any, fields: tuple[str, ...], path: str) -> list[Fiel
 
 
 def validate_deployment_status_update(new: Deployment, old: Deployment) -> list[FieldError]:
-    """``ValidateDeploymentStatusUpdate``: counts non-negative and consistent."""
-    if new.status is None:
-        return []
-    return _status_counts(
-        new.status,
-        (
-            "observed_generation",
-            "replicas",
-            "updated_replicas",
-            "ready_replicas",
-            "available_replicas",
-            "unavailable_replicas",
-            "collision_count",
-        ),
-        "status",
-    )
+    """``ValidateDeploymentStatusUpdate``: counts non-negative and consistent, then
+    ``collisionCount`` never decremented."""
+    found: list[FieldError] = []
+    if new.status is not None:
+        found = _status_counts(
+            new.status,
+            (
+                "observed_generation",
+                "replicas",
+                "updated_replicas",
+                "ready_replicas",
+                "available_replicas",
+                "unavailable_replicas",
+                "collision_count",
+            ),
+            "status",
+        )
+    old_count = old.status.collision_count if old.status is not None else None
+    new_count = new.status.collision_count if new.status is not None else None
+    return found + collision_count_errors(new_count, old_count)
 
 
 # --- replica sets --------------------------------------------------------------------------------

@@ -60,6 +60,7 @@ from kubeprio.api.validation.meta import (
     child,
     dns1123_label_errors,
     index,
+    path_segment_errors,
     validate_nonnegative,
 )
 from kubeprio.api.validation.resources import validate_container_resource_name
@@ -72,13 +73,6 @@ METRIC_SOURCE_TYPES: Final = (CONTAINER_RESOURCE, EXTERNAL, OBJECT, PODS, RESOUR
 """``validMetricSourceTypesList`` (a sorted set)."""
 SELECT_POLICIES: Final = (DISABLED_POLICY, MAX_POLICY, MIN_POLICY)
 POLICY_TYPES: Final = (PERCENT_POLICY, PODS_POLICY)
-
-
-def path_segment_errors(name: str) -> list[str]:
-    """``IsValidPathSegmentName``: not ``.``/``..``, no ``/`` or ``%``."""
-    if name in (".", ".."):
-        return [f"may not be '{name}'"]
-    return [f"may not contain '{bad}'" for bad in ("/", "%") if bad in name]
 
 
 def _quantity(value: Quantity) -> GoValue:

@@ -270,10 +270,22 @@ def selector_is_empty(selector: LabelSelector | None) -> bool:
 # --- object metadata -----------------------------------------------------------------------------
 
 
+def path_segment_errors(name: str, prefix: bool = False) -> list[str]:
+    """``IsValidPathSegmentName``: not ``.``/``..``, no ``/`` or ``%``."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{bad}'" for bad in ("/", "%") if bad in name]
+
+
 _NAME_RULES: Final[dict[str, Callable[[str, bool], list[str]]]] = {
     "namespaces": name_is_dns_label,
     "services": name_is_dns1035_label,
     "statefulsets": name_is_dns_label,
+    # ValidateRBACName (IsValidPathSegmentName), as in validation.rbac.
+    "roles": path_segment_errors,
+    "clusterroles": path_segment_errors,
+    "rolebindings": path_segment_errors,
+    "clusterrolebindings": path_segment_errors,
 }
 """Kinds whose names are not DNS subdomains (``ValidateNamespaceName``, ``ValidateServiceName``,
 ``ValidateStatefulSetName``)."""

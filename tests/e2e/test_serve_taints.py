@@ -1,0 +1,100 @@
+"""Taint-based eviction and lost nodes against a live ``kubeprio serve`` with the real kubectl.
+
+* ``kubectl taint nodes N k=v:NoExecute`` evicts the pods that do not tolerate it at once
+  and the one tolerating it for 5 s five seconds later (taint eviction controller,
+  ``taint_eviction.go``); ``kubectl get events`` shows ``TaintManagerEviction`` and
+  ``kubectl describe pod`` the ``DisruptionTarget`` condition;
+* ``kubectl annotate node N kubeprio.io/fail-at=0s`` stops that kubelet; with short
+  ``--node-monitor-grace-period`` (15 s: above the 10 s lease renewals) and
+  ``--node-monitor-period`` the node turns ``NotReady`` in
+  ``kubectl get nodes`` and gets the ``unreachable`` taints (node lifecycle controller);
+  its pod tolerating ``unreachable`` for 2 s is then evicted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running, table_rows
+
+pytestmark = [pytest.mark.e2e, needs_kubectl]
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: __NAME__, namespace: default}
+spec:
+  nodeName: __NODE__
+  terminationGracePeriodSeconds: __GRACE__
+  containers: [{name: c, image: busybox}]
+__TOLERATIONS__
+"""
+
+
+def pod(name: str, node: str, tolerations: str = "", grace: int = 1) -> str:
+    text = POD.replace("__NAME__", name).replace("__NODE__", node)
+    text = text.replace("__GRACE__", str(grace))
+    return text.replace("__TOLERATIONS__", tolerations)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    args = ["--nodes", "3", "--node-monitor-grace-period", "15s", "--node-monitor-period", "1s"]
+    with running(tmp_path_factory, "taints", args) as process:
+        yield process
+
+
+def gone(server: ServeProcess, name: str) -> bool | None:
+    result = server.kubectl("get", "pod", name, "-o", "name")
+    return True if result.returncode != 0 else None
+
+
+def test_kubectl_taint_no_execute_evicts_untolerating_pods(server: ServeProcess) -> None:
+    server.ok("apply", "-f", "-", stdin=pod("plain", "node-1"))
+    tolerating = (
+        "  tolerations: [{key: k, operator: Exists, effect: NoExecute, tolerationSeconds: 5}]"
+    )
+    server.ok("apply", "-f", "-", stdin=pod("patient", "node-1", tolerating, grace=30))
+    eventually(lambda: "Running" in server.ok("get", "pod", "patient") or None)
+    server.ok("taint", "nodes", "node-1", "k=v:NoExecute")
+    eventually(lambda: gone(server, "plain"))
+    assert server.kubectl("get", "pod", "patient").returncode == 0
+
+    # The controller's events name the pod without its uid (as upstream's), so
+    # ``kubectl describe pod`` (which selects events by uid) does not list them; ``kubectl
+    # get events`` does, and describe shows the DisruptionTarget condition.
+    def marked() -> str | None:
+        text = server.ok("get", "events", "--field-selector", "involvedObject.name=patient")
+        return text if "Marking for deletion Pod default/patient" in text else None
+
+    assert "TaintManagerEviction" in eventually(marked, timeout=30)
+    described = server.ok("describe", "pod", "patient")
+    assert "DisruptionTarget" in described
+    server.ok("taint", "nodes", "node-1", "k=v:NoExecute-")
+
+
+def test_a_failed_kubelet_makes_its_node_not_ready_and_its_pods_go(server: ServeProcess) -> None:
+    tolerating = (
+        "  tolerations: [{key: node.kubernetes.io/unreachable, operator: Exists,"
+        " effect: NoExecute, tolerationSeconds: 2}]"
+    )
+    server.ok("apply", "-f", "-", stdin=pod("lost", "node-2", tolerating))
+    eventually(lambda: "Running" in server.ok("get", "pod", "lost") or None)
+    server.ok("annotate", "node", "node-2", "kubeprio.io/fail-at=0s")
+
+    def not_ready() -> bool | None:
+        rows = table_rows(server.ok("get", "nodes"))
+        return any(row[0] == "node-2" and row[1].startswith("NotReady") for row in rows) or None
+
+    eventually(not_ready, timeout=40)
+    taints = server.ok("get", "node", "node-2", "-o", "jsonpath={.spec.taints[*].key}")
+    assert "node.kubernetes.io/unreachable" in taints
+    # Deleted, but no kubelet runs there to stop it: it stays Terminating.
+    eventually(
+        lambda: server.json("get", "pod", "lost")["metadata"].get("deletionTimestamp"),
+        timeout=40,
+    )
+    server.ok("annotate", "node", "node-2", "kubeprio.io/fail-at-")
+    eventually(lambda: gone(server, "lost"), timeout=40)
