@@ -29,6 +29,7 @@ EXAMPLES: Final = (
     "cronjob-forbid",
     "hpa-scale-up",
     "limitrange-defaults",
+    "volume-binding",
     "node-failure",
 )
 """The examples with a golden report (one directory of ``examples/`` each)."""

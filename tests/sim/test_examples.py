@@ -627,3 +627,26 @@ def test_limitrange_defaults_make_a_pod_without_requests_preempt(seed: int) -> N
         ("huge", 'pods "huge" is forbidden: maximum cpu usage per Container is 2, but limit is 4'),
     }
     no_class_preempts_upwards(report)
+
+
+# --- 9. volume-binding --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_volume_binding_provisions_for_the_scheduled_pod_and_refuses_an_unbound_claim(
+    seed: int,
+) -> None:
+    """VolumeBinding (``volume_binding.go``): the WaitForFirstConsumer claim is provisioned
+    once ``db`` is placed and PreBind's one-second poll sees it bound; ``backup``'s claim
+    names a missing class, so it counts as Immediate and unbound: PreFilter's
+    UnschedulableAndUnresolvable message, and preemption is not helpful on any node."""
+    report = run("volume-binding", seed=seed)
+    pods = by_ref(report)
+    assert pods["shop/db"]["node"] in ("node-a", "node-b")
+    assert pods["shop/db"]["scheduledAt"] == 31.0
+    assert pods["shop/backup"]["node"] is None
+    assert pods["shop/backup"]["pendingMessage"] == (
+        "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. "
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    )
+    assert report["preemptions"] == []

@@ -38,6 +38,9 @@ class EventResource(enum.Enum):
     """Registration only: matches both ``ASSIGNED_POD`` and ``UNSCHEDULED_POD``."""
     ASSIGNED_POD = "AssignedPod"
     UNSCHEDULED_POD = "UnschedulablePod"
+    PERSISTENT_VOLUME = "PersistentVolume"
+    PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
+    STORAGE_CLASS = "storage.k8s.io/StorageClass"
     WILDCARD = "*"
 
 

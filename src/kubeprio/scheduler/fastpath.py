@@ -3,7 +3,7 @@
 The general path runs every plugin on every node in Python; at 5,000 nodes that is
 milliseconds per pod. Most pods, though, are *plain*: they name no node, select no
 labels, tolerate nothing (but the lost-node tolerations every pod gets, while no node is
-lost), ask for no host ports, spread or (anti-)affinity, request only
+lost), ask for no host ports, spread, (anti-)affinity or claim volumes, request only
 cpu/memory/ephemeral-storage, and no pod in the cluster has (anti-)affinity terms. For
 them the default filters reduce to column arithmetic over the ``NodeTable``:
 
@@ -34,6 +34,7 @@ import numpy as np
 
 from kubeprio.api.core import Toleration
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from kubeprio.api.storagehelpers import has_claim_volumes
 from kubeprio.api.taints import LOST_NODE_TAINT_KEYS, TAINT_EFFECT_NO_EXECUTE, TOLERATION_OP_EXISTS
 from kubeprio.scheduler.framework import Code, PodInfo, Status, unresolvable, unschedulable
 from kubeprio.scheduler.nodetable import BoolArray, IntArray, NodeTable
@@ -104,6 +105,9 @@ def is_plain_pod(pod: PodInfo, *, lost_node_taints: bool = False) -> bool:
     for container in (*(spec.containers or ()), *(spec.init_containers or ())):
         if any(port.host_port for port in container.ports or ()):
             return False
+    if has_claim_volumes(pod.pod):
+        # VolumeBinding has work to do (its PreFilter skips every other pod).
+        return False
     owner = pod.pod.metadata.controller_ref()
     # Default topology spreading (ScheduleAnyway) applies to pods a workload controller owns.
     return owner is None or owner.kind not in ("ReplicaSet", "StatefulSet", "ReplicationController")

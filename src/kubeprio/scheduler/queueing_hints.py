@@ -15,6 +15,8 @@ cheap, self-contained check of the event objects:
 * TaintToleration: a node helps if the pod tolerates all its NoSchedule/NoExecute taints
   (and, on update, did not before); the pod's own toleration change always helps.
 * SchedulingGates: only the removal of this pod's own gates helps.
+* VolumeBinding (``volumebinding``): a claim of this pod added or updated; a new storage
+  class, or one whose ``allowedTopologies`` changed; any volume add/update.
 
 Other plugins' hints read cluster state (affinity, topology spread, ports) and are
 simplified to "always queue" for their registered events, so they retry more often than
@@ -41,7 +43,7 @@ from kubeprio.scheduler.events import (
     QueueingHint,
 )
 from kubeprio.scheduler.framework import PodInfo
-from kubeprio.scheduler.plugins import names
+from kubeprio.scheduler.plugins import names, volumebinding
 
 QUEUE: Final = QueueingHint.QUEUE
 SKIP: Final = QueueingHint.QUEUE_SKIP
@@ -244,6 +246,7 @@ DEFAULT_EVENTS: Final[Mapping[str, tuple[ClusterEventWithHint, ...]]] = {
         ClusterEventWithHint(_ev(_POD, _A.ADD | _A.UPDATE_POD_LABEL | _A.DELETE)),
         ClusterEventWithHint(_ev(_NODE, _A.ADD | _A.UPDATE_NODE_LABEL)),
     ),
+    names.VOLUME_BINDING: volumebinding.EVENTS,
     names.SCHEDULING_GATES: (
         ClusterEventWithHint(
             _ev(_POD, _A.UPDATE_POD_SCHEDULING_GATES_ELIMINATED), scheduling_gates_after_update

@@ -360,14 +360,26 @@ class Framework:
         return None
 
     def run_pre_bind_plugins(
-        self, state: CycleState, pod: PodInfo, node_name: str
+        self, state: CycleState, pod: PodInfo, node_name: str, *, resume_from: str = ""
     ) -> Status | None:
-        """PreBind in order."""
-        for plugin in self.pre_bind_plugins:
+        """PreBind in order.
+
+        A plugin may answer ``Code.WAIT``: it is not done yet (VolumeBinding waiting for
+        its claims to be bound, where upstream blocks the binding goroutine). The status
+        is returned stamped with the plugin; the scheduler calls again later with
+        ``resume_from`` naming it, and the plugins before it are not run again.
+        """
+        plugins = self.pre_bind_plugins
+        if resume_from:
+            names = [plugin.name for plugin in plugins]
+            plugins = plugins[names.index(resume_from) :] if resume_from in names else []
+        for plugin in plugins:
             try:
                 status = plugin.pre_bind(state, pod, node_name)
             except Exception as exc:
                 return _as_error(plugin.name, exc)
+            if status is not None and status.code is Code.WAIT:
+                return status.with_plugin(plugin.name)
             if status is not None and status.code not in (Code.SUCCESS, Code.SKIP):
                 return _failed("PreBind", plugin.name, status)
         return None

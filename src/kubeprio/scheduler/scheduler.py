@@ -75,6 +75,9 @@ POD_SCHEDULED: Final = "PodScheduled"
 REASON_UNSCHEDULABLE: Final = "Unschedulable"
 REASON_SCHEDULER_ERROR: Final = "SchedulerError"
 NON_TERMINAL_SELECTOR: Final = "status.phase!=Succeeded,status.phase!=Failed"
+PRE_BIND_POLL_INTERVAL: Final = 1.0
+"""How often a waiting PreBind is asked again (upstream VolumeBinding's ``BindPodVolumes``
+polls its bindings every second)."""
 
 
 def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
@@ -99,6 +102,20 @@ class ScheduleFailure:
     ``clearNominatedNode`` does for every failure except a FitError that went through
     PostFilter; ``None`` leaves it alone (PostFilter returned no result)."""
     diagnosis: NodeToStatus | None = None
+
+
+@dataclasses.dataclass(slots=True)
+class _WaitingBind:
+    """A binding cycle parked in PreBind: the assumed pod and where to resume."""
+
+    queued: QueuedPodInfo
+    state: CycleState
+    assumed: PodInfo
+    node_name: str
+    plugin: str
+    """The PreBind plugin that asked to wait ("" before the first PreBind)."""
+    due: float
+    attempt_start: float
 
 
 class RowNodes(Sequence[NodeInfo]):
@@ -206,6 +223,7 @@ class Scheduler:
         # monotonic wall clock; by default (simulations) the injected clock keeps runs pure.
         self.stopwatch: Callable[[], float] = stopwatch or clock.now
         self._attempt_start = 0.0
+        self._waiting_binds: dict[str, _WaitingBind] = {}
 
     @property
     def scheduled(self) -> int:
@@ -238,8 +256,11 @@ class Scheduler:
         the queued events. False if there was nothing to do."""
         self.queue.flush_backoff_completed()
         self.queue.flush_unschedulable_leftover()
+        resumed = self._resume_waiting_binds() if self._waiting_binds else 0
         queued = self.queue.pop()
         if queued is None:
+            if resumed:
+                return True
             # In batches: a driver sharing its loop (serve) gets control back in between.
             return self.recorder.flush(EVENT_FLUSH_BATCH) > 0
         self.schedule_one(queued)
@@ -251,7 +272,11 @@ class Scheduler:
         events wait to be written."""
         if self.recorder.queued:
             return self.clock.now()
-        return self.queue.next_wakeup(include_leftover_flush=self.retry_unschedulable_on_timer)
+        wakeup = self.queue.next_wakeup(include_leftover_flush=self.retry_unschedulable_on_timer)
+        if self._waiting_binds:
+            polls = min(waiting.due for waiting in self._waiting_binds.values())
+            wakeup = polls if wakeup is None else min(wakeup, polls)
+        return wakeup
 
     # --- Handle -----------------------------------------------------------------------------------
 
@@ -593,38 +618,45 @@ class Scheduler:
         status = self.framework.run_reserve_plugins_reserve(state, assumed, node_name)
         if status is None:
             status = self.framework.run_permit_plugins(state, assumed, node_name)
-        in_scheduling_cycle = status is not None
-        if status is None:
-            status = self.framework.run_pre_bind_plugins(state, assumed, node_name)
+        if status is not None:
+            self._binding_failed(
+                queued, state, assumed, node_name, status, in_scheduling_cycle=True
+            )
+            return
+        self._binding_cycle(
+            _WaitingBind(queued, state, assumed, node_name, "", 0.0, self._attempt_start)
+        )
+
+    def _binding_cycle(self, waiting: _WaitingBind) -> None:
+        """Upstream ``bindingCycle``: PreBind, then Bind.
+
+        A PreBind plugin answering ``Code.WAIT`` parks the assumed pod (it keeps its room
+        in the cache) and is asked again after ``PRE_BIND_POLL_INTERVAL``, from that
+        plugin on: the non-blocking form of upstream's binding goroutine waiting.
+        """
+        queued, state, assumed, node_name = (
+            waiting.queued,
+            waiting.state,
+            waiting.assumed,
+            waiting.node_name,
+        )
+        status = self.framework.run_pre_bind_plugins(
+            state, assumed, node_name, resume_from=waiting.plugin
+        )
+        if status is not None and status.code is Code.WAIT:
+            waiting.plugin = status.plugin
+            waiting.due = self.clock.now() + PRE_BIND_POLL_INTERVAL
+            self._waiting_binds[assumed.uid] = waiting
+            return
         if status is None:
             status = self.framework.run_bind_plugins(state, assumed, node_name)
         if status is not None:
-            self.framework.run_reserve_plugins_unreserve(state, assumed, node_name)
-            self.cache.forget_pod(assumed)
-            message = status.message
-            diagnosis = None
-            if in_scheduling_cycle and status.is_rejected():
-                # Upstream wraps a Reserve/Permit rejection in a FitError over one node.
-                diagnosis = NodeToStatus({node_name: status})
-                message = fit_error_message(1, diagnosis)
-            # handleBindingCycleError: forgetting the assumed pod frees its room as an
-            # assigned-pod deletion would; after a rejection the move comes last and skips
-            # the pod itself (else its in-flight replay would requeue it at once).
-            freed = not in_scheduling_cycle
-            if freed and not status.is_rejected():
-                self.queue.move_all_to_active_or_backoff(
-                    cluster_events.ASSIGNED_POD_DELETE, assumed.pod, None
-                )
-            self._handle_failure(queued, ScheduleFailure(status, message, "", diagnosis))
-            if freed and status.is_rejected():
-                self.queue.move_all_to_active_or_backoff(
-                    cluster_events.ASSIGNED_POD_DELETE,
-                    assumed.pod,
-                    None,
-                    pre_check=lambda other: other.metadata.uid != pod_info.uid,
-                )
+            self._binding_failed(
+                queued, state, assumed, node_name, status, in_scheduling_cycle=False
+            )
             return
-        self.queue.done(pod_info.uid)
+        pod = queued.pod_info.pod
+        self.queue.done(assumed.uid)
         self.queue.delete_nominated_pod_if_exists(pod)
         first_queued = queued.initial_attempt_timestamp
         self.metrics.pod_scheduled(
@@ -639,6 +671,65 @@ class Scheduler:
             action="Binding",
             message=f"Successfully assigned {pod.metadata.namespace}/{pod.metadata.name} to {node_name}",
         )
+
+    def _resume_waiting_binds(self) -> int:
+        """Poll the parked binding cycles that are due; returns how many were polled."""
+        now = self.clock.now()
+        due = [w for w in self._waiting_binds.values() if w.due <= now]
+        for waiting in due:
+            del self._waiting_binds[waiting.assumed.uid]
+            self._attempt_start = waiting.attempt_start
+            if self.current_pod(waiting.assumed.pod) is None:
+                # Deleted while waiting: drop the assumption, nothing to requeue.
+                self.framework.run_reserve_plugins_unreserve(
+                    waiting.state, waiting.assumed, waiting.node_name
+                )
+                self.cache.forget_pod(waiting.assumed)
+                self.queue.done(waiting.assumed.uid)
+                continue
+            self._binding_cycle(waiting)
+        return len(due)
+
+    @property
+    def waiting_binds(self) -> int:
+        """Pods whose binding cycle waits in PreBind (VolumeBinding)."""
+        return len(self._waiting_binds)
+
+    def _binding_failed(
+        self,
+        queued: QueuedPodInfo,
+        state: CycleState,
+        assumed: PodInfo,
+        node_name: str,
+        status: Status,
+        *,
+        in_scheduling_cycle: bool,
+    ) -> None:
+        pod_info = queued.pod_info
+        self.framework.run_reserve_plugins_unreserve(state, assumed, node_name)
+        self.cache.forget_pod(assumed)
+        message = status.message
+        diagnosis = None
+        if in_scheduling_cycle and status.is_rejected():
+            # Upstream wraps a Reserve/Permit rejection in a FitError over one node.
+            diagnosis = NodeToStatus({node_name: status})
+            message = fit_error_message(1, diagnosis)
+        # handleBindingCycleError: forgetting the assumed pod frees its room as an
+        # assigned-pod deletion would; after a rejection the move comes last and skips
+        # the pod itself (else its in-flight replay would requeue it at once).
+        freed = not in_scheduling_cycle
+        if freed and not status.is_rejected():
+            self.queue.move_all_to_active_or_backoff(
+                cluster_events.ASSIGNED_POD_DELETE, assumed.pod, None
+            )
+        self._handle_failure(queued, ScheduleFailure(status, message, "", diagnosis))
+        if freed and status.is_rejected():
+            self.queue.move_all_to_active_or_backoff(
+                cluster_events.ASSIGNED_POD_DELETE,
+                assumed.pod,
+                None,
+                pre_check=lambda other: other.metadata.uid != pod_info.uid,
+            )
 
     # --- failures -------------------------------------------------------------------------------
 

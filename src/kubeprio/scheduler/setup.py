@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Any, Final
 
 from kubeprio.api.apps import ReplicaSet
-from kubeprio.api.core import Namespace
+from kubeprio.api.core import Namespace, Node
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict, evolve
+from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
+from kubeprio.api.storageclass import StorageClass
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
+from kubeprio.scheduler import events as cluster_events
 from kubeprio.scheduler import framework, plugin_args
 from kubeprio.scheduler.cache import Cache
 from kubeprio.scheduler.executor import ClientExecutor
@@ -30,6 +33,7 @@ from kubeprio.scheduler.plugins import podtopologyspread, registry
 from kubeprio.scheduler.plugins.defaultpreemption import DefaultPreemption
 from kubeprio.scheduler.plugins.queuesort import PrioritySort
 from kubeprio.scheduler.plugins.schedulinggates import SchedulingGates
+from kubeprio.scheduler.plugins.volumebinder import CLASS_INDEX, VolumeBinder, by_class
 from kubeprio.scheduler.preemption import Evaluator, PreemptionArgs
 from kubeprio.scheduler.profile import DEFAULT_PLUGINS, Profile, SchedulerConfig, parse_config
 from kubeprio.scheduler.queue import SchedulingQueue
@@ -46,6 +50,7 @@ IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
     "NodeAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
     "NodePorts": frozenset({"preFilter", "filter"}),
     "NodeResourcesFit": frozenset({"preFilter", "filter", "preScore", "score"}),
+    "VolumeBinding": frozenset({"preFilter", "filter", "reserve", "preBind"}),
     "PodTopologySpread": frozenset({"preFilter", "filter", "preScore", "score"}),
     "InterPodAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
     "DefaultPreemption": frozenset({"postFilter"}),
@@ -87,6 +92,49 @@ def _owner_selector(
     return lookup
 
 
+class _Requeue:
+    """Turns one informer's adds and updates into cluster events for the queue."""
+
+    def __init__(
+        self,
+        resource: cluster_events.EventResource,
+        requeue: Callable[[cluster_events.ClusterEvent, object, object], None],
+    ) -> None:
+        self._added = cluster_events.ClusterEvent(resource, cluster_events.ActionType.ADD)
+        self._updated = cluster_events.ClusterEvent(resource, cluster_events.ActionType.UPDATE)
+        self._requeue = requeue
+
+    def on_add(self, obj: object) -> None:
+        self._requeue(self._added, None, obj)
+
+    def on_update(self, old: object, new: object) -> None:
+        self._requeue(self._updated, old, new)
+
+    def on_delete(self, obj: object) -> None:
+        """Deletions are not registered by VolumeBinding."""
+
+
+def _volume_informers(
+    client: Client, requeue: Callable[[cluster_events.ClusterEvent, object, object], None]
+) -> tuple[VolumeBinder, list[Informer[Any]]]:
+    """The claim, volume and class informers VolumeBinding reads, each turning its adds
+    and updates into the cluster events the plugin registers (upstream's
+    ``addAllEventHandlers`` for the plugins' GVKs)."""
+    claims: Informer[PersistentVolumeClaim] = Informer(client, PersistentVolumeClaim)
+    volumes: Informer[PersistentVolume] = Informer(client, PersistentVolume)
+    volumes.add_index(CLASS_INDEX, by_class)
+    classes: Informer[StorageClass] = Informer(client, StorageClass)
+    informers: list[Informer[Any]] = [classes, volumes, claims]
+    resources = (
+        cluster_events.EventResource.STORAGE_CLASS,
+        cluster_events.EventResource.PERSISTENT_VOLUME,
+        cluster_events.EventResource.PERSISTENT_VOLUME_CLAIM,
+    )
+    for informer, resource in zip(informers, resources, strict=True):
+        informer.add_handler(_Requeue(resource, requeue))
+    return VolumeBinder(client, claims=claims, volumes=volumes, classes=classes), informers
+
+
 def new_scheduler(
     client: Client,
     *,
@@ -111,6 +159,19 @@ def new_scheduler(
         namespace = namespaces.get(name)
         return None if namespace is None else (namespace.metadata.labels or {})
 
+    scheduler: Scheduler | None = None
+
+    def requeue(event: cluster_events.ClusterEvent, old: object, new: object) -> None:
+        if scheduler is not None:
+            scheduler.queue.move_all_to_active_or_backoff(event, old, new)
+
+    def node_lookup(name: str) -> Node | None:
+        return scheduler.nodes.get(name) if scheduler is not None else None
+
+    binder: VolumeBinder | None = None
+    volume_informers: list[Informer[Any]] = []
+    if "VolumeBinding" in profile.plugin_names():
+        binder, volume_informers = _volume_informers(client, requeue)
     context = registry.PluginContext(
         client=client,
         clock=clock,
@@ -118,6 +179,8 @@ def new_scheduler(
         lister=cache,
         namespace_labels=namespace_labels,
         owner_selector=_owner_selector(replicasets),
+        volume_binder=binder,
+        node_lookup=node_lookup,
     )
     instances: dict[str, framework.Plugin] = {}
     for name in profile.plugin_names():
@@ -160,7 +223,7 @@ def new_scheduler(
         rng=rng,
         queue=None,
         cache=cache,
-        extra_informers=(namespaces, replicasets),
+        extra_informers=(namespaces, replicasets, *volume_informers),
         scheduler_name=profile.scheduler_name,
         fast_path=fast_path and is_default_profile(profile),
         retry_unschedulable_on_timer=retry_unschedulable_on_timer,

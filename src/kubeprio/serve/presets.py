@@ -1,6 +1,8 @@
 """``--preset``: PriorityClasses (and tenants) a fresh ``kubeprio serve`` starts with.
 
-Each preset is a manifest shipped beside this module (``presets/<name>.yaml``):
+Each preset is a manifest shipped beside this module (``presets/<name>.yaml``); every
+one also holds the default StorageClass ``standard`` (provisioner ``kubeprio.io/simulated``,
+WaitForFirstConsumer, as kind and k3s ship one):
 
 * ``kubernetes`` (seed 001): the documentation's ``high-priority`` example class;
 * ``openshift`` (seed 002): ``openshift-user-critical`` and ``cluster-logging``;

@@ -40,6 +40,7 @@ from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
+from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
 from kubeprio.clock import Clock
@@ -51,7 +52,9 @@ from kubeprio.controllers.garbagecollector import GarbageCollector
 from kubeprio.controllers.horizontal import HorizontalController
 from kubeprio.controllers.job import JobController
 from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig, NodeLifecycleController
+from kubeprio.controllers.persistentvolume import PersistentVolumeController
 from kubeprio.controllers.podgc import PodGCController
+from kubeprio.controllers.provisioner import SimulatedProvisioner
 from kubeprio.controllers.replicaset import ReplicaSetController
 from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.statefulset import StatefulSetController
@@ -162,6 +165,7 @@ class ControlPlane:
         self.quotas: Informer[ResourceQuota] = Informer(api, ResourceQuota)
         self.claims: Informer[PersistentVolumeClaim] = Informer(api, PersistentVolumeClaim)
         self.volumes: Informer[PersistentVolume] = Informer(api, PersistentVolume)
+        self.storage_classes: Informer[StorageClass] = Informer(api, StorageClass)
         self.router = PodRouter()
         # Before the kubelets and leases: they read the outages in their node handlers.
         self.outages = NodeOutages(clock, self.nodes)
@@ -312,6 +316,22 @@ class ControlPlane:
                 api, clock=clock, rng=rng("pvcprotection"), claims=self.claims, pods=self.pods
             ),
             PVProtectionController(api, clock=clock, rng=rng("pvprotection"), volumes=self.volumes),
+            PersistentVolumeController(
+                api,
+                clock=clock,
+                rng=rng("persistentvolume"),
+                claims=self.claims,
+                volumes=self.volumes,
+                classes=self.storage_classes,
+            ),
+            SimulatedProvisioner(
+                api,
+                clock=clock,
+                rng=rng("provisioner"),
+                claims=self.claims,
+                volumes=self.volumes,
+                classes=self.storage_classes,
+            ),
         ]
         counted: list[Informer[Any]] = [
             self.services,
@@ -360,6 +380,7 @@ class ControlPlane:
                 self.leases,
                 self.claims,
                 self.volumes,
+                self.storage_classes,
             ]
         )
 

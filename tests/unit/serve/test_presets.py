@@ -11,6 +11,7 @@ import pytest
 from kubeprio.admission.defaults import default_chain
 from kubeprio.api import manifest
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.storageclass import StorageClass, is_default_class
 from kubeprio.api.tenant import Tenant
 from kubeprio.apiserver.service import ApiService
 from kubeprio.serve.presets import PRESETS, apply_preset, preset_objects, preset_users
@@ -51,11 +52,23 @@ def _without_users(obj: object) -> object:
     ],
 )
 def test_presets_are_the_examples_objects(preset, files):
-    assert [_without_users(o) for o in preset_objects(preset)] == _example(*files)
+    objects = [o for o in preset_objects(preset) if not isinstance(o, StorageClass)]
+    assert [_without_users(o) for o in objects] == _example(*files)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_preset_ships_the_default_storage_class(preset):
+    """As kind and k3s: one default class, WaitForFirstConsumer, provisioned by kubeprio's
+    simulated provisioner (controllers.provisioner)."""
+    classes = [o for o in preset_objects(preset) if isinstance(o, StorageClass)]
+    assert [(c.metadata.name, c.provisioner, c.volume_binding_mode) for c in classes] == [
+        ("standard", "kubeprio.io/simulated", "WaitForFirstConsumer")
+    ]
+    assert is_default_class(classes[0])
 
 
 def test_the_kubernetes_preset_is_seed_001s_example_class():
-    (pc,) = preset_objects("kubernetes")
+    (pc, _standard) = preset_objects("kubernetes")
     assert isinstance(pc, PriorityClass)
     assert (pc.metadata.name, pc.value, pc.global_default) == ("high-priority", 1000000, False)
 

@@ -16,6 +16,7 @@ import types
 from collections.abc import Callable, Mapping
 from typing import Final, TypeVar
 
+from kubeprio.api.core import Node
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
 from kubeprio.errors import KubeprioError
@@ -29,9 +30,11 @@ from kubeprio.scheduler.plugins import (
     nodeunschedulable,
     podtopologyspread,
     tainttoleration,
+    volumebinding,
 )
 from kubeprio.scheduler.plugins.noderesources import args as noderesources_args
 from kubeprio.scheduler.plugins.noderesources import balanced_allocation, fit
+from kubeprio.scheduler.plugins.volumebinder import VolumeBinder
 from kubeprio.scheduler.snapshot import SharedLister
 
 T = TypeVar("T")
@@ -56,6 +59,10 @@ class PluginContext:
     """A pod controller's selector (PodTopologySpread's default constraints)."""
     args: object | None = None
     """The plugin's arguments dataclass; None means upstream's defaults."""
+    volume_binder: VolumeBinder | None = None
+    """Claims, volumes and classes through their informers (VolumeBinding)."""
+    node_lookup: Callable[[str], Node | None] | None = None
+    """Node name -> the informer's Node (VolumeBinding's PreBind checks)."""
 
 
 class PluginConfigError(KubeprioError, ValueError):
@@ -112,6 +119,14 @@ def _inter_pod_affinity(ctx: PluginContext) -> framework.Plugin:
     )
 
 
+def _volume_binding(ctx: PluginContext) -> framework.Plugin:
+    if ctx.volume_binder is None or ctx.clock is None or ctx.node_lookup is None:
+        raise PluginConfigError(f"{volumebinding.NAME}: volume informers and a clock are required")
+    return volumebinding.VolumeBinding(
+        ctx.volume_binder, clock=ctx.clock, node_lookup=ctx.node_lookup
+    )
+
+
 def _default_binder(ctx: PluginContext) -> framework.Plugin:
     return defaultbinder.DefaultBinder(_client(ctx, defaultbinder.NAME))
 
@@ -126,6 +141,7 @@ REGISTRY: Final[Mapping[str, Factory]] = types.MappingProxyType(
         nodeaffinity.NAME: _node_affinity,
         nodeports.NAME: lambda ctx: nodeports.NodePorts(),
         fit.NAME: _node_resources_fit,
+        volumebinding.NAME: _volume_binding,
         balanced_allocation.NAME: _balanced_allocation,
         podtopologyspread.NAME: _pod_topology_spread,
         interpodaffinity.NAME: _inter_pod_affinity,

@@ -21,6 +21,7 @@ UPSTREAM_NAMES = [
     "InterPodAffinity",
     "DefaultBinder",
 ]
+NEEDS_VOLUME_INFORMERS = ["VolumeBinding"]
 
 
 @pytest.mark.parametrize("name", UPSTREAM_NAMES)
@@ -31,7 +32,7 @@ def test_every_plugin_builds_under_its_upstream_name(name, api):
 
 
 def test_registry_holds_exactly_the_upstream_names():
-    assert sorted(registry.REGISTRY) == sorted(UPSTREAM_NAMES)
+    assert sorted(registry.REGISTRY) == sorted(UPSTREAM_NAMES + NEEDS_VOLUME_INFORMERS)
 
 
 def test_args_of_the_wrong_type_are_rejected():
@@ -49,6 +50,7 @@ def test_args_of_the_wrong_type_are_rejected():
         ("PodTopologySpread", "PodTopologySpread: SnapshotSharedLister is nil"),
         ("InterPodAffinity", "InterPodAffinity: SnapshotSharedLister is nil"),
         ("DefaultBinder", "DefaultBinder: a client is required"),
+        ("VolumeBinding", "VolumeBinding: volume informers and a clock are required"),
     ],
 )
 def test_missing_dependencies_are_reported(name, message):
