@@ -6,8 +6,10 @@ Each test names the upstream behaviour it checks: ``kubectl get pv,pvc,sc`` colu
 `` (default)``), ``kubectl apply -f`` of a volume and a claim, ``kubectl describe pvc``,
 a claim in use staying Terminating (``kubernetes.io/pvc-protection``) until its pod is
 gone, a claim over quota refused with the ``exceeded quota`` Forbidden line, a
-StatefulSet's ``volumeClaimTemplates`` making one claim per pod (left Pending: nothing
-binds them here), and ``CoreV1Api``/``StorageV1Api`` reads.
+StatefulSet's ``volumeClaimTemplates`` making one claim per pod, which the simulated
+provisioner's WaitForFirstConsumer class binds once the scheduler picks a node, and
+``CoreV1Api``/``StorageV1Api`` reads. An Immediate claim binds the matching volume
+(``pv_controller.go``'s ``syncUnboundClaim``).
 """
 
 from __future__ import annotations
@@ -68,6 +70,12 @@ spec:
 """
 
 WEB = """\
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: sim-__NS__}
+provisioner: kubeprio.io/simulated
+volumeBindingMode: WaitForFirstConsumer
+---
 apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: web, namespace: __NS__}
@@ -84,6 +92,7 @@ spec:
   volumeClaimTemplates:
   - metadata: {name: www}
     spec:
+      storageClassName: sim-__NS__
       accessModes: [ReadWriteOnce]
       resources: {requests: {storage: 1Gi}}
 """
@@ -121,8 +130,13 @@ def test_apply_and_get_show_upstream_columns(served):
         "NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS", "MODES", "STORAGECLASS",
         "VOLUMEATTRIBUTESCLASS", "AGE",
     ]  # fmt: skip
-    # DefaultStorageClass gave the claim the default class; nothing binds it here.
-    assert claims[1][:3] == ["data", "Pending", "fast"]
+    # DefaultStorageClass gave the claim the default class (Immediate): the PV controller
+    # binds it to the one matching volume.
+    assert claims[1][0] == "data"
+    bound = eventually(
+        lambda: (r := table_rows(served.ok("get", "pvc", "-n", namespace)))[1][1] == "Bound" and r
+    )
+    assert bound[1][:7] == ["data", "Bound", f"pv-{namespace}", "5Gi", "RWO", "fast", "<unset>"]
     volumes = table_rows(served.ok("get", "pv", f"pv-{namespace}"))
     assert volumes[0][:4] == ["NAME", "CAPACITY", "ACCESS", "MODES"]
     assert volumes[1][:3] == [f"pv-{namespace}", "5Gi", "RWO"]
@@ -137,7 +151,8 @@ def test_apply_and_get_show_upstream_columns(served):
     }
     assert lines["Name"] == "data"
     assert lines["StorageClass"] == "fast"
-    assert lines["Status"] == "Pending"
+    assert lines["Status"] == "Bound"
+    assert lines["Volume"] == f"pv-{namespace}"
     assert lines["Finalizers"] == "[kubernetes.io/pvc-protection]"
 
 
@@ -188,7 +203,23 @@ def test_a_statefulset_makes_its_claims(served):
         timeout=60,
     )
     assert [row[0] for row in rows[1:]] == ["www-web-0", "www-web-1"]
-    assert {row[1] for row in rows[1:]} == {"Pending"}
+
+    def all_bound() -> list[list[str]] | None:
+        rows = table_rows(served.ok("get", "pvc", "-n", namespace))
+        return rows if {row[1] for row in rows[1:]} == {"Bound"} else None
+
+    bound = eventually(all_bound, timeout=60)
+    assert all(row[2].startswith("pvc-") for row in bound[1:])
+    eventually(
+        lambda: (
+            {
+                p["status"].get("phase")
+                for p in served.json("get", "pods", "-n", namespace, "-l", "app=web")["items"]
+            }
+            == {"Running"}
+        ),
+        timeout=60,
+    )
     claim = served.json("get", "pvc", "www-web-0", "-n", namespace)
     assert claim["metadata"]["labels"] == {"app": "web"}
     events = served.json(
@@ -206,9 +237,9 @@ def test_python_client_reads(served):
         storage = k8s.StorageV1Api(api_client)
         claim = core.read_namespaced_persistent_volume_claim("data", namespace)
         assert claim.spec.resources.requests == {"storage": "1Gi"}
-        assert claim.status.phase == "Pending"
+        assert claim.spec.storage_class_name == "fast"
         volume = core.read_persistent_volume(f"pv-{namespace}")
         assert volume.spec.capacity == {"storage": "5Gi"}
-        assert [c.metadata.name for c in storage.list_storage_class().items] == ["fast"]
+        assert "fast" in [c.metadata.name for c in storage.list_storage_class().items]
         listed = core.list_namespaced_persistent_volume_claim(namespace)
         assert [c.metadata.name for c in listed.items] == ["data"]
