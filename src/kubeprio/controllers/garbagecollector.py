@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from kubeprio.api import errors, kinds
+from kubeprio.api.core import Pod
 from kubeprio.api.meta import ApiObject, OwnerReference, Preconditions
 from kubeprio.api.patch import PatchType
 from kubeprio.client import record
@@ -122,8 +123,13 @@ class GarbageCollector(Controller):
 
     def _owner_deleted(self, obj: ApiObject) -> None:
         uid = obj.metadata.uid or ""
-        self._deleted_owners.add(uid)
-        for child in sorted(self._children.get(uid, ())):
+        children = self._children.get(uid, ())
+        # A deleted pod is remembered only when something depended on it: pods own little
+        # (a StatefulSet's claims under ``whenScaled: Delete``) and a long simulation
+        # deletes hundreds of thousands of them.
+        if children or not isinstance(obj, Pod):
+            self._deleted_owners.add(uid)
+        for child in sorted(children):
             self.queue.add(child)
 
     @staticmethod
