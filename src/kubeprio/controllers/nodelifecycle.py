@@ -14,12 +14,6 @@ eviction itself is ``controllers.tainteviction``, v1.32's separate controller):
 * when Ready leaves True: the event ``NodeNotReady`` ("Node <n> status is now:
   NodeNotReady") and ``MarkPodsNotReady`` (each pod's Ready condition False, a Warning
   ``NodeNotReady`` "Node is not ready" on it); a pod bound later to such a node too;
-* ``processTaintBaseEviction``: Ready False queues the node for the ``NoExecute`` taint
-  ``node.kubernetes.io/not-ready``, Unknown for ``node.kubernetes.io/unreachable``
-  (the other one is swapped at once if present); Ready True removes both;
-* ``doNoExecuteTaintingPass``: the queue of each zone (``topology.kubernetes.io/region``
-  and ``zone``) adds the taints (``timeAdded`` set) at ``--node-eviction-rate`` (0.1
-  nodes/s) per zone (``controllers.ratelimitedqueue``);
 * ``handleDisruption``: a zone with no Ready node is fully disrupted, one with more than
   two and at least ``--unhealthy-zone-threshold`` (55 %) not Ready partially: its rate
   becomes ``--secondary-node-eviction-rate`` (0.01) above
@@ -30,10 +24,10 @@ eviction itself is ``controllers.tainteviction``, v1.32's separate controller):
 * events ``RegisteredNode`` ("Node <n> event: Registered Node <n> in Controller") and
   ``RemovingNode``, component ``node-controller``.
 
-* ``doNoScheduleTaintingPass`` on every node event: the ``NoSchedule`` taints of
-  TaintNodesByCondition (Ready False ``not-ready``, Unknown ``unreachable``,
-  ``memory-pressure``, ``disk-pressure``, ``pid-pressure``, ``network-unavailable``, and
-  ``unschedulable`` for a cordoned node) follow the node's conditions.
+The taints (``processTaintBaseEviction``, ``doNoExecuteTaintingPass`` at
+``--node-eviction-rate``, 0.1 nodes/s per zone, the zone states and rates of
+``handleDisruption``, and ``doNoScheduleTaintingPass`` on every node event) are
+``controllers.nodetainting``, driven from here.
 
 Left out: the label reconciliation (kubeprio's kubelets set both label pairs).
 
@@ -56,55 +50,43 @@ from typing import Final
 
 from kubeprio.api import errors
 from kubeprio.api.coordination import NODE_LEASE_NAMESPACE, Lease
-from kubeprio.api.core import (
-    Node,
-    NodeCondition,
-    NodeSpec,
-    NodeStatus,
-    ObjectReference,
-    Pod,
-    Taint,
-)
+from kubeprio.api.core import Node, NodeCondition, NodeStatus, ObjectReference, Pod
 from kubeprio.api.model import evolve
 from kubeprio.api.podconditions import update_pod_condition
-from kubeprio.api.taints import (
-    TAINT_EFFECT_NO_EXECUTE,
-    TAINT_EFFECT_NO_SCHEDULE,
-    TAINT_NODE_NOT_READY,
-    TAINT_NODE_UNREACHABLE,
-    TAINT_NODE_UNSCHEDULABLE,
-)
 from kubeprio.client import record
 from kubeprio.client.informer import CacheKey, FuncHandler, Informer, cache_key
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
-from kubeprio.controllers.ratelimitedqueue import RateLimitedTimedQueue
+from kubeprio.controllers.nodetainting import (
+    FULL,
+    INITIAL,
+    NORMAL,
+    PARTIAL,
+    READY,
+    RETRIES,
+    UNKNOWN,
+    NodeTainter,
+    ready_condition,
+    zone_key,
+)
+
+__all__ = [
+    "FULL",
+    "INITIAL",
+    "NORMAL",
+    "PARTIAL",
+    "NodeLifecycleConfig",
+    "NodeLifecycleController",
+    "ready_condition",
+    "zone_key",
+]
 
 LOG: Final = logging.getLogger(__name__)
 
 COMPONENT: Final = "node-controller"
-READY: Final = "Ready"
 _CONDITION_TYPES: Final = (READY, "MemoryPressure", "DiskPressure", "PIDPressure")
-UNKNOWN: Final = "Unknown"
 EXCLUDE_DISRUPTION: Final = "node.kubernetes.io/exclude-disruption"
 NODE_NAME_INDEX: Final = "spec.nodeName"
-RETRIES: Final = 5
-"""``NodeHealthUpdateRetry``."""
-UNREACHABLE: Final = Taint(key=TAINT_NODE_UNREACHABLE, effect=TAINT_EFFECT_NO_EXECUTE)
-NOT_READY: Final = Taint(key=TAINT_NODE_NOT_READY, effect=TAINT_EFFECT_NO_EXECUTE)
-
-_CONDITION_TAINTS: Final = {
-    (READY, "False"): TAINT_NODE_NOT_READY,
-    (READY, UNKNOWN): TAINT_NODE_UNREACHABLE,
-    ("MemoryPressure", "True"): "node.kubernetes.io/memory-pressure",
-    ("DiskPressure", "True"): "node.kubernetes.io/disk-pressure",
-    ("NetworkUnavailable", "True"): "node.kubernetes.io/network-unavailable",
-    ("PIDPressure", "True"): "node.kubernetes.io/pid-pressure",
-}
-"""``nodeConditionToTaintKeyStatusMap``."""
-_NO_SCHEDULE_KEYS: Final = frozenset({*_CONDITION_TAINTS.values(), TAINT_NODE_UNSCHEDULABLE})
-
-INITIAL, NORMAL, FULL, PARTIAL = "Initial", "Normal", "FullDisruption", "PartialDisruption"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -128,30 +110,6 @@ class _Health:
     ready_transition_timestamp: float
     ready: NodeCondition | None
     lease_renew: float | None = None
-
-
-def ready_condition(node: Node | None) -> NodeCondition | None:
-    """The node's Ready condition, if it has one."""
-    conditions = (node.status.conditions if node is not None and node.status else None) or ()
-    return next((c for c in conditions if c.type == READY), None)
-
-
-def zone_key(node: Node) -> str:
-    """``nodetopology.GetZoneKey``: region and zone labels (GA, else beta), or ""."""
-    labels = node.metadata.labels or {}
-    region = labels.get("topology.kubernetes.io/region") or labels.get(
-        "failure-domain.beta.kubernetes.io/region", ""
-    )
-    zone = labels.get("topology.kubernetes.io/zone") or labels.get(
-        "failure-domain.beta.kubernetes.io/zone", ""
-    )
-    return f"{region}:\x00:{zone}" if region or zone else ""
-
-
-def has_taint(node: Node, template: Taint) -> bool:
-    """``TaintExists``: a taint with the template's key and effect."""
-    taints = (node.spec.taints if node.spec else None) or ()
-    return any(t.key == template.key and t.effect == template.effect for t in taints)
 
 
 def _renew_time(lease: Lease | None) -> float | None:
@@ -191,8 +149,7 @@ class NodeLifecycleController:
         self._watched: set[str] = set()
         self._members: dict[str, tuple[str, bool]] = {}
         """Node -> (zone, Ready is True), for nodes counted in zone states."""
-        self.zone_states: dict[str, str] = {}
-        self.tainters: dict[str, RateLimitedTimedQueue] = {}
+        self.tainting = NodeTainter(client, clock=clock, nodes=nodes, config=self.config)
         self._to_retry: set[str] = set()
         self._pending_pods: dict[CacheKey, None] = {}
         self._changed = True
@@ -284,7 +241,7 @@ class NodeLifecycleController:
         now = self.clock.now()
         if self._pending_pods or self._node_updates:
             return now
-        wakeups = [w for q in self.tainters.values() if (w := q.next_wakeup(now)) is not None]
+        wakeups = self.tainting.next_wakeup(now)
         if self._monitor_due():
             wakeups.append(self._next_tick(now))
         return min(wakeups) if wakeups else None
@@ -295,7 +252,7 @@ class NodeLifecycleController:
         if self._node_updates:
             names, self._node_updates = self._node_updates, {}
             for name in sorted(names):
-                self._no_schedule_tainting_pass(name)
+                self.tainting.no_schedule_tainting_pass(name)
         if self._pending_pods:
             pending, self._pending_pods = self._pending_pods, {}
             for namespace, name in sorted(pending):
@@ -306,43 +263,9 @@ class NodeLifecycleController:
             self._last_pass = now
             self._changed = False
             self.monitor_node_health(now)
-        for zone in sorted(self.tainters):
-            self.tainters[zone].try_(self._taint_action, now)
-
-    def _no_schedule_tainting_pass(self, name: str) -> None:
-        """``doNoScheduleTaintingPass``: condition taints follow the node's conditions."""
-        node = self.nodes.get(name)
-        if node is None:
-            return
-        wanted: list[Taint] = []
-        for condition in (node.status.conditions if node.status else None) or ():
-            key = _CONDITION_TAINTS.get((condition.type or "", condition.status or ""))
-            if key is not None:
-                wanted.append(Taint(key=key, effect=TAINT_EFFECT_NO_SCHEDULE))
-        if node.spec is not None and node.spec.unschedulable:
-            wanted.append(Taint(key=TAINT_NODE_UNSCHEDULABLE, effect=TAINT_EFFECT_NO_SCHEDULE))
-        present = [
-            t
-            for t in (node.spec.taints if node.spec else None) or ()
-            if t.effect == TAINT_EFFECT_NO_SCHEDULE and t.key in _NO_SCHEDULE_KEYS
-        ]
-        present_keys = {t.key for t in present}
-        wanted_keys = {t.key for t in wanted}
-        add = [t for t in wanted if t.key not in present_keys]
-        remove = [t for t in present if t.key not in wanted_keys]
-        if add or remove:
-            stamp = rfc3339(self.clock.now())
-            self._change_taints(name, [evolve(t, time_added=stamp) for t in add], remove)
+        self.tainting.no_execute_tainting_pass(now)
 
     # --- monitorNodeHealth ---------------------------------------------------------------------------
-
-    def _tainter(self, zone: str) -> RateLimitedTimedQueue:
-        queue = self.tainters.get(zone)
-        if queue is None:
-            queue = RateLimitedTimedQueue(self.config.node_eviction_rate, self.clock.now())
-            self.tainters[zone] = queue
-            self.zone_states.setdefault(zone, INITIAL)
-        return queue
 
     def monitor_node_health(self, now: float) -> None:
         """``monitorNodeHealth`` over the watched nodes."""
@@ -353,8 +276,8 @@ class NodeLifecycleController:
                 continue
             self._node_event(node, "RegisteredNode", f"Registered Node {name} in Controller")
             self._known[name] = node
-            self._tainter(zone_key(node))
-            self._mark_node_as_reachable(node)
+            self.tainting.tainter(zone_key(node))
+            self.tainting.mark_node_as_reachable(node)
         for name in sorted(set(self._known) - set(watched)):
             gone = self._known.pop(name)
             self._node_event(gone, "RemovingNode", f"Removing Node {name} from Controller")
@@ -390,7 +313,7 @@ class NodeLifecycleController:
         if current is None:
             self._to_retry.discard(name)
             return
-        self._process_taint_based_eviction(node, observed)
+        self.tainting.process_taint_based_eviction(node, observed)
         if current.status != "True" and observed.status == "True":
             self._node_event(node, "NodeNotReady", None)
             if not self._mark_pods_not_ready(self._pods_on(name), name):
@@ -486,94 +409,7 @@ class NodeLifecycleController:
         self._health[name] = _Health(health.probe_timestamp, now, updated_ready, health.lease_renew)
         return written, observed, updated_ready
 
-    def _process_taint_based_eviction(self, node: Node, observed: NodeCondition) -> None:
-        """``processTaintBaseEviction``."""
-        if observed.status == "False":
-            if has_taint(node, UNREACHABLE):
-                self._swap_taints(node, NOT_READY, UNREACHABLE)
-            else:
-                self._mark_node_for_tainting(node, "False")
-        elif observed.status == UNKNOWN:
-            if has_taint(node, NOT_READY):
-                self._swap_taints(node, UNREACHABLE, NOT_READY)
-            else:
-                self._mark_node_for_tainting(node, UNKNOWN)
-        elif observed.status == "True":
-            self._mark_node_as_reachable(node)
-
-    def _mark_node_for_tainting(self, node: Node, status: str) -> bool:
-        """``markNodeForTainting``."""
-        name = node.metadata.name or ""
-        queue = self._tainter(zone_key(node))
-        if (status == "False" and not has_taint(node, NOT_READY)) or (
-            status == UNKNOWN and not has_taint(node, UNREACHABLE)
-        ):
-            queue.remove(name)
-        return queue.add(name, self.clock.now())
-
-    def _mark_node_as_reachable(self, node: Node) -> bool:
-        """``markNodeAsReachable``: both taints off; out of the tainting queue."""
-        for template in (UNREACHABLE, NOT_READY):
-            if has_taint(node, template):
-                self._change_taints(node.metadata.name or "", (), (template,))
-        return self._tainter(zone_key(node)).remove(node.metadata.name or "")
-
-    def _taint_action(self, name: str) -> tuple[bool, float]:
-        """The action of ``doNoExecuteTaintingPass``."""
-        node = self.nodes.get(name)
-        if node is None:
-            return True, 0.0
-        ready = ready_condition(node)
-        if ready is None:
-            return False, 0.05
-        if ready.status == "False":
-            return self._swap_taints(node, NOT_READY, UNREACHABLE), 0.0
-        if ready.status == UNKNOWN:
-            return self._swap_taints(node, UNREACHABLE, NOT_READY), 0.0
-        return True, 0.0
-
     # --- writes -------------------------------------------------------------------------------------
-
-    def _swap_taints(self, node: Node, add: Taint, remove: Taint) -> bool:
-        """``SwapNodeControllerTaint``: add ``add`` (``timeAdded`` now), drop ``remove``."""
-        stamped = evolve(add, time_added=rfc3339(self.clock.now()))
-        return self._change_taints(node.metadata.name or "", (stamped,), (remove,))
-
-    def _change_taints(self, name: str, add: Sequence[Taint], remove: Sequence[Taint]) -> bool:
-        """``AddOrUpdateTaintOnNode`` then ``RemoveTaintOffNode`` on the latest copy."""
-        for _attempt in range(RETRIES):
-            try:
-                latest = self.client.get(Node, name)
-            except errors.NotFoundError:
-                return False
-            taints = list((latest.spec.taints if latest.spec else None) or ())
-            for taint in add:
-                kept = [t for t in taints if not (t.key == taint.key and t.effect == taint.effect)]
-                taints = (
-                    [*kept, taint]
-                    if len(kept) == len(taints)
-                    else [
-                        taint if (t.key == taint.key and t.effect == taint.effect) else t
-                        for t in taints
-                    ]
-                )
-            taints = [
-                t
-                for t in taints
-                if not any(t.key == r.key and t.effect == r.effect for r in remove)
-            ]
-            if tuple(taints) == tuple((latest.spec.taints if latest.spec else None) or ()):
-                return True
-            spec = evolve(latest.spec or NodeSpec(), taints=tuple(taints) or None)
-            try:
-                self.client.update(evolve(latest, spec=spec))
-                return True
-            except errors.ConflictError:
-                continue
-            except errors.StatusError as exc:
-                LOG.warning("could not change the taints of node %s: %s", name, exc)
-                return False
-        return False
 
     def _pods_on(self, node: str) -> list[Pod]:
         return self.pods.by_index(NODE_NAME_INDEX, node)
@@ -618,70 +454,13 @@ class NodeLifecycleController:
         )
         self.recorder.event_for(ref, record.EVENT_TYPE_NORMAL, reason, message)
 
-    # --- handleDisruption -----------------------------------------------------------------------------
-
     def compute_zone_state(self, ready: int, not_ready: int) -> str:
-        """``ComputeZoneState``."""
-        if ready == 0 and not_ready > 0:
-            return FULL
-        if (
-            not_ready > 2
-            and not_ready / (not_ready + ready) >= self.config.unhealthy_zone_threshold
-        ):
-            return PARTIAL
-        return NORMAL
-
-    def _zone_counts(self) -> dict[str, tuple[int, int]]:
-        counts: dict[str, list[int]] = {}
-        for zone, ready in self._members.values():
-            entry = counts.setdefault(zone, [0, 0])
-            entry[0 if ready else 1] += 1
-        return {zone: (r, n) for zone, (r, n) in counts.items()}
-
-    def _set_limiter(self, zone: str, size: int, state: str, now: float) -> None:
-        """``setLimiterInZone``."""
-        qps = self.config.node_eviction_rate
-        if state == PARTIAL:
-            qps = (
-                self.config.secondary_node_eviction_rate
-                if size > self.config.large_cluster_size_threshold
-                else 0.0
-            )
-        self._tainter(zone).swap_limiter(qps, now)
+        """``ComputeZoneState`` (``controllers.nodetainting``)."""
+        return self.tainting.compute_zone_state(ready, not_ready)
 
     def _handle_disruption(self, now: float) -> None:
-        """``handleDisruption``: zone states and their tainting rates."""
-        counts = self._zone_counts()
-        new_states = {zone: self.compute_zone_state(r, n) for zone, (r, n) in counts.items()}
-        for zone in counts:
-            self._tainter(zone)
-        all_are_full = all(s == FULL for s in new_states.values())
-        for zone in [z for z in self.zone_states if z not in counts]:
-            del self.zone_states[zone]
-        all_were_full = all(s == FULL for s in self.zone_states.values())
-        if all_are_full and all_were_full:
-            return
-        if all_are_full:
-            for name in sorted(self._known):
-                node = self.nodes.get(name)
-                if node is not None:
-                    self._mark_node_as_reachable(node)
-            for zone in self.zone_states:
-                self._tainter(zone).swap_limiter(0.0, now)
-                self.zone_states[zone] = FULL
-            return
-        if all_were_full:
+        """``handleDisruption``; leaving full disruption restarts every probe timestamp."""
+        if self.tainting.handle_disruption(now, self._members, self._known):
             for health in self._health.values():
                 health.probe_timestamp = now
                 health.ready_transition_timestamp = now
-            for zone in self.zone_states:
-                self._set_limiter(
-                    zone, sum(counts.get(zone, (0, 0))), new_states.get(zone, NORMAL), now
-                )
-                self.zone_states[zone] = new_states.get(zone, NORMAL)
-            return
-        for zone, state in list(self.zone_states.items()):
-            new = new_states.get(zone, NORMAL)
-            if state != new:
-                self._set_limiter(zone, sum(counts.get(zone, (0, 0))), new, now)
-                self.zone_states[zone] = new
