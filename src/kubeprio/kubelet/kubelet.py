@@ -28,6 +28,8 @@ A pod's life on the node (``Record.state``)::
   sees the update: their statuses are written at once, running; they are never restarted
   and end, killed, with the pod (``kubelet.containers``, which also words the container
   events, and ``kubelet.status``).
+* The pod records (``Record``, ``State``) are ``kubelet.podrecord``, the configuration
+  ``kubelet.config``; the conditions posted after an outage ``kubelet.node``.
 * Pod IPs come from the node's pod CIDR (``kubelet.podips``); the Node is found or
   registered at ``start()`` (``kubelet.registration``).
 * Node-pressure eviction (``kubelet.evictionmanager``) runs on 10 s ticks when usage
@@ -41,8 +43,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Final
 
 from kubeprio.api import errors
@@ -66,77 +67,14 @@ from kubeprio.client.statuswrite import write_status
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.kubelet import admission, containers, podips, registration, runtime, status
 from kubeprio.kubelet import node as node_status
+from kubeprio.kubelet.config import KubeletConfig as KubeletConfig
 from kubeprio.kubelet.eviction import PodStats
-from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT, EvictionConfig
+from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT
+from kubeprio.kubelet.podrecord import Record, State
 from kubeprio.kubelet.pressure import PressureMonitor
 from kubeprio.kubelet.registration import register_node as register_node  # where serve finds it
 
 COMPONENT: Final = "kubelet"
-DEFAULT_CAPACITY: Final[Mapping[str, str]] = {
-    "cpu": "4",
-    "memory": "8Gi",
-    "ephemeral-storage": "100Gi",
-    "pods": "110",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class KubeletConfig:
-    """How a simulated kubelet behaves."""
-
-    eviction: EvictionConfig = field(default_factory=EvictionConfig)
-    register_node: bool = True
-    """Create the Node object on ``start()`` if it does not exist."""
-    capacity: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_CAPACITY))
-    """Capacity of a node this kubelet registers (ignored for an existing Node)."""
-    system_memory_usage: int = 0
-    """Bytes of memory the node uses outside pods (lowers ``memory.available``)."""
-    system_disk_usage: int = 0
-    """Bytes of the node filesystem used outside pods (images, logs)."""
-    container_events: bool = False
-    """Record ``Pulled``/``Created``/``Started``/``Killing`` events (costly at scale)."""
-
-
-class State:
-    """Where a pod is in its life on this node (see the module docstring)."""
-
-    RUNNING: Final = "Running"
-    TERMINATING: Final = "Terminating"
-    TERMINATED: Final = "Terminated"
-
-
-@dataclass(slots=True)
-class Record:
-    """What the kubelet knows about one pod it started."""
-
-    pod: Pod
-    state: str
-    script: runtime.Script
-    requests: ResourceAmounts
-    started_at: float
-    start_time: str
-    finishes_at: float | None
-    pod_ip: str | None
-    counted: bool = True
-    """Counts against allocatable for admission (admitted, API-visible, not terminal)."""
-    evicted: bool = False
-    gone: bool = False
-    """Removed from the API while its containers still run."""
-    sigterm_at: float | None = None
-    kill_at: float | None = None
-    exit: runtime.Exit | None = None
-    evicted_message: str | None = None
-
-    @property
-    def uid(self) -> str:
-        """The pod's UID."""
-        return self.pod.metadata.uid or ""
-
-    def wake_at(self) -> float | None:
-        """When this pod next needs the kubelet: its exit, or its run ending."""
-        if self.exit is not None:
-            return self.exit.at
-        return self.finishes_at
 
 
 def _sort_key(pod: Pod) -> tuple[str, str, str]:
@@ -274,28 +212,16 @@ class Kubelet:
             latest = self._client.get(Node, self.node_name)
         except errors.StatusError:
             return
-        stamp = rfc3339(now)
-        conditions = list((latest.status.conditions if latest.status else None) or ())
-        pressure = set(self.pressure.node_conditions)
-        flipped = False
-        for type_ in node_status.CONDITION_TYPES:
-            value = type_ == node_status.NODE_READY or type_ in pressure
-            wanted = "True" if value else "False"
-            index = next((i for i, c in enumerate(conditions) if c.type == type_), None)
-            if index is not None and conditions[index].status == wanted:
-                conditions[index] = evolve(conditions[index], last_heartbeat_time=stamp)
-                continue
-            fresh = node_status.node_condition(type_, value, now=stamp)
-            if index is None:
-                conditions.append(fresh)
-            else:
-                conditions[index] = fresh
-            flipped = flipped or type_ == node_status.NODE_READY
+        conditions, flipped = node_status.resumed_conditions(
+            latest.status.conditions if latest.status else None,
+            set(self.pressure.node_conditions),
+            now=rfc3339(now),
+        )
         try:
             updated = self._client.update_status(
                 evolve(
                     latest,
-                    status=evolve(latest.status or NodeStatus(), conditions=tuple(conditions)),
+                    status=evolve(latest.status or NodeStatus(), conditions=conditions),
                 )
             )
         except errors.StatusError:

@@ -9,7 +9,8 @@ address, ``nodeInfo`` and the four conditions (``MemoryPressure``, ``DiskPressur
 
 ``pressure_condition`` gives the ``MemoryPressure``/``DiskPressure`` condition for the
 eviction manager's verdict, and ``NODE_STATUS_EVENTS`` the event reason recorded when it
-flips (``Node <name> status is now: NodeHasInsufficientMemory``). Pure: no I/O.
+flips (``Node <name> status is now: NodeHasInsufficientMemory``). ``resumed_conditions``
+is what a kubelet back from an outage posts (``Kubelet.resume``). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Final
 
 from kubeprio.api import serverversion
@@ -222,3 +223,27 @@ def with_ready_conditions(node: Node, *, now: str) -> Node | None:
         if type_ not in present:
             conditions.append(node_condition(type_, type_ == NODE_READY, now=now))
     return evolve(node, status=evolve(status, conditions=tuple(conditions)))
+
+
+def resumed_conditions(
+    conditions: Sequence[NodeCondition] | None, pressure: Collection[str], *, now: str
+) -> tuple[tuple[NodeCondition, ...], bool]:
+    """The conditions a kubelet back from an outage posts (``setNodeStatus``): Ready True,
+    the ``pressure`` ones True, the others False, each with a fresh heartbeat; and whether
+    Ready flipped (the node lifecycle controller set them ``Unknown`` meanwhile)."""
+    result = list(conditions or ())
+    flipped = False
+    for type_ in CONDITION_TYPES:
+        value = type_ == NODE_READY or type_ in pressure
+        wanted = "True" if value else "False"
+        index = next((i for i, c in enumerate(result) if c.type == type_), None)
+        if index is not None and result[index].status == wanted:
+            result[index] = evolve(result[index], last_heartbeat_time=now)
+            continue
+        fresh = node_condition(type_, value, now=now)
+        if index is None:
+            result.append(fresh)
+        else:
+            result[index] = fresh
+        flipped = flipped or type_ == NODE_READY
+    return tuple(result), flipped
