@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 
-from kubeprio.api import errors, fields, fieldselectors, selectors
+from kubeprio.api import errors, fields, fieldselectors, labelparser, selectors
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.apiserver.watch import ObjectFilter
 
@@ -28,7 +28,7 @@ def object_filter(
     field_match: ObjectFilter | None = None
     if label_selector:
         try:
-            parsed = selectors.parse_label_selector(label_selector)
+            parsed = labelparser.parse_label_selector(label_selector)
         except selectors.SelectorError as exc:
             raise errors.bad_request(str(exc)) from exc
         if not parsed.is_empty():

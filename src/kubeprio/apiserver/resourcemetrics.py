@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, TypeVar, cast
 
-from kubeprio.api import errors, fields, fieldselectors, kinds, selectors
+from kubeprio.api import errors, fields, fieldselectors, kinds, labelparser, selectors
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.model import JsonDict
 from kubeprio.api.podusage import answering, is_running, node_answers
@@ -70,7 +70,7 @@ def selection(query: Mapping[str, str]) -> ObjectFilter:
     label_text = query.get("labelSelector") or ""
     field_text = query.get("fieldSelector") or ""
     try:
-        labels = selectors.parse_label_selector(label_text)
+        labels = labelparser.parse_label_selector(label_text)
         field_selector = fieldselectors.parse_field_selector(field_text)
     except selectors.SelectorError as exc:
         raise errors.bad_request(str(exc)) from exc

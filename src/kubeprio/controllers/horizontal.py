@@ -40,7 +40,7 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from kubeprio.api import errors, kinds, selectors
+from kubeprio.api import errors, kinds, labelparser, selectors
 from kubeprio.api.apps import Scale, ScaleSpec
 from kubeprio.api.autoscaling import (
     ABLE_TO_SCALE,
@@ -335,7 +335,7 @@ class HorizontalController(Controller):
             )
             return "selector is required"
         try:
-            parsed: selectors.Selector = selectors.parse_label_selector(text)
+            parsed: selectors.Selector = labelparser.parse_label_selector(text)
         except selectors.SelectorError as exc:
             message = (
                 f"couldn't convert selector into a corresponding internal selector object: {exc}"

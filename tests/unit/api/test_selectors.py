@@ -24,6 +24,7 @@ from kubeprio.api.fieldselectors import (
     escape_field_value,
     parse_field_selector,
 )
+from kubeprio.api.labelparser import parse_label_selector
 from kubeprio.api.selectors import (
     EVERYTHING,
     NOTHING,
@@ -36,7 +37,6 @@ from kubeprio.api.selectors import (
     label_selector_from_match,
     label_selector_from_set,
     new_requirement,
-    parse_label_selector,
     validate_label_key,
     validate_label_value,
 )
