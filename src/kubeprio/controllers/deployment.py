@@ -26,6 +26,9 @@ Mirrors ``pkg/controller/deployment`` (``deployment_controller.go``, ``sync.go``
 Left out: pausing (a paused Deployment is only scaled), rollback annotations, the
 ``ReplicaFailure`` condition copied from ReplicaSets. Events: ``ScalingReplicaSet``
 ("Scaled up replica set web-x to 3", "Scaled down replica set web-x to 1 from 3").
+
+The new ReplicaSet object and the rollout status are built by ``controllers.deploymentsync``,
+the arithmetic (hashes, surge, conditions, counts) is ``controllers.deploymentutil``.
 """
 
 from __future__ import annotations
@@ -35,13 +38,14 @@ import random
 
 from kubeprio.api import errors, selectors
 from kubeprio.api.apps import Deployment, DeploymentStatus, ReplicaSet, ReplicaSetSpec
-from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod, PodTemplateSpec
-from kubeprio.api.meta import ApiObject, LabelSelector, ObjectMeta
+from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod
+from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
+from kubeprio.controllers import deploymentsync as ds
 from kubeprio.controllers import deploymentutil as du
 from kubeprio.controllers import podutil
 from kubeprio.controllers.base import (
@@ -247,52 +251,8 @@ class DeploymentController(Controller):
         assert spec is not None
         collision = deployment.status.collision_count if deployment.status else None
         template_hash = du.pod_template_hash(spec.template, collision)
-        template = spec.template or PodTemplateSpec()
-        template_meta = template.metadata or ObjectMeta()
-        template = evolve(
-            template,
-            metadata=evolve(
-                template_meta,
-                labels={**(template_meta.labels or {}), du.POD_TEMPLATE_HASH_LABEL: template_hash},
-            ),
-        )
-        selector = spec.selector or LabelSelector()
-        selector = evolve(
-            selector,
-            match_labels={
-                **(selector.match_labels or {}),
-                du.POD_TEMPLATE_HASH_LABEL: template_hash,
-            },
-        )
-        annotations = {
-            k: v
-            for k, v in (deployment.metadata.annotations or {}).items()
-            if k not in du.SKIPPED_ANNOTATIONS
-        }
-        annotations[du.REVISION_ANNOTATION] = new_revision
-        annotations[du.DESIRED_REPLICAS_ANNOTATION] = str(du.replicas(deployment))
-        annotations[du.MAX_REPLICAS_ANNOTATION] = str(
-            du.replicas(deployment) + du.max_surge(deployment)
-        )
-        candidate = ReplicaSet(
-            metadata=ObjectMeta(
-                name=f"{deployment.metadata.name}-{template_hash}",
-                namespace=deployment.metadata.namespace,
-                labels=dict((template.metadata or ObjectMeta()).labels or {}),
-                annotations=annotations,
-                owner_references=(podutil.new_controller_ref(deployment),),
-            ),
-            spec=ReplicaSetSpec(
-                replicas=0,
-                min_ready_seconds=spec.min_ready_seconds,
-                selector=selector,
-                template=template,
-            ),
-        )
-        count = du.new_rs_new_replicas(deployment, old, candidate)
-        candidate = evolve(
-            candidate, spec=evolve(candidate.spec or ReplicaSetSpec(), replicas=count)
-        )
+        candidate = ds.new_replica_set_object(deployment, old, template_hash, new_revision)
+        count = du.replicas(candidate)
         try:
             created = self.client.create(candidate)
         except errors.AlreadyExistsError:
@@ -542,58 +502,8 @@ class DeploymentController(Controller):
         self, deployment: Deployment, old: list[ReplicaSet], new: ReplicaSet | None
     ) -> None:
         """``syncRolloutStatus``: counts, ``Available``, ``Progressing``; cleanup when done."""
-        now_text = rfc3339(self.clock.now())
-        status = du.calculate_status(deployment, [*old, new], new, now=now_text)
-        if not du.has_progress_deadline(deployment):
-            status = du.remove_condition(status, du.PROGRESSING)
-        current = du.get_condition(deployment.status, du.PROGRESSING)
-        complete = (status.replicas or 0) == (status.updated_replicas or 0) and (
-            current is not None and current.reason == du.NEW_RS_AVAILABLE_REASON
-        )
-        if du.has_progress_deadline(deployment) and not complete:
-            name = new.metadata.name if new is not None else None
-            if du.deployment_complete(deployment, status):
-                message = (
-                    f'ReplicaSet "{name}" has successfully progressed.'
-                    if name
-                    else (f'Deployment "{deployment.metadata.name}" has successfully progressed.')
-                )
-                status = du.set_condition(
-                    status,
-                    du.new_condition(
-                        du.PROGRESSING, "True", du.NEW_RS_AVAILABLE_REASON, message, now_text
-                    ),
-                )
-            elif du.deployment_progressing(deployment, status):
-                message = (
-                    f'ReplicaSet "{name}" is progressing.'
-                    if name
-                    else (f'Deployment "{deployment.metadata.name}" is progressing.')
-                )
-                condition = du.new_condition(
-                    du.PROGRESSING, "True", du.REPLICA_SET_UPDATED_REASON, message, now_text
-                )
-                if current is not None:
-                    if current.status == "True":
-                        condition = evolve(
-                            condition, last_transition_time=current.last_transition_time
-                        )
-                    status = du.remove_condition(status, du.PROGRESSING)
-                status = du.set_condition(status, condition)
-            else:
-                deadline = du.progress_deadline_at(deployment, status)
-                if deadline is not None and deadline < self.clock.now():
-                    message = (
-                        f'ReplicaSet "{name}" has timed out progressing.'
-                        if name
-                        else (f'Deployment "{deployment.metadata.name}" has timed out progressing.')
-                    )
-                    status = du.set_condition(
-                        status,
-                        du.new_condition(
-                            du.PROGRESSING, "False", du.TIMED_OUT_REASON, message, now_text
-                        ),
-                    )
+        now = self.clock.now()
+        status = ds.rollout_status(deployment, old, new, now=now, now_text=rfc3339(now))
         if du.deployment_complete(deployment, status):
             self._cleanup(deployment, old)
         self._write_status(deployment, status)
