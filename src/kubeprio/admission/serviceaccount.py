@@ -9,7 +9,7 @@ Mirrors upstream ``plugin/pkg/admission/serviceaccount/admission.go`` (v1.32: ``
 * **mutating, pods CREATE** — a mirror pod (annotation ``kubernetes.io/config.mirror``) is
   not changed, only checked (below). Any other pod gets ``serviceAccountName: default``
   when it names none (``spec.serviceAccount``, the deprecated alias, follows it:
-  ``api.defaults.with_service_account_name``). The account must exist: 403 ``error looking
+  ``api.poddefaults.with_service_account_name``). The account must exist: 403 ``error looking
   up service account <ns>/<name>: serviceaccount "<name>" not found``. Unless the pod, or
   else the account, says ``automountServiceAccountToken: false``, the pod gets the projected
   ``kube-api-access-<5 random>`` volume (a bound token valid 3607 s, ``kube-root-ca.crt``'s
@@ -63,11 +63,11 @@ from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers
 from kubeprio.admission.priority import request_name
 from kubeprio.api import errors, names
 from kubeprio.api.core import Container, Pod, PodSpec, is_mirror_pod
-from kubeprio.api.defaults import DEPRECATED_SERVICE_ACCOUNT
 from kubeprio.api.gotext import GO_TRUE
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import JsonDict, evolve
+from kubeprio.api.poddefaults import DEPRECATED_SERVICE_ACCOUNT
 from kubeprio.api.serviceaccount import (
     DEFAULT_SERVICE_ACCOUNT,
     ENFORCE_MOUNTABLE_SECRETS_ANNOTATION,
@@ -346,7 +346,7 @@ def _token_changes(spec: PodSpec, rng: random.Random, changes: dict[str, Any]) -
 
 def admitted_spec(spec: PodSpec, account: ServiceAccount, rng: random.Random | None) -> PodSpec:
     """The spec ``Admit`` makes for a pod running as ``account``: the name (and its
-    deprecated alias, as ``api.defaults.with_service_account_name`` keeps it), the token
+    deprecated alias, as ``api.poddefaults.with_service_account_name`` keeps it), the token
     volume and mounts unless ``rng`` is None (no automount), the account's pull secrets
     when the pod has none. One copy of the spec, however much changes (every pod create
     in serve comes through here)."""

@@ -5,7 +5,7 @@
   strategy is left as it is);
 * ``spec.revisionHistoryLimit`` defaults to 10;
 * the pod template gets the pod-spec defaults every workload template gets
-  (``SetDefaults_PodSpec`` and the container defaults, ``api.defaults``).
+  (``SetDefaults_PodSpec`` and the container defaults, ``api.poddefaults``).
 
 There is no ``replicas`` and, in apps/v1, no label copying from the template. Called by
 ``api.defaults.default_object``; idempotent. Pure: no I/O.
@@ -54,7 +54,7 @@ def default_daemon_set(
     ds: DaemonSet, *, default_template: Callable[[PodTemplateSpec | None], PodTemplateSpec]
 ) -> DaemonSet:
     """``SetDefaults_DaemonSet`` plus the template's pod-spec defaults (``default_template``:
-    ``api.defaults.default_pod_template``, passed in so this module stays below it)."""
+    ``api.poddefaults.default_pod_template``, passed in so this module stays below it)."""
     spec = ds.spec or DaemonSetSpec()
     changes: dict[str, Any] = {}
     strategy = default_update_strategy(spec.update_strategy)

@@ -60,7 +60,7 @@ def default_limit_range_item(item: LimitRangeItem, default_list: ListDefaulter) 
 
 
 def default_limit_range(lr: LimitRange, *, default_list: ListDefaulter) -> LimitRange:
-    """The defaults of every item (``default_list``: ``api.defaults.default_resource_list``,
+    """The defaults of every item (``default_list``: ``api.poddefaults.default_resource_list``,
     passed in so this module stays below ``api.defaults``)."""
     spec = lr.spec
     if spec is None or not spec.limits:

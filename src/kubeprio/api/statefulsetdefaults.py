@@ -112,8 +112,8 @@ def _default_claims(extra: JsonDict) -> JsonDict | None:
 def default_stateful_set(
     sts: StatefulSet, *, default_template: Callable[[PodTemplateSpec | None], PodTemplateSpec]
 ) -> StatefulSet:
-    """``SetObjectDefaults_StatefulSet`` (``default_template``: ``api.defaults.
-    default_pod_template``, passed in so this module stays below it)."""
+    """``SetObjectDefaults_StatefulSet`` (``default_template``: ``api.poddefaults.
+    default_pod_template``, passed in so this module stays below ``api.defaults``)."""
     spec = sts.spec or StatefulSetSpec()
     changes: dict[str, Any] = {}
     if not spec.pod_management_policy:

@@ -18,7 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kubeprio.api import manifest
-from kubeprio.api.defaults import default_object, default_pull_policy, image_tag, round_up_milli
+from kubeprio.api.defaults import default_object, default_pull_policy, image_tag
+from kubeprio.api.poddefaults import round_up_milli
 from kubeprio.api.quantity import parse_quantity
 from kubeprio.api.serialization import to_dict
 from tests.manifests import deployment_doc, job_doc, node_doc, pod_doc, replica_set_doc, with_path
