@@ -307,3 +307,65 @@ def test_a_token_issued_before_a_restart_works_after_it(tmp_path):
         assert _whoami(server, token)[1] == ["Username", "system:serviceaccount:team-a:deployer"]
     finally:
         assert server.stop() == 0, server.log()
+
+
+# --- TokenReview (pkg/registry/authentication/tokenreview/storage.go) -------------------------
+
+
+def test_token_review_of_a_created_token_through_the_python_client(served, ns):
+    token = served.ok("create", "token", "deployer", "-n", ns, "--audience", "vault")
+    api = k8s.AuthenticationV1Api(served.client())
+    review = api.create_token_review(
+        k8s.V1TokenReview(spec=k8s.V1TokenReviewSpec(token=token, audiences=["vault", "x"]))
+    )
+    assert review.status.authenticated is True
+    assert review.status.audiences == ["vault"]
+    assert review.status.user.username == f"system:serviceaccount:{ns}:deployer"
+    assert review.status.user.uid == _uid(served, "sa", "deployer", ns)
+    assert review.status.user.groups == [
+        "system:serviceaccounts",
+        f"system:serviceaccounts:{ns}",
+        "system:authenticated",
+    ]
+    jti = _claims(token)["jti"]
+    assert review.status.user.extra == {
+        "authentication.kubernetes.io/credential-id": [f"JTI={jti}"]
+    }
+    # Not for the API's own audience: refused with the authenticator's reason.
+    refused = api.create_token_review(k8s.V1TokenReview(spec=k8s.V1TokenReviewSpec(token=token)))
+    assert refused.status.authenticated is None
+    assert refused.status.error == (
+        f'[invalid bearer token, token audiences ["vault"] is invalid for the target audiences '
+        f'["{ISSUER}"]]'
+    )
+    with pytest.raises(k8s.ApiException) as caught:
+        api.create_token_review(k8s.V1TokenReview(spec=k8s.V1TokenReviewSpec(token="")))
+    assert caught.value.status == 400
+    assert json.loads(caught.value.body)["message"] == (
+        "token is required for TokenReview in authentication"
+    )
+
+
+def test_token_review_with_kubectl_and_the_auth_delegator_role(served, ns):
+    token = served.ok("create", "token", "deployer", "-n", ns)
+    document = json.dumps({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                           "spec": {"token": token}})  # fmt: skip
+    out = json.loads(served.ok("create", "-f", "-", "-o", "json", stdin=document))
+    assert out["status"]["authenticated"] is True
+    assert out["status"]["audiences"] == [ISSUER]
+    assert out["status"]["user"]["username"] == f"system:serviceaccount:{ns}:deployer"
+    # The account itself may not review tokens until bound to system:auth-delegator.
+    assert "tokenreviews" in served.ok("api-resources", "--api-group=authentication.k8s.io")
+    denied = served.kubectl("--token", token, "auth", "can-i", "create", "tokenreviews")
+    assert denied.stdout.startswith("no")
+    served.ok("create", "clusterrolebinding", f"{ns}-delegator",
+              "--clusterrole=system:auth-delegator", f"--serviceaccount={ns}:deployer")  # fmt: skip
+    assert served.ok("--token", token, "auth", "can-i", "create", "tokenreviews") == "yes\n"
+    again = json.loads(
+        served.ok("--token", token, "create", "-f", "-", "-o", "json", stdin=document)
+    )
+    assert again["status"]["authenticated"] is True
+    rules = served.json("get", "clusterrole", "system:auth-delegator", "-o", "json")["rules"]
+    assert rules == [
+        {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]}
+    ]

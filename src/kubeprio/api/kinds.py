@@ -37,6 +37,7 @@ from kubeprio.api.reviews import (
     SelfSubjectAccessReview,
     SelfSubjectReview,
     SelfSubjectRulesReview,
+    TokenReview,
 )
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
@@ -251,6 +252,8 @@ discovery lists them after the stored version, which stays the preferred one."""
 REVIEWS: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo(AUTHENTICATION_GROUP, "v1", "SelfSubjectReview", "selfsubjectreviews",
                  "selfsubjectreview", False, SelfSubjectReview, verbs=("create",)),
+    ResourceInfo(AUTHENTICATION_GROUP, "v1", "TokenReview", "tokenreviews", "tokenreview",
+                 False, TokenReview, verbs=("create",)),
     ResourceInfo(AUTHORIZATION_GROUP, "v1", "SelfSubjectAccessReview",
                  "selfsubjectaccessreviews", "selfsubjectaccessreview", False,
                  SelfSubjectAccessReview, verbs=("create",)),

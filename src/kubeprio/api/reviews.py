@@ -2,7 +2,7 @@
 
 Mirrors ``k8s.io/api/authorization/v1/types.go`` (``SelfSubjectAccessReview``,
 ``SelfSubjectRulesReview``) and ``k8s.io/api/authentication/v1/types.go``
-(``SelfSubjectReview``). These kinds are never stored: a client creates one and the
+(``SelfSubjectReview``, ``TokenReview``). These kinds are never stored: a client creates one and the
 answer comes back in its ``status`` (``kubectl auth can-i``, ``kubectl auth can-i
 --list``, ``kubectl auth whoami``). The field and label selectors of
 ``ResourceAttributes`` stay in ``extra``: kubeprio's authorizer does not narrow a
@@ -170,4 +170,40 @@ class SelfSubjectReview:
     kind: str | None = "SelfSubjectReview"
     metadata: ObjectMeta = ObjectMeta()
     status: SelfSubjectReviewStatus | None = None
+    extra: JsonDict = extra_field()
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenReviewSpec:
+    """The token to check and the audiences it must be valid for (empty: the API's)."""
+
+    token: str | None = None
+    audiences: tuple[str, ...] | None = None
+    extra: JsonDict = extra_field()
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenReviewStatus:
+    """Whether the token authenticates, as whom, for which audiences, or why not."""
+
+    authenticated: bool | None = None
+    user: UserInfo = UserInfo()
+    """Go's ``omitempty`` does not drop a struct: ``user`` is always written."""
+    audiences: tuple[str, ...] | None = None
+    error: str | None = None
+    extra: JsonDict = extra_field()
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenReview:
+    """An authentication.k8s.io/v1 TokenReview."""
+
+    api_version: str | None = AUTHENTICATION_V1
+    kind: str | None = "TokenReview"
+    metadata: ObjectMeta = ObjectMeta()
+    spec: TokenReviewSpec = TokenReviewSpec()
+    status: TokenReviewStatus | None = None
     extra: JsonDict = extra_field()

@@ -16,7 +16,11 @@ upstream's ``AuthenticatedGroupAdder`` does.
 
 ``UnionAuthenticator`` asks several authenticators in turn and takes the first user one
 of them finds, as upstream's union of token authenticators (the token file first, then
-service account tokens, ``apiserver.serviceaccountauthn``).
+service account tokens, ``apiserver.serviceaccountauthn``). Its ``review_token`` answers
+a TokenReview (``apiserver.tokenreview``): the token checked for requested audiences, as
+upstream's authenticators do with ``authenticator.WithAudiences`` in the context; the
+token file is audience-agnostic (``authenticator.WrapAudienceAgnosticToken``): its users
+are valid for the API audiences only.
 
 Who drives it: ``serve`` reads the file and passes the union of ``TokenAuthenticator``
 and the service account token authenticator to ``apiserver.http.create_app`` as its
@@ -30,20 +34,56 @@ import csv
 import dataclasses
 import io
 from collections.abc import Callable, Mapping, Sequence
-from typing import Final
+from typing import Final, Protocol
 
 from kubeprio.admission.chain import MASTERS_GROUP, UserInfo
 from kubeprio.errors import KubeprioError
 
 AUTHENTICATED_GROUP: Final = "system:authenticated"
 
+INVALID_BEARER_TOKEN: Final = "invalid bearer token"
+"""``bearertoken``'s error when no authenticator takes the token."""
+
 __all__ = [
     "AUTHENTICATED_GROUP",
     "MASTERS_GROUP",
     "TokenAuthenticator",
     "TokenRecord",
+    "TokenResponse",
     "UnionAuthenticator",
 ]
+
+
+class InvalidTokenError(KubeprioError):
+    """A token an authenticator recognises as its own but refuses (upstream's reason)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TokenResponse:
+    """``authenticator.Response``: the user and the audiences the token is valid for."""
+
+    user: UserInfo
+    audiences: tuple[str, ...] = ()
+
+
+class TokenReviewer(Protocol):
+    """One token authenticator as a TokenReview asks it."""
+
+    def review_token(self, token: str, audiences: tuple[str, ...] | None) -> TokenResponse | None:
+        """The token's user for ``audiences`` (None: the API audiences); None when the
+        token is not this authenticator's; ``InvalidTokenError`` when it is but fails."""
+        ...
+
+
+def audience_agnostic(
+    implicit: Sequence[str], requested: tuple[str, ...] | None
+) -> tuple[str, ...] | None:
+    """``WrapAudienceAgnosticToken``: the audiences an audience-less credential is valid
+    for (the API audiences met with the requested ones); None when they do not meet."""
+    if requested is None:
+        return tuple(implicit)
+    met = tuple(audience for audience in implicit if audience in requested)
+    return met or None
 
 
 class TokenFileError(KubeprioError):
@@ -103,7 +143,10 @@ def bearer_token(headers: Mapping[str, str]) -> str | None:
 class TokenAuthenticator:
     """Maps a request's bearer token to its user (an ``http.Authenticator``)."""
 
-    def __init__(self, records: Sequence[TokenRecord]) -> None:
+    def __init__(
+        self, records: Sequence[TokenRecord], *, api_audiences: Sequence[str] = ()
+    ) -> None:
+        self._api_audiences = tuple(api_audiences)
         self._users: dict[str, UserInfo] = {}
         for record in records:
             groups = tuple(g for g in record.groups if g)
@@ -115,6 +158,14 @@ class TokenAuthenticator:
         """The caller, or None (401) for a missing or unknown token."""
         token = bearer_token(headers)
         return None if token is None else self._users.get(token)
+
+    def review_token(self, token: str, audiences: tuple[str, ...] | None) -> TokenResponse | None:
+        """The file's user, valid for the API audiences only (audience-agnostic)."""
+        met = audience_agnostic(self._api_audiences, audiences)
+        user = self._users.get(token)
+        if met is None or user is None:
+            return None
+        return TokenResponse(user, met)
 
 
 class UnionAuthenticator:
@@ -133,3 +184,23 @@ class UnionAuthenticator:
             if user is not None:
                 return user
         return None
+
+    def review_token(self, token: str, audiences: tuple[str, ...] | None) -> TokenResponse | str:
+        """A TokenReview's answer: the first response, else the error upstream's
+        ``bearertoken`` and union authenticators report (``invalid bearer token``, with
+        the refusing authenticators' reasons in a Go aggregate when there are any)."""
+        reasons: list[str] = []
+        for authenticator in self._authenticators:
+            review = getattr(authenticator, "review_token", None)
+            if review is None:
+                continue
+            try:
+                response = review(token, audiences)
+            except InvalidTokenError as exc:
+                reasons.append(str(exc))
+                continue
+            if response is not None:
+                return response  # type: ignore[no-any-return]
+        if not reasons:
+            return INVALID_BEARER_TOKEN
+        return "[" + ", ".join((INVALID_BEARER_TOKEN, *reasons)) + "]"

@@ -102,7 +102,9 @@ upstream's ``edit`` role (aggregated into ``admin``) grants ``impersonate`` on
 tenant inside its namespaces (``apiserver.impersonation`` asks for exactly this)."""
 TENANT_READABLE_CLUSTER: Final = frozenset({"priorityclasses"})
 """Cluster-scoped resources every tenant user may read."""
-SELF_REVIEWS: Final = frozenset((info.group, info.plural) for info in kinds.REVIEWS)
+SELF_REVIEWS: Final = frozenset(
+    (info.group, info.plural) for info in kinds.REVIEWS if info.plural != "tokenreviews"
+)
 """What upstream's ``system:basic-user`` lets every authenticated user create."""
 DISCOVERY_PATHS: Final = (
     "/api",

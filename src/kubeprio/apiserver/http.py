@@ -78,6 +78,7 @@ from kubeprio.apiserver.rest import (
 from kubeprio.apiserver.routes import RouteTable, Target, split_path
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.tokenrequest import TokenIssuer
+from kubeprio.apiserver.tokenreview import TokenReviewAuthenticator
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyNotFoundError
@@ -160,6 +161,7 @@ class KubeApp:
         request_metrics: RequestMetrics | None = None,
         metrics: MetricsRenderer | None = None,
         token_issuer: TokenIssuer | None = None,
+        token_reviewer: TokenReviewAuthenticator | None = None,
         pods_on_node: PodsOnNode | None = None,
     ) -> None:
         self.service = service
@@ -173,6 +175,7 @@ class KubeApp:
             watch_timeout=watch_timeout,
             reviewer=self.authorizer,
             token_issuer=token_issuer,
+            token_reviewer=token_reviewer,
             pods_on_node=pods_on_node,
         )
         self.routes = RouteTable(kinds.SERVED)
@@ -520,6 +523,7 @@ def create_app(
     request_metrics: RequestMetrics | None = None,
     metrics: MetricsRenderer | None = None,
     token_issuer: TokenIssuer | None = None,
+    token_reviewer: TokenReviewAuthenticator | None = None,
     pods_on_node: PodsOnNode | None = None,
 ) -> Starlette:
     """Build the ASGI app serving ``service``.
@@ -532,6 +536,7 @@ def create_app(
     ``/metrics`` page (none: 404).
     ``token_issuer`` signs the tokens of ``serviceaccounts/token`` (without one that
     subresource answers 404, as upstream without a service account issuer).
+    ``token_reviewer`` answers TokenReviews (without one they come back unchanged).
     ``pods_on_node`` looks up the pods bound to a node for ``metrics.k8s.io`` NodeMetrics
     (an informer index in ``kubeprio serve``; without it a node request scans the pods).
     """
@@ -545,6 +550,7 @@ def create_app(
         request_metrics=request_metrics,
         metrics=metrics,
         token_issuer=token_issuer,
+        token_reviewer=token_reviewer,
         pods_on_node=pods_on_node,
     )
     routes = [

@@ -12,7 +12,9 @@ kubeprio serves (rules about kinds it does not serve are left out):
   ``edit``; bound to nobody (users bind them);
 * ``system:discovery`` and ``system:basic-user`` bound to ``system:authenticated``;
   ``system:public-info-viewer`` bound to it and ``system:unauthenticated``;
-  ``system:monitoring`` bound to the group of that name.
+  ``system:monitoring`` bound to the group of that name;
+* ``system:auth-delegator`` (create ``tokenreviews``), bound to nobody: servers that
+  delegate authentication get it bound to their account.
 
 Each object carries the label ``kubernetes.io/bootstrapping: rbac-defaults`` and the
 annotation ``rbac.authorization.kubernetes.io/autoupdate: "true"``. At every start a
@@ -167,6 +169,8 @@ CLUSTER_ROLES: Final = (
             _rule(("create",), AUTHENTICATION_GROUP, "selfsubjectreviews"),
         ),
     ),
+    # Upstream's role also creates subjectaccessreviews, which kubeprio does not serve.
+    _role("system:auth-delegator", (_rule(("create",), AUTHENTICATION_GROUP, "tokenreviews"),)),
 )  # fmt: skip
 """``ClusterRoles()`` of upstream's bootstrap policy, as far as kubeprio serves them."""
 

@@ -49,7 +49,7 @@ from kubeprio.api.meta import DeleteOptions
 from kubeprio.api.model import JsonDict
 from kubeprio.api.patch import PatchError, PatchType, apply_patch
 from kubeprio.api.policy import Eviction
-from kubeprio.api.reviews import AUTHENTICATION_V1
+from kubeprio.api.reviews import AUTHENTICATION_V1, TokenReview
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 from kubeprio.api.tokenrequest import TokenRequest, default_token_request
 from kubeprio.apiserver import (
@@ -63,6 +63,7 @@ from kubeprio.apiserver import (
     status,
     tables,
     tokenrequest,
+    tokenreview,
 )
 from kubeprio.apiserver.authz import ReviewingAuthorizer
 from kubeprio.apiserver.fieldvalidation import FieldValidation
@@ -174,6 +175,7 @@ class RestHandler:
         watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
         reviewer: ReviewingAuthorizer,
         token_issuer: tokenrequest.TokenIssuer | None = None,
+        token_reviewer: tokenreview.TokenReviewAuthenticator | None = None,
         pods_on_node: resourcemetrics.PodsOnNode | None = None,
     ) -> None:
         self.service = service
@@ -181,6 +183,7 @@ class RestHandler:
         self.watch_timeout = watch_timeout
         self.reviewer = reviewer
         self.token_issuer = token_issuer
+        self.token_reviewer = token_reviewer
         self.resource_metrics = resourcemetrics.ResourceMetricsApi(
             service.store, clock=clock, pods_on_node=pods_on_node
         )
@@ -496,7 +499,10 @@ class RestHandler:
     def review(self, request: RestRequest) -> Reply:
         """POST a self review: 201 with the answer in its status (nothing is stored)."""
         obj, warnings = self._read_object(request, request.target.info.model, expect_name=False)
-        body = reviews.answer(obj, request.user, self.reviewer, now=self.clock.now())
+        if isinstance(obj, TokenReview):
+            body = tokenreview.answer(obj, self.token_reviewer)
+        else:
+            body = reviews.answer(obj, request.user, self.reviewer, now=self.clock.now())
         return Reply(201, body, tuple(warnings))
 
     def update(self, request: RestRequest) -> Reply:

@@ -38,11 +38,10 @@ from kubeprio.admission.chain import UserInfo
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.secret import Secret
 from kubeprio.api.serviceaccount import ServiceAccount
-from kubeprio.apiserver import tokenclaims, tokensigning
-from kubeprio.apiserver.authn import AUTHENTICATED_GROUP, bearer_token
+from kubeprio.apiserver import authn, tokenclaims, tokensigning
+from kubeprio.apiserver.authn import AUTHENTICATED_GROUP, TokenResponse, bearer_token
 from kubeprio.apiserver.listers import StoreLister
 from kubeprio.clock import Clock, parse_rfc3339
-from kubeprio.errors import KubeprioError
 from kubeprio.store.interface import Store
 
 LEEWAY_SECONDS: Final = 60.0
@@ -51,8 +50,8 @@ on the deletion of the objects a token names."""
 LOG: Final = logging.getLogger("kubeprio.apiserver.serviceaccountauthn")
 
 
-class InvalidTokenError(KubeprioError):
-    """A token of this issuer that does not authenticate (upstream's reason as message)."""
+InvalidTokenError = authn.InvalidTokenError
+"""A token of this issuer that does not authenticate (upstream's reason as message)."""
 
 
 class TokenGetter(Protocol):
@@ -139,6 +138,12 @@ class ServiceAccountTokenAuthenticator:
     def authenticate_token(self, token: str) -> UserInfo | None:
         """The token's user; None when the token is not one of this issuer's; raises
         ``InvalidTokenError`` for one that is but does not authenticate."""
+        response = self.review_token(token, None)
+        return None if response is None else response.user
+
+    def review_token(self, token: str, audiences: tuple[str, ...] | None) -> TokenResponse | None:
+        """``AuthenticateToken`` for ``audiences`` (None: the API audiences): the user and
+        the audiences it is valid for, as ``authenticate_token`` otherwise."""
         unverified = tokensigning.unverified_issuer(token)
         if unverified is None or unverified not in self._issuers:
             return None
@@ -154,18 +159,24 @@ class ServiceAccountTokenAuthenticator:
             raise InvalidTokenError(f"token claims could not be read: {exc}") from exc
         if claims.issuer not in self._issuers:
             raise InvalidTokenError(f'token issuer "{claims.issuer}" is invalid')
-        self._check_audiences(claims.audiences)
+        met = self._check_audiences(claims.audiences, audiences)
         info = self._validate(claims)
-        return info.user_info(extra_groups=(AUTHENTICATED_GROUP,))
+        return TokenResponse(info.user_info(extra_groups=(AUTHENTICATED_GROUP,)), met)
 
-    def _check_audiences(self, audiences: tuple[str, ...]) -> None:
+    def _check_audiences(
+        self, audiences: tuple[str, ...], requested: tuple[str, ...] | None
+    ) -> tuple[str, ...]:
+        """The token's audiences met with the requested ones (``Audiences.Intersect``)."""
         # A token without audiences is a legacy token: valid for the API's own audiences.
         token_audiences = audiences or self._api_audiences
-        if not set(token_audiences) & set(self._api_audiences):
+        target = self._api_audiences if requested is None else requested
+        met = tuple(audience for audience in token_audiences if audience in target)
+        if not met and self._api_audiences:
             raise InvalidTokenError(
                 f"token audiences {_go_quoted(token_audiences)} is invalid for the target "
-                f"audiences {_go_quoted(self._api_audiences)}"
+                f"audiences {_go_quoted(target)}"
             )
+        return met
 
     def _validate(self, claims: tokenclaims.ParsedClaims) -> tokenclaims.ServiceAccountInfo:
         """``validator.Validate``: times, then the account and the bound objects."""

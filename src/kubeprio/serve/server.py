@@ -310,12 +310,14 @@ class Serving:
         self.metrics = MetricsPage.for_serve(
             scheduler=self.plane.scheduler, requests=requests, store=self.store
         )
+        # Upstream's order: the token file first, then service account tokens.
+        authenticator = UnionAuthenticator(
+            [TokenAuthenticator(self.tokens, api_audiences=audiences), service_account_tokens]
+        )
         self.app = create_app(
             self.plane.api,
-            # Upstream's order: the token file first, then service account tokens.
-            authenticator=UnionAuthenticator(
-                [TokenAuthenticator(self.tokens), service_account_tokens]
-            ),
+            authenticator=authenticator,
+            token_reviewer=authenticator,
             authorizer=self.authorizer,
             clock=self.clock,
             request_metrics=requests,
