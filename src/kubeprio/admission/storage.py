@@ -33,26 +33,10 @@ from kubeprio.api.persistentvolume import (
     PersistentVolumeClaim,
     PersistentVolumeClaimSpec,
 )
-from kubeprio.api.storageclass import StorageClass, is_default_class
-from kubeprio.client.informer import Lister
-from kubeprio.clock import parse_rfc3339
+from kubeprio.api.storageclass import default_class
 
 DEFAULT_STORAGE_CLASS: Final = "DefaultStorageClass"
 STORAGE_OBJECT_IN_USE_PROTECTION: Final = "StorageObjectInUseProtection"
-
-
-def default_class(lister: Lister[StorageClass]) -> StorageClass | None:
-    """``GetDefaultClass``: of the classes marked default, the newest (by
-    ``creationTimestamp``), then the first by name; None when there is none."""
-    defaults = [sc for sc in lister.list() if is_default_class(sc)]
-    if not defaults:
-        return None
-
-    def created(sc: StorageClass) -> float:
-        stamp = sc.metadata.creation_timestamp
-        return parse_rfc3339(stamp) if stamp else 0.0
-
-    return min(defaults, key=lambda sc: (-created(sc), sc.metadata.name or ""))
 
 
 def has_class(claim: PersistentVolumeClaim) -> bool:
@@ -82,7 +66,7 @@ class DefaultStorageClassPlugin:
             or has_class(claim)
         ):
             return claim
-        chosen = default_class(self._classes)
+        chosen = default_class(self._classes.list())
         if chosen is None:
             return claim
         spec = claim.spec or PersistentVolumeClaimSpec()

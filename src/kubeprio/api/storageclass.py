@@ -11,12 +11,13 @@ validation in ``api.validation.storage``. Pure data: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import JsonDict, extra_field, fast_init
+from kubeprio.clock import parse_rfc3339
 
 GROUP: Final = "storage.k8s.io"
 
@@ -75,6 +76,22 @@ def is_default_class(storage_class: StorageClass) -> bool:
         annotations.get(IS_DEFAULT_ANNOTATION) == "true"
         or annotations.get(BETA_IS_DEFAULT_ANNOTATION) == "true"
     )
+
+
+def default_class(classes: Iterable[StorageClass]) -> StorageClass | None:
+    """``GetDefaultClass`` (``pkg/volume/util/storageclass.go``): of the classes marked
+    default, the newest (by ``creationTimestamp``), then the first by name; None when
+    there is none. The DefaultStorageClass admission plugin and the PV controller's
+    ``assignDefaultStorageClass`` both ask it."""
+    defaults = [sc for sc in classes if is_default_class(sc)]
+    if not defaults:
+        return None
+
+    def created(sc: StorageClass) -> float:
+        stamp = sc.metadata.creation_timestamp
+        return parse_rfc3339(stamp) if stamp else 0.0
+
+    return min(defaults, key=lambda sc: (-created(sc), sc.metadata.name or ""))
 
 
 def binding_mode(storage_class: StorageClass) -> str:

@@ -73,6 +73,11 @@ def pod_claim_volumes(pod: Pod) -> list[tuple[str, bool]]:
     return result
 
 
+def pod_claim_names(pod: Pod) -> list[str]:
+    """The names of the claims ``pod``'s volumes use (unnamed ones left out)."""
+    return [name for name, _ephemeral in pod_claim_volumes(pod) if name]
+
+
 def has_claim_volumes(pod: Pod) -> bool:
     """Whether any volume of ``pod`` uses a claim (the scheduler's cheap pre-check)."""
     spec = pod.spec

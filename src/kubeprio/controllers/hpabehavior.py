@@ -113,23 +113,7 @@ def scale_up_limit_with_rules(
     now: float,
 ) -> int:
     """``calculateScaleUpLimitWithScalingRules``."""
-    if rules.select_policy == DISABLED_POLICY:
-        return current
-    pick: Callable[[int, int], int]
-    if rules.select_policy == MIN_POLICY:
-        result, pick = INT32_MAX, min
-    else:
-        result, pick = INT32_MIN, max
-    for policy in rules.policies or ():
-        start = _period_start_replicas(
-            current, policy.period_seconds or 0, up_events, down_events, now
-        )
-        if policy.type == PODS_POLICY:
-            proposed = start + (policy.value or 0)
-        else:
-            proposed = math.ceil(start * (1 + (policy.value or 0) / 100))
-        result = pick(result, proposed)
-    return result
+    return _limit_with_rules(current, up_events, down_events, rules, now, scaling_up=True)
 
 
 def scale_down_limit_with_behaviors(
@@ -140,21 +124,38 @@ def scale_down_limit_with_behaviors(
     now: float,
 ) -> int:
     """``calculateScaleDownLimitWithBehaviors``."""
+    return _limit_with_rules(current, up_events, down_events, rules, now, scaling_up=False)
+
+
+def _limit_with_rules(
+    current: int,
+    up_events: list[ScaleEvent],
+    down_events: list[ScaleEvent],
+    rules: HPAScalingRules,
+    now: float,
+    *,
+    scaling_up: bool,
+) -> int:
+    """The two upstream functions' shared loop: each policy proposes a limit from the
+    replicas at its period's start; ``Min`` keeps the smallest change (the lowest limit up,
+    the highest down), ``Max`` the largest."""
     if rules.select_policy == DISABLED_POLICY:
         return current
-    pick: Callable[[int, int], int]
-    if rules.select_policy == MIN_POLICY:
-        result, pick = INT32_MIN, max
-    else:
-        result, pick = INT32_MAX, min
+    pick: Callable[[int, int], int] = (
+        min if (rules.select_policy == MIN_POLICY) == scaling_up else max
+    )
+    result = INT32_MAX if pick is min else INT32_MIN
     for policy in rules.policies or ():
         start = _period_start_replicas(
             current, policy.period_seconds or 0, up_events, down_events, now
         )
+        value = policy.value or 0
         if policy.type == PODS_POLICY:
-            proposed = start - (policy.value or 0)
+            proposed = start + value if scaling_up else start - value
+        elif scaling_up:
+            proposed = math.ceil(start * (1 + value / 100))
         else:
-            proposed = int(start * (1 - (policy.value or 0) / 100))
+            proposed = int(start * (1 - value / 100))
         result = pick(result, proposed)
     return result
 

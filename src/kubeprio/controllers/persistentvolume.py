@@ -51,7 +51,7 @@ from kubeprio.api.persistentvolume import (
 from kubeprio.api.storageclass import (
     BINDING_WAIT_FOR_FIRST_CONSUMER,
     StorageClass,
-    is_default_class,
+    default_class,
 )
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
@@ -254,13 +254,9 @@ class PersistentVolumeController(Controller):
             "volume.beta.kubernetes.io/storage-class"
         ):
             return False
-        defaults = [c for c in self.classes.list() if is_default_class(c)]
-        if not defaults:
+        newest = default_class(self.classes.list())
+        if newest is None:
             return False
-        newest = max(
-            defaults,
-            key=lambda c: (c.metadata.creation_timestamp or "", c.metadata.name or ""),
-        )
         spec = evolve(
             claim.spec or PersistentVolumeClaimSpec(), storage_class_name=newest.metadata.name
         )

@@ -33,6 +33,7 @@ from kubeprio.api.persistentvolume import (
     PersistentVolume,
     PersistentVolumeClaim,
 )
+from kubeprio.api.storagehelpers import pod_claim_names
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
@@ -41,22 +42,6 @@ from kubeprio.controllers.base import Controller, object_key, split_key
 
 POD_PVC_INDEX: Final = "pod-pvc"
 """The pod informer index: ``namespace/claim`` for each claim a pod's volumes name."""
-
-
-def pod_claim_names(pod: Pod) -> list[str]:
-    """The claims ``pod`` names: ``persistentVolumeClaim.claimName`` of each volume, and
-    ``<pod>-<volume>`` for each generic ephemeral volume (``ephemeral.VolumeClaimName``)."""
-    volumes = pod.spec.extra.get("volumes") if pod.spec is not None else None
-    names: list[str] = []
-    for volume in volumes if isinstance(volumes, list) else ():
-        if not isinstance(volume, dict):
-            continue
-        source = volume.get("persistentVolumeClaim")
-        if isinstance(source, dict) and source.get("claimName"):
-            names.append(str(source["claimName"]))
-        elif isinstance(volume.get("ephemeral"), dict):
-            names.append(f"{pod.metadata.name}-{volume.get('name', '')}")
-    return names
 
 
 def by_pod_claims(pod: Pod) -> list[str]:
