@@ -197,7 +197,8 @@ def test_referenced_schemas_carry_upstreams_names(kind, path, schema):
     info = next(info for info in kinds.RESOURCES if info.kind == kind)
     field = _field(info, path)
     refs = _refs(field)
-    assert refs and refs[0].removeprefix(openapi.SCHEMA_REF) == schema
+    assert refs, path
+    assert refs[0].removeprefix(openapi.SCHEMA_REF) == schema
 
 
 @pytest.mark.parametrize(
