@@ -118,12 +118,10 @@ class VolumeBinding:
                 return True, lost
             if claim.metadata.deletion_timestamp:
                 return True, f'persistentvolumeclaim "{name}" is being deleted'
-            if ephemeral and not _owned_by(claim, pod):
-                meta = pod.pod.metadata
-                return True, (
-                    f"PVC {namespace}/{name} was not created for pod "
-                    f"{meta.namespace}/{meta.name} (pod is not owner)"
-                )
+            if ephemeral:
+                not_owner = storagehelpers.claim_is_for_pod(pod.pod, claim)
+                if not_owner is not None:
+                    return True, not_owner
         return bool(volumes), None
 
     def pre_filter(
@@ -232,12 +230,6 @@ class VolumeBinding:
         if self.clock.now() >= data.deadline:
             return framework.error(f"binding volumes: {DEADLINE_EXCEEDED}")
         return framework.Status(framework.Code.WAIT)
-
-
-def _owned_by(claim: PersistentVolumeClaim, pod: framework.PodInfo) -> bool:
-    """``ephemeral.VolumeIsForPod``: the claim's controller is the pod."""
-    ref = claim.metadata.controller_ref()
-    return ref is not None and ref.uid == pod.uid
 
 
 # --- events and queueing hints ---------------------------------------------------------------
