@@ -96,7 +96,8 @@ def test_the_pod_gets_its_claim_runs_on_it_and_takes_it_along(plane, driver, clo
         "app",
         pod.metadata.uid,
     )
-    assert owner.controller is True and owner.block_owner_deletion is True
+    assert owner.controller is True
+    assert owner.block_owner_deletion is True
     assert str(made.spec.resources.requests["storage"]) == "2Gi"
     assert made.status.phase == "Bound"
     running = plane.api.get(Pod, "app", "default")
