@@ -113,6 +113,40 @@ def pod_claim_names(pod: Pod) -> list[str]:
     return [name for name, _ephemeral in pod_claim_volumes(pod) if name]
 
 
+def pod_persistent_claim_names(pod: Pod) -> list[str]:
+    """The claims ``pod``'s ``persistentVolumeClaim`` volumes name (not its ephemeral ones):
+    what the scheduler's ``NodeInfo.PVCRefCounts`` and VolumeRestrictions count."""
+    spec = pod.spec
+    volumes = spec.extra.get("volumes") if spec is not None else None
+    if not volumes:
+        return []
+    names: list[str] = []
+    for volume in _dicts(volumes):
+        source = volume.get("persistentVolumeClaim")
+        if isinstance(source, Mapping):
+            names.append(str(source.get("claimName") or ""))
+    return names
+
+
+DISK_VOLUME_SOURCES: Final = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
+"""The in-tree disk sources VolumeRestrictions checks for conflicts on a node."""
+
+
+def has_scheduling_volumes(pod: Pod) -> bool:
+    """Whether a volume plugin of the scheduler has work for ``pod``: a claim (VolumeBinding,
+    VolumeRestrictions, VolumeZone) or an in-tree disk (VolumeRestrictions' conflicts)."""
+    spec = pod.spec
+    volumes = spec.extra.get("volumes") if spec is not None else None
+    if not volumes:
+        return False
+    return any(
+        "persistentVolumeClaim" in volume
+        or "ephemeral" in volume
+        or any(key in volume for key in DISK_VOLUME_SOURCES)
+        for volume in _dicts(volumes)
+    )
+
+
 def has_claim_volumes(pod: Pod) -> bool:
     """Whether any volume of ``pod`` uses a claim (the scheduler's cheap pre-check)."""
     spec = pod.spec

@@ -7,8 +7,9 @@ Parses the subset kubeprio supports — ``percentageOfNodesToScore``,
 and expands it as upstream does: the default plugins are enabled at every extension
 point they implement (multiPoint), in upstream's order, with upstream's score weights
 (``pkg/scheduler/apis/config/v1/default_plugins.go``). Disabling ``DefaultPreemption``
-turns preemption off. VolumeBinding is implemented; the other volume plugins of the
-upstream default set (restrictions, limits, zones) are accepted and ignored by name.
+turns preemption off. VolumeRestrictions and VolumeBinding are implemented; the other
+volume plugins of the upstream default set (limits, zones) are accepted and ignored by
+name.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ DEFAULT_PLUGINS: Final[tuple[tuple[str, int], ...]] = (
     ("NodeAffinity", 2),
     ("NodePorts", 0),
     ("NodeResourcesFit", 1),
+    ("VolumeRestrictions", 0),
     ("VolumeBinding", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
@@ -57,7 +59,6 @@ DEFAULT_PLUGINS: Final[tuple[tuple[str, int], ...]] = (
 
 IGNORED_UPSTREAM_PLUGINS: Final = frozenset(
     {
-        "VolumeRestrictions",
         "NodeVolumeLimits",
         "VolumeZone",
         "ImageLocality",

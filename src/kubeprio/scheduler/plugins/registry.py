@@ -31,6 +31,7 @@ from kubeprio.scheduler.plugins import (
     podtopologyspread,
     tainttoleration,
     volumebinding,
+    volumerestrictions,
 )
 from kubeprio.scheduler.plugins.noderesources import args as noderesources_args
 from kubeprio.scheduler.plugins.noderesources import balanced_allocation, fit
@@ -63,6 +64,8 @@ class PluginContext:
     """Claims, volumes and classes through their informers (VolumeBinding)."""
     node_lookup: Callable[[str], Node | None] | None = None
     """Node name -> the informer's Node (VolumeBinding's PreBind checks)."""
+    claim_in_use: volumerestrictions.ClaimInUse | None = None
+    """``namespace/claim`` -> whether a scheduled pod names it (VolumeRestrictions)."""
 
 
 class PluginConfigError(KubeprioError, ValueError):
@@ -127,6 +130,15 @@ def _volume_binding(ctx: PluginContext) -> framework.Plugin:
     )
 
 
+def _volume_restrictions(ctx: PluginContext) -> framework.Plugin:
+    if ctx.volume_binder is None or ctx.claim_in_use is None:
+        raise PluginConfigError(
+            f"{volumerestrictions.NAME}: the claim informer and the cache's claim references "
+            "are required"
+        )
+    return volumerestrictions.VolumeRestrictions(ctx.volume_binder.claims.get, ctx.claim_in_use)
+
+
 def _default_binder(ctx: PluginContext) -> framework.Plugin:
     return defaultbinder.DefaultBinder(_client(ctx, defaultbinder.NAME))
 
@@ -141,6 +153,7 @@ REGISTRY: Final[Mapping[str, Factory]] = types.MappingProxyType(
         nodeaffinity.NAME: _node_affinity,
         nodeports.NAME: lambda ctx: nodeports.NodePorts(),
         fit.NAME: _node_resources_fit,
+        volumerestrictions.NAME: _volume_restrictions,
         volumebinding.NAME: _volume_binding,
         balanced_allocation.NAME: _balanced_allocation,
         podtopologyspread.NAME: _pod_topology_spread,
