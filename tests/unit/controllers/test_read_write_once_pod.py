@@ -29,8 +29,7 @@ from tests.unit.controllers.test_volume_binding_flow import (
 )
 
 CONFLICT = (
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
-    "access mode"
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
 )
 
 
