@@ -7,9 +7,8 @@ Parses the subset kubeprio supports — ``percentageOfNodesToScore``,
 and expands it as upstream does: the default plugins are enabled at every extension
 point they implement (multiPoint), in upstream's order, with upstream's score weights
 (``pkg/scheduler/apis/config/v1/default_plugins.go``). Disabling ``DefaultPreemption``
-turns preemption off. VolumeRestrictions and VolumeBinding are implemented; the other
-volume plugins of the upstream default set (limits, zones) are accepted and ignored by
-name.
+turns preemption off. VolumeRestrictions, VolumeBinding and VolumeZone are implemented;
+NodeVolumeLimits (CSI attach limits) is accepted and ignored by name.
 """
 
 from __future__ import annotations
@@ -49,6 +48,7 @@ DEFAULT_PLUGINS: Final[tuple[tuple[str, int], ...]] = (
     ("NodeResourcesFit", 1),
     ("VolumeRestrictions", 0),
     ("VolumeBinding", 0),
+    ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
     ("DefaultPreemption", 0),
@@ -60,7 +60,6 @@ DEFAULT_PLUGINS: Final[tuple[tuple[str, int], ...]] = (
 IGNORED_UPSTREAM_PLUGINS: Final = frozenset(
     {
         "NodeVolumeLimits",
-        "VolumeZone",
         "ImageLocality",
         "DynamicResources",
     }

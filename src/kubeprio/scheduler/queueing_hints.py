@@ -19,6 +19,8 @@ cheap, self-contained check of the event objects:
   class, or one whose ``allowedTopologies`` changed; any volume add/update.
 * VolumeRestrictions (``volumerestrictions``): a deleted pod of the namespace that used a
   disk or a claim of this pod; a new node; a new claim of this pod.
+* VolumeZone (``volumezone``): a claim of this pod added or updated; any new class, node
+  (or node label/taint change) and volume add/update.
 
 Other plugins' hints read cluster state (affinity, topology spread, ports) and are
 simplified to "always queue" for their registered events, so they retry more often than
@@ -45,7 +47,7 @@ from kubeprio.scheduler.events import (
     QueueingHint,
 )
 from kubeprio.scheduler.framework import PodInfo
-from kubeprio.scheduler.plugins import names, volumebinding, volumerestrictions
+from kubeprio.scheduler.plugins import names, volumebinding, volumerestrictions, volumezone
 
 QUEUE: Final = QueueingHint.QUEUE
 SKIP: Final = QueueingHint.QUEUE_SKIP
@@ -250,6 +252,7 @@ DEFAULT_EVENTS: Final[Mapping[str, tuple[ClusterEventWithHint, ...]]] = {
     ),
     names.VOLUME_BINDING: volumebinding.EVENTS,
     names.VOLUME_RESTRICTIONS: volumerestrictions.EVENTS,
+    names.VOLUME_ZONE: volumezone.EVENTS,
     names.SCHEDULING_GATES: (
         ClusterEventWithHint(
             _ev(_POD, _A.UPDATE_POD_SCHEDULING_GATES_ELIMINATED), scheduling_gates_after_update

@@ -52,6 +52,7 @@ IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
     "NodeResourcesFit": frozenset({"preFilter", "filter", "preScore", "score"}),
     "VolumeRestrictions": frozenset({"preFilter", "filter"}),
     "VolumeBinding": frozenset({"preFilter", "filter", "reserve", "preBind"}),
+    "VolumeZone": frozenset({"preFilter", "filter"}),
     "PodTopologySpread": frozenset({"preFilter", "filter", "preScore", "score"}),
     "InterPodAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
     "DefaultPreemption": frozenset({"postFilter"}),

@@ -32,6 +32,7 @@ from kubeprio.scheduler.plugins import (
     tainttoleration,
     volumebinding,
     volumerestrictions,
+    volumezone,
 )
 from kubeprio.scheduler.plugins.noderesources import args as noderesources_args
 from kubeprio.scheduler.plugins.noderesources import balanced_allocation, fit
@@ -136,7 +137,14 @@ def _volume_restrictions(ctx: PluginContext) -> framework.Plugin:
             f"{volumerestrictions.NAME}: the claim informer and the cache's claim references "
             "are required"
         )
-    return volumerestrictions.VolumeRestrictions(ctx.volume_binder.claims.get, ctx.claim_in_use)
+    return volumerestrictions.VolumeRestrictions(ctx.volume_binder.claims.get_api, ctx.claim_in_use)
+
+
+def _volume_zone(ctx: PluginContext) -> framework.Plugin:
+    binder = ctx.volume_binder
+    if binder is None:
+        raise PluginConfigError(f"{volumezone.NAME}: volume informers are required")
+    return volumezone.VolumeZone(binder.claims.get_api, binder.volumes.get_api, binder.classes.get)
 
 
 def _default_binder(ctx: PluginContext) -> framework.Plugin:
@@ -155,6 +163,7 @@ REGISTRY: Final[Mapping[str, Factory]] = types.MappingProxyType(
         fit.NAME: _node_resources_fit,
         volumerestrictions.NAME: _volume_restrictions,
         volumebinding.NAME: _volume_binding,
+        volumezone.NAME: _volume_zone,
         balanced_allocation.NAME: _balanced_allocation,
         podtopologyspread.NAME: _pod_topology_spread,
         interpodaffinity.NAME: _inter_pod_affinity,
