@@ -126,8 +126,12 @@ def _inter_pod_affinity(ctx: PluginContext) -> framework.Plugin:
 def _volume_binding(ctx: PluginContext) -> framework.Plugin:
     if ctx.volume_binder is None or ctx.clock is None or ctx.node_lookup is None:
         raise PluginConfigError(f"{volumebinding.NAME}: volume informers and a clock are required")
+    args = _args(ctx, volumebinding.VolumeBindingArgs) or volumebinding.VolumeBindingArgs()
     return volumebinding.VolumeBinding(
-        ctx.volume_binder, clock=ctx.clock, node_lookup=ctx.node_lookup
+        ctx.volume_binder,
+        clock=ctx.clock,
+        node_lookup=ctx.node_lookup,
+        bind_timeout=args.bind_timeout_seconds,
     )
 
 

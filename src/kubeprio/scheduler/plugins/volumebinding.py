@@ -58,6 +58,15 @@ ERR_UNBOUND_IMMEDIATE: Final = "pod has unbound immediate PersistentVolumeClaims
 DEADLINE_EXCEEDED: Final = "context deadline exceeded"
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class VolumeBindingArgs:
+    """``VolumeBindingArgs`` (kubescheduler.config.k8s.io/v1): how long PreBind waits for
+    the claims to be bound. ``shape`` belongs to the alpha VolumeCapacityPriority gate,
+    which is off: ``plugin_args`` refuses it."""
+
+    bind_timeout_seconds: int = DEFAULT_BIND_TIMEOUT_SECONDS
+
+
 @dataclasses.dataclass(slots=True)
 class _State:
     """Upstream ``stateData``: shared, not copied, by clones (as upstream's pointer)."""
