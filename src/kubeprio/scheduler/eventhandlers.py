@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kubeprio.api.core import TERMINAL_PHASES, Node, Pod
+from kubeprio.api.core import Node, Pod
 from kubeprio.scheduler import events as cluster_events
 from kubeprio.scheduler.framework import pod_priority
 from kubeprio.scheduler.schedulerhandle import SchedulerHandle
@@ -33,11 +33,6 @@ def lower_or_equal(pod: Pod) -> Callable[[Pod], bool]:
     """Upstream ``getLEPriorityPreCheck``: only pods of priority <= ``pod``'s."""
     priority = pod_priority(pod)
     return lambda other: pod_priority(other) <= priority
-
-
-def is_terminal(pod: Pod) -> bool:
-    """Succeeded or Failed."""
-    return bool(pod.status and pod.status.phase in TERMINAL_PHASES)
 
 
 class EventHandlers(SchedulerHandle):
