@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
+from kubeprio.api.gosyntax import GoAddressError, GoTyped, go_syntax, string_map, string_slice
 from kubeprio.api.gotext import go_quote
 from kubeprio.api.meta import Status, StatusCause, StatusDetails
 from kubeprio.errors import KubeprioError
@@ -112,11 +113,13 @@ class GoValue:
 
 
 def format_value(value: object) -> str:
-    """Print a bad value as upstream ``field.Error.ErrorBody`` does.
+    """Print a bad value as Kubernetes v1.32's ``field.Error.ErrorBody`` does.
 
-    Strings are ``%q``-quoted, numbers and booleans printed plainly, and anything else
-    (maps, lists, structs given as their JSON form) is ``json.Marshal``-ed, as the
-    current ``ErrorBody`` does; ``None`` is ``null`` (a nil pointer).
+    ``None`` (nil) is ``null``, a string ``%q``-quoted, numbers and booleans plain, and
+    anything else Go's ``%#v``: a typed value from :mod:`kubeprio.api.gosyntax` (or a
+    :class:`GoValue` already rendered) prints exactly; an untyped mapping or sequence of
+    strings is taken as ``map[string]string`` / ``[]string``. Any other untyped value
+    (its Go type unknown here) falls back to its ``json.Marshal`` form.
     """
     if value is None:
         return "null"
@@ -126,9 +129,27 @@ def format_value(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return go_quote(value)
+    if isinstance(value, GoTyped):
+        return go_syntax(value)
+    if isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        return go_syntax(string_map(value))
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return go_syntax(string_slice(value))
     if isinstance(value, Mapping | list | tuple):
         return go_json(value)
     return str(value)
+
+
+def go_value(value: GoTyped, json_form: object) -> GoValue:
+    """``value`` as ``%#v`` prints it, or ``json_form`` ``json.Marshal``-ed (fields in the
+    order given) when ``value`` holds a non-nil nested pointer, whose address ``%#v``
+    would print."""
+    try:
+        return GoValue(go_syntax(value))
+    except GoAddressError:
+        return GoValue(go_json(json_form, sort_keys=False))
 
 
 def go_json(value: object, *, sort_keys: bool = True) -> str:

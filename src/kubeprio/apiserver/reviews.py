@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
+from kubeprio.api.gosyntax import GoStruct
 from kubeprio.api.model import JsonDict
 from kubeprio.api.reviews import (
     AUTHENTICATION_V1,
@@ -74,7 +75,10 @@ def _validate_access_review(review: SelfSubjectAccessReview) -> None:
         problems.append(
             errors.invalid(
                 "spec.nonResourceAttributes",
-                to_dict(non_resource),
+                GoStruct(
+                    "authorization.NonResourceAttributes",
+                    (("Path", non_resource.path or ""), ("Verb", non_resource.verb or "")),
+                ),
                 "cannot be specified in combination with resourceAttributes",
             )
         )
@@ -94,7 +98,9 @@ def _validate_access_review(review: SelfSubjectAccessReview) -> None:
         if value is not None and key != "managedFields"
     }
     if metadata:
-        problems.append(errors.invalid("metadata", to_dict(review.metadata), "must be empty"))
+        # v1.32 prints the v1.ObjectMeta struct with %#v; its JSON form stands in for it.
+        shown = errors.GoValue(errors.go_json(to_dict(review.metadata)))
+        problems.append(errors.invalid("metadata", shown, "must be empty"))
     if problems:
         # Upstream decodes into the internal type, whose kind is empty: the message
         # names only the group (".authorization.k8s.io").

@@ -22,13 +22,14 @@ from kubeprio.api import errors, selectors
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.core import PodTemplateSpec
 from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.gosyntax import GoMap, GoPointer, GoStruct, int_or_string, string_map
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
     KindWarnings,
     child,
-    label_selector_json,
+    label_selector_value,
     selector_is_empty,
     validate_immutable,
     validate_label_selector,
@@ -56,7 +57,7 @@ def validate_positive_int_or_percent(value: IntOrString, path: str) -> list[Fiel
     """``ValidatePositiveIntOrPercent``: a percent string, or an int >= 0."""
     if isinstance(value, str):
         if _PERCENT.fullmatch(value) is None:
-            return [errors.invalid(path, value, PERCENT_ERROR)]
+            return [errors.invalid(path, int_or_string(value), PERCENT_ERROR)]
         return []
     return validate_nonnegative(value, path)
 
@@ -87,7 +88,7 @@ def is_not_more_than_100_percent(value: IntOrString, path: str) -> list[FieldErr
     percent = percent_value(value)
     if percent is None or percent <= 100:
         return []
-    return [errors.invalid(path, value, "must not be greater than 100%")]
+    return [errors.invalid(path, int_or_string(value), "must not be greater than 100%")]
 
 
 # --- templates and selectors ---------------------------------------------------------------
@@ -101,16 +102,16 @@ def selector_errors(selector: LabelSelector | None, path: str, kind: str) -> lis
     if selector_is_empty(selector):
         found.append(
             errors.invalid(
-                path, label_selector_json(selector), f"empty selector is invalid for {kind}"
+                path, label_selector_value(selector), f"empty selector is invalid for {kind}"
             )
         )
     return found
 
 
-def template_labels_json(template: PodTemplateSpec | None) -> Any:
-    """The template's labels as upstream prints the bad value (a JSON map, or null)."""
+def template_labels_value(template: PodTemplateSpec | None) -> GoMap:
+    """The template's labels as a bad value: a ``map[string]string``, nil when absent."""
     labels = template.metadata.labels if template and template.metadata else None
-    return None if labels is None else dict(labels)
+    return string_map(labels)
 
 
 def parse_selector(
@@ -120,7 +121,7 @@ def parse_selector(
     try:
         return selectors.label_selector_as_selector(selector), []
     except selectors.SelectorError:
-        shown = label_selector_json(selector) if selector else None
+        shown = label_selector_value(selector) if selector else None
         return None, [errors.invalid(path, shown, "invalid label selector")]
 
 
@@ -134,7 +135,7 @@ def template_selector_errors(
         return []
     return [
         errors.invalid(
-            child(path, "metadata.labels"), template_labels_json(template), SELECTOR_MISMATCH
+            child(path, "metadata.labels"), template_labels_value(template), SELECTOR_MISMATCH
         )
     ]
 
@@ -170,16 +171,20 @@ def validate_template_for_replica_set(
 # --- deployments -------------------------------------------------------------------------------
 
 
-def _strategy_json(strategy: dict[str, Any]) -> GoValue:
-    """The internal ``apps.DeploymentStrategy`` as ``json.Marshal`` prints it."""
+def _strategy_value(strategy: dict[str, Any]) -> GoValue:
+    """The internal ``apps.DeploymentStrategy`` as ``%#v`` prints it; with a
+    ``rollingUpdate`` (a pointer, printed as an address) its ``json.Marshal`` form."""
     rolling = strategy.get("rollingUpdate")
-    shown: dict[str, Any] = {"Type": strategy.get("type") or "", "RollingUpdate": None}
+    kind = strategy.get("type") or ""
+    shown: dict[str, Any] = {"Type": kind, "RollingUpdate": None}
     if isinstance(rolling, dict):
         shown["RollingUpdate"] = {
             "MaxUnavailable": rolling.get("maxUnavailable", 0),
             "MaxSurge": rolling.get("maxSurge", 0),
         }
-    return GoValue(errors.go_json(shown, sort_keys=False))
+    pointer = GoPointer("*apps.RollingUpdateDeployment", shown["RollingUpdate"])
+    typed = GoStruct("apps.DeploymentStrategy", (("Type", kind), ("RollingUpdate", pointer)))
+    return errors.go_value(typed, shown)
 
 
 def validate_deployment_strategy(spec: DeploymentSpec, path: str) -> list[FieldError]:
@@ -205,7 +210,7 @@ def validate_deployment_strategy(spec: DeploymentSpec, path: str) -> list[FieldE
                 )
             ]
         return _validate_rolling_update(rolling, child(path, "rollingUpdate"))
-    return [errors.not_supported(path, _strategy_json(strategy), ("Recreate", "RollingUpdate"))]
+    return [errors.not_supported(path, _strategy_value(strategy), ("Recreate", "RollingUpdate"))]
 
 
 def _validate_rolling_update(rolling: dict[str, Any], path: str) -> list[FieldError]:
@@ -219,7 +224,9 @@ def _validate_rolling_update(rolling: dict[str, Any], path: str) -> list[FieldEr
     if int_or_percent_value(max_unavailable) == 0 and int_or_percent_value(max_surge) == 0:
         found.append(
             errors.invalid(
-                child(path, "maxUnavailable"), max_unavailable, "may not be 0 when `maxSurge` is 0"
+                child(path, "maxUnavailable"),
+                int_or_string(max_unavailable),
+                "may not be 0 when `maxSurge` is 0",
             )
         )
     if isinstance(max_unavailable, int | str):
@@ -264,7 +271,7 @@ def validate_deployment(deployment: Deployment) -> list[FieldError]:
 
 
 def _selector_immutable(new: LabelSelector | None, old: LabelSelector | None) -> list[FieldError]:
-    shown = None if new is None else label_selector_json(new)
+    shown = None if new is None else label_selector_value(new)
     return validate_immutable(new, old, "spec.selector", shown)
 
 

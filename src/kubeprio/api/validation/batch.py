@@ -20,6 +20,7 @@ from typing import Any, Final
 from kubeprio.api import errors, gotext, selectors
 from kubeprio.api.batch import Job, JobSpec, PodFailurePolicy
 from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.gosyntax import string_map
 from kubeprio.api.serialization import to_dict
 from kubeprio.api.validation.apps import template_selector_errors, template_warnings
 from kubeprio.api.validation.meta import (
@@ -29,7 +30,7 @@ from kubeprio.api.validation.meta import (
     child,
     dns1123_label_errors,
     index,
-    label_selector_json,
+    label_selector_value,
     qualified_name_errors,
     validate_immutable,
     validate_label_selector,
@@ -60,7 +61,7 @@ def _has_label(labels: dict[str, str], label: str, expected: str, path: str) -> 
     if label not in labels:
         return [errors.required(f"{path}[{label}]", f"must be '{expected}'")]
     if labels[label] != expected:
-        return [errors.invalid(f"{path}[{label}]", labels, f"must be '{expected}'")]
+        return [errors.invalid(f"{path}[{label}]", string_map(labels), f"must be '{expected}'")]
     return []
 
 
@@ -91,7 +92,9 @@ def validate_generated_selector(job: Job, *, require_prefixed_labels: bool) -> l
     if not parsed.matches(expected):
         found.append(
             errors.invalid(
-                "spec.selector", label_selector_json(spec.selector), "`selector` not auto-generated"
+                "spec.selector",
+                label_selector_value(spec.selector),
+                "`selector` not auto-generated",
             )
         )
     return found
@@ -324,7 +327,7 @@ def validate_job_update(new: Job, old: Job) -> list[FieldError]:
             spec.selector,
             old_spec.selector,
             "spec.selector",
-            None if spec.selector is None else label_selector_json(spec.selector),
+            None if spec.selector is None else label_selector_value(spec.selector),
         )
     )
     found.extend(_template_immutable(new, old))

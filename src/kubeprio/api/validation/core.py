@@ -40,6 +40,7 @@ from kubeprio.api.core import (
     Toleration,
 )
 from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.gosyntax import GoPointer, GoStruct
 from kubeprio.api.model import INT32_MAX, evolve
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.serialization import to_dict
@@ -343,15 +344,25 @@ def pod_warnings(pod: Pod) -> list[str]:
 # --- nodes --------------------------------------------------------------------------------------
 
 
-def _taint_json(taint: Taint) -> GoValue:
-    """The internal ``core.Taint`` as ``json.Marshal`` prints it (no json tags: Go field names)."""
+def _taint_value(taint: Taint) -> GoValue:
+    """The internal ``core.Taint`` as ``%#v`` prints it; with ``timeAdded`` set (a pointer,
+    printed as an address) its ``json.Marshal`` form (no json tags: Go field names)."""
     fields = {
         "Key": taint.key or "",
         "Value": taint.value or "",
         "Effect": taint.effect or "",
         "TimeAdded": taint.time_added,
     }
-    return GoValue(errors.go_json(fields, sort_keys=False))
+    typed = GoStruct(
+        "core.Taint",
+        (
+            ("Key", fields["Key"]),
+            ("Value", fields["Value"]),
+            ("Effect", fields["Effect"]),
+            ("TimeAdded", GoPointer("*v1.Time", taint.time_added)),
+        ),
+    )
+    return errors.go_value(typed, fields)
 
 
 def validate_node_taints(taints: Sequence[Taint] | None, path: str) -> list[FieldError]:
@@ -375,7 +386,7 @@ def validate_node_taints(taints: Sequence[Taint] | None, path: str) -> list[Fiel
                 FieldError(
                     errors.ErrorType.DUPLICATE,
                     item,
-                    _taint_json(taint),
+                    _taint_value(taint),
                     "taints must be unique by key and effect pair",
                 )
             )
@@ -412,8 +423,8 @@ def validate_node_update(new: Node, old: Node) -> list[FieldError]:
     for position, address in enumerate((new.status.addresses if new.status else None) or ()):
         signature = (address.type or "", address.address or "")
         if signature in seen:
-            shown = GoValue(
-                errors.go_json({"Type": signature[0], "Address": signature[1]}, sort_keys=False)
+            shown = GoStruct(
+                "core.NodeAddress", (("Type", signature[0]), ("Address", signature[1]))
             )
             found.append(
                 FieldError(errors.ErrorType.DUPLICATE, f"status.addresses[{position}]", shown)

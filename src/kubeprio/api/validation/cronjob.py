@@ -32,7 +32,7 @@ from kubeprio.api.validation.meta import (
     KindValidator,
     KindWarnings,
     child,
-    label_selector_json,
+    label_selector_value,
     validate_nonnegative,
 )
 from kubeprio.api.validation.podspec import pod_spec_warnings
@@ -100,7 +100,7 @@ def validate_job_template_spec(template: JobTemplateSpec | None, path: str) -> l
         found.append(
             errors.invalid(
                 child(spec_path, "selector"),
-                label_selector_json(spec.selector),
+                label_selector_value(spec.selector),
                 "`selector` will be auto-generated",
             )
         )

@@ -41,6 +41,7 @@ from kubeprio.api.daemonset import (
     RollingUpdateDaemonSet,
 )
 from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.gosyntax import GoPointer, GoStruct, int_or_string
 from kubeprio.api.validation.apps import (
     collision_count_errors,
     int_or_percent_value,
@@ -55,7 +56,7 @@ from kubeprio.api.validation.meta import (
     KindValidator,
     KindWarnings,
     child,
-    label_selector_json,
+    label_selector_value,
     selector_is_empty,
     validate_immutable,
     validate_label_selector,
@@ -73,8 +74,9 @@ STRATEGY_TYPES: Final = (ROLLING_UPDATE, ON_DELETE)
 """The order upstream's NotSupported lists them in."""
 
 
-def _strategy_json(strategy: DaemonSetUpdateStrategy) -> GoValue:
-    """The internal ``apps.DaemonSetUpdateStrategy`` as ``json.Marshal`` prints it."""
+def _strategy_value(strategy: DaemonSetUpdateStrategy) -> GoValue:
+    """The internal ``apps.DaemonSetUpdateStrategy`` as ``%#v`` prints it; with a
+    ``rollingUpdate`` (a pointer, printed as an address) its ``json.Marshal`` form."""
     rolling = strategy.rolling_update
     shown: dict[str, Any] = {"Type": strategy.type or "", "RollingUpdate": None}
     if rolling is not None:
@@ -82,7 +84,11 @@ def _strategy_json(strategy: DaemonSetUpdateStrategy) -> GoValue:
             "MaxUnavailable": 0 if rolling.max_unavailable is None else rolling.max_unavailable,
             "MaxSurge": 0 if rolling.max_surge is None else rolling.max_surge,
         }
-    return GoValue(errors.go_json(shown, sort_keys=False))
+    pointer = GoPointer("*apps.RollingUpdateDaemonSet", shown["RollingUpdate"])
+    typed = GoStruct(
+        "apps.DaemonSetUpdateStrategy", (("Type", shown["Type"]), ("RollingUpdate", pointer))
+    )
+    return errors.go_value(typed, shown)
 
 
 def validate_rolling_update(rolling: RollingUpdateDaemonSet, path: str) -> list[FieldError]:
@@ -97,7 +103,7 @@ def validate_rolling_update(rolling: RollingUpdateDaemonSet, path: str) -> list[
     has_unavailable = int_or_percent_value(max_unavailable) != 0
     has_surge = int_or_percent_value(max_surge) != 0
     if has_unavailable and has_surge:
-        found.append(errors.invalid(surge_path, max_surge, SURGE_AND_UNAVAILABLE))
+        found.append(errors.invalid(surge_path, int_or_string(max_surge), SURGE_AND_UNAVAILABLE))
     elif not has_unavailable and not has_surge:
         found.append(errors.required(unavailable_path, NEITHER_SURGE_NOR_UNAVAILABLE))
     return found
@@ -114,7 +120,7 @@ def validate_update_strategy(
         if strategy.rolling_update is None:
             return [errors.required(child(path, "rollingUpdate"))]
         return validate_rolling_update(strategy.rolling_update, child(path, "rollingUpdate"))
-    return [errors.not_supported(path, _strategy_json(strategy), STRATEGY_TYPES)]
+    return [errors.not_supported(path, _strategy_value(strategy), STRATEGY_TYPES)]
 
 
 def validate_daemon_set_spec(spec: DaemonSetSpec, path: str) -> list[FieldError]:
@@ -132,7 +138,7 @@ def validate_daemon_set_spec(spec: DaemonSetSpec, path: str) -> list[FieldError]
         found.extend(template_selector_errors(template, parsed, child(path, "template")))
     if spec.selector is not None and selector_is_empty(spec.selector):
         found.append(
-            errors.invalid(selector_path, label_selector_json(spec.selector), EMPTY_SELECTOR)
+            errors.invalid(selector_path, label_selector_value(spec.selector), EMPTY_SELECTOR)
         )
     found.extend(validate_pod_template_spec(template, child(path, "template")))
     pod_spec = template.spec if template else None
@@ -166,7 +172,7 @@ def validate_daemon_set_update(new: DaemonSet, old: DaemonSet) -> list[FieldErro
     found = validate_daemon_set(new) * 2
     selector = new.spec.selector if new.spec else None
     old_selector = old.spec.selector if old.spec else None
-    shown = None if selector is None else label_selector_json(selector)
+    shown = None if selector is None else label_selector_value(selector)
     found.extend(validate_immutable(selector, old_selector, "spec.selector", shown))
     return found
 

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from kubeprio.api import errors, gotext, selectors
 from kubeprio.api.errors import FieldError
+from kubeprio.api.gosyntax import GoSlice, GoStruct, string_map, string_slice
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 
@@ -210,6 +211,33 @@ def validate_annotations(annotations: Mapping[str, str] | None, path: str) -> li
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         found.append(errors.too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT))
     return found
+
+
+def label_selector_value(selector: LabelSelector) -> GoStruct:
+    """A ``metav1.LabelSelector`` as a bad value: v1.32 prints it with ``%#v``
+    (``v1.LabelSelector{MatchLabels:map[string]string{"app":"web"}, MatchExpressions:
+    []v1.LabelSelectorRequirement(nil)}``); an absent list or map is nil, ``{}`` empty."""
+    requirements = selector.match_expressions
+    expressions = None
+    if requirements is not None:
+        expressions = [
+            GoStruct(
+                "v1.LabelSelectorRequirement",
+                (
+                    ("Key", requirement.key or ""),
+                    ("Operator", requirement.operator or ""),
+                    ("Values", string_slice(requirement.values)),
+                ),
+            )
+            for requirement in requirements
+        ]
+    return GoStruct(
+        "v1.LabelSelector",
+        (
+            ("MatchLabels", string_map(selector.match_labels)),
+            ("MatchExpressions", GoSlice("[]v1.LabelSelectorRequirement", expressions)),
+        ),
+    )
 
 
 def label_selector_json(selector: LabelSelector) -> dict[str, Any]:

@@ -35,6 +35,8 @@ UNHEALTHY_POD_EVICTION_POLICIES: Final = ("AlwaysAllow", "IfHealthyBudget")
 
 
 def _spec_json(spec: PodDisruptionBudgetSpec) -> GoValue:
+    """The spec as ``json.Marshal`` prints it. v1.32 prints ``%#v``, where the two bounds
+    (pointers, both set here) show as memory addresses, which cannot be reproduced."""
     shown: dict[str, Any] = {
         "MinAvailable": spec.min_available,
         "Selector": None if spec.selector is None else label_selector_json(spec.selector),

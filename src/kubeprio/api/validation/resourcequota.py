@@ -22,12 +22,13 @@ Go iterates maps in random order; names are reported sorted. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from kubeprio.api import errors
 from kubeprio.api.core import ResourceList
-from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.errors import FieldError
+from kubeprio.api.gosyntax import GoSlice, GoStruct, string_slice
 from kubeprio.api.resourcequota import (
     OPERATOR_DOES_NOT_EXIST,
     OPERATOR_EXISTS,
@@ -42,7 +43,6 @@ from kubeprio.api.resourcequota import (
     ResourceQuota,
     ScopeSelector,
 )
-from kubeprio.api.serialization import to_dict
 from kubeprio.api.validation.meta import KindUpdateValidator, KindValidator, child, key
 from kubeprio.api.validation.resources import (
     is_standard_quota_resource,
@@ -125,17 +125,44 @@ def _validate_scopes(quota: ResourceQuota) -> list[FieldError]:
     path = "spec.scopes"
     for scope in scopes:
         if scope not in STANDARD_SCOPES:
-            found.append(errors.invalid(path, scopes, "unsupported scope"))
+            found.append(errors.invalid(path, _scopes_value(scopes), "unsupported scope"))
         for resource in _standard_hard(quota):
             if not _scope_valid_for(scope, resource):
-                found.append(errors.invalid(path, scopes, "unsupported scope applied to resource"))
+                found.append(
+                    errors.invalid(
+                        path, _scopes_value(scopes), "unsupported scope applied to resource"
+                    )
+                )
     if _conflicting(scopes):
-        found.append(errors.invalid(path, scopes, "conflicting scopes"))
+        found.append(errors.invalid(path, _scopes_value(scopes), "conflicting scopes"))
     return found
 
 
-def _selector_value(selector: ScopeSelector) -> GoValue:
-    return GoValue(errors.go_json(to_dict(selector), sort_keys=False))
+def _scopes_value(scopes: Sequence[str] | None) -> GoSlice:
+    """``spec.scopes`` as a bad value: a ``[]core.ResourceQuotaScope``, nil when unset."""
+    return GoSlice("[]core.ResourceQuotaScope", scopes)
+
+
+def _selector_value(selector: ScopeSelector) -> GoStruct:
+    """The internal ``core.ScopeSelector`` for ``%#v``."""
+    requirements = selector.match_expressions
+    expressions = None
+    if requirements is not None:
+        expressions = [
+            GoStruct(
+                "core.ScopedResourceSelectorRequirement",
+                (
+                    ("ScopeName", requirement.scope_name or ""),
+                    ("Operator", requirement.operator or ""),
+                    ("Values", string_slice(requirement.values)),
+                ),
+            )
+            for requirement in requirements
+        ]
+    return GoStruct(
+        "core.ScopeSelector",
+        (("MatchExpressions", GoSlice("[]core.ScopedResourceSelectorRequirement", expressions)),),
+    )
 
 
 def _validate_scope_selector(quota: ResourceQuota) -> list[FieldError]:
@@ -194,8 +221,8 @@ def _validate_scope_selector(quota: ResourceQuota) -> list[FieldError]:
             )
     if _conflicting(names):
         # Upstream reports spec.scopes as the bad value here, whatever the selector holds.
-        scopes = list((quota.spec.scopes if quota.spec is not None else None) or ())
-        found.append(errors.invalid(path, scopes, "conflicting scopes"))
+        scopes = quota.spec.scopes if quota.spec is not None else None
+        found.append(errors.invalid(path, _scopes_value(scopes), "conflicting scopes"))
     return found
 
 
@@ -227,8 +254,8 @@ def validate_resource_quota_update(new: ResourceQuota, old: ResourceQuota) -> li
     new_scopes = set((new.spec.scopes if new.spec is not None else None) or ())
     old_scopes = set((old.spec.scopes if old.spec is not None else None) or ())
     if new_scopes != old_scopes:
-        scopes: Any = list((new.spec.scopes if new.spec is not None else None) or ())
-        found.append(errors.invalid("spec.scopes", scopes, "field is immutable"))
+        scopes = new.spec.scopes if new.spec is not None else None
+        found.append(errors.invalid("spec.scopes", _scopes_value(scopes), "field is immutable"))
     return found
 
 

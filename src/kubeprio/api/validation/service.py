@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from kubeprio.api import errors
-from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.errors import FieldError
+from kubeprio.api.gosyntax import GoPointer, GoSlice, GoStruct, int_or_string, string_slice
 from kubeprio.api.service import (
     AFFINITY_CLIENT_IP,
     AFFINITY_NONE,
@@ -70,20 +71,18 @@ def port_num_or_name_errors(value: int | str, path: str) -> list[FieldError]:
     return [errors.invalid(path, value, m) for m in port_name_errors(value)]
 
 
-def _internal_port_json(port: ServicePort) -> GoValue:
-    """A ``core.ServicePort{Protocol, Port}`` key as ``json.Marshal`` prints the internal struct."""
-    return GoValue(
-        errors.go_json(
-            {
-                "Name": "",
-                "Protocol": port.protocol or "",
-                "AppProtocol": None,
-                "Port": port.port or 0,
-                "TargetPort": {"Type": 0, "IntVal": 0, "StrVal": ""},
-                "NodePort": 0,
-            },
-            sort_keys=False,
-        )
+def _internal_port_value(port: ServicePort) -> GoStruct:
+    """The ``core.ServicePort{Protocol, Port}`` key upstream reports, every other field zero."""
+    return GoStruct(
+        "core.ServicePort",
+        (
+            ("Name", ""),
+            ("Protocol", port.protocol or ""),
+            ("AppProtocol", GoPointer("*string")),
+            ("Port", port.port or 0),
+            ("TargetPort", int_or_string(0)),
+            ("NodePort", 0),
+        ),
     )
 
 
@@ -150,12 +149,18 @@ def cluster_ips_related_errors(spec: ServiceSpec) -> list[FieldError]:
             found.append(errors.required("spec.clusterIPs"))
         elif cluster_ips[0] != spec.cluster_ip:
             found.append(
-                errors.invalid("spec.clusterIPs", cluster_ips, "first value must match `clusterIP`")
+                errors.invalid(
+                    "spec.clusterIPs",
+                    string_slice(cluster_ips),
+                    "first value must match `clusterIP`",
+                )
             )
     elif cluster_ips:
         found.append(
             errors.invalid(
-                "spec.clusterIPs", cluster_ips, "must be empty when `clusterIP` is not specified"
+                "spec.clusterIPs",
+                string_slice(cluster_ips),
+                "must be empty when `clusterIP` is not specified",
             )
         )
     seen: set[str] = set()
@@ -184,7 +189,11 @@ def cluster_ips_related_errors(spec: ServiceSpec) -> list[FieldError]:
         invalid_ips = invalid_ips or bool(ip_found)
         found.extend(ip_found)
     if len(cluster_ips) > 2:
-        found.append(errors.invalid("spec.clusterIPs", cluster_ips, "may only hold up to 2 values"))
+        found.append(
+            errors.invalid(
+                "spec.clusterIPs", string_slice(cluster_ips), "may only hold up to 2 values"
+            )
+        )
     if invalid_ips:
         return found
     if len(cluster_ips) > 1 and len({_family_of(a) for a in cluster_ips}) != len(cluster_ips):
@@ -281,7 +290,7 @@ def _validate_port_uniqueness(spec: ServiceSpec) -> list[FieldError]:
     for position, port in enumerate(ports):
         pair = (port.protocol or "", port.port or 0)
         if pair in pairs:
-            found.append(errors.duplicate(f"spec.ports[{position}]", _internal_port_json(port)))
+            found.append(errors.duplicate(f"spec.ports[{position}]", _internal_port_value(port)))
         pairs.add(pair)
     return found
 
@@ -446,17 +455,23 @@ def _upgrade_downgrade_cluster_ips(old: ServiceSpec, new: ServiceSpec) -> list[F
     found: list[FieldError] = []
     if len(old_ips) == len(new_ips):
         found.extend(
-            errors.invalid(f"spec.clusterIPs[{i}]", new_ips, MAY_NOT_CHANGE)
+            errors.invalid(f"spec.clusterIPs[{i}]", string_slice(new.cluster_ips), MAY_NOT_CHANGE)
             for i, address in enumerate(old_ips)
             if address != new_ips[i]
         )
     elif len(old_ips) > len(new_ips):
         if not new_ips:
             found.append(
-                errors.invalid("spec.clusterIPs[0]", new_ips, "primary clusterIP can not be unset")
+                errors.invalid(
+                    "spec.clusterIPs[0]",
+                    string_slice(new.cluster_ips),
+                    "primary clusterIP can not be unset",
+                )
             )
         if old_ips and new_ips and new_ips[0] != old_ips[0]:
-            found.append(errors.invalid("spec.clusterIPs[0]", new_ips, MAY_NOT_CHANGE))
+            found.append(
+                errors.invalid("spec.clusterIPs[0]", string_slice(new.cluster_ips), MAY_NOT_CHANGE)
+            )
         if len(new_ips) == 1 and new.ip_family_policy != "SingleStack":
             found.append(
                 errors.invalid(
@@ -466,8 +481,15 @@ def _upgrade_downgrade_cluster_ips(old: ServiceSpec, new: ServiceSpec) -> list[F
                 )
             )
     elif old_ips and new_ips[0] != old_ips[0]:
-        found.append(errors.invalid("spec.clusterIPs[0]", new_ips, MAY_NOT_CHANGE))
+        found.append(
+            errors.invalid("spec.clusterIPs[0]", string_slice(new.cluster_ips), MAY_NOT_CHANGE)
+        )
     return found
+
+
+def _families_value(spec: ServiceSpec) -> GoSlice:
+    """``spec.ipFamilies`` as a bad value: a ``[]core.IPFamily``, nil when unset."""
+    return GoSlice("[]core.IPFamily", spec.ip_families)
 
 
 def _upgrade_downgrade_families(old: ServiceSpec, new: ServiceSpec) -> list[FieldError]:
@@ -481,7 +503,7 @@ def _upgrade_downgrade_families(old: ServiceSpec, new: ServiceSpec) -> list[Fiel
     found: list[FieldError] = []
     if len(old_families) == len(new_families):
         found.extend(
-            errors.invalid("spec.ipFamilies[0]", new_families, MAY_NOT_CHANGE)
+            errors.invalid("spec.ipFamilies[0]", _families_value(new), MAY_NOT_CHANGE)
             for i, family in enumerate(old_families)
             if family != new_families[i]
         )
@@ -489,11 +511,13 @@ def _upgrade_downgrade_families(old: ServiceSpec, new: ServiceSpec) -> list[Fiel
         if not new_ips:
             found.append(
                 errors.invalid(
-                    "spec.ipFamilies[0]", new_families, "primary ipFamily can not be unset"
+                    "spec.ipFamilies[0]", _families_value(new), "primary ipFamily can not be unset"
                 )
             )
         if new_families and new_families[0] != old_families[0]:
-            found.append(errors.invalid("spec.ipFamilies[0]", new_ips, MAY_NOT_CHANGE))
+            found.append(
+                errors.invalid("spec.ipFamilies[0]", string_slice(new.cluster_ips), MAY_NOT_CHANGE)
+            )
         if len(new_families) == 1 and new.ip_family_policy != "SingleStack":
             found.append(
                 errors.invalid(
@@ -503,7 +527,9 @@ def _upgrade_downgrade_families(old: ServiceSpec, new: ServiceSpec) -> list[Fiel
                 )
             )
     elif old_families and new_families and new_families[0] != old_families[0]:
-        found.append(errors.invalid("spec.ipFamilies[0]", new_ips, MAY_NOT_CHANGE))
+        found.append(
+            errors.invalid("spec.ipFamilies[0]", string_slice(new.cluster_ips), MAY_NOT_CHANGE)
+        )
     return found
 
 

@@ -36,6 +36,7 @@ from typing import Any, Final
 
 from kubeprio.api import errors, selectors
 from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.gosyntax import GoPointer, GoStruct
 from kubeprio.api.model import evolve
 from kubeprio.api.statefulset import (
     DELETE,
@@ -62,7 +63,7 @@ from kubeprio.api.validation.meta import (
     KindValidator,
     KindWarnings,
     child,
-    label_selector_json,
+    label_selector_value,
     validate_annotations,
     validate_labels,
     validate_nonnegative,
@@ -89,14 +90,31 @@ def _rolling_json(rolling: RollingUpdateStatefulSetStrategy) -> dict[str, Any]:
     return {"Partition": rolling.partition or 0, "MaxUnavailable": rolling.max_unavailable}
 
 
-def _strategy_json(strategy: StatefulSetUpdateStrategy) -> GoValue:
-    """The internal ``apps.StatefulSetUpdateStrategy`` as ``json.Marshal`` prints it."""
+def _rolling_value(rolling: RollingUpdateStatefulSetStrategy) -> GoStruct:
+    """The internal ``apps.RollingUpdateStatefulSetStrategy`` for ``%#v``."""
+    max_unavailable = GoPointer("*intstr.IntOrString", rolling.max_unavailable)
+    return GoStruct(
+        "apps.RollingUpdateStatefulSetStrategy",
+        (("Partition", rolling.partition or 0), ("MaxUnavailable", max_unavailable)),
+    )
+
+
+def _strategy_value(strategy: StatefulSetUpdateStrategy) -> GoValue:
+    """The internal ``apps.StatefulSetUpdateStrategy`` as ``%#v`` prints it; with a
+    ``rollingUpdate`` (a pointer, printed as an address) its ``json.Marshal`` form."""
     rolling = strategy.rolling_update
     shown = {
         "Type": strategy.type or "",
         "RollingUpdate": None if rolling is None else _rolling_json(rolling),
     }
-    return GoValue(errors.go_json(shown, sort_keys=False))
+    pointer = GoPointer(
+        "*apps.RollingUpdateStatefulSetStrategy",
+        None if rolling is None else _rolling_value(rolling),
+    )
+    typed = GoStruct(
+        "apps.StatefulSetUpdateStrategy", (("Type", shown["Type"]), ("RollingUpdate", pointer))
+    )
+    return errors.go_value(typed, shown)
 
 
 def validate_update_strategy(
@@ -111,14 +129,14 @@ def validate_update_strategy(
     if strategy.type == ON_DELETE:
         if rolling is None:
             return []
-        shown = GoValue(errors.go_json(_rolling_json(rolling), sort_keys=False))
+        shown = errors.go_value(_rolling_value(rolling), _rolling_json(rolling))
         return [errors.invalid(rolling_path, shown, ROLLING_ONLY)]
     if strategy.type == ROLLING_UPDATE:
         if rolling is None:
             return []
         # validateRollingUpdateStatefulSet (maxUnavailable is dropped before validation).
         return validate_nonnegative(rolling.partition or 0, child(rolling_path, "partition"))
-    return [errors.invalid(path, _strategy_json(strategy), STRATEGY_TYPES)]
+    return [errors.invalid(path, _strategy_value(strategy), STRATEGY_TYPES)]
 
 
 def validate_retention_policy(
@@ -158,7 +176,7 @@ def validate_stateful_set_spec(spec: StatefulSetSpec, path: str) -> list[FieldEr
     try:
         parsed = selectors.label_selector_as_selector(spec.selector)
     except selectors.SelectorError:
-        shown = label_selector_json(spec.selector) if spec.selector else None
+        shown = label_selector_value(spec.selector) if spec.selector else None
         found.append(errors.invalid(selector_path, shown, ""))
     else:
         found.extend(_validate_template(spec, parsed, child(path, "template")))

@@ -24,7 +24,9 @@ from dataclasses import replace
 from typing import Any, Final
 
 from kubeprio.api import errors, selectors
-from kubeprio.api.errors import FieldError
+from kubeprio.api.core import ResourceList
+from kubeprio.api.errors import FieldError, GoValue
+from kubeprio.api.gosyntax import GoMap, go_syntax
 from kubeprio.api.persistentvolume import (
     ACCESS_MODES,
     BETA_STORAGE_CLASS_ANNOTATION,
@@ -115,6 +117,16 @@ def _json_diff(old: object, new: object) -> str:
 # --- PersistentVolume ------------------------------------------------------------------------
 
 
+def _capacity_value(capacity: ResourceList | None) -> GoValue:
+    """``spec.capacity`` as a bad value: a ``core.ResourceList`` for ``%#v`` when it holds
+    no quantity. A ``resource.Quantity`` prints as its Go struct (``resource.Quantity{i:
+    resource.int64Amount{value:1, scale:0}, ...}``), whose inner form kubeprio does not
+    keep, so a non-empty list shows as its JSON form instead."""
+    if not capacity:
+        return GoValue(go_syntax(GoMap("core.ResourceList", capacity)))
+    return GoValue(errors.go_json({name: str(q) for name, q in capacity.items()}))
+
+
 def validate_persistent_volume(pv: PersistentVolume) -> list[FieldError]:
     """``ValidatePersistentVolumeSpec`` (not inline) for a volume's ``spec``."""
     spec = pv.spec
@@ -123,7 +135,7 @@ def validate_persistent_volume(pv: PersistentVolume) -> list[FieldError]:
         return [
             errors.required(child(path, "accessModes"), ""),
             errors.required(child(path, "capacity"), ""),
-            errors.not_supported(child(path, "capacity"), {}, [STORAGE]),
+            errors.not_supported(child(path, "capacity"), _capacity_value(None), [STORAGE]),
             errors.required(path, "must specify a volume type"),
         ]
     found = _access_modes(spec.access_modes, child(path, "accessModes"), "")
@@ -132,8 +144,7 @@ def validate_persistent_volume(pv: PersistentVolume) -> list[FieldError]:
     if not capacity:
         found.append(errors.required(cap_path, ""))
     if STORAGE not in capacity or len(capacity) > 1:
-        shown = {name: str(q) for name, q in capacity.items()}
-        found.append(errors.not_supported(cap_path, shown, [STORAGE]))
+        found.append(errors.not_supported(cap_path, _capacity_value(spec.capacity), [STORAGE]))
     for name in sorted(capacity):
         found.extend(_positive_quantity(capacity[name], key(cap_path, name)))
     policy = spec.persistent_volume_reclaim_policy
