@@ -472,7 +472,7 @@ spec:
             # validateScopedResourceSelectorRequirement: the path has no list index, the
             # text says 'Exist', the bad value is the values list (json.Marshal).
             'The ResourceQuota "bad-scope" is invalid: spec.scopeSelector.matchExpressions.values: '
-            "Invalid value: [\"high\"]: must be no value when `operator` is 'Exist' or "
+            "Invalid value: []string{\"high\"}: must be no value when `operator` is 'Exist' or "
             "'DoesNotExist' for scope selector",
         ),
     ],

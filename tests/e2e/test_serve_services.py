@@ -140,7 +140,7 @@ def test_apply_then_reapply_patches_and_a_taken_cluster_ip_is_refused_then_freed
     refused = served.kubectl("create", "-f", str(clash))
     assert refused.returncode == 1
     assert refused.stderr.strip() == (
-        'The Service "clash" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.50"]: '
+        'The Service "clash" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.50"}: '
         "failed to allocate IP 10.96.0.50: provided IP is already allocated"
     )
     served.ok("delete", "svc", "applied", "-n", "default")

@@ -327,11 +327,11 @@ def test_admission_never_lets_usage_exceed_the_limit(cpus):
         ({"foo": "1"}, None, None, 'spec.hard[foo]: Invalid value: "foo": must be a standard resource for quota'),
         ({"pods": "-1"}, None, None, 'spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0'),
         ({"pods": "1500m"}, None, None, 'spec.hard[pods]: Invalid value: "1500m": must be an integer'),
-        ({"pods": "1"}, ("Nope",), None, 'spec.scopes: Invalid value: ["Nope"]: unsupported scope'),
-        ({"ephemeral-storage": "1Gi"}, ("PriorityClass",), None, 'spec.scopes: Invalid value: ["PriorityClass"]: unsupported scope applied to resource'),
-        ({"pods": "1"}, ("BestEffort", "NotBestEffort"), None, 'spec.scopes: Invalid value: ["BestEffort","NotBestEffort"]: conflicting scopes'),
+        ({"pods": "1"}, ("Nope",), None, 'spec.scopes: Invalid value: []core.ResourceQuotaScope{"Nope"}: unsupported scope'),
+        ({"ephemeral-storage": "1Gi"}, ("PriorityClass",), None, 'spec.scopes: Invalid value: []core.ResourceQuotaScope{"PriorityClass"}: unsupported scope applied to resource'),
+        ({"pods": "1"}, ("BestEffort", "NotBestEffort"), None, 'spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort"}: conflicting scopes'),
         ({"pods": "1"}, None, [("PriorityClass", "In", ())], "spec.scopeSelector.matchExpressions.values: Required value: must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"),
-        ({"pods": "1"}, None, [("PriorityClass", "Exists", ("a",))], 'spec.scopeSelector.matchExpressions.values: Invalid value: ["a"]: must be no value when `operator` is \'Exist\' or \'DoesNotExist\' for scope selector'),
+        ({"pods": "1"}, None, [("PriorityClass", "Exists", ("a",))], 'spec.scopeSelector.matchExpressions.values: Invalid value: []string{"a"}: must be no value when `operator` is \'Exist\' or \'DoesNotExist\' for scope selector'),
         ({"pods": "1"}, None, [("PriorityClass", "Gt", ("a",))], 'spec.scopeSelector.matchExpressions.operator: Invalid value: "Gt": not a valid selector operator'),
         ({"pods": "1"}, None, [("BestEffort", "In", ("a",))], "spec.scopeSelector.matchExpressions.operator: Invalid value: \"In\": must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"),
     ],
@@ -354,7 +354,7 @@ def test_scopes_are_immutable_but_limits_are_not(kapi):
     current = kapi.get(ResourceQuota, "q", "team-a")
     with pytest.raises(
         errors.InvalidError,
-        match=r'spec.scopes: Invalid value: \["Terminating"\]: field is immutable',
+        match=r'spec.scopes: Invalid value: \[\]core.ResourceQuotaScope\{"Terminating"\}: field is immutable',
     ):
         kapi.update(evolve(current, spec=evolve(current.spec, scopes=("Terminating",))))
 

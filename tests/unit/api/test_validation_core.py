@@ -870,7 +870,8 @@ NODE_CASES: list[tuple[str, str, Any, list[str]]] = [
             {"key": "k", "value": "2", "effect": "NoSchedule"},
         ],
         [
-            'metadata.taints[1]: Duplicate value: {"Key":"k","Value":"2","Effect":"NoSchedule","TimeAdded":null}: '
+            'metadata.taints[1]: Duplicate value: core.Taint{Key:"k", Value:"2", Effect:"NoSchedule", '
+            'TimeAdded:(*v1.Time)(nil)}: '
             "taints must be unique by key and effect pair"
         ],
     ),

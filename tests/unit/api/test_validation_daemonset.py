@@ -153,19 +153,19 @@ DAEMON_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         "missing selector: a nil selector matches nothing, and nothing is Required",
         "spec.selector",
         None,
-        [f'spec.template.metadata.labels: Invalid value: {{"app":"web"}}: {MISMATCH}'],
+        [f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"web"}}: {MISMATCH}'],
     ),
     (
         "empty selector selects everything",
         "spec.selector",
         {},
-        ["spec.selector: Invalid value: {}: empty selector is invalid for daemonset"],
+        ["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset"],
     ),
     (
         "selector does not match template",
         "spec.template.metadata.labels",
         {"app": "db"},
-        [f'spec.template.metadata.labels: Invalid value: {{"app":"db"}}: {MISMATCH}'],
+        [f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"db"}}: {MISMATCH}'],
     ),
     (
         "invalid selector operator: no match check",
@@ -208,7 +208,8 @@ DAEMON_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.updateStrategy",
         {"type": "Sometimes"},
         [
-            'spec.updateStrategy: Unsupported value: {"Type":"Sometimes","RollingUpdate":null}: '
+            'spec.updateStrategy: Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Sometimes", '
+            'RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: '
             'supported values: "RollingUpdate", "OnDelete"'
         ],
     ),
@@ -217,7 +218,7 @@ DAEMON_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.updateStrategy",
         {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": "10%"}},
         [
-            'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "10%": may not be set '
+            'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"10%"}: may not be set '
             "when maxUnavailable is non-zero"
         ],
     ),
@@ -234,14 +235,14 @@ DAEMON_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.updateStrategy.rollingUpdate.maxUnavailable",
         "101%",
         [
-            'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "101%": must not be greater than 100%'
+            'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"101%"}: must not be greater than 100%'
         ],
     ),
     (
         "maxSurge not a percentage (counts as 0, so the bounds are not both set)",
         "spec.updateStrategy",
         {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": "x"}},
-        [f'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "x": {PERCENT}'],
+        [f'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"x"}}: {PERCENT}'],
     ),
     (
         "negative maxUnavailable",
@@ -296,7 +297,8 @@ def test_update_selector_is_immutable_and_spec_rules_run_twice(api: ApiService) 
         api.update(_decode(doc))
     negative = "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"
     immutable = (
-        'spec.selector: Invalid value: {"matchLabels":{"app":"web","tier":"x"}}: field is immutable'
+        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", '
+        '"tier":"x"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable'
     )
     assert causes(raised.value) == [negative, negative, immutable]
     assert raised.value.message.count("minReadySeconds") == 1

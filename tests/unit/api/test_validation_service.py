@@ -131,8 +131,9 @@ def test_defaults_follow_set_defaults_service():
             [
                 "spec.ports[0].name: Required value",
                 "spec.ports[1].name: Required value",
-                'spec.ports[1]: Duplicate value: {"Name":"","Protocol":"TCP","AppProtocol":null,'
-                '"Port":80,"TargetPort":{"Type":0,"IntVal":0,"StrVal":""},"NodePort":0}',
+                'spec.ports[1]: Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", '
+                'AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, '
+                'IntVal:0, StrVal:""}, NodePort:0}',
             ],
         ),
     ],
@@ -165,7 +166,7 @@ def test_validate_service(obj, expected):
         (
             {"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"]},
             {"clusterIP": "10.96.0.11", "clusterIPs": ["10.96.0.11"]},
-            ['spec.clusterIPs[0]: Invalid value: ["10.96.0.11"]: may not change once set'],
+            ['spec.clusterIPs[0]: Invalid value: []string{"10.96.0.11"}: may not change once set'],
         ),
         (
             {"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"]},

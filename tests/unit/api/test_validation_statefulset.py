@@ -173,20 +173,20 @@ CASES: list[tuple[str, str, Any, list[str]]] = [
         None,
         [
             "spec.selector: Required value",
-            f'spec.template.metadata.labels: Invalid value: {{"app":"web"}}: {MISMATCH}',
+            f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"web"}}: {MISMATCH}',
         ],
     ),
     (
         "empty selector",
         "spec.selector",
         {},
-        ["spec.selector: Invalid value: {}: empty selector is invalid for statefulset"],
+        ["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset"],
     ),
     (
         "selector does not match template",
         "spec.template.metadata.labels",
         {"app": "db"},
-        [f'spec.template.metadata.labels: Invalid value: {{"app":"db"}}: {MISMATCH}'],
+        [f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"db"}}: {MISMATCH}'],
     ),
     (
         "invalid pod management policy",
@@ -201,7 +201,8 @@ CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.updateStrategy",
         {"type": "Sometimes"},
         [
-            'spec.updateStrategy: Invalid value: {"Type":"Sometimes","RollingUpdate":null}: '
+            'spec.updateStrategy: Invalid value: apps.StatefulSetUpdateStrategy{Type:"Sometimes", '
+            'RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}: '
             "must be 'RollingUpdate' or 'OnDelete'"
         ],
     ),
@@ -210,7 +211,8 @@ CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.updateStrategy",
         {"type": "OnDelete", "rollingUpdate": {"partition": 1}},
         [
-            'spec.updateStrategy.rollingUpdate: Invalid value: {"Partition":1,"MaxUnavailable":null}: '
+            'spec.updateStrategy.rollingUpdate: Invalid value: apps.RollingUpdateStatefulSetStrategy{'
+            'Partition:1, MaxUnavailable:(*intstr.IntOrString)(nil)}: '
             "only allowed for updateStrategy 'RollingUpdate'"
         ],
     ),

@@ -52,20 +52,20 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         None,
         [
             "spec.selector: Required value",
-            f'spec.template.metadata.labels: Invalid value: {{"app":"web"}}: {MISMATCH}',
+            f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"web"}}: {MISMATCH}',
         ],
     ),
     (
         "empty selector",
         "spec.selector",
         {},
-        ["spec.selector: Invalid value: {}: empty selector is invalid for deployment"],
+        ["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"],
     ),
     (
         "selector does not match template",
         "spec.template.metadata.labels",
         {"app": "db"},
-        [f'spec.template.metadata.labels: Invalid value: {{"app":"db"}}: {MISMATCH}'],
+        [f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"db"}}: {MISMATCH}'],
     ),
     (
         "selector with unknown operator",
@@ -73,7 +73,9 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         {"matchExpressions": [{"key": "app", "operator": "Like", "values": ["web"]}]},
         [
             'spec.selector.matchExpressions[0].operator: Invalid value: "Like": not a valid selector operator',
-            'spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":"Like","values":["web"]}]}: invalid label selector',
+            'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), '
+            'MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"app", '
+            'Operator:"Like", Values:[]string{"web"}}}}: invalid label selector',
         ],
     ),
     (
@@ -109,7 +111,8 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.strategy",
         {"type": "BlueGreen"},
         [
-            'spec.strategy: Unsupported value: {"Type":"BlueGreen","RollingUpdate":null}: supported values: '
+            'spec.strategy: Unsupported value: apps.DeploymentStrategy{Type:"BlueGreen", '
+            'RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values: '
             '"Recreate", "RollingUpdate"'
         ],
     ),
@@ -126,7 +129,7 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.strategy",
         {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}},
         [
-            'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` is 0'
+            'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"0%"}: may not be 0 when `maxSurge` is 0'
         ],
     ),
     (
@@ -136,7 +139,7 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.strategy",
         {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": "5"}},
         [
-            'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "5": a valid percent '
+            'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"5"}: a valid percent '
             "string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', "
             "regex used for validation is '[0-9]+%')"
         ],
@@ -146,14 +149,14 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.strategy",
         {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "150%"}},
         [
-            'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%'
+            'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be greater than 100%'
         ],
     ),
     (
         "maxSurge not a percent",
         "spec.strategy",
         {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "10"}},
-        [f'spec.strategy.rollingUpdate.maxSurge: Invalid value: "10": {PERCENT}'],
+        [f'spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"10"}}: {PERCENT}'],
     ),
     (
         "progress deadline not above minReadySeconds",
@@ -202,7 +205,8 @@ def test_deployment_selector_is_immutable(api: ApiService) -> None:
     with pytest.raises(errors.InvalidError) as caught:
         api.update(moved)
     assert causes(caught.value) == [
-        'spec.selector: Invalid value: {"matchLabels":{"app":"web","v":"2"}}: field is immutable'
+        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", '
+        '"v":"2"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable'
     ]
 
 
@@ -268,7 +272,7 @@ REPLICA_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         "empty selector (upstream says deployment)",
         "spec.selector",
         {},
-        ["spec.selector: Invalid value: {}: empty selector is invalid for deployment"],
+        ["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"],
     ),
     (
         "negative replicas",
@@ -286,7 +290,7 @@ REPLICA_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         "template labels missing",
         "spec.template",
         template_doc(labels={}),
-        [f"spec.template.metadata.labels: Invalid value: {{}}: {MISMATCH}"],
+        [f"spec.template.metadata.labels: Invalid value: map[string]string{{}}: {MISMATCH}"],
     ),
 ]
 
@@ -371,7 +375,7 @@ JOB_CASES: list[tuple[str, str, Any, list[str]]] = [
         True,
         [
             "spec.selector: Required value",
-            f"spec.template.metadata.labels: Invalid value: {{}}: {MISMATCH}",
+            f"spec.template.metadata.labels: Invalid value: map[string]string{{}}: {MISMATCH}",
         ],
     ),
     (
@@ -436,9 +440,9 @@ def test_job_with_conflicting_generated_label_is_rejected(api: ApiService) -> No
     doc = with_path(job_doc(), "spec.template.metadata.labels", {"job-name": "other"})
     [cause] = causes(rejected(api, doc))
     assert re.fullmatch(
-        r"spec\.template\.metadata\.labels\[job-name\]: Invalid value: "
-        r'\{"batch\.kubernetes\.io/controller-uid":"[-0-9a-f]{36}","batch\.kubernetes\.io/job-name":"j",'
-        r'"controller-uid":"[-0-9a-f]{36}","job-name":"other"\}: must be \'j\'',
+        r"spec\.template\.metadata\.labels\[job-name\]: Invalid value: map\[string\]string"
+        r'\{"batch\.kubernetes\.io/controller-uid":"[-0-9a-f]{36}", "batch\.kubernetes\.io/job-name":"j", '
+        r'"controller-uid":"[-0-9a-f]{36}", "job-name":"other"\}: must be \'j\'',
         cause,
     )
 
@@ -505,7 +509,7 @@ PDB_CASES: list[tuple[str, str, Any, list[str]]] = [
         "minAvailable not a percent",
         "spec.minAvailable",
         "50",
-        [f'spec.minAvailable: Invalid value: "50": {PERCENT}'],
+        [f'spec.minAvailable: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"50"}}: {PERCENT}'],
     ),
     (
         "minAvailable negative",
@@ -517,7 +521,7 @@ PDB_CASES: list[tuple[str, str, Any, list[str]]] = [
         "minAvailable over 100%",
         "spec.minAvailable",
         "101%",
-        ['spec.minAvailable: Invalid value: "101%": must not be greater than 100%'],
+        ['spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"101%"}: must not be greater than 100%'],
     ),
     (
         "selector with Exists and values",

@@ -199,7 +199,8 @@ def test_an_access_review_comes_back_whole(http):
             {"spec": {"resourceAttributes": {"verb": "get"},
                       "nonResourceAttributes": {"path": "/version", "verb": "get"}}},
             '.authorization.k8s.io "" is invalid: spec.nonResourceAttributes: Invalid value: '
-            '{"path":"/version","verb":"get"}: cannot be specified in combination with '
+            'authorization.NonResourceAttributes{Path:"/version", Verb:"get"}: cannot be '
+            'specified in combination with '
             "resourceAttributes",
             "spec.nonResourceAttributes",
         ),

@@ -57,12 +57,12 @@ def test_dynamic_addresses_come_from_the_upper_band_and_requested_ones_are_honou
     [
         (
             {"clusterIP": "10.96.0.10"},
-            'Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to '
+            'Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to '
             "allocate IP 10.96.0.10: provided IP is already allocated",
         ),
         (
             {"clusterIP": "192.168.1.1"},
-            'Service "b" is invalid: spec.clusterIPs: Invalid value: ["192.168.1.1"]: failed to '
+            'Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"192.168.1.1"}: failed to '
             "allocate IP 192.168.1.1: provided IP is not in the valid range. The range of valid "
             "IPs is 10.96.0.0/12",
         ),
