@@ -470,7 +470,7 @@ spec:
         (
             BAD_SCOPE,
             # validateScopedResourceSelectorRequirement: the path has no list index, the
-            # text says 'Exist', the bad value is the values list (json.Marshal).
+            # text says 'Exist', the bad value is the values list (%#v of a []string).
             'The ResourceQuota "bad-scope" is invalid: spec.scopeSelector.matchExpressions.values: '
             "Invalid value: []string{\"high\"}: must be no value when `operator` is 'Exist' or "
             "'DoesNotExist' for scope selector",

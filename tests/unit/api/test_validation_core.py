@@ -871,7 +871,7 @@ NODE_CASES: list[tuple[str, str, Any, list[str]]] = [
         ],
         [
             'metadata.taints[1]: Duplicate value: core.Taint{Key:"k", Value:"2", Effect:"NoSchedule", '
-            'TimeAdded:(*v1.Time)(nil)}: '
+            "TimeAdded:(*v1.Time)(nil)}: "
             "taints must be unique by key and effect pair"
         ],
     ),

@@ -242,7 +242,7 @@ INVALID: list[tuple[str, str, Any, list[str]]] = [
         "spec.jobTemplate.spec.selector",
         {"matchLabels": {"a": "b"}},
         [
-            'spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:'
+            "spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:"
             'map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: '
             "`selector` will be auto-generated"
         ],

@@ -153,19 +153,25 @@ DAEMON_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         "missing selector: a nil selector matches nothing, and nothing is Required",
         "spec.selector",
         None,
-        [f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"web"}}: {MISMATCH}'],
+        [
+            f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"web"}}: {MISMATCH}'
+        ],
     ),
     (
         "empty selector selects everything",
         "spec.selector",
         {},
-        ["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset"],
+        [
+            "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset"
+        ],
     ),
     (
         "selector does not match template",
         "spec.template.metadata.labels",
         {"app": "db"},
-        [f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"db"}}: {MISMATCH}'],
+        [
+            f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"db"}}: {MISMATCH}'
+        ],
     ),
     (
         "invalid selector operator: no match check",
@@ -209,7 +215,7 @@ DAEMON_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         {"type": "Sometimes"},
         [
             'spec.updateStrategy: Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Sometimes", '
-            'RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: '
+            "RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: "
             'supported values: "RollingUpdate", "OnDelete"'
         ],
     ),
@@ -242,7 +248,9 @@ DAEMON_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         "maxSurge not a percentage (counts as 0, so the bounds are not both set)",
         "spec.updateStrategy",
         {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": "x"}},
-        [f'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"x"}}: {PERCENT}'],
+        [
+            f'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"x"}}: {PERCENT}'
+        ],
     ),
     (
         "negative maxUnavailable",

@@ -132,7 +132,7 @@ def test_defaults_follow_set_defaults_service():
                 "spec.ports[0].name: Required value",
                 "spec.ports[1].name: Required value",
                 'spec.ports[1]: Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", '
-                'AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, '
+                "AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, "
                 'IntVal:0, StrVal:""}, NodePort:0}',
             ],
         ),

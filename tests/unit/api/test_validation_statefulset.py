@@ -180,13 +180,17 @@ CASES: list[tuple[str, str, Any, list[str]]] = [
         "empty selector",
         "spec.selector",
         {},
-        ["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset"],
+        [
+            "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset"
+        ],
     ),
     (
         "selector does not match template",
         "spec.template.metadata.labels",
         {"app": "db"},
-        [f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"db"}}: {MISMATCH}'],
+        [
+            f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"db"}}: {MISMATCH}'
+        ],
     ),
     (
         "invalid pod management policy",
@@ -202,7 +206,7 @@ CASES: list[tuple[str, str, Any, list[str]]] = [
         {"type": "Sometimes"},
         [
             'spec.updateStrategy: Invalid value: apps.StatefulSetUpdateStrategy{Type:"Sometimes", '
-            'RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}: '
+            "RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}: "
             "must be 'RollingUpdate' or 'OnDelete'"
         ],
     ),
@@ -211,8 +215,8 @@ CASES: list[tuple[str, str, Any, list[str]]] = [
         "spec.updateStrategy",
         {"type": "OnDelete", "rollingUpdate": {"partition": 1}},
         [
-            'spec.updateStrategy.rollingUpdate: Invalid value: apps.RollingUpdateStatefulSetStrategy{'
-            'Partition:1, MaxUnavailable:(*intstr.IntOrString)(nil)}: '
+            "spec.updateStrategy.rollingUpdate: Invalid value: apps.RollingUpdateStatefulSetStrategy{"
+            "Partition:1, MaxUnavailable:(*intstr.IntOrString)(nil)}: "
             "only allowed for updateStrategy 'RollingUpdate'"
         ],
     ),

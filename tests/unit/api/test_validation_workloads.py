@@ -59,13 +59,17 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         "empty selector",
         "spec.selector",
         {},
-        ["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"],
+        [
+            "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"
+        ],
     ),
     (
         "selector does not match template",
         "spec.template.metadata.labels",
         {"app": "db"},
-        [f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"db"}}: {MISMATCH}'],
+        [
+            f'spec.template.metadata.labels: Invalid value: map[string]string{{"app":"db"}}: {MISMATCH}'
+        ],
     ),
     (
         "selector with unknown operator",
@@ -73,7 +77,7 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         {"matchExpressions": [{"key": "app", "operator": "Like", "values": ["web"]}]},
         [
             'spec.selector.matchExpressions[0].operator: Invalid value: "Like": not a valid selector operator',
-            'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), '
+            "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
             'MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"app", '
             'Operator:"Like", Values:[]string{"web"}}}}: invalid label selector',
         ],
@@ -112,7 +116,7 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         {"type": "BlueGreen"},
         [
             'spec.strategy: Unsupported value: apps.DeploymentStrategy{Type:"BlueGreen", '
-            'RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values: '
+            "RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values: "
             '"Recreate", "RollingUpdate"'
         ],
     ),
@@ -156,7 +160,9 @@ DEPLOYMENT_CASES: list[tuple[str, str, Any, list[str]]] = [
         "maxSurge not a percent",
         "spec.strategy",
         {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "10"}},
-        [f'spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"10"}}: {PERCENT}'],
+        [
+            f'spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"10"}}: {PERCENT}'
+        ],
     ),
     (
         "progress deadline not above minReadySeconds",
@@ -272,7 +278,9 @@ REPLICA_SET_CASES: list[tuple[str, str, Any, list[str]]] = [
         "empty selector (upstream says deployment)",
         "spec.selector",
         {},
-        ["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"],
+        [
+            "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"
+        ],
     ),
     (
         "negative replicas",
@@ -509,7 +517,9 @@ PDB_CASES: list[tuple[str, str, Any, list[str]]] = [
         "minAvailable not a percent",
         "spec.minAvailable",
         "50",
-        [f'spec.minAvailable: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"50"}}: {PERCENT}'],
+        [
+            f'spec.minAvailable: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"50"}}: {PERCENT}'
+        ],
     ),
     (
         "minAvailable negative",
@@ -521,7 +531,9 @@ PDB_CASES: list[tuple[str, str, Any, list[str]]] = [
         "minAvailable over 100%",
         "spec.minAvailable",
         "101%",
-        ['spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"101%"}: must not be greater than 100%'],
+        [
+            'spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"101%"}: must not be greater than 100%'
+        ],
     ),
     (
         "selector with Exists and values",
