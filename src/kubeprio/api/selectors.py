@@ -34,11 +34,11 @@ import abc
 import dataclasses
 import enum
 import itertools
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
+from kubeprio.api.gosyntax import go_syntax, string_slice
 from kubeprio.api.gotext import go_quote
 from kubeprio.api.labelvalidation import validate_label_key, validate_label_value
 from kubeprio.api.model import INT64_MAX, INT64_MIN
@@ -78,25 +78,10 @@ class SelectorError(KubeprioError, ValueError):
 # --- Go-compatible rendering of error values ------------------------------------------
 
 
-def _go_json(values: Sequence[str] | None) -> str:
-    """Render a ``[]string`` as Go's ``json.Marshal`` does (nil is ``null``, HTML-safe)."""
-    if values is None:
-        return "null"
-    text = json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
-    for raw, escaped in (
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("&", "\\u0026"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
-        text = text.replace(raw, escaped)
-    return text
-
-
 def field_invalid_text(path: str, value: str | Sequence[str] | None, detail: str) -> str:
-    """The text of ``field.Invalid(path, value, detail).Error()``."""
-    rendered = go_quote(value) if isinstance(value, str) else _go_json(value)
+    """The text of ``field.Invalid(path, value, detail).Error()``: a ``[]string`` value
+    printed with ``%#v`` (``[]string{"a", "b"}``, ``[]string(nil)``), as v1.32 does."""
+    rendered = go_quote(value) if isinstance(value, str) else go_syntax(string_slice(value))
     return f"{path}: Invalid value: {rendered}: {detail}"
 
 

@@ -432,31 +432,31 @@ def test_label_selector_string_is_upstream_form(
             "x1",
             Operator.IN,
             (),
-            "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty",
+            "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
         ),
         (
             "x2",
             Operator.NOT_IN,
             (),
-            "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty",
+            "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
         ),
         (
             "x5",
             Operator.EQUALS,
             ("bar", "foo"),
-            'values: Invalid value: ["bar","foo"]: exact-match compatibility requires one single value',
+            'values: Invalid value: []string{"bar", "foo"}: exact-match compatibility requires one single value',
         ),
         (
             "x8",
             Operator.EXISTS,
             ("foo",),
-            'values: Invalid value: ["foo"]: values set must be empty for exists and does not exist',
+            'values: Invalid value: []string{"foo"}: values set must be empty for exists and does not exist',
         ),
         (
             "x13",
             Operator.GREATER_THAN,
             (),
-            "values: Invalid value: []: for 'Gt', 'Lt' operators, exactly one value is required",
+            "values: Invalid value: []string{}: for 'Gt', 'Lt' operators, exactly one value is required",
         ),
         (
             "x14",
@@ -488,7 +488,7 @@ def test_label_selector_string_is_upstream_form(
             "x19",
             Operator.EQUALS,
             ("<b>", "c"),
-            '[values: Invalid value: ["\\u003cb\\u003e","c"]: exact-match compatibility requires '
+            '[values: Invalid value: []string{"<b>", "c"}: exact-match compatibility requires '
             f'one single value, values[0][x19]: Invalid value: "<b>": {VALUE_REGEX}]',
         ),
     ],
@@ -706,19 +706,19 @@ def test_label_selector_from_match_with_no_selector_matches_nothing() -> None:
         pytest.param(
             None,
             [("baz", "Exists", ["qux", "norf"])],
-            'values: Invalid value: ["qux","norf"]: values set must be empty for exists and does not exist',
+            'values: Invalid value: []string{"qux", "norf"}: values set must be empty for exists and does not exist',
             id="exists-with-values",
         ),
         pytest.param(
             None,
             [("baz", "In", None)],
-            "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty",
+            "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
             id="in-without-values",
         ),
         pytest.param(
             None,
             [("baz", "NotIn", [])],
-            "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty",
+            "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
             id="notin-with-empty-values",
         ),
         pytest.param(

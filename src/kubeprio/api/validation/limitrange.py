@@ -17,10 +17,10 @@ Mirrors ``ValidateLimitRange`` of upstream ``pkg/apis/core/validation/validation
   ``maxLimitRequestRatio`` at least 1 and at most max/min; and for resources that may
   not be overcommitted (hugepages, extended resources) default equal to defaultRequest.
 
-The bad value of a comparison is the quantity, which the current ``field.Error`` prints
-through ``json.Marshal`` as its string (``Invalid value: "200m"``), as kubeprio's
-``errors.format_value`` does everywhere. (v1.32's ``ErrorBody`` printed a Quantity value
-with ``%#v``, its Go struct; later releases print it as here.) Go iterates maps in random
+The bad value of a comparison is the quantity, printed as its string (``Invalid value:
+"200m"``), as later releases' ``field.Error`` prints it. v1.32's ``ErrorBody`` printed a
+Quantity value with ``%#v``, its Go struct, whose inner form kubeprio does not keep
+(docs/validation.md, "How bad values are printed"). Go iterates maps in random
 order; names are reported sorted. Pure: no I/O.
 """
 

@@ -160,8 +160,8 @@ def validate_immutable(
 ) -> list[FieldError]:
     """``ValidateImmutableField``: ``Invalid value: <new>: field is immutable`` when they differ.
 
-    ``shown`` is the bad value as upstream prints it (the JSON form of a struct), when
-    the Python value would print differently; it defaults to ``new``.
+    ``shown`` is the bad value as upstream passes it (e.g. a typed ``gosyntax`` value),
+    when the Python value would print differently; it defaults to ``new``.
     """
     if new == old:
         return []
@@ -241,7 +241,8 @@ def label_selector_value(selector: LabelSelector) -> GoStruct:
 
 
 def label_selector_json(selector: LabelSelector) -> dict[str, Any]:
-    """A ``metav1.LabelSelector`` as ``json.Marshal`` prints it (for bad values)."""
+    """A ``metav1.LabelSelector``'s JSON form, for a struct that embeds one but cannot be
+    printed with ``%#v`` (see :func:`label_selector_value`)."""
     out: dict[str, Any] = {}
     if selector.match_labels:
         out["matchLabels"] = dict(selector.match_labels)

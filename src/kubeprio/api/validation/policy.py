@@ -6,8 +6,9 @@ most 100%, a valid selector, a known unhealthyPodEvictionPolicy) on create and u
 (the spec has been mutable since policy/v1beta1 in 1.15), and
 ``ValidatePodDisruptionBudgetStatusUpdate`` (non-negative counters).
 
-When both bounds are set, upstream's bad value is the whole internal spec struct; it
-is printed as ``json.Marshal`` prints it (Go field names, declaration order).
+When both bounds are set, upstream's bad value is the whole internal spec struct, which
+v1.32's ``%#v`` prints with the bounds' memory addresses; it is printed as
+``json.Marshal`` prints it instead (Go field names, declaration order).
 Pure: no I/O.
 """
 

@@ -24,7 +24,9 @@ Upstream quirks kept:
   ``revisionHistoryLimit`` change); ``serviceName``, ``selector``,
   ``podManagementPolicy`` and ``volumeClaimTemplates`` are fixed;
 * a strategy or a ``rollingUpdate`` shown as a bad value is the internal Go struct as
-  ``json.Marshal`` prints it (``{"Type":"Foo","RollingUpdate":null}``).
+  v1.32's ``%#v`` prints it (``apps.StatefulSetUpdateStrategy{Type:"Foo",
+  RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}``); a strategy holding a
+  ``rollingUpdate`` (a pointer ``%#v`` prints as an address) shows its JSON form.
 
 ``rollingUpdate.maxUnavailable`` (alpha MaxUnavailableStatefulSet, off) is dropped by the
 registry before validation (``apiserver.strategy``), so it has no rules here. Pure: no I/O.
