@@ -85,6 +85,7 @@ TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
         "deployments/scale",
         "replicasets/scale",
         "statefulsets/scale",
+        "replicationcontrollers/scale",
         "serviceaccounts/token",
     }
 )
@@ -103,9 +104,11 @@ tenant inside its namespaces (``apiserver.impersonation`` asks for exactly this)
 TENANT_READABLE_CLUSTER: Final = frozenset({"priorityclasses"})
 """Cluster-scoped resources every tenant user may read."""
 SELF_REVIEWS: Final = frozenset(
-    (info.group, info.plural) for info in kinds.REVIEWS if info.plural != "tokenreviews"
+    (info.group, info.plural) for info in kinds.REVIEWS if info.plural.startswith("self")
 )
-"""What upstream's ``system:basic-user`` lets every authenticated user create."""
+"""What upstream's ``system:basic-user`` lets every authenticated user create (the reviews
+about someone else, and TokenReviews, are ``system:auth-delegator``'s, or in a namespace
+``admin``'s)."""
 DISCOVERY_PATHS: Final = (
     "/api",
     "/api/*",

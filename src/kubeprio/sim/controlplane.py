@@ -5,7 +5,7 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC, resource-quota, node lifecycle and taint eviction controllers, the
+ReplicationController, Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC, resource-quota, node lifecycle and taint eviction controllers, the
 shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
 serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
@@ -35,6 +35,7 @@ from kubeprio.api.core import Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
@@ -56,6 +57,7 @@ from kubeprio.controllers.persistentvolume import PersistentVolumeController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.provisioner import SimulatedProvisioner
 from kubeprio.controllers.replicaset import ReplicaSetController
+from kubeprio.controllers.replication import ReplicationManager
 from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.statefulset import StatefulSetController
 from kubeprio.controllers.tainteviction import TaintEvictionController
@@ -148,6 +150,9 @@ class ControlPlane:
         self.pods: Informer[Pod] = Informer(api, Pod)
         self.nodes: Informer[Node] = Informer(api, Node)
         self.replicasets: Informer[ReplicaSet] = Informer(api, ReplicaSet)
+        self.replication_controllers: Informer[ReplicationController] = Informer(
+            api, ReplicationController
+        )
         self.deployments: Informer[Deployment] = Informer(api, Deployment)
         self.jobs: Informer[Job] = Informer(api, Job)
         self.cron_jobs: Informer[CronJob] = Informer(api, CronJob)
@@ -236,6 +241,13 @@ class ControlPlane:
                 pods=self.pods,
                 replicasets=self.replicasets,
             ),
+            ReplicationManager(
+                api,
+                clock=clock,
+                rng=rng("replication"),
+                pods=self.pods,
+                controllers=self.replication_controllers,
+            ),
             DeploymentController(
                 api,
                 clock=clock,
@@ -276,6 +288,7 @@ class ControlPlane:
                 replicasets=self.replicasets,
                 deployments=self.deployments,
                 statefulsets=self.statefulsets,
+                replication_controllers=self.replication_controllers,
             ),
             GarbageCollector(
                 api,
@@ -287,6 +300,7 @@ class ControlPlane:
                 owners=[
                     self.deployments,
                     self.replicasets,
+                    self.replication_controllers,
                     self.jobs,
                     self.cron_jobs,
                     self.daemonsets,
@@ -340,6 +354,7 @@ class ControlPlane:
             self.service_accounts,
             self.deployments,
             self.replicasets,
+            self.replication_controllers,
             self.jobs,
             self.cron_jobs,
             self.hpas,
@@ -365,6 +380,7 @@ class ControlPlane:
                 self.pdbs,
                 self.deployments,
                 self.replicasets,
+                self.replication_controllers,
                 self.jobs,
                 self.daemonsets,
                 self.statefulsets,
