@@ -4,7 +4,8 @@
 * when the template has labels (a non-nil map, even an empty one): an empty
   ``spec.selector`` becomes the template's labels, and so do empty ``metadata.labels``;
 * ``spec.replicas`` defaults to 1;
-* the pod template gets the pod-spec defaults every workload template gets (the generated
+* the pod template, when there is one (``spec.template`` is a pointer), gets the pod-spec
+  defaults every workload template gets (the generated
   ``SetObjectDefaults_ReplicationController``).
 
 Called by ``api.defaults.default_object`` (which passes the template defaulter);
@@ -26,7 +27,7 @@ DEFAULT_REPLICAS: Final = 1
 def default_replication_controller(
     rc: ReplicationController,
     *,
-    default_template: Callable[[PodTemplateSpec | None], PodTemplateSpec | None],
+    default_template: Callable[[PodTemplateSpec | None], PodTemplateSpec],
 ) -> ReplicationController:
     """``SetDefaults_ReplicationController`` plus the template's defaults."""
     spec = rc.spec or ReplicationControllerSpec()
@@ -41,7 +42,8 @@ def default_replication_controller(
             metadata = evolve(metadata, labels=dict(labels))
     if spec.replicas is None:
         changes["replicas"] = DEFAULT_REPLICAS
-    defaulted = default_template(template)
+    # A pointer upstream: a missing template stays missing (validation requires one).
+    defaulted = default_template(template) if template is not None else None
     if defaulted is not template:
         changes["template"] = defaulted
     if not changes and rc.spec is not None and metadata is rc.metadata:
