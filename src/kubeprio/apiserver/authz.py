@@ -17,6 +17,8 @@ authorizer, a fixed policy in place of RBAC:
   ``pods/ephemeralcontainers`` (``kubectl debug``), ``scale`` and
   ``serviceaccounts/token`` (``kubectl create token``) are allowed, and so is
   impersonating the service accounts there (``kubectl --as=system:serviceaccount:...``);
+  LocalSubjectAccessReviews, a namespaced kind, may be created there too, as ``admin``
+  allows (SubjectAccessReviews, cluster-scoped, are refused like any cluster write);
 * a service account's token authenticates as ``system:serviceaccount:<ns>:<name>`` with
   the groups ``system:serviceaccounts`` and ``system:serviceaccounts:<ns>``
   (``apiserver.serviceaccountauthn``): a user like any other, so it acts in a tenant's
