@@ -35,6 +35,7 @@ from kubeprio.admission import (
     limitranger,
     priority,
     resourcequota,
+    runtimeclass,
     serviceaccount,
     storage,
     systemclass,
@@ -74,7 +75,7 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     storage.STORAGE_OBJECT_IN_USE_PROTECTION,  # StorageObjectInUseProtection
     "OwnerReferencesPermissionEnforcement",
     "PersistentVolumeClaimResize",
-    "RuntimeClass",
+    runtimeclass.PLUGIN_NAME,  # RuntimeClass
     "CertificateApproval",
     "CertificateSigning",
     "ClusterTrustBundleAttest",
@@ -109,7 +110,7 @@ DEFAULT_ON: Final = frozenset(
         "StorageObjectInUseProtection",
         priority.PLUGIN_NAME,
         "TaintNodesByCondition",
-        "RuntimeClass",
+        runtimeclass.PLUGIN_NAME,
         "CertificateApproval",
         "CertificateSigning",
         "ClusterTrustBundleAttest",
@@ -137,6 +138,7 @@ IMPLEMENTED: Final = frozenset(
         defaulttolerationseconds.PLUGIN_NAME,
         storage.DEFAULT_STORAGE_CLASS,
         storage.STORAGE_OBJECT_IN_USE_PROTECTION,
+        runtimeclass.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.

@@ -68,7 +68,9 @@ from kubeprio.api.poddefaults import (
     with_extra_defaults,
     with_service_account_name,
 )
+from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.rbac import ClusterRoleBinding, RoleBinding, default_binding
+from kubeprio.api.runtimeclass import RuntimeClass, default_runtime_class
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import SECRET_TYPE_OPAQUE, Secret
 from kubeprio.api.service import Service
@@ -343,6 +345,15 @@ def default_priority_class(pc: PriorityClass) -> PriorityClass:
     return evolve(pc, **changes) if changes else pc
 
 
+def default_pod_template_object(pod_template: PodTemplate) -> PodTemplate:
+    """A PodTemplate's ``template`` gets the pod-spec defaults (``SetDefaults_PodSpec``
+    through the generated ``SetObjectDefaults_PodTemplate``)."""
+    template = default_pod_template(pod_template.template)
+    if template is pod_template.template:
+        return pod_template
+    return evolve(pod_template, template=template)
+
+
 def default_secret(secret: Secret) -> Secret:
     """``SetDefaults_Secret`` (``type`` defaults to ``Opaque``), then the conversion that
     merges ``stringData`` into ``data``: each key's UTF-8 bytes overwrite the key in
@@ -383,6 +394,8 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     PersistentVolume: _default_persistent_volume,
     PersistentVolumeClaim: _default_persistent_volume_claim,
     StorageClass: storagedefaults.default_storage_class,
+    RuntimeClass: default_runtime_class,
+    PodTemplate: default_pod_template_object,
     RoleBinding: default_binding,
     ClusterRoleBinding: default_binding,
 }

@@ -140,6 +140,17 @@ TYPES: Final[dict[str, str]] = {
         "the first pod is scheduled), allowedTopologies. The class annotated "
         "storageclass.kubernetes.io/is-default-class=true is given to claims that name none."
     ),
+    "RuntimeClass": (
+        "A RuntimeClass names a container runtime configuration (handler) that pods select "
+        "with spec.runtimeClassName. RuntimeClass admission copies overhead.podFixed into a "
+        "new pod's spec.overhead, which scheduling and ResourceQuotas count on top of the "
+        "containers' requests, and merges scheduling.nodeSelector and scheduling.tolerations "
+        "into the pod."
+    ),
+    "PodTemplate": (
+        "A PodTemplate stores a pod template (metadata and spec) for other objects to copy. "
+        "kubeprio serves and validates it; nothing creates pods from it."
+    ),
     "Role": (
         "A Role lists what may be done in its namespace: verbs on API groups' resources, "
         "optionally by name. A RoleBinding grants it; kubeprio's RBAC authorizer allows a "
@@ -260,6 +271,33 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
         "The node this pod is bound to. The scheduler sets it through pods/binding; a pod "
         "created with it set skips the scheduler."
     ),
+    ("PodSpec", "runtimeClassName"): (
+        "The RuntimeClass this pod runs with; RuntimeClass admission sets spec.overhead and "
+        "merges the class's nodeSelector and tolerations into the pod. The class must exist."
+    ),
+    ("PodSpec", "overhead"): (
+        "The resources the pod's runtime costs on top of its containers, set at admission "
+        "from its RuntimeClass (overhead.podFixed). Counted by the scheduler and by quotas."
+    ),
+    ("RuntimeClass", "handler"): (
+        "The CRI handler that runs pods of this class (a DNS-1123 label); immutable."
+    ),
+    ("RuntimeClass", "overhead"): "The fixed resource cost of a pod running with this class.",
+    ("RuntimeClass", "scheduling"): (
+        "The nodes that support this class: a node selector and tolerations merged into "
+        "each pod of the class at admission."
+    ),
+    ("Overhead", "podFixed"): (
+        "The resources every pod of the class costs on top of its containers' requests."
+    ),
+    ("Scheduling", "nodeSelector"): (
+        "Labels nodes must have for pods of this class; merged into the pod's nodeSelector "
+        "(a conflicting value refuses the pod)."
+    ),
+    ("Scheduling", "tolerations"): (
+        "Tolerations added to pods of this class (a toleration another one covers is kept once)."
+    ),
+    ("PodTemplate", "template"): "The pod template: labels, annotations and pod spec.",
     ("PodSpec", "nodeSelector"): "Labels a node must have for this pod to be placed on it.",
     ("PodSpec", "tolerations"): "The node taints this pod tolerates.",
     ("PodSpec", "affinity"): "Node affinity, pod affinity and pod anti-affinity rules.",

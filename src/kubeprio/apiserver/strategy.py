@@ -62,6 +62,7 @@ from kubeprio.api.persistentvolume import (
     TypedLocalObjectReference,
     TypedObjectReference,
 )
+from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.resourcequota import ResourceQuota, ResourceQuotaStatus
 from kubeprio.api.resources import qos_class
@@ -86,8 +87,10 @@ GENERATION_KINDS: Final = (
     StatefulSet,
     Job,
     CronJob,
+    PodTemplate,
 )
-"""Kinds whose ``metadata.generation`` counts spec changes."""
+"""Kinds whose ``metadata.generation`` counts spec changes (a PodTemplate's ``template``
+changes: ``podTemplateStrategy``)."""
 
 
 def has_status_subresource(obj: object) -> bool:
@@ -212,6 +215,8 @@ def generate_job_selector(job: Job) -> Job:
 
 
 def _spec_of(obj: Any) -> Any:
+    if isinstance(obj, PodTemplate):
+        return obj.template
     return getattr(obj, "spec", None)
 
 

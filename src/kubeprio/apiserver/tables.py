@@ -40,10 +40,12 @@ from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import JsonDict
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
+from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
 from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from kubeprio.api.resourcequota import ResourceQuota
+from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
 from kubeprio.api.serialization import to_dict
@@ -56,6 +58,7 @@ from kubeprio.apiserver import (
     configtables,
     podtable,
     rbactables,
+    runtimeclasstables,
     servicetables,
     storagetables,
     workloadtables,
@@ -415,6 +418,11 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         storagetables.print_persistent_volume_claim,
     ),
     StorageClass: (storagetables.STORAGE_CLASS_COLUMNS, storagetables.print_storage_class),
+    RuntimeClass: (
+        runtimeclasstables.RUNTIME_CLASS_COLUMNS,
+        runtimeclasstables.print_runtime_class,
+    ),
+    PodTemplate: (workloadtables.POD_TEMPLATE_COLUMNS, workloadtables.print_pod_template),
 }
 """One printer per kind; anything else prints NAME AGE."""
 
