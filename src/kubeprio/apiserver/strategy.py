@@ -122,7 +122,7 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, StatefulSet):
         changes["status"] = EMPTY_STATEFUL_SET_STATUS
         changes["spec"] = drop_max_unavailable(obj.spec, None)
-    elif isinstance(obj, GENERATION_KINDS):
+    elif isinstance(obj, GENERATION_KINDS) and not isinstance(obj, PodTemplate):
         changes["status"] = None
     elif isinstance(obj, HorizontalPodAutoscaler):
         # PrepareForCreate resets the status; Go's JSON always sends desiredReplicas.

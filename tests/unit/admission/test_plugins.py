@@ -167,23 +167,23 @@ def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]
     [
         (
             [],
-            ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "ResourceQuota"],
+            ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
         ),
         (
             ["Priority"],
-            ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "ResourceQuota"],
+            ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "ResourceQuota"],
         ),
         (
-            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds"],
+            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass"],
             ["TenantPriorityClass", "Priority", *STORAGE],
             ["TenantPriorityClass", "Priority"],
         ),
         (
             ["TenantPriorityClass", "PodSecurity", "MutatingAdmissionWebhook"],
-            ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE],
-            ["LimitRanger", "SystemPriorityClass", "Priority", "ResourceQuota"],
+            ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass"],
+            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
         ),
     ],
     ids=["defaults", "no-priority", "three-off", "own-and-unimplemented-off"],
@@ -206,7 +206,7 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
     assert plugins.DEFAULT.running() == (
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "SystemPriorityClass",
         "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
-        "StorageObjectInUseProtection", "ResourceQuota",
+        "StorageObjectInUseProtection", "RuntimeClass", "ResourceQuota",
     )  # fmt: skip
     enabled = plugins.resolve(
         ["NamespaceAutoProvision", "AlwaysPullImages"], ["NamespaceLifecycle", "Priority"]
@@ -214,7 +214,7 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
     assert enabled.running() == (
         "NamespaceAutoProvision", "NamespaceLifecycle", "LimitRanger", "ServiceAccount",
         "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds",
-        "DefaultStorageClass", "StorageObjectInUseProtection", "ResourceQuota",
+        "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass", "ResourceQuota",
     )  # fmt: skip
 
 
