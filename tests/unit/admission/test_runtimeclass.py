@@ -29,8 +29,8 @@ from kubeprio.api import errors
 from kubeprio.api.core import Namespace, Pod, Toleration
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
-from kubeprio.api.quota import pod_amounts
 from kubeprio.api.quantity import parse_quantity
+from kubeprio.api.quota import pod_amounts
 from kubeprio.api.resourcequota import ResourceQuota, ResourceQuotaStatus
 from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.serialization import from_dict, to_dict
@@ -149,7 +149,10 @@ def test_a_generated_name_is_what_the_error_names():
             "spec": {"runtimeClassName": "kata", "containers": [{"name": "a", "image": "x"}]},
         },
     )
-    assert forbidden(api, pod) == 'pods "web-" is forbidden: pod rejected: RuntimeClass "kata" not found'
+    assert (
+        forbidden(api, pod)
+        == 'pods "web-" is forbidden: pod rejected: RuntimeClass "kata" not found'
+    )
 
 
 def test_a_class_without_overhead_or_scheduling_leaves_the_pod_as_it_is():
@@ -245,7 +248,9 @@ def test_quota_charges_the_overhead_the_plugin_set():
     )
     created = api.create_object(quota).obj
     zero = {name: parse_quantity("0") for name in created.spec.hard}
-    api.update_status(evolve(created, status=ResourceQuotaStatus(hard=created.spec.hard, used=zero)))
+    api.update_status(
+        evolve(created, status=ResourceQuotaStatus(hard=created.spec.hard, used=zero))
+    )
     pod = from_dict(
         Pod,
         {

@@ -127,7 +127,9 @@ def test_a_runtime_class_round_trips_and_is_cluster_scoped(api: ApiService) -> N
     ids=["handler-not-label", "handler-dots", "handler-missing", "overhead-negative",
          "overhead-unknown-name", "selector-key", "toleration-path", "toleration-duplicate"],
 )  # fmt: skip
-def test_runtime_class_validation(api: ApiService, fields: dict[str, Any], expected: list[str]) -> None:
+def test_runtime_class_validation(
+    api: ApiService, fields: dict[str, Any], expected: list[str]
+) -> None:
     exc = invalid(api, rc(**fields))
     assert causes(exc) == expected
     assert exc.message.startswith('RuntimeClass.node.k8s.io "gvisor" is invalid: ')
@@ -144,13 +146,17 @@ def test_the_handler_is_immutable_and_the_create_rules_rerun(api: ApiService) ->
     assert causes(caught.value) == [
         'overhead.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0'
     ]
-    updated = api.update(evolve(created, scheduling=rc(scheduling={"nodeSelector": {"a": "b"}}).scheduling))
+    updated = api.update(
+        evolve(created, scheduling=rc(scheduling={"nodeSelector": {"a": "b"}}).scheduling)
+    )
     assert updated.scheduling is not None
     assert dict(updated.scheduling.node_selector or {}) == {"a": "b"}
 
 
 def test_runtime_class_row() -> None:
-    row = rc(metadata={"name": "kata", "creationTimestamp": "2026-01-01T00:00:00Z"}, handler="kata-qemu")
+    row = rc(
+        metadata={"name": "kata", "creationTimestamp": "2026-01-01T00:00:00Z"}, handler="kata-qemu"
+    )
     cells, _ = runtimeclasstables.print_runtime_class(row, NOW)
     assert cells == ["kata", "kata-qemu", "60m"]
     assert [c.name for c in runtimeclasstables.RUNTIME_CLASS_COLUMNS] == ["Name", "Handler", "Age"]
@@ -171,7 +177,9 @@ def test_runtime_class_row() -> None:
                   "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]),
     ],
 )  # fmt: skip
-def test_a_pod_runtime_class_name_is_a_dns_subdomain(api: ApiService, name: str, expected: list[str]) -> None:
+def test_a_pod_runtime_class_name_is_a_dns_subdomain(
+    api: ApiService, name: str, expected: list[str]
+) -> None:
     pod = serialization.from_dict(
         Pod,
         {
@@ -196,7 +204,8 @@ def test_a_pod_template_is_defaulted_and_counts_template_changes(api: ApiService
     assert created.metadata.generation == 1
     relabelled = api.update(evolve(created, metadata=evolve(created.metadata, labels={"x": "y"})))
     assert relabelled.metadata.generation == 1
-    assert created.template is not None and created.template.metadata is not None
+    assert created.template is not None
+    assert created.template.metadata is not None
     new_template = evolve(
         created.template, metadata=evolve(created.template.metadata, labels={"app": "web2"})
     )
@@ -218,7 +227,9 @@ def test_a_pod_template_is_defaulted_and_counts_template_changes(api: ApiService
     ],
     ids=["no-containers", "bad-label"],
 )  # fmt: skip
-def test_pod_template_validation(api: ApiService, fields: dict[str, Any], expected: list[str]) -> None:
+def test_pod_template_validation(
+    api: ApiService, fields: dict[str, Any], expected: list[str]
+) -> None:
     exc = invalid(api, template(**fields))
     assert causes(exc) == expected
     assert exc.message.startswith('PodTemplate "web" is invalid: ')
@@ -226,7 +237,8 @@ def test_pod_template_validation(api: ApiService, fields: dict[str, Any], expect
 
 def test_a_pod_template_update_revalidates_the_template(api: ApiService) -> None:
     created = api.create(template())
-    assert created.template is not None and created.template.spec is not None
+    assert created.template is not None
+    assert created.template.spec is not None
     emptied = evolve(created.template, spec=evolve(created.template.spec, containers=()))
     with pytest.raises(InvalidError) as caught:
         api.update(evolve(created, template=emptied))
@@ -235,7 +247,9 @@ def test_a_pod_template_update_revalidates_the_template(api: ApiService) -> None
 
 def test_pod_template_row() -> None:
     two = template(
-        spec={"containers": [{"name": "app", "image": "nginx"}, {"name": "log", "image": "busybox"}]},
+        spec={
+            "containers": [{"name": "app", "image": "nginx"}, {"name": "log", "image": "busybox"}]
+        },
         metadata={"labels": {"tier": "web", "app": "shop"}},
     )
     cells, _ = workloadtables.print_pod_template(two, NOW)
