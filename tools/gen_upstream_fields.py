@@ -70,6 +70,9 @@ ROOTS = {
     "PersistentVolume": "V1PersistentVolume",
     "PersistentVolumeClaim": "V1PersistentVolumeClaim",
     "StorageClass": "V1StorageClass",
+    "Ingress": "V1Ingress",
+    "IngressClass": "V1IngressClass",
+    "NetworkPolicy": "V1NetworkPolicy",
     "ConfigMap": "V1ConfigMap",
     "Secret": "V1Secret",
     "ServiceAccount": "V1ServiceAccount",
@@ -173,6 +176,12 @@ PACKAGES = (
     ("TokenRequest", "authentication.v1"),
     ("BoundObjectReference", "authentication.v1"),
     ("StorageClass", "storage.v1"),
+    # Ingress, IngressClass and their parts; NetworkPolicy and its peers and ports.
+    ("Ingress", "networking.v1"),
+    ("HTTPIngress", "networking.v1"),
+    ("ServiceBackendPort", "networking.v1"),
+    ("NetworkPolicy", "networking.v1"),
+    ("IPBlock", "networking.v1"),
     # After SubjectAccessReviewStatus and SubjectRulesReviewStatus: RBAC's Subject.
     ("Subject", "rbac.v1"),
     ("ClusterRole", "rbac.v1"),

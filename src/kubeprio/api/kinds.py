@@ -22,8 +22,10 @@ from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import Status
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
@@ -226,6 +228,14 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, Lease),
     ResourceInfo("storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", False,
                  StorageClass, ("sc",), legacy_versions=("v1beta1",)),
+    ResourceInfo("networking.k8s.io", "v1", "IngressClass", "ingressclasses", "ingressclass",
+                 False, IngressClass),
+    ResourceInfo("networking.k8s.io", "v1", "Ingress", "ingresses", "ingress", True, Ingress,
+                 ("ing",),
+                 subresources=(Subresource("status", "networking.k8s.io", "v1", "Ingress",
+                                           ("get", "patch", "update")),)),
+    ResourceInfo("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", "networkpolicy",
+                 True, NetworkPolicy, ("netpol",)),
     ResourceInfo("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice",
                  True, EndpointSlice),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",

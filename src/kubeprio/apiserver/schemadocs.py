@@ -140,6 +140,22 @@ TYPES: Final[dict[str, str]] = {
         "the first pod is scheduled), allowedTopologies. The class annotated "
         "storageclass.kubernetes.io/is-default-class=true is given to claims that name none."
     ),
+    "Ingress": (
+        "An Ingress routes HTTP traffic for hosts and paths (spec.rules) to Services in its "
+        "namespace, optionally over TLS (spec.tls); spec.ingressClassName names the "
+        "IngressClass whose controller serves it. kubeprio stores Ingresses and runs no "
+        "ingress controller: status.loadBalancer stays empty unless a client writes it."
+    ),
+    "IngressClass": (
+        "An IngressClass names the controller (spec.controller) that implements Ingresses of "
+        "the class. The class annotated ingressclass.kubernetes.io/is-default-class=true is "
+        "given to new Ingresses that name none (the DefaultIngressClass admission plugin)."
+    ),
+    "NetworkPolicy": (
+        "A NetworkPolicy says which traffic the pods matched by spec.podSelector may receive "
+        "(spec.ingress) and send (spec.egress). kubeprio simulates no pod network: policies "
+        "are stored and validated and change nothing about scheduling."
+    ),
     "Role": (
         "A Role lists what may be done in its namespace: verbs on API groups' resources, "
         "optionally by name. A RoleBinding grants it; kubeprio's RBAC authorizer allows a "

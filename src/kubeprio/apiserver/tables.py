@@ -37,8 +37,10 @@ from kubeprio.api.core import Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import JsonDict
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
@@ -54,6 +56,7 @@ from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver import (
     autoscalingtables,
     configtables,
+    networkingtables,
     podtable,
     rbactables,
     servicetables,
@@ -415,6 +418,12 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         storagetables.print_persistent_volume_claim,
     ),
     StorageClass: (storagetables.STORAGE_CLASS_COLUMNS, storagetables.print_storage_class),
+    Ingress: (networkingtables.INGRESS_COLUMNS, networkingtables.print_ingress),
+    IngressClass: (networkingtables.INGRESS_CLASS_COLUMNS, networkingtables.print_ingress_class),
+    NetworkPolicy: (
+        networkingtables.NETWORK_POLICY_COLUMNS,
+        networkingtables.print_network_policy,
+    ),
 }
 """One printer per kind; anything else prints NAME AGE."""
 
