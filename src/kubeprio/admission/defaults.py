@@ -12,6 +12,7 @@ plugin on::
                 ->  DefaultTolerationSeconds (300 s not-ready/unreachable tolerations)
                 ->  DefaultStorageClass (a class-less claim gets the default class)
                 ->  StorageObjectInUseProtection (pvc-/pv-protection finalizers)
+                ->  DefaultIngressClass (a class-less Ingress gets the default class)
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
                 ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
                 ->  Priority (single globalDefault)  ->  ResourceQuota (charges usage)
@@ -52,6 +53,7 @@ from kubeprio.admission.defaulttolerationseconds import (
     DefaultTolerations,
     DefaultTolerationSecondsPlugin,
 )
+from kubeprio.admission.ingressclass import DefaultIngressClassPlugin
 from kubeprio.admission.limitranger import LimitRangerPlugin
 from kubeprio.admission.plugins import EnabledPlugins
 from kubeprio.admission.priority import PriorityPlugin
@@ -93,6 +95,8 @@ def default_chain(
     built[default_class.name] = (default_class, None)
     protection = StorageObjectInUseProtectionPlugin()
     built[protection.name] = (protection, None)
+    ingress_class = DefaultIngressClassPlugin(listers)
+    built[ingress_class.name] = (ingress_class, None)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

@@ -32,6 +32,7 @@ from typing import Final
 
 from kubeprio.admission import (
     defaulttolerationseconds,
+    ingressclass,
     limitranger,
     priority,
     resourcequota,
@@ -79,7 +80,7 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     "CertificateSigning",
     "ClusterTrustBundleAttest",
     "CertificateSubjectRestriction",
-    "DefaultIngressClass",
+    ingressclass.PLUGIN_NAME,  # DefaultIngressClass
     "DenyServiceExternalIPs",
     # Upstream: "webhook, resourcequota, and deny plugins must go at the end".
     "MutatingAdmissionPolicy",
@@ -137,6 +138,7 @@ IMPLEMENTED: Final = frozenset(
         defaulttolerationseconds.PLUGIN_NAME,
         storage.DEFAULT_STORAGE_CLASS,
         storage.STORAGE_OBJECT_IN_USE_PROTECTION,
+        ingressclass.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.

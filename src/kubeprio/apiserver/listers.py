@@ -10,6 +10,7 @@ from typing import Generic, TypeVar
 
 from kubeprio.api import kinds
 from kubeprio.api.core import Namespace
+from kubeprio.api.ingress import IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
@@ -54,6 +55,7 @@ class StoreListers:
         self._service_accounts = StoreLister(store, ServiceAccount)
         self._limit_ranges = StoreLister(store, LimitRange)
         self._storage_classes = StoreLister(store, StorageClass)
+        self._ingress_classes = StoreLister(store, IngressClass)
 
     @property
     def priority_classes(self) -> StoreLister[PriorityClass]:
@@ -89,3 +91,8 @@ class StoreListers:
     def storage_classes(self) -> StoreLister[StorageClass]:
         """All StorageClasses."""
         return self._storage_classes
+
+    @property
+    def ingress_classes(self) -> StoreLister[IngressClass]:
+        """All IngressClasses."""
+        return self._ingress_classes

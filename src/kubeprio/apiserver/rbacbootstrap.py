@@ -89,6 +89,7 @@ VIEW_RULES: Final = (
     _rule(READ, "autoscaling", "horizontalpodautoscalers", "horizontalpodautoscalers/status"),
     _rule(READ, "batch", "jobs", "cronjobs", "cronjobs/status", "jobs/status"),
     _rule(READ, "policy", "poddisruptionbudgets", "poddisruptionbudgets/status"),
+    _rule(READ, "networking.k8s.io", "networkpolicies", "ingresses", "ingresses/status"),
 )  # fmt: skip
 """``system:aggregate-to-view`` (no Secrets: reading them would escalate)."""
 
@@ -104,6 +105,7 @@ EDIT_RULES: Final = (
     _rule(WRITE, "autoscaling", "horizontalpodautoscalers"),
     _rule(WRITE, "batch", "jobs", "cronjobs"),
     _rule(WRITE, "policy", "poddisruptionbudgets"),
+    _rule(WRITE, "networking.k8s.io", "networkpolicies", "ingresses"),
     _rule(("patch", "update"), "", "pods/ephemeralcontainers"),
 )  # fmt: skip
 """``system:aggregate-to-edit`` (no write on endpoints and slices since 1.22, CVE-2021-25740)."""
