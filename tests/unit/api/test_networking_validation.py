@@ -361,7 +361,8 @@ def test_ingress_class_parameters_default_to_cluster_scope_and_controller_is_imm
             {"controller": "k8s.io/ingress-nginx", "parameters": {"kind": "K", "name": "n"}}
         )
     )
-    assert created.spec is not None and created.spec.parameters is not None
+    assert created.spec is not None
+    assert created.spec.parameters is not None
     assert created.spec.parameters.scope == "Cluster"
     assert created.metadata.generation == 1
     moved = evolve(created, spec=evolve(created.spec, controller="example.com/other"))
