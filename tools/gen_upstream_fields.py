@@ -22,11 +22,19 @@ A field type is a scalar (``string``, ``integer``, ``boolean``, ``date-time``, `
 ``int-or-string``, ``quantity``, ``object`` for free-form JSON), a type name (``V1PodSpec``),
 ``[]T`` for a list of T or ``{}T`` for a map of T.
 
-Run: ``.venv/bin/python tools/gen_upstream_fields.py`` and review the diff.
+The client is newer than the release kubeprio reproduces, so the table is then cut down
+to the fields and types Kubernetes v1.32 has, read from the ``types.go`` files of git
+mirrors of k8s.io/api and k8s.io/apimachinery at tag ``v0.32.9`` (``upstream_go``); the
+script prints what it cut. Run::
+
+    .venv/bin/python tools/gen_upstream_fields.py --api DIR --apimachinery DIR
+
+and review the diff; then run ``gen_upstream_protobuf.py``, which reads this table.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import typing
@@ -34,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import kubernetes.client as k8s
+from upstream_go import DEFAULT_REF, GoTypes
 
 ROOTS = {
     "Namespace": "V1Namespace",
@@ -111,6 +120,7 @@ QUANTITIES = {
 
 # Go packages of upstream's schema names (the explain type is the last dotted part).
 META_TYPES = {
+    "Condition",
     "DeleteOptions",
     "FieldSelectorRequirement",
     "LabelSelector",
@@ -143,6 +153,8 @@ PACKAGES = (
     ("EndpointHints", "discovery.v1"),
     ("ForZone", "discovery.v1"),
     ("ForNode", "discovery.v1"),
+    # Before Scale: core's ScaleIO volume sources are not autoscaling's Scale.
+    ("ScaleIO", "core.v1"),
     ("Scale", "autoscaling.v1"),
     ("HorizontalPodAutoscaler", "autoscaling.v1"),
     ("CrossVersionObjectReference", "autoscaling.v1"),
@@ -225,7 +237,48 @@ def type_ref(model: Any, attr: str, openapi_type: str, pending: list[str]) -> st
     return openapi_type
 
 
+def field_type_names(field_type: str) -> str:
+    """The type a field refers to, without its ``[]``/``{}`` wrappers."""
+    while field_type.startswith(("[]", "{}")):
+        field_type = field_type[2:]
+    return field_type
+
+
+def keep_release_fields(types: dict[str, dict[str, Any]], release: GoTypes) -> None:
+    """Cut ``types`` down to what the release has: fields its Go structs lack go, then the
+    types nothing reaches any more."""
+    for name, entry in types.items():
+        known = release.json_fields(entry["schema"])
+        if known is None:
+            continue  # a type the release lacks: unreachable once its fields are cut
+        dropped = sorted(set(entry["fields"]) - known)
+        if dropped:
+            print(f"  {name}: not in {release.ref}: {', '.join(dropped)}")
+        entry["fields"] = {k: v for k, v in entry["fields"].items() if k in known}
+        entry["required"] = [k for k in entry["required"] if k in known]
+    reachable: set[str] = set()
+    stack = list(ROOTS.values())
+    while stack:
+        name = stack.pop()
+        if name in reachable:
+            continue
+        reachable.add(name)
+        # A reachable type the release lacks means a wrong schema name, not a new type.
+        assert release.json_fields(types[name]["schema"]) is not None, types[name]["schema"]
+        stack.extend(
+            ref for ref in map(field_type_names, types[name]["fields"].values()) if ref in types
+        )
+    for name in sorted(set(types) - reachable):
+        print(f"  {name}: not in {release.ref}")
+        del types[name]
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--api", required=True, help="git dir of k8s.io/api")
+    parser.add_argument("--apimachinery", required=True, help="git dir of k8s.io/apimachinery")
+    parser.add_argument("--ref", default=DEFAULT_REF, help="the release tag of both mirrors")
+    args = parser.parse_args()
     types: dict[str, dict[str, Any]] = {}
     pending = list(ROOTS.values())
     while pending:
@@ -245,6 +298,7 @@ def main() -> None:
             "required": sorted(required),
             "fields": dict(sorted(fields.items())),
         }
+    keep_release_fields(types, GoTypes(args.api, args.apimachinery, args.ref))
     names = [entry["schema"] for entry in types.values()]
     assert len(names) == len(set(names)), "two client types map to one schema name"
     table = {"roots": ROOTS, "types": dict(sorted(types.items()))}

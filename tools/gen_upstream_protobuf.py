@@ -26,11 +26,12 @@ know, whose message's fields JSON has in the parent, is embedded. The messages t
 Quantity, IntOrString, RawExtension, ...) are listed like the others.
 
 The .proto files are read from git mirrors of k8s.io/api and k8s.io/apimachinery (not
-part of this repository), at ``HEAD``::
+part of this repository), at the release tag kubeprio reproduces (``v0.32.9``, Kubernetes
+v1.32.9; ``--ref`` for another)::
 
     .venv/bin/python tools/gen_upstream_protobuf.py --api DIR --apimachinery DIR
 
-then review the diff. Field numbers never change upstream, so newer files only add.
+then review the diff. Field numbers never change upstream; a newer tag only adds fields.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from upstream_go import DEFAULT_REF
+
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_protobuf.json"
 JSON_TABLE = OUT.with_name("upstream_fields.json")
 
@@ -51,11 +54,11 @@ FIELD = re.compile(r"^\s*(optional|repeated)\s+(\S+)\s+(\w+)\s*=\s*(\d+)\s*(?:\[
 MAP_FIELD = re.compile(r"^\s*map<\s*string\s*,\s*(\S+)\s*>\s+(\w+)\s*=\s*(\d+)\s*;")
 
 
-def read_source(import_path: str, repos: dict[str, str]) -> str:
-    """The text of ``k8s.io/<repo>/<path>`` (a .proto or .go file) at HEAD of its mirror."""
+def read_source(import_path: str, repos: dict[str, str], ref: str) -> str:
+    """The text of ``k8s.io/<repo>/<path>`` (a .proto or .go file) at ``ref`` of its mirror."""
     _, repo, path = import_path.split("/", 2)
     return subprocess.run(
-        ["git", "--git-dir", repos[repo], "show", f"HEAD:{path}"],
+        ["git", "--git-dir", repos[repo], "show", f"{ref}:{path}"],
         capture_output=True,
         text=True,
         check=True,
@@ -185,6 +188,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--api", required=True, help="git dir of k8s.io/api")
     parser.add_argument("--apimachinery", required=True, help="git dir of k8s.io/apimachinery")
+    parser.add_argument("--ref", default=DEFAULT_REF, help="the release tag of both mirrors")
     args = parser.parse_args()
     repos = {"api": args.api, "apimachinery": args.apimachinery}
     json_table = json.loads(JSON_TABLE.read_text())
@@ -207,7 +211,7 @@ def main() -> None:
         if path in seen:
             continue
         seen.add(path)
-        package, imports, messages = parse(read_source(path, repos))
+        package, imports, messages = parse(read_source(path, repos, args.ref))
         for name in messages:
             packages[name] = package
         all_messages.update(messages)
@@ -215,7 +219,7 @@ def main() -> None:
         types_go = path.replace("generated.proto", "types.go")
         # A package without types.go (runtime, intstr, resource): the defaults apply.
         with contextlib.suppress(subprocess.CalledProcessError):
-            go_source = read_source(types_go, repos)
+            go_source = read_source(types_go, repos, args.ref)
             zero_rules.update(go_zero_rules(go_source, package))
             json_names.update(go_json_names(go_source, package))
     for name, fields in all_messages.items():

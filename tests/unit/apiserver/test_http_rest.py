@@ -99,8 +99,23 @@ def test_duplicate_create_is_already_exists(client):
             'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
             'unknown field "spec.containers[0].imagex", unknown field "spec.bar"',
         ),
+        (
+            # Fields added after v1.32 (PodSpec.hostnameOverride in v1.34,
+            # Container.restartPolicyRules in v1.34) are unknown to a v1.32 server: the
+            # field table is cut to k8s.io/api v0.32.9's types (tools/upstream_go.py).
+            {
+                **pod_manifest("a", hostnameOverride="h"),
+                "spec": {
+                    "containers": [{"name": "c", "image": "n", "restartPolicyRules": []}],
+                    "hostnameOverride": "h",
+                },
+            },
+            'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
+            'unknown field "spec.containers[0].restartPolicyRules", '
+            'unknown field "spec.hostnameOverride"',
+        ),
     ],
-    ids=["one", "two-in-document-order"],
+    ids=["one", "two-in-document-order", "newer-than-v1.32"],
 )
 def test_strict_field_validation_rejects_unknown_fields(client, body, message):
     """sigs.k8s.io/json strict decoding, as the create handler reports it."""

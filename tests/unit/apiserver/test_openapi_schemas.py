@@ -176,3 +176,43 @@ def test_a_described_field_shows_its_description():
     assert _field(POD, "status.nominatedNodeName")["description"].startswith(
         "The node where this pod preempted pods"
     )
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "schema"),
+    [
+        # metav1.Condition (PDB status), not a core type of the same short name.
+        (
+            "PodDisruptionBudget",
+            "status.conditions",
+            "io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
+        ),
+        # core's ScaleIO volume source, not autoscaling's Scale.
+        ("PersistentVolume", "spec.scaleIO", "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"),
+    ],
+)
+def test_referenced_schemas_carry_upstreams_names(kind, path, schema):
+    """kubectl explain prints the last dotted part of a field's schema name; the names are
+    upstream's OpenAPI definition names (api/openapi-spec/v3 of v1.32)."""
+    info = next(info for info in kinds.RESOURCES if info.kind == kind)
+    field = _field(info, path)
+    refs = _refs(field)
+    assert refs, path
+    assert refs[0].removeprefix(openapi.SCHEMA_REF) == schema
+
+
+@pytest.mark.parametrize(
+    ("kind", "path"),
+    [
+        ("Pod", "spec.hostnameOverride"),
+        ("Pod", "status.observedGeneration"),
+        ("Node", "spec.podPreemptionPolicy"),
+    ],
+)
+def test_fields_newer_than_v1_32_are_not_published(kind, path):
+    """The schemas are v1.32's: a field a later release added is not in them."""
+    info = next(info for info in kinds.RESOURCES if info.kind == kind)
+    parent, _, name = path.rpartition(".")
+    assert name not in _resolve(DOCUMENTS[openapi.gv_path(info)], _field(info, parent)).get(
+        "properties", {}
+    )
