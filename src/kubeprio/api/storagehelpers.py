@@ -4,8 +4,9 @@ Mirrors ``k8s.io/component-helpers/storage/volume`` (``helpers.go``, ``pv_helper
 the binding annotations, ``IsVolumeBoundToClaim``, ``GetBindVolumeToClaim``,
 ``FindMatchingVolume`` (smallest volume that fits, or the one pre-bound to the claim),
 ``CheckVolumeModeMismatches``, ``CheckAccessModes``, ``CheckNodeAffinity``, and
-``k8s.io/component-helpers/storage/ephemeral`` (``VolumeClaimName``). Also reads the
-claims a pod references from ``spec.volumes`` (kept as JSON in ``spec.extra``).
+``k8s.io/component-helpers/storage/ephemeral`` (``VolumeClaimName``, ``VolumeIsForPod``).
+Also reads the claims a pod references from ``spec.volumes`` (kept as JSON in
+``spec.extra``).
 Pure functions over frozen models; no I/O.
 """
 
@@ -69,13 +70,81 @@ def pod_claim_volumes(pod: Pod) -> list[tuple[str, bool]]:
         if isinstance(source, Mapping):
             result.append((str(source.get("claimName") or ""), False))
         elif isinstance(volume.get("ephemeral"), Mapping):
-            result.append((f"{pod.metadata.name or ''}-{volume.get('name') or ''}", True))
+            result.append((ephemeral_claim_name(pod, str(volume.get("name") or "")), True))
     return result
+
+
+def ephemeral_claim_name(pod: Pod, volume_name: str) -> str:
+    """``ephemeral.VolumeClaimName``: the claim of a generic ephemeral volume."""
+    return f"{pod.metadata.name or ''}-{volume_name}"
+
+
+def pod_ephemeral_volumes(pod: Pod) -> list[tuple[str, Mapping[str, Any]]]:
+    """The generic ephemeral volumes of ``pod``, in order, as ``(volume name, the
+    ``volumeClaimTemplate`` JSON)`` (an empty mapping when the template is missing)."""
+    spec = pod.spec
+    volumes = spec.extra.get("volumes") if spec is not None else None
+    result: list[tuple[str, Mapping[str, Any]]] = []
+    for volume in _dicts(volumes):
+        source = volume.get("ephemeral")
+        if isinstance(source, Mapping):
+            template = source.get("volumeClaimTemplate")
+            result.append(
+                (str(volume.get("name") or ""), template if isinstance(template, Mapping) else {})
+            )
+    return result
+
+
+def claim_is_for_pod(pod: Pod, claim: PersistentVolumeClaim) -> str | None:
+    """``ephemeral.VolumeIsForPod``: None when the pod controls the claim, else the error."""
+    ref = claim.metadata.controller_ref()
+    if claim.metadata.namespace == pod.metadata.namespace and (
+        ref is not None and ref.uid == pod.metadata.uid
+    ):
+        return None
+    return (
+        f"PVC {claim.metadata.namespace}/{claim.metadata.name} was not created for pod "
+        f"{pod.metadata.namespace}/{pod.metadata.name} (pod is not owner)"
+    )
 
 
 def pod_claim_names(pod: Pod) -> list[str]:
     """The names of the claims ``pod``'s volumes use (unnamed ones left out)."""
     return [name for name, _ephemeral in pod_claim_volumes(pod) if name]
+
+
+def pod_persistent_claim_names(pod: Pod) -> list[str]:
+    """The claims ``pod``'s ``persistentVolumeClaim`` volumes name (not its ephemeral ones):
+    what the scheduler's ``NodeInfo.PVCRefCounts`` and VolumeRestrictions count."""
+    spec = pod.spec
+    volumes = spec.extra.get("volumes") if spec is not None else None
+    if not volumes:
+        return []
+    names: list[str] = []
+    for volume in _dicts(volumes):
+        source = volume.get("persistentVolumeClaim")
+        if isinstance(source, Mapping):
+            names.append(str(source.get("claimName") or ""))
+    return names
+
+
+DISK_VOLUME_SOURCES: Final = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
+"""The in-tree disk sources VolumeRestrictions checks for conflicts on a node."""
+
+
+def has_scheduling_volumes(pod: Pod) -> bool:
+    """Whether a volume plugin of the scheduler has work for ``pod``: a claim (VolumeBinding,
+    VolumeRestrictions, VolumeZone) or an in-tree disk (VolumeRestrictions' conflicts)."""
+    spec = pod.spec
+    volumes = spec.extra.get("volumes") if spec is not None else None
+    if not volumes:
+        return False
+    return any(
+        "persistentVolumeClaim" in volume
+        or "ephemeral" in volume
+        or any(key in volume for key in DISK_VOLUME_SOURCES)
+        for volume in _dicts(volumes)
+    )
 
 
 def has_claim_volumes(pod: Pod) -> bool:

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from kubeprio import counts
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.model import evolve
+from kubeprio.api.storagehelpers import pod_persistent_claim_names
 from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.nodetable import NodeTable
 from kubeprio.scheduler.snapshot import NodeInfo, has_affinity, has_required_anti_affinity
@@ -76,6 +77,9 @@ class Cache:
         self.pods_with_affinity = 0
         self._affinity_nodes: dict[str, int] = {}
         self._anti_affinity_nodes: dict[str, int] = {}
+        self._claim_refs: dict[str, int] = {}
+        """``namespace/claim`` -> how many accounted pods name it in a
+        ``persistentVolumeClaim`` volume (upstream's ``PVCRefCounts``, summed over nodes)."""
 
     # --- nodes ------------------------------------------------------------------------------
 
@@ -168,6 +172,7 @@ class Cache:
             counts.adjust(self._affinity_nodes, node.name, 1)
         if has_required_anti_affinity(pod_info):
             counts.adjust(self._anti_affinity_nodes, node.name, 1)
+        self._count_claims(pod_info, 1)
         self.table.refresh_usage(node)
 
     def _remove_from_node(self, node: NodeInfo | None, pod_info: PodInfo) -> None:
@@ -185,6 +190,7 @@ class Cache:
                 counts.adjust(self._affinity_nodes, node.name, -1)
             if has_required_anti_affinity(pod_info):
                 counts.adjust(self._anti_affinity_nodes, node.name, -1)
+            self._count_claims(removed, -1)
             if node.node is None:
                 if not node.pods:
                     # The last pod of a ghost (or placeholder) node: drop it (upstream
@@ -195,6 +201,19 @@ class Cache:
                     self.victims.drop_node(node.name)
                 return
             self.table.refresh_usage(node)
+
+    def _count_claims(self, pod_info: PodInfo, delta: int) -> None:
+        pod = pod_info.pod
+        names = pod_persistent_claim_names(pod)
+        if names:
+            namespace = pod.metadata.namespace or ""
+            for name in names:
+                counts.adjust(self._claim_refs, f"{namespace}/{name}", delta)
+
+    def is_pvc_used_by_pods(self, key: str) -> bool:
+        """Upstream ``StorageInfoLister.IsPVCUsedByPods``: a pod on some node names the
+        claim ``namespace/name`` in a ``persistentVolumeClaim`` volume."""
+        return key in self._claim_refs
 
     def _move_to_end_in_node(self, node_name: str, old: PodInfo, new: PodInfo) -> None:
         """Upstream ``updatePod`` for an update that changes none of the node's sums:

@@ -34,7 +34,7 @@ import numpy as np
 
 from kubeprio.api.core import Toleration
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
-from kubeprio.api.storagehelpers import has_claim_volumes
+from kubeprio.api.storagehelpers import has_scheduling_volumes
 from kubeprio.api.taints import LOST_NODE_TAINT_KEYS, TAINT_EFFECT_NO_EXECUTE, TOLERATION_OP_EXISTS
 from kubeprio.scheduler.framework import Code, PodInfo, Status, unresolvable, unschedulable
 from kubeprio.scheduler.nodetable import BoolArray, IntArray, NodeTable
@@ -105,8 +105,9 @@ def is_plain_pod(pod: PodInfo, *, lost_node_taints: bool = False) -> bool:
     for container in (*(spec.containers or ()), *(spec.init_containers or ())):
         if any(port.host_port for port in container.ports or ()):
             return False
-    if has_claim_volumes(pod.pod):
-        # VolumeBinding has work to do (its PreFilter skips every other pod).
+    if has_scheduling_volumes(pod.pod):
+        # A volume plugin has work to do (VolumeRestrictions, VolumeBinding and VolumeZone
+        # skip every other pod at PreFilter).
         return False
     owner = pod.pod.metadata.controller_ref()
     # Default topology spreading (ScheduleAnyway) applies to pods a workload controller owns.

@@ -2,9 +2,10 @@
 
 The args kinds of kubescheduler.config.k8s.io/v1 that kubeprio's plugins take:
 ``NodeResourcesFitArgs``, ``NodeResourcesBalancedAllocationArgs``,
-``InterPodAffinityArgs``, ``NodeAffinityArgs``, ``PodTopologySpreadArgs`` and
+``InterPodAffinityArgs``, ``NodeAffinityArgs``, ``PodTopologySpreadArgs``,
 ``DefaultPreemptionArgs`` (validated as upstream: percentage 0..100, absolute >= 0, not
-both zero). Unknown keys are refused, as upstream's strict decoding does.
+both zero) and ``VolumeBindingArgs`` (``bindTimeoutSeconds`` >= 0; ``shape`` refused while
+the VolumeCapacityPriority gate is off, as in v1.32). Unknown keys are refused, as upstream's strict decoding does.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from typing import Any, Final
 from kubeprio.api.core import NodeAffinity, TopologySpreadConstraint
 from kubeprio.api.model import JsonDict
 from kubeprio.api.serialization import DecodeError, from_dict
-from kubeprio.scheduler.plugins import interpodaffinity, nodeaffinity, podtopologyspread
+from kubeprio.scheduler.plugins import (
+    interpodaffinity,
+    nodeaffinity,
+    podtopologyspread,
+    volumebinding,
+)
 from kubeprio.scheduler.plugins.noderesources import args as resource_args
 from kubeprio.scheduler.preemption import PreemptionArgs
 from kubeprio.scheduler.profile import ProfileError
@@ -155,6 +161,41 @@ def preemption_args(data: JsonDict, path: str) -> PreemptionArgs:
     return PreemptionArgs(percentage, absolute)
 
 
+def _go_shape(shape: Any) -> str:
+    """A ``[]config.UtilizationShapePoint`` as Go's ``%#v`` prints it (``field.Invalid``)."""
+    points = shape if isinstance(shape, list) else []
+    items = ", ".join(
+        "config.UtilizationShapePoint{"
+        f"Utilization:{p.get('utilization', 0) if isinstance(p, dict) else 0}, "
+        f"Score:{p.get('score', 0) if isinstance(p, dict) else 0}"
+        "}"
+        for p in points
+    )
+    return f"[]config.UtilizationShapePoint{{{items}}}"
+
+
+def volume_binding_args(data: JsonDict, path: str) -> volumebinding.VolumeBindingArgs:
+    """``VolumeBindingArgs`` with ``ValidateVolumeBindingArgs`` (VolumeCapacityPriority off)."""
+    _check_keys(data, {"bindTimeoutSeconds", "shape"}, path)
+    timeout = _int(data, "bindTimeoutSeconds", volumebinding.DEFAULT_BIND_TIMEOUT_SECONDS, path)
+    problems: list[str] = []
+    if timeout < 0:
+        problems.append(
+            f"{path}.bindTimeoutSeconds: Invalid value: {timeout}: invalid BindTimeoutSeconds, "
+            "should not be a negative value"
+        )
+    if data.get("shape") is not None:
+        problems.append(
+            f"{path}.shape: Invalid value: {_go_shape(data['shape'])}: unsupported when "
+            "VolumeCapacityPriority feature is disabled"
+        )
+    if len(problems) == 1:
+        raise ProfileError(problems[0])
+    if problems:
+        raise ProfileError(f"[{', '.join(problems)}]")
+    return volumebinding.VolumeBindingArgs(timeout)
+
+
 PARSERS: Final[Mapping[str, Callable[[JsonDict, str], object]]] = {
     "NodeResourcesFit": fit_args,
     "NodeResourcesBalancedAllocation": balanced_args,
@@ -162,6 +203,7 @@ PARSERS: Final[Mapping[str, Callable[[JsonDict, str], object]]] = {
     "NodeAffinity": node_affinity_args,
     "PodTopologySpread": topology_spread_args,
     "DefaultPreemption": preemption_args,
+    "VolumeBinding": volume_binding_args,
 }
 
 

@@ -7,8 +7,8 @@ Parses the subset kubeprio supports — ``percentageOfNodesToScore``,
 and expands it as upstream does: the default plugins are enabled at every extension
 point they implement (multiPoint), in upstream's order, with upstream's score weights
 (``pkg/scheduler/apis/config/v1/default_plugins.go``). Disabling ``DefaultPreemption``
-turns preemption off. VolumeBinding is implemented; the other volume plugins of the
-upstream default set (restrictions, limits, zones) are accepted and ignored by name.
+turns preemption off. VolumeRestrictions, VolumeBinding and VolumeZone are implemented;
+NodeVolumeLimits (CSI attach limits) is accepted and ignored by name.
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ DEFAULT_PLUGINS: Final[tuple[tuple[str, int], ...]] = (
     ("NodeAffinity", 2),
     ("NodePorts", 0),
     ("NodeResourcesFit", 1),
+    ("VolumeRestrictions", 0),
     ("VolumeBinding", 0),
+    ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
     ("DefaultPreemption", 0),
@@ -57,9 +59,7 @@ DEFAULT_PLUGINS: Final[tuple[tuple[str, int], ...]] = (
 
 IGNORED_UPSTREAM_PLUGINS: Final = frozenset(
     {
-        "VolumeRestrictions",
         "NodeVolumeLimits",
-        "VolumeZone",
         "ImageLocality",
         "DynamicResources",
     }

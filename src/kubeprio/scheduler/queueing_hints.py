@@ -17,6 +17,10 @@ cheap, self-contained check of the event objects:
 * SchedulingGates: only the removal of this pod's own gates helps.
 * VolumeBinding (``volumebinding``): a claim of this pod added or updated; a new storage
   class, or one whose ``allowedTopologies`` changed; any volume add/update.
+* VolumeRestrictions (``volumerestrictions``): a deleted pod of the namespace that used a
+  disk or a claim of this pod; a new node; a new claim of this pod.
+* VolumeZone (``volumezone``): a claim of this pod added or updated; any new class, node
+  (or node label/taint change) and volume add/update.
 
 Other plugins' hints read cluster state (affinity, topology spread, ports) and are
 simplified to "always queue" for their registered events, so they retry more often than
@@ -43,7 +47,7 @@ from kubeprio.scheduler.events import (
     QueueingHint,
 )
 from kubeprio.scheduler.framework import PodInfo
-from kubeprio.scheduler.plugins import names, volumebinding
+from kubeprio.scheduler.plugins import names, volumebinding, volumerestrictions, volumezone
 
 QUEUE: Final = QueueingHint.QUEUE
 SKIP: Final = QueueingHint.QUEUE_SKIP
@@ -247,6 +251,8 @@ DEFAULT_EVENTS: Final[Mapping[str, tuple[ClusterEventWithHint, ...]]] = {
         ClusterEventWithHint(_ev(_NODE, _A.ADD | _A.UPDATE_NODE_LABEL)),
     ),
     names.VOLUME_BINDING: volumebinding.EVENTS,
+    names.VOLUME_RESTRICTIONS: volumerestrictions.EVENTS,
+    names.VOLUME_ZONE: volumezone.EVENTS,
     names.SCHEDULING_GATES: (
         ClusterEventWithHint(
             _ev(_POD, _A.UPDATE_POD_SCHEDULING_GATES_ELIMINATED), scheduling_gates_after_update

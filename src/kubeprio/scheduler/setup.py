@@ -50,7 +50,9 @@ IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
     "NodeAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
     "NodePorts": frozenset({"preFilter", "filter"}),
     "NodeResourcesFit": frozenset({"preFilter", "filter", "preScore", "score"}),
+    "VolumeRestrictions": frozenset({"preFilter", "filter"}),
     "VolumeBinding": frozenset({"preFilter", "filter", "reserve", "preBind"}),
+    "VolumeZone": frozenset({"preFilter", "filter"}),
     "PodTopologySpread": frozenset({"preFilter", "filter", "preScore", "score"}),
     "InterPodAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
     "DefaultPreemption": frozenset({"postFilter"}),
@@ -58,6 +60,10 @@ IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
     "DefaultBinder": frozenset({"bind"}),
 }
 """Plugin name -> the extension points it implements (checked against the classes in tests)."""
+
+
+VOLUME_PLUGINS: Final = frozenset({"VolumeRestrictions", "VolumeBinding", "VolumeZone"})
+"""The plugins that read claims, volumes and classes through the volume informers."""
 
 
 def default_config() -> SchedulerConfig:
@@ -170,7 +176,7 @@ def new_scheduler(
 
     binder: VolumeBinder | None = None
     volume_informers: list[Informer[Any]] = []
-    if "VolumeBinding" in profile.plugin_names():
+    if VOLUME_PLUGINS.intersection(profile.plugin_names()):
         binder, volume_informers = _volume_informers(client, requeue)
     context = registry.PluginContext(
         client=client,
@@ -181,6 +187,7 @@ def new_scheduler(
         owner_selector=_owner_selector(replicasets),
         volume_binder=binder,
         node_lookup=node_lookup,
+        claim_in_use=cache.is_pvc_used_by_pods,
     )
     instances: dict[str, framework.Plugin] = {}
     for name in profile.plugin_names():

@@ -5,11 +5,12 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption, garbage-collection, pod-GC, resource-quota, node lifecycle and taint eviction controllers, the
-shared informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
-serve. Every component gets its own
-``random.Random`` derived from the seed, so adding randomness to one component never
-shifts another's choices.
+Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption,
+garbage-collection, volume (PV binder, simulated provisioner, PVC/PV protection, ephemeral
+volume), pod-GC, resource-quota, node lifecycle and taint eviction controllers, the shared
+informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
+serve. Every component gets its own ``random.Random`` derived from the seed, so adding
+randomness to one component never shifts another's choices.
 
 It builds objects only; it never runs anything (the driver calls ``start`` and then
 pumps ``components``). No clock reads, no threads.
@@ -48,6 +49,7 @@ from kubeprio.controllers.cronjob import CronJobController
 from kubeprio.controllers.daemonset import DaemonSetsController
 from kubeprio.controllers.deployment import DeploymentController
 from kubeprio.controllers.disruption import DisruptionController
+from kubeprio.controllers.ephemeralvolume import EphemeralVolumeController
 from kubeprio.controllers.garbagecollector import GarbageCollector
 from kubeprio.controllers.horizontal import HorizontalController
 from kubeprio.controllers.job import JobController
@@ -316,6 +318,9 @@ class ControlPlane:
                 api, clock=clock, rng=rng("pvcprotection"), claims=self.claims, pods=self.pods
             ),
             PVProtectionController(api, clock=clock, rng=rng("pvprotection"), volumes=self.volumes),
+            EphemeralVolumeController(
+                api, clock=clock, rng=rng("ephemeralvolume"), pods=self.pods, claims=self.claims
+            ),
             PersistentVolumeController(
                 api,
                 clock=clock,

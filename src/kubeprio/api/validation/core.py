@@ -91,7 +91,7 @@ def _image_whitespace(containers: Sequence[Container] | None, path: str) -> list
 def validate_pod_metadata_and_spec(pod: Pod) -> list[FieldError]:
     """``validatePodMetadataAndSpec`` after ``ValidateObjectMeta`` (run by the caller)."""
     spec = pod.spec or PodSpec()
-    found = validate_pod_spec(spec, "spec", is_pod=True)
+    found = validate_pod_spec(spec, "spec", is_pod=True, pod_name=pod.metadata.name)
     found.extend(_image_whitespace(spec.containers, "spec.containers"))
     found.extend(_image_whitespace(spec.init_containers, "spec.initContainers"))
     return found

@@ -7,8 +7,9 @@ selector and affinity, tolerations, topology spread constraints, names of the no
 service account and priority class, preemption policy, overhead), in upstream's order,
 with upstream's field paths and texts. Fields kubeprio keeps only in ``extra`` are
 checked where upstream checks an enumerated value (``imagePullPolicy``,
-``terminationMessagePolicy``, ``dnsPolicy``); volumes, env, probes and security
-contexts are not validated.
+``terminationMessagePolicy``, ``dnsPolicy``); volumes by ``validation.volumes`` (names,
+one source each, claims and generic ephemeral volumes); volume mounts, env, probes and
+security contexts are not validated.
 
 Resource requirements are checked by ``validation.resources``; node selector, affinity,
 tolerations and topology spread by ``validation.affinity``. Upstream quirk kept on
@@ -45,6 +46,7 @@ from kubeprio.api.validation.meta import (
 from kubeprio.api.validation.resources import (
     validate_resource_requirements,
 )
+from kubeprio.api.validation.volumes import validate_volumes
 
 RESTART_POLICIES: Final = ("Always", "OnFailure", "Never")
 DNS_POLICIES: Final = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
@@ -325,11 +327,17 @@ def validate_ephemeral_containers(
 # --- the pod spec --------------------------------------------------------------------------------
 
 
-def validate_pod_spec(spec: PodSpec, path: str, *, is_pod: bool) -> list[FieldError]:
-    """``ValidatePodSpec`` for the modelled fields; ``is_pod`` is upstream's ``ResourceIsPod``."""
+def validate_pod_spec(
+    spec: PodSpec, path: str, *, is_pod: bool, pod_name: str | None = None
+) -> list[FieldError]:
+    """``ValidatePodSpec`` for the modelled fields; ``is_pod`` is upstream's ``ResourceIsPod``,
+    ``pod_name`` the name in its ``podMeta`` (a template's is empty)."""
     found: list[FieldError] = []
     if spec.termination_grace_period_seconds is None:
         found.append(errors.required(child(path, "terminationGracePeriodSeconds"), ""))
+    found.extend(
+        validate_volumes(spec.extra.get("volumes"), child(path, "volumes"), pod_name=pod_name)
+    )
     found.extend(validate_containers(spec.containers, child(path, "containers")))
     found.extend(
         validate_init_containers(
@@ -433,7 +441,14 @@ def validate_pod_template_spec(template: PodTemplateSpec | None, path: str) -> l
         validate_annotations(metadata.annotations if metadata else None, child(path, "annotations"))
     )
     spec = template.spec or PodSpec()
-    found.extend(validate_pod_spec(spec, child(path, "spec"), is_pod=False))
+    found.extend(
+        validate_pod_spec(
+            spec,
+            child(path, "spec"),
+            is_pod=False,
+            pod_name=metadata.name if metadata else None,
+        )
+    )
     if spec.ephemeral_containers:
         found.append(
             errors.forbidden(

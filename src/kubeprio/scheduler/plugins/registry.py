@@ -31,6 +31,8 @@ from kubeprio.scheduler.plugins import (
     podtopologyspread,
     tainttoleration,
     volumebinding,
+    volumerestrictions,
+    volumezone,
 )
 from kubeprio.scheduler.plugins.noderesources import args as noderesources_args
 from kubeprio.scheduler.plugins.noderesources import balanced_allocation, fit
@@ -63,6 +65,8 @@ class PluginContext:
     """Claims, volumes and classes through their informers (VolumeBinding)."""
     node_lookup: Callable[[str], Node | None] | None = None
     """Node name -> the informer's Node (VolumeBinding's PreBind checks)."""
+    claim_in_use: volumerestrictions.ClaimInUse | None = None
+    """``namespace/claim`` -> whether a scheduled pod names it (VolumeRestrictions)."""
 
 
 class PluginConfigError(KubeprioError, ValueError):
@@ -122,9 +126,29 @@ def _inter_pod_affinity(ctx: PluginContext) -> framework.Plugin:
 def _volume_binding(ctx: PluginContext) -> framework.Plugin:
     if ctx.volume_binder is None or ctx.clock is None or ctx.node_lookup is None:
         raise PluginConfigError(f"{volumebinding.NAME}: volume informers and a clock are required")
+    args = _args(ctx, volumebinding.VolumeBindingArgs) or volumebinding.VolumeBindingArgs()
     return volumebinding.VolumeBinding(
-        ctx.volume_binder, clock=ctx.clock, node_lookup=ctx.node_lookup
+        ctx.volume_binder,
+        clock=ctx.clock,
+        node_lookup=ctx.node_lookup,
+        bind_timeout=args.bind_timeout_seconds,
     )
+
+
+def _volume_restrictions(ctx: PluginContext) -> framework.Plugin:
+    if ctx.volume_binder is None or ctx.claim_in_use is None:
+        raise PluginConfigError(
+            f"{volumerestrictions.NAME}: the claim informer and the cache's claim references "
+            "are required"
+        )
+    return volumerestrictions.VolumeRestrictions(ctx.volume_binder.claims.get_api, ctx.claim_in_use)
+
+
+def _volume_zone(ctx: PluginContext) -> framework.Plugin:
+    binder = ctx.volume_binder
+    if binder is None:
+        raise PluginConfigError(f"{volumezone.NAME}: volume informers are required")
+    return volumezone.VolumeZone(binder.claims.get_api, binder.volumes.get_api, binder.classes.get)
 
 
 def _default_binder(ctx: PluginContext) -> framework.Plugin:
@@ -141,7 +165,9 @@ REGISTRY: Final[Mapping[str, Factory]] = types.MappingProxyType(
         nodeaffinity.NAME: _node_affinity,
         nodeports.NAME: lambda ctx: nodeports.NodePorts(),
         fit.NAME: _node_resources_fit,
+        volumerestrictions.NAME: _volume_restrictions,
         volumebinding.NAME: _volume_binding,
+        volumezone.NAME: _volume_zone,
         balanced_allocation.NAME: _balanced_allocation,
         podtopologyspread.NAME: _pod_topology_spread,
         interpodaffinity.NAME: _inter_pod_affinity,

@@ -58,6 +58,15 @@ ERR_UNBOUND_IMMEDIATE: Final = "pod has unbound immediate PersistentVolumeClaims
 DEADLINE_EXCEEDED: Final = "context deadline exceeded"
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class VolumeBindingArgs:
+    """``VolumeBindingArgs`` (kubescheduler.config.k8s.io/v1): how long PreBind waits for
+    the claims to be bound. ``shape`` belongs to the alpha VolumeCapacityPriority gate,
+    which is off: ``plugin_args`` refuses it."""
+
+    bind_timeout_seconds: int = DEFAULT_BIND_TIMEOUT_SECONDS
+
+
 @dataclasses.dataclass(slots=True)
 class _State:
     """Upstream ``stateData``: shared, not copied, by clones (as upstream's pointer)."""
@@ -118,12 +127,10 @@ class VolumeBinding:
                 return True, lost
             if claim.metadata.deletion_timestamp:
                 return True, f'persistentvolumeclaim "{name}" is being deleted'
-            if ephemeral and not _owned_by(claim, pod):
-                meta = pod.pod.metadata
-                return True, (
-                    f"PVC {namespace}/{name} was not created for pod "
-                    f"{meta.namespace}/{meta.name} (pod is not owner)"
-                )
+            if ephemeral:
+                not_owner = storagehelpers.claim_is_for_pod(pod.pod, claim)
+                if not_owner is not None:
+                    return True, not_owner
         return bool(volumes), None
 
     def pre_filter(
@@ -232,12 +239,6 @@ class VolumeBinding:
         if self.clock.now() >= data.deadline:
             return framework.error(f"binding volumes: {DEADLINE_EXCEEDED}")
         return framework.Status(framework.Code.WAIT)
-
-
-def _owned_by(claim: PersistentVolumeClaim, pod: framework.PodInfo) -> bool:
-    """``ephemeral.VolumeIsForPod``: the claim's controller is the pod."""
-    ref = claim.metadata.controller_ref()
-    return ref is not None and ref.uid == pod.uid
 
 
 # --- events and queueing hints ---------------------------------------------------------------

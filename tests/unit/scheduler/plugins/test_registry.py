@@ -21,7 +21,7 @@ UPSTREAM_NAMES = [
     "InterPodAffinity",
     "DefaultBinder",
 ]
-NEEDS_VOLUME_INFORMERS = ["VolumeBinding"]
+NEEDS_VOLUME_INFORMERS = ["VolumeBinding", "VolumeRestrictions", "VolumeZone"]
 
 
 @pytest.mark.parametrize("name", UPSTREAM_NAMES)
@@ -51,6 +51,11 @@ def test_args_of_the_wrong_type_are_rejected():
         ("InterPodAffinity", "InterPodAffinity: SnapshotSharedLister is nil"),
         ("DefaultBinder", "DefaultBinder: a client is required"),
         ("VolumeBinding", "VolumeBinding: volume informers and a clock are required"),
+        ("VolumeZone", "VolumeZone: volume informers are required"),
+        (
+            "VolumeRestrictions",
+            "VolumeRestrictions: the claim informer and the cache's claim references are required",
+        ),
     ],
 )
 def test_missing_dependencies_are_reported(name, message):
