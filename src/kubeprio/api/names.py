@@ -3,7 +3,7 @@
 Mirrors upstream ``staging/src/k8s.io/apiserver/pkg/storage/names/generate.go``
 (``SimpleNameGenerator``) with ``k8s.io/apimachinery/pkg/util/rand.String``'s alphabet
 (no vowels, no confusable digits, so no words appear by accident). Used for
-``metadata.generateName`` (``apiserver.service``) and for the ``kube-api-access-*``
+``metadata.generateName`` (``apiserver.servicewrites``) and for the ``kube-api-access-*``
 volume of the ServiceAccount admission plugin. The caller supplies the seeded
 ``random.Random`` (docs/design.md: no module-level randomness). Pure: no I/O.
 """

@@ -5,7 +5,9 @@ the pod strategy's ``CheckGracefulDelete`` (``pkg/registry/core/pod/strategy.go`
 the decisions of ``Store.Delete``/``updateForGracefulDeletionAndFinalizers``
 (``registry/generic/registry/store.go``). ``ApiService.delete_object`` carries out the
 plan against the store; this module is a pure function of the object, the options and
-the time, so its rules can be tested on their own.
+the time, so its rules can be tested on their own. The request's checks come first:
+``validate_delete_options`` (``ValidateDeleteOptions``) and ``check_preconditions``
+(``BeforeDelete``'s uid and resourceVersion preconditions).
 
 Graceful deletion exists for pods only::
 
@@ -24,10 +26,51 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from kubeprio.api import errors
 from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod
+from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.client.protocol import DeleteRequest
 from kubeprio.clock import parse_rfc3339, rfc3339
+
+PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
+
+
+def validate_delete_options(options: DeleteRequest) -> None:
+    """``ValidateDeleteOptions`` for the options kubeprio supports (propagationPolicy)."""
+    policy = options.propagation_policy
+    if policy is not None and policy not in PROPAGATION_POLICIES:
+        found = [errors.not_supported("propagationPolicy", policy, (*PROPAGATION_POLICIES, "nil"))]
+        raise errors.invalid_error("DeleteOptions", "meta.k8s.io", "", found)
+
+
+def check_preconditions(info: ResourceInfo, current: Any, options: DeleteRequest) -> None:
+    """``BeforeDelete``'s early precondition check (the conflict names the kind)."""
+    pre = options.preconditions
+    if pre is None:
+        return
+    name = current.metadata.name or ""
+    if pre.uid is not None and pre.uid != current.metadata.uid:
+        raise errors.conflict(
+            info.kind,
+            info.group,
+            name,
+            f"the UID in the precondition ({pre.uid}) does not match the UID in record "
+            f"({current.metadata.uid or ''}). The object might have been deleted and then recreated",
+        )
+    if (
+        pre.resource_version is not None
+        and pre.resource_version != current.metadata.resource_version
+    ):
+        raise errors.conflict(
+            info.kind,
+            info.group,
+            name,
+            f"the ResourceVersion in the precondition ({pre.resource_version}) does not match "
+            f"the ResourceVersion in record ({current.metadata.resource_version or ''}). "
+            "The object might have been modified",
+        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -69,15 +69,9 @@ from kubeprio.apiserver import (
 )
 from kubeprio.apiserver.requestmetrics import RequestLabels, RequestMetrics
 from kubeprio.apiserver.resourcemetrics import PodsOnNode
-from kubeprio.apiserver.rest import (
-    DEFAULT_WATCH_TIMEOUT,
-    JSON_TYPE,
-    LogFollow,
-    Reply,
-    RestHandler,
-    RestRequest,
-    TextReply,
-)
+from kubeprio.apiserver.rest import DEFAULT_WATCH_TIMEOUT, RestHandler
+from kubeprio.apiserver.restdecoding import JSON_TYPE
+from kubeprio.apiserver.restmessages import LogFollow, Reply, RestRequest, TextReply
 from kubeprio.apiserver.routes import RouteTable, Target, split_path
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.tokenrequest import TokenIssuer

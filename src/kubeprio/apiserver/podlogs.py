@@ -11,7 +11,7 @@ API server relays as a 400.
 kubeprio's containers are simulated: they run for their scripted time and print
 nothing. A container that has started therefore answers an empty log, exactly as a real
 container that wrote nothing would; every refusal uses upstream's words. Driven by
-``rest.RestHandler.logs``; pure (no I/O, no clock).
+``restreads.RestReads.logs``; pure (no I/O, no clock).
 """
 
 from __future__ import annotations

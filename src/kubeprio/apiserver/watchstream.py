@@ -64,7 +64,7 @@ class WatchStream:
         self.bookmarks = bookmarks
         self.timeout = timeout
         self._pending_error = error
-        # A version served by conversion encodes its objects converted (``rest.object_body``).
+        # A version served by conversion encodes its objects converted (``restmessages.object_body``).
         self._encode = encode or json_fragment
         self._columns_sent = False
         self._last_revision = 0

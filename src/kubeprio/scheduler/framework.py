@@ -1,7 +1,7 @@
 """Scheduling framework types: status codes, cycle state, pod infos and plugin protocols.
 
 Types only (as upstream ``staging/src/k8s.io/kube-scheduler/framework/interface.go``,
-kept small): ``scheduler.runtime`` runs plugins, ``scheduler.scheduler`` drives a cycle.
+kept small): ``scheduler.runtime`` runs plugins, ``scheduler.schedulingcycle`` runs a cycle.
 Plugins return a ``Status`` (``None`` means success) and raise only on bugs; the
 runtime turns an exception into ``Code.ERROR`` stamped with the plugin name.
 

@@ -24,7 +24,8 @@ from kubeprio.api.serialization import (
     from_dict,
     to_dict,
 )
-from kubeprio.apiserver.service import _apply_patch, _top_level_keys
+from kubeprio.apiserver.patchapply import apply_patch_members as _apply_patch
+from kubeprio.apiserver.patchapply import top_level_keys as _top_level_keys
 from kubeprio.client.protocol import PatchType
 
 POD = {

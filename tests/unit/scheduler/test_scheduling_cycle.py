@@ -14,7 +14,7 @@ import pytest
 
 from kubeprio.api.core import Node, Pod
 from kubeprio.scheduler.framework import Code, CycleState
-from kubeprio.scheduler.scheduler import num_feasible_nodes_to_find
+from kubeprio.scheduler.schedulingcycle import num_feasible_nodes_to_find
 from tests.builders import affinity_term, label_selector, node, pod
 from tests.unit.scheduler.preemption_harness import (
     HIGH,

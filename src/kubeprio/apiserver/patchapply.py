@@ -1,0 +1,96 @@
+"""Applying a PATCH body to a stored object's JSON, and the checks on what comes out.
+
+What it is: the pure steps of ``ApiService.patch_object`` (``apiserver.servicewrites``)
+between reading the object and writing it back. A merge or strategic merge patch changes
+each top-level member on its own (RFC 7386 ``MergePatch``, upstream ``mergeMap``), so only
+the members it names are encoded, patched and decoded (``top_level_keys``,
+``apply_patch_members``); a JSON patch, or a top-level ``$`` directive, patches the whole
+document. The patched object must keep the URL's name and namespace (``check_patched_name``),
+and a patch failure maps to the Status upstream answers with (``patch_error``).
+
+Who drives it: ``apiserver.servicewrites``. No store access, no clock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubeprio.api import errors
+from kubeprio.api import patch as patching
+from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.model import JsonDict, evolve
+from kubeprio.client.protocol import PatchType
+
+
+def check_patched_name(obj: Any, info: ResourceInfo, name: str, namespace: str) -> Any:
+    """``checkName`` + ``EnsureObjectNamespaceMatchesRequestNamespace`` for a patched object.
+
+    The object must keep the name on the URL (400 otherwise); an emptied namespace is
+    filled in from the request, a different one is a 400.
+    """
+    meta: ObjectMeta = obj.metadata
+    if (meta.name or "") != name:
+        raise errors.bad_request(
+            f"the name of the object ({meta.name or ''}) does not match the name on the URL ({name})"
+        )
+    if info.namespaced:
+        if not meta.namespace:
+            return evolve(obj, metadata=evolve(meta, namespace=namespace))
+        if meta.namespace != namespace:
+            raise errors.bad_request(
+                f"the namespace of the object ({meta.namespace}) does not match the namespace on "
+                f"the request ({namespace})"
+            )
+    return obj
+
+
+def top_level_keys(patch: object, patch_type: PatchType | str) -> frozenset[str] | None:
+    """The top-level keys a merge or strategic merge patch can change, or None when it may
+    change anything (a JSON patch, or a top-level ``$`` directive such as ``$retainKeys``)."""
+    if patch_type not in (
+        PatchType.MERGE_PATCH,
+        PatchType.STRATEGIC_MERGE_PATCH,
+        PatchType.APPLY_PATCH,
+    ) or not isinstance(patch, dict):
+        return None
+    if any(key.startswith("$") for key in patch):
+        return None
+    return frozenset(patch)
+
+
+def apply_patch_members(
+    document: JsonDict,
+    patch: object,
+    patch_type: PatchType | str,
+    kind: str,
+    touched: frozenset[str] | None,
+) -> JsonDict:
+    """``patching.apply_patch`` on ``document``; with ``touched`` known, only those top-level
+    members are copied and patched (both patch kinds merge each top-level key on its own),
+    the others are passed through untouched, in the same key order."""
+    if touched is None:
+        return patching.apply_patch(document, patch, patch_type=patch_type, kind=kind)
+    part = {key: value for key, value in document.items() if key in touched}
+    patched_part = patching.apply_patch(part, patch, patch_type=patch_type, kind=kind)
+    result: JsonDict = {}
+    for key, value in document.items():
+        if key not in touched:
+            result[key] = value
+        elif key in patched_part:
+            result[key] = patched_part[key]
+    for key, value in patched_part.items():
+        if key not in result:
+            result[key] = value
+    return result
+
+
+def patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> errors.StatusError:
+    """Map a patch failure to the Status upstream answers with (400, 415 or 422)."""
+    if exc.code == errors.UnsupportedMediaTypeError.code:
+        return errors.UnsupportedMediaTypeError.build(str(exc))
+    if exc.code == errors.InvalidError.code:
+        return errors.InvalidError.build(
+            str(exc), details=errors.status_details(name=name, group=info.group, kind=info.kind)
+        )
+    return errors.bad_request(str(exc))

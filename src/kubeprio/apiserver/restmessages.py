@@ -1,0 +1,98 @@
+"""What goes in and out of a REST handler: the parsed request, the replies, and the
+encoding of a stored object in a reply.
+
+What it is: ``RestRequest`` (what the HTTP adapter parsed), ``Reply`` (a JSON answer with
+admission warnings, which the adapter writes as ``Warning`` headers), ``TextReply`` and
+``LogFollow`` (``pods/log``). A stored object travels as an ``orjson.Fragment`` of its
+shared encoding (``api.encoded``); at a version served by conversion
+(``api.kinds.ALTERNATE_VERSIONS``: ``autoscaling/v1`` HorizontalPodAutoscaler) it is
+converted on the way out (``object_body``) and a body converted on the way in
+(``to_storage``).
+
+Who drives it: ``apiserver.http`` builds requests and writes replies; the REST handlers
+(``apiserver.rest`` and its parts) and ``apiserver.restdecoding`` use them. No HTTP imports.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+
+from kubeprio.admission.chain import UserInfo
+from kubeprio.api import autoscalingv1
+from kubeprio.api.encoded import json_fragment
+from kubeprio.api.kinds import ResourceInfo
+from kubeprio.api.model import JsonDict
+from kubeprio.api.serialization import to_dict
+from kubeprio.apiserver.routes import Target
+
+CONVERSIONS: Final[
+    dict[str, tuple[Callable[[JsonDict], JsonDict], Callable[[JsonDict], JsonDict]]]
+] = {
+    "HorizontalPodAutoscaler@v1": (autoscalingv1.to_v1, autoscalingv1.from_v1),
+}
+"""Versions served by conversion (``api.kinds.ALTERNATE_VERSIONS``), by schema key: (from
+the stored version's JSON, to it)."""
+
+
+def object_body(
+    info: ResourceInfo, obj: Any, *, remember: bool = True
+) -> JsonDict | orjson.Fragment:
+    """A stored object as the request's version answers it: its shared encoding, or, at a
+    version served by conversion, the converted document."""
+    if info.storage_version:
+        return CONVERSIONS[info.schema_key][0](to_dict(obj))
+    return json_fragment(obj, remember=remember)
+
+
+def to_storage(info: ResourceInfo, data: JsonDict) -> JsonDict:
+    """A request body at a version served by conversion, as the stored version's JSON."""
+    if info.storage_version and isinstance(data, dict):
+        return CONVERSIONS[info.schema_key][1](data)
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class RestRequest:
+    """A resource request, as the adapter parsed it."""
+
+    method: str
+    target: Target
+    query: Mapping[str, str]
+    accept: str = ""
+    content_type: str = ""
+    body: bytes = b""
+    user: UserInfo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A JSON answer: status code, body, admission warnings.
+
+    A single stored object travels as an ``orjson.Fragment`` of its shared encoding
+    (``api.encoded``): the write that stored it, or another reader, already encoded it."""
+
+    code: int
+    body: JsonDict | orjson.Fragment
+    warnings: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TextReply:
+    """A plain-text answer (``pods/log``)."""
+
+    body: bytes
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LogFollow:
+    """A followed log of a running container: the stream stays open while it runs."""
+
+    namespace: str
+    name: str
+    uid: str
+    container: str
