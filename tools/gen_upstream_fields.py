@@ -53,6 +53,7 @@ ROOTS = {
     "PodDisruptionBudget": "V1PodDisruptionBudget",
     "Deployment": "V1Deployment",
     "ReplicaSet": "V1ReplicaSet",
+    "ReplicationController": "V1ReplicationController",
     "DaemonSet": "V1DaemonSet",
     "ControllerRevision": "V1ControllerRevision",
     "StatefulSet": "V1StatefulSet",
@@ -84,6 +85,8 @@ ROOTS = {
     "SelfSubjectAccessReview": "V1SelfSubjectAccessReview",
     "SelfSubjectRulesReview": "V1SelfSubjectRulesReview",
     "SelfSubjectReview": "V1SelfSubjectReview",
+    "SubjectAccessReview": "V1SubjectAccessReview",
+    "LocalSubjectAccessReview": "V1LocalSubjectAccessReview",
     "TokenRequest": "AuthenticationV1TokenRequest",
 }
 SCALARS = {
@@ -160,7 +163,8 @@ PACKAGES = (
     ("CrossVersionObjectReference", "autoscaling.v1"),
     ("SelfSubjectAccessReview", "authorization.v1"),
     ("SelfSubjectRulesReview", "authorization.v1"),
-    ("SubjectAccessReviewStatus", "authorization.v1"),
+    ("SubjectAccessReview", "authorization.v1"),
+    ("LocalSubjectAccessReview", "authorization.v1"),
     ("SubjectRulesReviewStatus", "authorization.v1"),
     ("ResourceAttributes", "authorization.v1"),
     ("NonResourceAttributes", "authorization.v1"),
@@ -173,7 +177,7 @@ PACKAGES = (
     ("TokenRequest", "authentication.v1"),
     ("BoundObjectReference", "authentication.v1"),
     ("StorageClass", "storage.v1"),
-    # After SubjectAccessReviewStatus and SubjectRulesReviewStatus: RBAC's Subject.
+    # After SubjectAccessReview* and SubjectRulesReviewStatus: RBAC's Subject.
     ("Subject", "rbac.v1"),
     ("ClusterRole", "rbac.v1"),
     ("Role", "rbac.v1"),

@@ -69,6 +69,8 @@ from kubeprio.api.poddefaults import (
     with_service_account_name,
 )
 from kubeprio.api.rbac import ClusterRoleBinding, RoleBinding, default_binding
+from kubeprio.api.replicationcontroller import ReplicationController
+from kubeprio.api.replicationcontrollerdefaults import default_replication_controller
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import SECRET_TYPE_OPAQUE, Secret
 from kubeprio.api.service import Service
@@ -166,6 +168,12 @@ def _default_daemon_set(ds: DaemonSet) -> DaemonSet:
 def _default_stateful_set(sts: StatefulSet) -> StatefulSet:
     """``SetDefaults_StatefulSet`` (``api.statefulsetdefaults``) with the template defaults here."""
     return default_stateful_set(sts, default_template=default_pod_template)
+
+
+def _default_replication_controller(rc: ReplicationController) -> ReplicationController:
+    """``SetDefaults_ReplicationController`` (``api.replicationcontrollerdefaults``) with the
+    template defaults here."""
+    return default_replication_controller(rc, default_template=default_pod_template)
 
 
 def copy_template_labels(job: Job) -> Job:
@@ -367,6 +375,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Pod: default_pod,
     Deployment: default_deployment,
     ReplicaSet: default_replica_set,
+    ReplicationController: _default_replication_controller,
     DaemonSet: _default_daemon_set,
     StatefulSet: _default_stateful_set,
     Job: default_job,

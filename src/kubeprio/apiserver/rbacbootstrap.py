@@ -13,8 +13,8 @@ kubeprio serves (rules about kinds it does not serve are left out):
 * ``system:discovery`` and ``system:basic-user`` bound to ``system:authenticated``;
   ``system:public-info-viewer`` bound to it and ``system:unauthenticated``;
   ``system:monitoring`` bound to the group of that name;
-* ``system:auth-delegator`` (create ``tokenreviews``), bound to nobody: servers that
-  delegate authentication get it bound to their account;
+* ``system:auth-delegator`` (create ``tokenreviews`` and ``subjectaccessreviews``), bound
+  to nobody: servers that delegate authentication get it bound to their account;
 * ``system:service-account-issuer-discovery`` (get the OIDC configuration and JWKS paths),
   bound to ``system:serviceaccounts``: every service account may read the issuer's keys.
   Upstream suggests binding it to ``system:unauthenticated`` for relying parties outside
@@ -82,10 +82,11 @@ def _urls(*urls: str) -> PolicyRule:
 
 
 VIEW_RULES: Final = (
-    _rule(READ, "", "pods", "serviceaccounts", "services", "services/status", "endpoints",
-          "configmaps"),
+    _rule(READ, "", "pods", "replicationcontrollers", "replicationcontrollers/scale",
+          "serviceaccounts", "services", "services/status", "endpoints", "configmaps"),
     _rule(READ, "", "limitranges", "resourcequotas", "events", "pods/status",
-          "resourcequotas/status", "namespaces/status", "pods/log"),
+          "resourcequotas/status", "namespaces/status", "replicationcontrollers/status",
+          "pods/log"),
     _rule(READ, "", "namespaces"),
     _rule(READ, "discovery.k8s.io", "endpointslices"),
     _rule(READ, "apps", "controllerrevisions", "statefulsets", "statefulsets/status",
@@ -103,7 +104,8 @@ EDIT_RULES: Final = (
     _rule(("impersonate",), "", "serviceaccounts"),
     _rule(WRITE, "", "pods", "pods/attach", "pods/exec", "pods/portforward"),
     _rule(("create",), "", "pods/eviction"),
-    _rule(WRITE, "", "serviceaccounts", "services", "configmaps", "secrets", "events"),
+    _rule(WRITE, "", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
+          "services", "configmaps", "secrets", "events"),
     _rule(("create",), "", "serviceaccounts/token"),
     _rule(WRITE, "apps", "statefulsets", "statefulsets/scale", "daemonsets", "deployments",
           "deployments/scale", "replicasets", "replicasets/scale"),
@@ -114,7 +116,10 @@ EDIT_RULES: Final = (
 )  # fmt: skip
 """``system:aggregate-to-edit`` (no write on endpoints and slices since 1.22, CVE-2021-25740)."""
 
-ADMIN_RULES: Final = (_rule(READ_WRITE, GROUP, "roles", "rolebindings"),)
+ADMIN_RULES: Final = (
+    _rule(("create",), AUTHORIZATION_GROUP, "localsubjectaccessreviews"),
+    _rule(READ_WRITE, GROUP, "roles", "rolebindings"),
+)
 """``system:aggregate-to-admin``: what ``admin`` adds to ``edit``."""
 
 DISCOVERY_URLS: Final = (
@@ -179,8 +184,13 @@ CLUSTER_ROLES: Final = (
             _rule(("create",), AUTHENTICATION_GROUP, "selfsubjectreviews"),
         ),
     ),
-    # Upstream's role also creates subjectaccessreviews, which kubeprio does not serve.
-    _role("system:auth-delegator", (_rule(("create",), AUTHENTICATION_GROUP, "tokenreviews"),)),
+    _role(
+        "system:auth-delegator",
+        (
+            _rule(("create",), AUTHENTICATION_GROUP, "tokenreviews"),
+            _rule(("create",), AUTHORIZATION_GROUP, "subjectaccessreviews"),
+        ),
+    ),
     _role("system:service-account-issuer-discovery", (_urls(*ISSUER_DISCOVERY_URLS),)),
 )  # fmt: skip
 """``ClusterRoles()`` of upstream's bootstrap policy, as far as kubeprio serves them."""

@@ -2,8 +2,8 @@
 
 * ``prepare_for_create``: system fields (uid, creationTimestamp, generation) and the
   status a new object starts with (pods start ``Pending`` with their QoS class,
-  workloads and PDBs start with an empty status; nodes keep theirs, as kubelets create
-  them with status). A DaemonSet's template generation is kept by
+  workloads and PDBs start with an empty status, ReplicationControllers with
+  ``replicas: 0``; nodes keep theirs, as kubelets create them with status). A DaemonSet's template generation is kept by
   ``apiserver.templategeneration``; a StatefulSet's alpha ``rollingUpdate.maxUnavailable``
   is dropped (``drop_max_unavailable``). A Job without ``manualSelector`` gets its generated selector and
   template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
@@ -63,6 +63,8 @@ from kubeprio.api.persistentvolume import (
     TypedObjectReference,
 )
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.replicationcontroller import EMPTY_STATUS as EMPTY_RC_STATUS
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.resourcequota import ResourceQuota, ResourceQuotaStatus
 from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
@@ -82,6 +84,7 @@ GENERATION_KINDS: Final = (
     PodDisruptionBudget,
     Deployment,
     ReplicaSet,
+    ReplicationController,
     DaemonSet,
     StatefulSet,
     Job,
@@ -116,6 +119,9 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, DaemonSet):
         # PrepareForCreate resets the status; Go's JSON always sends its four plain counts.
         changes["status"] = EMPTY_STATUS
+    elif isinstance(obj, ReplicationController):
+        # PrepareForCreate resets the status; Go's JSON always sends ``replicas``.
+        changes["status"] = EMPTY_RC_STATUS
     elif isinstance(obj, StatefulSet):
         changes["status"] = EMPTY_STATEFUL_SET_STATUS
         changes["spec"] = drop_max_unavailable(obj.spec, None)

@@ -43,6 +43,7 @@ from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClai
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
 from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
@@ -397,6 +398,10 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     EndpointSlice: (ENDPOINT_SLICE_COLUMNS, print_endpoint_slice),
     Deployment: (workloadtables.DEPLOYMENT_COLUMNS, workloadtables.print_deployment),
     ReplicaSet: (workloadtables.REPLICA_SET_COLUMNS, workloadtables.print_replica_set),
+    ReplicationController: (
+        workloadtables.REPLICATION_CONTROLLER_COLUMNS,
+        workloadtables.print_replication_controller,
+    ),
     DaemonSet: (workloadtables.DAEMON_SET_COLUMNS, workloadtables.print_daemon_set),
     StatefulSet: (workloadtables.STATEFUL_SET_COLUMNS, workloadtables.print_stateful_set),
     ControllerRevision: (

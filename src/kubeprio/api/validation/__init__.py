@@ -6,7 +6,7 @@ rules live in ``validation.meta``; each kind's rules live in a module named afte
 API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``), ``validation.autoscaling``,
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
-StatefulSets in ``validation.statefulset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
+StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
 ``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
@@ -55,6 +55,7 @@ from kubeprio.api.validation import (  # isort: skip
     limitrange,
     policy,
     rbac,
+    replicationcontroller,
     resourcequota,
     scheduling,
     secret,
@@ -68,6 +69,7 @@ from kubeprio.api.validation import (  # isort: skip
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **core.CREATE,
     **apps.CREATE,
+    **replicationcontroller.CREATE,
     **daemonset.CREATE,
     **statefulset.CREATE,
     **batch.CREATE,
@@ -91,6 +93,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
 UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.UPDATE,
     **apps.UPDATE,
+    **replicationcontroller.UPDATE,
     **daemonset.UPDATE,
     **statefulset.UPDATE,
     **batch.UPDATE,
@@ -112,6 +115,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
 STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
+    **replicationcontroller.STATUS_UPDATE,
     **daemonset.STATUS_UPDATE,
     **statefulset.STATUS_UPDATE,
     **batch.STATUS_UPDATE,
@@ -127,6 +131,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
 WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **core.WARNINGS,
     **apps.WARNINGS,
+    **replicationcontroller.WARNINGS,
     **daemonset.WARNINGS,
     **statefulset.WARNINGS,
     **batch.WARNINGS,
