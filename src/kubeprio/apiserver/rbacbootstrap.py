@@ -14,8 +14,12 @@ kubeprio serves (rules about kinds it does not serve are left out):
   ``system:public-info-viewer`` bound to it and ``system:unauthenticated``;
   ``system:monitoring`` bound to the group of that name;
 * ``system:auth-delegator`` (create ``tokenreviews`` and ``subjectaccessreviews``), bound
-  to nobody: servers that
-  delegate authentication get it bound to their account.
+  to nobody: servers that delegate authentication get it bound to their account;
+* ``system:service-account-issuer-discovery`` (get the OIDC configuration and JWKS paths),
+  bound to ``system:serviceaccounts``: every service account may read the issuer's keys.
+  Upstream suggests binding it to ``system:unauthenticated`` for relying parties outside
+  the cluster; kubeprio serves no anonymous requests (every request without a token is a
+  401, as kube-apiserver with ``--anonymous-auth=false``), so such a binding grants nothing.
 
 Each object carries the label ``kubernetes.io/bootstrapping: rbac-defaults`` and the
 annotation ``rbac.authorization.kubernetes.io/autoupdate: "true"``. At every start a
@@ -49,6 +53,7 @@ from kubeprio.api.rbac import (
 )
 from kubeprio.api.reviews import AUTHENTICATION_GROUP, AUTHORIZATION_GROUP
 from kubeprio.apiserver.service import ApiService
+from kubeprio.apiserver.tokenclaims import ALL_SERVICE_ACCOUNTS_GROUP
 
 READ: Final = ("get", "list", "watch")
 WRITE: Final = ("create", "delete", "deletecollection", "patch", "update")
@@ -124,6 +129,10 @@ DISCOVERY_URLS: Final = (
     "/readyz", "/version", "/version/",
 )  # fmt: skip
 PUBLIC_INFO_URLS: Final = ("/healthz", "/livez", "/readyz", "/version", "/version/")
+ISSUER_DISCOVERY_URLS: Final = (
+    "/.well-known/openid-configuration", "/.well-known/openid-configuration/",
+    "/openid/v1/jwks", "/openid/v1/jwks/",
+)  # fmt: skip
 MONITORING_URLS: Final = (
     "/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics", "/metrics/slis", "/readyz",
     "/readyz/*",
@@ -184,6 +193,7 @@ CLUSTER_ROLES: Final = (
             _rule(("create",), AUTHORIZATION_GROUP, "subjectaccessreviews"),
         ),
     ),
+    _role("system:service-account-issuer-discovery", (_urls(*ISSUER_DISCOVERY_URLS),)),
 )  # fmt: skip
 """``ClusterRoles()`` of upstream's bootstrap policy, as far as kubeprio serves them."""
 
@@ -204,6 +214,7 @@ CLUSTER_ROLE_BINDINGS: Final = (
     _binding("system:basic-user", AUTHENTICATED),
     _binding("system:public-info-viewer", AUTHENTICATED, UNAUTHENTICATED),
     _binding("system:monitoring", "system:monitoring"),
+    _binding("system:service-account-issuer-discovery", ALL_SERVICE_ACCOUNTS_GROUP),
 )
 """``ClusterRoleBindings()`` of upstream's bootstrap policy, for the roles above."""
 
