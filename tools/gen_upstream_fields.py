@@ -53,6 +53,7 @@ ROOTS = {
     "PodDisruptionBudget": "V1PodDisruptionBudget",
     "Deployment": "V1Deployment",
     "ReplicaSet": "V1ReplicaSet",
+    "ReplicationController": "V1ReplicationController",
     "DaemonSet": "V1DaemonSet",
     "ControllerRevision": "V1ControllerRevision",
     "StatefulSet": "V1StatefulSet",
@@ -72,6 +73,9 @@ ROOTS = {
     "StorageClass": "V1StorageClass",
     "RuntimeClass": "V1RuntimeClass",
     "PodTemplate": "V1PodTemplate",
+    "Ingress": "V1Ingress",
+    "IngressClass": "V1IngressClass",
+    "NetworkPolicy": "V1NetworkPolicy",
     "ConfigMap": "V1ConfigMap",
     "Secret": "V1Secret",
     "ServiceAccount": "V1ServiceAccount",
@@ -86,6 +90,8 @@ ROOTS = {
     "SelfSubjectAccessReview": "V1SelfSubjectAccessReview",
     "SelfSubjectRulesReview": "V1SelfSubjectRulesReview",
     "SelfSubjectReview": "V1SelfSubjectReview",
+    "SubjectAccessReview": "V1SubjectAccessReview",
+    "LocalSubjectAccessReview": "V1LocalSubjectAccessReview",
     "TokenRequest": "AuthenticationV1TokenRequest",
 }
 SCALARS = {
@@ -163,7 +169,8 @@ PACKAGES = (
     ("CrossVersionObjectReference", "autoscaling.v1"),
     ("SelfSubjectAccessReview", "authorization.v1"),
     ("SelfSubjectRulesReview", "authorization.v1"),
-    ("SubjectAccessReviewStatus", "authorization.v1"),
+    ("SubjectAccessReview", "authorization.v1"),
+    ("LocalSubjectAccessReview", "authorization.v1"),
     ("SubjectRulesReviewStatus", "authorization.v1"),
     ("ResourceAttributes", "authorization.v1"),
     ("NonResourceAttributes", "authorization.v1"),
@@ -179,7 +186,13 @@ PACKAGES = (
     ("RuntimeClass", "node.v1"),
     ("Overhead", "node.v1"),
     ("Scheduling", "node.v1"),
-    # After SubjectAccessReviewStatus and SubjectRulesReviewStatus: RBAC's Subject.
+    # Ingress, IngressClass and their parts; NetworkPolicy and its peers and ports.
+    ("Ingress", "networking.v1"),
+    ("HTTPIngress", "networking.v1"),
+    ("ServiceBackendPort", "networking.v1"),
+    ("NetworkPolicy", "networking.v1"),
+    ("IPBlock", "networking.v1"),
+    # After SubjectAccessReview* and SubjectRulesReviewStatus: RBAC's Subject.
     ("Subject", "rbac.v1"),
     ("ClusterRole", "rbac.v1"),
     ("Role", "rbac.v1"),

@@ -367,5 +367,18 @@ def test_token_review_with_kubectl_and_the_auth_delegator_role(served, ns):
     assert again["status"]["authenticated"] is True
     rules = served.json("get", "clusterrole", "system:auth-delegator", "-o", "json")["rules"]
     assert rules == [
-        {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]}
+        {
+            "apiGroups": ["authentication.k8s.io"],
+            "resources": ["tokenreviews"],
+            "verbs": ["create"],
+        },
+        {
+            "apiGroups": ["authorization.k8s.io"],
+            "resources": ["subjectaccessreviews"],
+            "verbs": ["create"],
+        },
     ]
+    # The role's second rule: the account may now ask about others (SubjectAccessReview).
+    assert served.ok("--token", token, "auth", "can-i", "create", "subjectaccessreviews") == (
+        "yes\n"
+    )

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from kubeprio.api.core import Event, Namespace
+from kubeprio.api.ingress import IngressClass
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import evolve
@@ -129,6 +130,8 @@ class Listers(Protocol):
     @property
     def runtime_classes(self) -> Lister[RuntimeClass]:
         """All RuntimeClasses."""
+    def ingress_classes(self) -> Lister[IngressClass]:
+        """All IngressClasses."""
         ...
 
 

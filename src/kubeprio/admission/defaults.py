@@ -13,6 +13,7 @@ plugin on::
                 ->  DefaultStorageClass (a class-less claim gets the default class)
                 ->  StorageObjectInUseProtection (pvc-/pv-protection finalizers)
                 ->  RuntimeClass (overhead, node selector, tolerations)
+                ->  DefaultIngressClass (a class-less Ingress gets the default class)
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
                 ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
                 ->  Priority (single globalDefault)  ->  RuntimeClass (overhead matches)
@@ -54,6 +55,7 @@ from kubeprio.admission.defaulttolerationseconds import (
     DefaultTolerations,
     DefaultTolerationSecondsPlugin,
 )
+from kubeprio.admission.ingressclass import DefaultIngressClassPlugin
 from kubeprio.admission.limitranger import LimitRangerPlugin
 from kubeprio.admission.plugins import EnabledPlugins
 from kubeprio.admission.priority import PriorityPlugin
@@ -98,6 +100,8 @@ def default_chain(
     built[protection.name] = (protection, None)
     runtime = RuntimeClassPlugin(listers)
     built[runtime.name] = (runtime, runtime)
+    ingress_class = DefaultIngressClassPlugin(listers)
+    built[ingress_class.name] = (ingress_class, None)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

@@ -32,6 +32,7 @@ from typing import Final
 
 from kubeprio.admission import (
     defaulttolerationseconds,
+    ingressclass,
     limitranger,
     priority,
     resourcequota,
@@ -80,7 +81,7 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     "CertificateSigning",
     "ClusterTrustBundleAttest",
     "CertificateSubjectRestriction",
-    "DefaultIngressClass",
+    ingressclass.PLUGIN_NAME,  # DefaultIngressClass
     "DenyServiceExternalIPs",
     # Upstream: "webhook, resourcequota, and deny plugins must go at the end".
     "MutatingAdmissionPolicy",
@@ -139,6 +140,7 @@ IMPLEMENTED: Final = frozenset(
         storage.DEFAULT_STORAGE_CLASS,
         storage.STORAGE_OBJECT_IN_USE_PROTECTION,
         runtimeclass.PLUGIN_NAME,
+        ingressclass.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.

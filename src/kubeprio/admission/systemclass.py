@@ -7,7 +7,7 @@ these priorities." Current upstream has no such default (it removed the kube-sys
 rule in v1.17 and points to quota ``limitedResources``); kubeprio keeps the seed's
 default as a per-user rule, because ``serve`` has real users:
 
-* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs and CronJobs CREATE/UPDATE** — a pod
+* **validating, pods CREATE; Deployments, ReplicaSets, ReplicationControllers, DaemonSets, StatefulSets, Jobs and CronJobs CREATE/UPDATE** — a pod
   (or a workload's pod template) naming ``system-node-critical`` or
   ``system-cluster-critical`` is refused with 403 unless the request comes from a
   cluster admin (group ``system:masters``) or from inside the server (no user: the

@@ -12,7 +12,7 @@ tenants own a namespace the first by name applies). For objects in those namespa
   Priority plugin's consistency rules hold for the rewritten pod exactly as for a pod
   that named the class itself. The global default only applies when the tenant has
   no default.
-* **validating, pods CREATE; Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs and CronJobs CREATE/UPDATE** —
+* **validating, pods CREATE; Deployments, ReplicaSets, ReplicationControllers, DaemonSets, StatefulSets, Jobs and CronJobs CREATE/UPDATE** —
   *after* ``Priority`` resolved the pod (so a class that came from the tenant or global
   default is checked too): the class must be in ``allowed`` or match ``allowedRegex``
   as a whole, and the priority must not exceed ``maxValue``. For workloads the pod

@@ -5,7 +5,8 @@ Mirrors upstream ``pkg/apis/core/v1/defaults.go`` (with the generated
 ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go`` and
 ``pkg/apis/scheduling/v1/defaults.go``; policy/v1 has no defaults. Services, Endpoints
 and EndpointSlices are defaulted by ``api.servicedefaults``, DaemonSets by
-``api.daemonsetdefaults``, StatefulSets by ``api.statefulsetdefaults``. A Secret's ``stringData`` is
+``api.daemonsetdefaults``, StatefulSets by ``api.statefulsetdefaults``, NetworkPolicies
+and IngressClasses by ``api.networkingdefaults``. A Secret's ``stringData`` is
 merged into its ``data`` here too: upstream does it while converting the decoded v1
 object (``Convert_v1_Secret_To_core_Secret``), right after defaulting. Defaults that fall on
 fields kubeprio does not model (``dnsPolicy``, ``enableServiceLinks``, a container's
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from kubeprio.api import storagedefaults
+from kubeprio.api import networkingdefaults, storagedefaults
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
@@ -52,10 +53,12 @@ from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.daemonsetdefaults import default_daemon_set
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.ingress import IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.limitrangedefaults import default_limit_range
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, JsonDict, evolve
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.poddefaults import (
     default_container,
@@ -71,6 +74,8 @@ from kubeprio.api.poddefaults import (
 from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.rbac import ClusterRoleBinding, RoleBinding, default_binding
 from kubeprio.api.runtimeclass import RuntimeClass, default_runtime_class
+from kubeprio.api.replicationcontroller import ReplicationController
+from kubeprio.api.replicationcontrollerdefaults import default_replication_controller
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import SECRET_TYPE_OPAQUE, Secret
 from kubeprio.api.service import Service
@@ -168,6 +173,12 @@ def _default_daemon_set(ds: DaemonSet) -> DaemonSet:
 def _default_stateful_set(sts: StatefulSet) -> StatefulSet:
     """``SetDefaults_StatefulSet`` (``api.statefulsetdefaults``) with the template defaults here."""
     return default_stateful_set(sts, default_template=default_pod_template)
+
+
+def _default_replication_controller(rc: ReplicationController) -> ReplicationController:
+    """``SetDefaults_ReplicationController`` (``api.replicationcontrollerdefaults``) with the
+    template defaults here."""
+    return default_replication_controller(rc, default_template=default_pod_template)
 
 
 def copy_template_labels(job: Job) -> Job:
@@ -378,6 +389,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Pod: default_pod,
     Deployment: default_deployment,
     ReplicaSet: default_replica_set,
+    ReplicationController: _default_replication_controller,
     DaemonSet: _default_daemon_set,
     StatefulSet: _default_stateful_set,
     Job: default_job,
@@ -396,6 +408,8 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     StorageClass: storagedefaults.default_storage_class,
     RuntimeClass: default_runtime_class,
     PodTemplate: default_pod_template_object,
+    NetworkPolicy: networkingdefaults.default_network_policy,
+    IngressClass: networkingdefaults.default_ingress_class,
     RoleBinding: default_binding,
     ClusterRoleBinding: default_binding,
 }

@@ -6,7 +6,8 @@ Mirrors the ``GetAttrs``/``ToSelectableFields`` functions of upstream registries
 ``spec.schedulerName``, ``spec.restartPolicy``, ``status.phase``,
 ``status.nominatedNodeName``; events add the ``involvedObject.*`` fields, ``reason``,
 ``type`` and ``source``; nodes add ``spec.unschedulable``; secrets add ``type``
-(``pkg/registry/core/secret/strategy.go``). Pure: no I/O.
+(``pkg/registry/core/secret/strategy.go``); ReplicationControllers ``status.replicas``
+(``pkg/registry/core/replicationcontroller/strategy.go``). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kubeprio.api.core import Event, Node, Pod
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.secret import Secret
 
 FieldGetter = Callable[[Any], str]
@@ -63,6 +65,10 @@ _GETTERS: Final[dict[type[object], dict[str, FieldGetter]]] = {
         "type": lambda obj: obj.type or "",
     },
     Secret: {**_COMMON_GETTERS, "type": lambda obj: obj.type or ""},
+    ReplicationController: {
+        **_COMMON_GETTERS,
+        "status.replicas": lambda obj: str((obj.status.replicas if obj.status else None) or 0),
+    },
     Node: {
         **_COMMON_GETTERS,
         "spec.unschedulable": lambda obj: (

@@ -22,12 +22,15 @@ from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import Status
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.resourcemetrics import GROUP as METRICS_GROUP
 from kubeprio.api.resourcemetrics import VERSION as METRICS_VERSION
 from kubeprio.api.resourcemetrics import NodeMetrics, PodMetrics
@@ -35,9 +38,11 @@ from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.reviews import (
     AUTHENTICATION_GROUP,
     AUTHORIZATION_GROUP,
+    LocalSubjectAccessReview,
     SelfSubjectAccessReview,
     SelfSubjectReview,
     SelfSubjectRulesReview,
+    SubjectAccessReview,
     TokenReview,
 )
 from kubeprio.api.runtimeclass import RuntimeClass
@@ -173,6 +178,12 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  "persistentvolumeclaim", True, PersistentVolumeClaim, ("pvc",),
                  subresources=(Subresource("status", "", "v1", "PersistentVolumeClaim",
                                            ("get", "patch", "update")),)),
+    ResourceInfo("", "v1", "ReplicationController", "replicationcontrollers",
+                 "replicationcontroller", True, ReplicationController, ("rc",), ("all",),
+                 subresources=(Subresource("scale", "autoscaling", "v1", "Scale",
+                                           ("get", "patch", "update")),
+                               Subresource("status", "", "v1", "ReplicationController",
+                                           ("get", "patch", "update")))),
     ResourceInfo("", "v1", "ConfigMap", "configmaps", "configmap", True, ConfigMap, ("cm",)),
     ResourceInfo("", "v1", "Secret", "secrets", "secret", True, Secret),
     ResourceInfo("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,
@@ -231,6 +242,14 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  StorageClass, ("sc",), legacy_versions=("v1beta1",)),
     ResourceInfo("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", False,
                  RuntimeClass, legacy_versions=("v1beta1",)),
+    ResourceInfo("networking.k8s.io", "v1", "IngressClass", "ingressclasses", "ingressclass",
+                 False, IngressClass),
+    ResourceInfo("networking.k8s.io", "v1", "Ingress", "ingresses", "ingress", True, Ingress,
+                 ("ing",),
+                 subresources=(Subresource("status", "networking.k8s.io", "v1", "Ingress",
+                                           ("get", "patch", "update")),)),
+    ResourceInfo("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", "networkpolicy",
+                 True, NetworkPolicy, ("netpol",)),
     ResourceInfo("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice",
                  True, EndpointSlice),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",
@@ -259,12 +278,17 @@ REVIEWS: Final[tuple[ResourceInfo, ...]] = (
                  "selfsubjectreview", False, SelfSubjectReview, verbs=("create",)),
     ResourceInfo(AUTHENTICATION_GROUP, "v1", "TokenReview", "tokenreviews", "tokenreview",
                  False, TokenReview, verbs=("create",)),
+    ResourceInfo(AUTHORIZATION_GROUP, "v1", "LocalSubjectAccessReview",
+                 "localsubjectaccessreviews", "localsubjectaccessreview", True,
+                 LocalSubjectAccessReview, verbs=("create",)),
     ResourceInfo(AUTHORIZATION_GROUP, "v1", "SelfSubjectAccessReview",
                  "selfsubjectaccessreviews", "selfsubjectaccessreview", False,
                  SelfSubjectAccessReview, verbs=("create",)),
     ResourceInfo(AUTHORIZATION_GROUP, "v1", "SelfSubjectRulesReview",
                  "selfsubjectrulesreviews", "selfsubjectrulesreview", False,
                  SelfSubjectRulesReview, verbs=("create",)),
+    ResourceInfo(AUTHORIZATION_GROUP, "v1", "SubjectAccessReview", "subjectaccessreviews",
+                 "subjectaccessreview", False, SubjectAccessReview, verbs=("create",)),
 )  # fmt: skip
 """Create-only kinds answered at once and never stored (``apiserver.reviews``)."""
 
@@ -292,7 +316,15 @@ NON_STORED_KINDS: Final[dict[str, type[Any]]] = {
 }
 """Kinds that travel over the API but are not stored objects."""
 
-WORKLOAD_KINDS: Final = (Deployment, ReplicaSet, DaemonSet, StatefulSet, Job, CronJob)
+WORKLOAD_KINDS: Final = (
+    Deployment,
+    ReplicaSet,
+    ReplicationController,
+    DaemonSet,
+    StatefulSet,
+    Job,
+    CronJob,
+)
 """The kinds that carry a pod template (``batch.workload_pod_template``): what the
 priority-class admission plugins and ``kubeprio check`` treat as the pods to come."""
 

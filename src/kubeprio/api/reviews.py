@@ -1,10 +1,11 @@
-"""The self reviews: "may I do this?", "what may I do here?" and "who am I?".
+"""The reviews: "may I (or they) do this?", "what may I do here?" and "who am I?".
 
 Mirrors ``k8s.io/api/authorization/v1/types.go`` (``SelfSubjectAccessReview``,
-``SelfSubjectRulesReview``) and ``k8s.io/api/authentication/v1/types.go``
-(``SelfSubjectReview``, ``TokenReview``). These kinds are never stored: a client creates one and the
-answer comes back in its ``status`` (``kubectl auth can-i``, ``kubectl auth can-i
---list``, ``kubectl auth whoami``). The field and label selectors of
+``SelfSubjectRulesReview``, ``SubjectAccessReview``, ``LocalSubjectAccessReview``) and
+``k8s.io/api/authentication/v1/types.go`` (``SelfSubjectReview``, ``TokenReview``). These
+kinds are never stored: a client creates one and the answer comes back in its ``status``
+(``kubectl auth can-i``, ``kubectl auth can-i --list``, ``kubectl auth whoami``; a
+delegating server's "may this user do that?"). The field and label selectors of
 ``ResourceAttributes`` stay in ``extra``: kubeprio's authorizer does not narrow a
 decision by selector. Pure data: no I/O.
 """
@@ -79,6 +80,48 @@ class SelfSubjectAccessReview:
     kind: str | None = "SelfSubjectAccessReview"
     metadata: ObjectMeta = ObjectMeta()
     spec: SelfSubjectAccessReviewSpec | None = None
+    status: SubjectAccessReviewStatus | None = None
+    extra: JsonDict = extra_field()
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubjectAccessReviewSpec:
+    """The request (exactly one attribute set) and the subject to ask about."""
+
+    resource_attributes: ResourceAttributes | None = None
+    non_resource_attributes: NonResourceAttributes | None = None
+    user: str | None = None
+    groups: tuple[str, ...] | None = None
+    user_extra: Mapping[str, tuple[str, ...]] | None = json_name("extra")
+    """Upstream's ``extra`` (this model's own ``extra`` holds unmodelled keys)."""
+    uid: str | None = None
+    extra: JsonDict = extra_field()
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubjectAccessReview:
+    """An authorization.k8s.io/v1 SubjectAccessReview: may this user do that, anywhere?"""
+
+    api_version: str | None = AUTHORIZATION_V1
+    kind: str | None = "SubjectAccessReview"
+    metadata: ObjectMeta = ObjectMeta()
+    spec: SubjectAccessReviewSpec | None = None
+    status: SubjectAccessReviewStatus | None = None
+    extra: JsonDict = extra_field()
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocalSubjectAccessReview:
+    """An authorization.k8s.io/v1 LocalSubjectAccessReview: the same question, asked in
+    one namespace (``metadata.namespace``, which the resource attributes must name)."""
+
+    api_version: str | None = AUTHORIZATION_V1
+    kind: str | None = "LocalSubjectAccessReview"
+    metadata: ObjectMeta = ObjectMeta()
+    spec: SubjectAccessReviewSpec | None = None
     status: SubjectAccessReviewStatus | None = None
     extra: JsonDict = extra_field()
 

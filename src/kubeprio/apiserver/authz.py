@@ -17,6 +17,8 @@ authorizer, a fixed policy in place of RBAC:
   ``pods/ephemeralcontainers`` (``kubectl debug``), ``scale`` and
   ``serviceaccounts/token`` (``kubectl create token``) are allowed, and so is
   impersonating the service accounts there (``kubectl --as=system:serviceaccount:...``);
+  LocalSubjectAccessReviews, a namespaced kind, may be created there too, as ``admin``
+  allows (SubjectAccessReviews, cluster-scoped, are refused like any cluster write);
 * a service account's token authenticates as ``system:serviceaccount:<ns>:<name>`` with
   the groups ``system:serviceaccounts`` and ``system:serviceaccounts:<ns>``
   (``apiserver.serviceaccountauthn``): a user like any other, so it acts in a tenant's
@@ -85,6 +87,7 @@ TENANT_WRITABLE_SUBRESOURCES: Final = frozenset(
         "deployments/scale",
         "replicasets/scale",
         "statefulsets/scale",
+        "replicationcontrollers/scale",
         "serviceaccounts/token",
     }
 )
@@ -103,9 +106,11 @@ tenant inside its namespaces (``apiserver.impersonation`` asks for exactly this)
 TENANT_READABLE_CLUSTER: Final = frozenset({"priorityclasses"})
 """Cluster-scoped resources every tenant user may read."""
 SELF_REVIEWS: Final = frozenset(
-    (info.group, info.plural) for info in kinds.REVIEWS if info.plural != "tokenreviews"
+    (info.group, info.plural) for info in kinds.REVIEWS if info.plural.startswith("self")
 )
-"""What upstream's ``system:basic-user`` lets every authenticated user create."""
+"""What upstream's ``system:basic-user`` lets every authenticated user create (the reviews
+about someone else, and TokenReviews, are ``system:auth-delegator``'s, or in a namespace
+``admin``'s)."""
 DISCOVERY_PATHS: Final = (
     "/api",
     "/api/*",

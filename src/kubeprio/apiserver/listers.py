@@ -10,6 +10,7 @@ from typing import Generic, TypeVar
 
 from kubeprio.api import kinds
 from kubeprio.api.core import Namespace
+from kubeprio.api.ingress import IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.runtimeclass import RuntimeClass
@@ -56,6 +57,7 @@ class StoreListers:
         self._limit_ranges = StoreLister(store, LimitRange)
         self._storage_classes = StoreLister(store, StorageClass)
         self._runtime_classes = StoreLister(store, RuntimeClass)
+        self._ingress_classes = StoreLister(store, IngressClass)
 
     @property
     def priority_classes(self) -> StoreLister[PriorityClass]:
@@ -96,3 +98,6 @@ class StoreListers:
     def runtime_classes(self) -> StoreLister[RuntimeClass]:
         """All RuntimeClasses."""
         return self._runtime_classes
+    def ingress_classes(self) -> StoreLister[IngressClass]:
+        """All IngressClasses."""
+        return self._ingress_classes

@@ -68,7 +68,13 @@ class RestWrites:
         if isinstance(obj, TokenReview):
             body = tokenreview.answer(obj, self.token_reviewer)
         else:
-            body = reviews.answer(obj, request.user, self.reviewer, now=self.clock.now())
+            body = reviews.answer(
+                obj,
+                request.user,
+                self.reviewer,
+                now=self.clock.now(),
+                namespace=request.target.namespace,
+            )
         return Reply(201, body, tuple(warnings))
 
     def update(self, request: RestRequest) -> Reply:

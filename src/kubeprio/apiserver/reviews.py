@@ -1,11 +1,12 @@
-"""Answering the self reviews: ``kubectl auth can-i``, ``can-i --list`` and ``whoami``.
+"""Answering the reviews: ``kubectl auth can-i``, ``can-i --list``, ``whoami``, and the
+access reviews about another subject (``apiserver.subjectaccessreview``).
 
-What it is: the create handlers of the three never-stored kinds, as upstream's
+What it is: the create handlers of the three never-stored self kinds, as upstream's
 ``pkg/registry/authorization/selfsubjectaccessreview``, ``.../selfsubjectrulesreview``
 and ``pkg/registry/authentication/selfsubjectreview`` write them:
 
 * SelfSubjectAccessReview: validated first (exactly one of ``resourceAttributes`` and
-  ``nonResourceAttributes``; ``metadata`` empty), then the caller's request is put to the
+  ``nonResourceAttributes``; selectors raw or as requirements; ``metadata`` empty), then the caller's request is put to the
   authorizer; the object comes back with ``status.allowed`` and the reason;
 * SelfSubjectRulesReview: ``spec.namespace`` is required ("no namespace on request");
   the status lists the authorizer's rules for the caller there;
@@ -31,14 +32,23 @@ from kubeprio.api.reviews import (
     AUTHENTICATION_V1,
     AUTHORIZATION_GROUP,
     AUTHORIZATION_V1,
+    LocalSubjectAccessReview,
     SelfSubjectAccessReview,
     SelfSubjectReview,
     SelfSubjectRulesReview,
+    SubjectAccessReview,
     SubjectAccessReviewStatus,
 )
 from kubeprio.api.reviews import UserInfo as ReviewedUser
 from kubeprio.api.serialization import to_dict
-from kubeprio.apiserver.authz import Attributes, ReviewingAuthorizer
+from kubeprio.apiserver import subjectaccessreview
+from kubeprio.apiserver.authz import ReviewingAuthorizer
+from kubeprio.apiserver.subjectaccessreview import (
+    attribute_errors,
+    metadata_json,
+    review_attributes,
+    selector_errors,
+)
 from kubeprio.clock import rfc3339
 
 MODELS: Final = frozenset(info.model for info in kinds.REVIEWS)
@@ -52,9 +62,16 @@ def _caller(user: UserInfo | None) -> UserInfo:
 
 
 def answer(
-    review: Any, user: UserInfo | None, authorizer: ReviewingAuthorizer, *, now: float
+    review: Any,
+    user: UserInfo | None,
+    authorizer: ReviewingAuthorizer,
+    *,
+    now: float,
+    namespace: str | None = None,
 ) -> JsonDict:
-    """The created review with its status filled in."""
+    """The created review with its status filled in (``namespace``: the request's)."""
+    if isinstance(review, SubjectAccessReview | LocalSubjectAccessReview):
+        return subjectaccessreview.answer(review, authorizer, namespace=namespace)
     if isinstance(review, SelfSubjectAccessReview):
         return access_review(review, user, authorizer)
     if isinstance(review, SelfSubjectRulesReview):
@@ -68,32 +85,9 @@ def _validate_access_review(review: SelfSubjectAccessReview) -> None:
     """``ValidateSelfSubjectAccessReview``."""
     spec = review.spec
     resource = spec.resource_attributes if spec else None
-    non_resource = spec.non_resource_attributes if spec else None
-    problems: list[errors.FieldError] = []
-    if resource is not None and non_resource is not None:
-        problems.append(
-            errors.invalid(
-                "spec.nonResourceAttributes",
-                to_dict(non_resource),
-                "cannot be specified in combination with resourceAttributes",
-            )
-        )
-    if resource is None and non_resource is None:
-        problems.append(
-            errors.invalid(
-                "spec.resourceAttributes",
-                None,
-                "exactly one of nonResourceAttributes or resourceAttributes must be specified",
-            )
-        )
-    # Semantic equality with an empty ObjectMeta: nulls (kubectl's creationTimestamp)
-    # and managed fields do not count.
-    metadata = {
-        key: value
-        for key, value in to_dict(review.metadata).items()
-        if value is not None and key != "managedFields"
-    }
-    if metadata:
+    problems = attribute_errors(resource, spec.non_resource_attributes if spec else None)
+    problems.extend(selector_errors(resource))
+    if metadata_json(review):
         problems.append(errors.invalid("metadata", to_dict(review.metadata), "must be empty"))
     if problems:
         # Upstream decodes into the internal type, whose kind is empty: the message
@@ -108,26 +102,9 @@ def access_review(
     _validate_access_review(review)
     caller = _caller(user)
     assert review.spec is not None  # validated above
-    resource = review.spec.resource_attributes
-    if resource is not None:
-        attrs = Attributes(
-            user=caller,
-            verb=resource.verb or "",
-            group=resource.group or "",
-            resource=resource.resource or "",
-            subresource=resource.subresource or "",
-            namespace=resource.namespace or "",
-            name=resource.name or "",
-        )
-    else:
-        non_resource = review.spec.non_resource_attributes
-        assert non_resource is not None
-        attrs = Attributes(
-            user=caller,
-            verb=non_resource.verb or "",
-            resource_request=False,
-            path=non_resource.path or "",
-        )
+    attrs = review_attributes(
+        caller, review.spec.resource_attributes, review.spec.non_resource_attributes
+    )
     decision = authorizer.decide(attrs)
     status = SubjectAccessReviewStatus(allowed=decision.allowed, reason=decision.reason or None)
     return {

@@ -7,7 +7,9 @@ a PUT (or PATCH, applied to that view) sets ``spec.replicas`` through the worklo
 normal update path, with the Scale's ``resourceVersion`` as a precondition and
 ``ValidateScale``'s ``spec.replicas`` rule. Generic over the kind: any row of the resource
 table with a ``scale`` subresource whose model has ``spec.replicas``, ``spec.selector`` and
-``status.replicas`` (Deployment, ReplicaSet, StatefulSet) is served the same way.
+``status.replicas`` (Deployment, ReplicaSet, StatefulSet, and ReplicationController, whose
+selector is a label map: ``pkg/registry/core/replicationcontroller/storage``'s
+``scaleFromRC``) is served the same way.
 
 Who drives it: ``ApiService.get_scale``/``update_scale`` (the HPA controller through the
 ``Client`` protocol) and ``apiserver.rest`` (HTTP). Pure functions of their arguments.
@@ -15,6 +17,7 @@ Who drives it: ``ApiService.get_scale``/``update_scale`` (the HPA controller thr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kubeprio.api import errors
@@ -22,6 +25,7 @@ from kubeprio.api.apps import Scale, ScaleSpec, ScaleStatus
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.api.replicationcontroller import selector_as_label_selector
 from kubeprio.apiserver import status, tableformat
 
 
@@ -35,8 +39,12 @@ def scale_of(obj: Any) -> Scale:
     """The ``Scale`` view of a workload (``scaleFromDeployment`` upstream)."""
     spec = obj.spec
     selector = ""
-    if spec is not None and spec.selector is not None:
-        selector = tableformat.selector_string(spec.selector)
+    label_selector = spec.selector if spec is not None else None
+    if isinstance(label_selector, Mapping):
+        # A ReplicationController's map (``scaleFromRC``: ``SelectorFromSet(...).String()``).
+        label_selector = selector_as_label_selector(label_selector)
+    if label_selector is not None:
+        selector = tableformat.selector_string(label_selector)
         if selector == tableformat.NONE:
             selector = ""
     metadata = obj.metadata

@@ -58,6 +58,19 @@ TYPES: Final[dict[str, str]] = {
         "A ReplicaSet keeps a number of pods from its template running; a preempted pod is "
         "replaced by a new one, which goes back through the scheduling queue."
     ),
+    "ReplicationController": (
+        "A ReplicationController keeps a number of pods from its template running, like a "
+        "ReplicaSet with a plain label map for its selector; a preempted pod is replaced by "
+        "a new one, which goes back through the scheduling queue."
+    ),
+    "SubjectAccessReview": (
+        "Asks whether a user (or a set of groups) may make a request, as the API server's "
+        "authorizers would decide it; the answer comes back in status and nothing is stored."
+    ),
+    "LocalSubjectAccessReview": (
+        "A SubjectAccessReview asked inside one namespace: its resource attributes must name "
+        "that namespace; the answer comes back in status and nothing is stored."
+    ),
     "Job": (
         "A Job runs pods until a number of them succeed. Preempted pods are retried; whether "
         "they count against backoffLimit depends on podFailurePolicy."
@@ -68,8 +81,8 @@ TYPES: Final[dict[str, str]] = {
         "preempted by, other pods like any pod of its class."
     ),
     "HorizontalPodAutoscaler": (
-        "A HorizontalPodAutoscaler sets the replicas of a Deployment, ReplicaSet or "
-        "StatefulSet (through its scale subresource) from the pods' resource usage every "
+        "A HorizontalPodAutoscaler sets the replicas of a Deployment, ReplicaSet, "
+        "ReplicationController or StatefulSet (through its scale subresource) from the pods' resource usage every "
         "15 seconds. The pods it adds are scheduled like any other and may preempt pods "
         "of lower priority."
     ),
@@ -150,6 +163,22 @@ TYPES: Final[dict[str, str]] = {
     "PodTemplate": (
         "A PodTemplate stores a pod template (metadata and spec) for other objects to copy. "
         "kubeprio serves and validates it; nothing creates pods from it."
+    ),
+    "Ingress": (
+        "An Ingress routes HTTP traffic for hosts and paths (spec.rules) to Services in its "
+        "namespace, optionally over TLS (spec.tls); spec.ingressClassName names the "
+        "IngressClass whose controller serves it. kubeprio stores Ingresses and runs no "
+        "ingress controller: status.loadBalancer stays empty unless a client writes it."
+    ),
+    "IngressClass": (
+        "An IngressClass names the controller (spec.controller) that implements Ingresses of "
+        "the class. The class annotated ingressclass.kubernetes.io/is-default-class=true is "
+        "given to new Ingresses that name none (the DefaultIngressClass admission plugin)."
+    ),
+    "NetworkPolicy": (
+        "A NetworkPolicy says which traffic the pods matched by spec.podSelector may receive "
+        "(spec.ingress) and send (spec.egress). kubeprio simulates no pod network: policies "
+        "are stored and validated and change nothing about scheduling."
     ),
     "Role": (
         "A Role lists what may be done in its namespace: verbs on API groups' resources, "

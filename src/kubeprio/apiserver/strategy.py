@@ -2,8 +2,8 @@
 
 * ``prepare_for_create``: system fields (uid, creationTimestamp, generation) and the
   status a new object starts with (pods start ``Pending`` with their QoS class,
-  workloads and PDBs start with an empty status; nodes keep theirs, as kubelets create
-  them with status). A DaemonSet's template generation is kept by
+  workloads and PDBs start with an empty status, ReplicationControllers with
+  ``replicas: 0``; nodes keep theirs, as kubelets create them with status). A DaemonSet's template generation is kept by
   ``apiserver.templategeneration``; a StatefulSet's alpha ``rollingUpdate.maxUnavailable``
   is dropped (``drop_max_unavailable``). A Job without ``manualSelector`` gets its generated selector and
   template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
@@ -17,6 +17,9 @@
 * PersistentVolumes start ``Pending`` with ``lastPhaseTransitionTime``, stamped again
   whenever a status update changes the phase; claims start ``Pending`` with their data
   sources normalized (``pkg/registry/core/persistentvolume{,claim}/strategy.go``).
+* Ingresses start with an empty status (``loadBalancer: {}``); Ingresses, IngressClasses
+  and NetworkPolicies count spec changes in ``metadata.generation``
+  (``pkg/registry/networking/*/strategy.go``).
 * ``check_delete``: objects the registry refuses to delete (the system PriorityClasses).
 * A ServiceAccount's ``secrets`` keep only their names, on create and update
   (``cleanSecretReferences`` in ``pkg/registry/core/serviceaccount/strategy.go``).
@@ -48,9 +51,16 @@ from kubeprio.api.core import (
 )
 from kubeprio.api.daemonset import EMPTY_STATUS, DaemonSet
 from kubeprio.api.defaults import copy_template_labels
+from kubeprio.api.ingress import (
+    Ingress,
+    IngressClass,
+    IngressLoadBalancerStatus,
+    IngressStatus,
+)
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import (
     CLAIM_PENDING,
     VOLUME_PENDING,
@@ -64,6 +74,8 @@ from kubeprio.api.persistentvolume import (
 )
 from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.replicationcontroller import EMPTY_STATUS as EMPTY_RC_STATUS
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.resourcequota import ResourceQuota, ResourceQuotaStatus
 from kubeprio.api.resources import qos_class
 from kubeprio.api.scheduling import PriorityClass, system_priority_class
@@ -83,10 +95,14 @@ GENERATION_KINDS: Final = (
     PodDisruptionBudget,
     Deployment,
     ReplicaSet,
+    ReplicationController,
     DaemonSet,
     StatefulSet,
     Job,
     CronJob,
+    Ingress,
+    IngressClass,
+    NetworkPolicy,
     PodTemplate,
 )
 """Kinds whose ``metadata.generation`` counts spec changes (a PodTemplate's ``template``
@@ -119,9 +135,17 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, DaemonSet):
         # PrepareForCreate resets the status; Go's JSON always sends its four plain counts.
         changes["status"] = EMPTY_STATUS
+    elif isinstance(obj, ReplicationController):
+        # PrepareForCreate resets the status; Go's JSON always sends ``replicas``.
+        changes["status"] = EMPTY_RC_STATUS
     elif isinstance(obj, StatefulSet):
         changes["status"] = EMPTY_STATEFUL_SET_STATUS
         changes["spec"] = drop_max_unavailable(obj.spec, None)
+    elif isinstance(obj, Ingress):
+        # PrepareForCreate resets the status; Go's JSON writes it as {loadBalancer: {}}.
+        changes["status"] = IngressStatus(load_balancer=IngressLoadBalancerStatus())
+    elif isinstance(obj, IngressClass | NetworkPolicy):
+        pass  # generation 1 only: neither has a status in v1.32
     elif isinstance(obj, GENERATION_KINDS) and not isinstance(obj, PodTemplate):
         changes["status"] = None
     elif isinstance(obj, HorizontalPodAutoscaler):

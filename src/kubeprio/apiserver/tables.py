@@ -37,13 +37,16 @@ from kubeprio.api.core import Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import JsonDict
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
 from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
@@ -56,6 +59,7 @@ from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver import (
     autoscalingtables,
     configtables,
+    networkingtables,
     podtable,
     rbactables,
     runtimeclasstables,
@@ -400,6 +404,10 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     EndpointSlice: (ENDPOINT_SLICE_COLUMNS, print_endpoint_slice),
     Deployment: (workloadtables.DEPLOYMENT_COLUMNS, workloadtables.print_deployment),
     ReplicaSet: (workloadtables.REPLICA_SET_COLUMNS, workloadtables.print_replica_set),
+    ReplicationController: (
+        workloadtables.REPLICATION_CONTROLLER_COLUMNS,
+        workloadtables.print_replication_controller,
+    ),
     DaemonSet: (workloadtables.DAEMON_SET_COLUMNS, workloadtables.print_daemon_set),
     StatefulSet: (workloadtables.STATEFUL_SET_COLUMNS, workloadtables.print_stateful_set),
     ControllerRevision: (
@@ -423,6 +431,12 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         runtimeclasstables.print_runtime_class,
     ),
     PodTemplate: (workloadtables.POD_TEMPLATE_COLUMNS, workloadtables.print_pod_template),
+    Ingress: (networkingtables.INGRESS_COLUMNS, networkingtables.print_ingress),
+    IngressClass: (networkingtables.INGRESS_CLASS_COLUMNS, networkingtables.print_ingress_class),
+    NetworkPolicy: (
+        networkingtables.NETWORK_POLICY_COLUMNS,
+        networkingtables.print_network_policy,
+    ),
 }
 """One printer per kind; anything else prints NAME AGE."""
 

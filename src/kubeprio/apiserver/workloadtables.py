@@ -1,6 +1,7 @@
-"""The workload Tables: Deployment, ReplicaSet, DaemonSet, StatefulSet, ControllerRevision,
-Job and CronJob (``printDeployment``, ``printReplicaSet``, ``printDaemonSet``,
-``printStatefulSet``, ``printControllerRevision``, ``printJob`` and ``printCronJob`` in upstream's
+"""The workload Tables: Deployment, ReplicaSet, ReplicationController, DaemonSet,
+StatefulSet, ControllerRevision, Job and CronJob (``printDeployment``, ``printReplicaSet``,
+``printReplicationController``, ``printDaemonSet``, ``printStatefulSet``,
+``printControllerRevision``, ``printJob`` and ``printCronJob`` in upstream's
 ``pkg/printers/internalversion/printers.go``), and the PodTemplate (``printPodTemplate``:
 NAME CONTAINERS IMAGES POD LABELS, no AGE).
 
@@ -22,6 +23,7 @@ from kubeprio.api.core import Container, PodTemplateSpec
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.podtemplate import PodTemplate
+from kubeprio.api.replicationcontroller import ReplicationController, label_selector_of
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import daemonsettables
 from kubeprio.apiserver.tableformat import (
@@ -102,6 +104,36 @@ def print_replica_set(rs: ReplicaSet, now: float) -> tuple[Cells, RowConditions]
         since(rs.metadata.creation_timestamp, now),
     ]
     cells.extend(_template_cells(spec.template if spec else None, spec.selector if spec else None))
+    return cells, None
+
+
+REPLICATION_CONTROLLER_COLUMNS: Final = (
+    name_column(),
+    Column("Desired", "integer", "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"),
+    Column("Current", "integer", "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"),
+    Column("Ready", "integer", "The number of ready replicas for this replication controller."),
+    age_column(),
+    Column("Containers", "string", CONTAINERS_DOC, 1),
+    Column("Images", "string", IMAGES_DOC, 1),
+    Column("Selector", "string", "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
+)  # fmt: skip
+
+
+def print_replication_controller(
+    rc: ReplicationController, now: float
+) -> tuple[Cells, RowConditions]:
+    """``printReplicationController``: DESIRED CURRENT READY; wide SELECTOR is the map as
+    ``labels.FormatLabels`` prints it (``a=b,c=d``, ``<none>`` when empty)."""
+    spec = rc.spec
+    status = rc.status
+    cells: Cells = [
+        rc.metadata.name or "",
+        (spec.replicas if spec else None) or 0,
+        (status.replicas if status else None) or 0,
+        (status.ready_replicas if status else None) or 0,
+        since(rc.metadata.creation_timestamp, now),
+    ]
+    cells.extend(_template_cells(spec.template if spec else None, label_selector_of(rc)))
     return cells, None
 
 

@@ -13,7 +13,7 @@ conflicts, are what get checked. (A real API server would refuse both: a stale
 immutable, ValidateObjectMetaUpdate; a dump taken from one cluster always carries them.)
 
 Per object the report says what admission did: the resolved priority, class and
-preemption policy for pods (for Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs and CronJobs, what a pod from the
+preemption policy for pods (for Deployments, ReplicaSets, ReplicationControllers, DaemonSets, StatefulSets, Jobs and CronJobs, what a pod from the
 template would get: a dry-run pod through the same path), the tenant owning the
 namespace, and warnings; or the exact Status error. Input that cannot be decoded
 (malformed YAML/JSON, unknown kinds or versions, bad quantities, int32 overflow) is

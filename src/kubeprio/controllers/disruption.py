@@ -7,7 +7,7 @@ selector matches in its namespace and computes:
   ``minAvailable``, expected = the matching pods and desired = minAvailable; with a
   percentage ``minAvailable`` or any ``maxUnavailable``, expected = the sum of the
   scales of the pods' controllers (``getExpectedScale``: ReplicaSet, or the Deployment
-  above it, or StatefulSet; a Job has no scale subresource, so that is an error, as
+  above it, ReplicationController, or StatefulSet; a Job has no scale subresource, so that is an error, as
   upstream) and
   desired = ceil(percent of expected), or expected - maxUnavailable (rounded up too);
 * ``currentHealthy`` (``countHealthyPods``): Ready pods that are not being deleted and
@@ -25,7 +25,8 @@ A sync that fails (e.g. "found no controllers for pod") takes the fail-safe path
 False (``syncStalePodDisruption``), except ones the kubelet set.
 
 Driven like every controller (``controllers.base``); sees the cluster through the
-pod, PDB, ReplicaSet, Deployment and (optionally) StatefulSet informers it is given.
+pod, PDB, ReplicaSet, Deployment and (optionally) StatefulSet and ReplicationController
+informers it is given.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from kubeprio.api.meta import ApiObject, Condition, LabelSelector, OwnerReferenc
 from kubeprio.api.model import evolve
 from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.api.policy import IntOrString, PodDisruptionBudget, PodDisruptionBudgetStatus
+from kubeprio.api.replicationcontroller import KIND as RC_KIND
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
@@ -164,6 +167,7 @@ class DisruptionController(Controller):
         replicasets: Informer[ReplicaSet],
         deployments: Informer[Deployment],
         statefulsets: Informer[StatefulSet] | None = None,
+        replication_controllers: Informer[ReplicationController] | None = None,
         recorder: record.EventRecorder | None = None,
     ) -> None:
         super().__init__(client, clock=clock, rng=rng, recorder=recorder)
@@ -172,6 +176,7 @@ class DisruptionController(Controller):
         self.replicasets = replicasets
         self.deployments = deployments
         self.statefulsets = statefulsets
+        self.replication_controllers = replication_controllers
         self.stale_queue = WorkQueue(clock)
         pods.add_index(NAMESPACE_INDEX, by_namespace)
         pdbs.add_index(NAMESPACE_INDEX, by_namespace)
@@ -340,8 +345,8 @@ class DisruptionController(Controller):
         return sum(scales.values()), unmanaged
 
     def _find_controller(self, ref: OwnerReference, namespace: str) -> tuple[str, int] | None:
-        """``finders()``: ReplicaSet, the Deployment above it, StatefulSet, else the scale
-        subresource."""
+        """``finders()``: ReplicaSet, the Deployment above it, ReplicationController,
+        StatefulSet, else the scale subresource."""
         group = _api_group(ref)
         if ref.kind == "ReplicaSet" and group in ("apps", "extensions"):
             rs = self.replicasets.get(ref.name or "", namespace)
@@ -362,6 +367,13 @@ class DisruptionController(Controller):
             if deployment is not None and deployment.metadata.uid == ref.uid:
                 spec = deployment.spec
                 return ref.uid or "", _replicas(spec.replicas if spec else None)
+            return None
+        rcs = self.replication_controllers
+        if ref.kind == RC_KIND and group == "" and rcs is not None:
+            # getPodReplicationController
+            rc = rcs.get(ref.name or "", namespace)
+            if rc is not None and rc.metadata.uid == ref.uid:
+                return ref.uid or "", _replicas(rc.spec.replicas if rc.spec else None)
             return None
         if ref.kind == "StatefulSet" and group == "apps" and self.statefulsets is not None:
             # getPodStatefulSet

@@ -8,42 +8,43 @@ Mirrors ``pkg/controller/replicaset/replica_set.go``:
 * ``manageReplicas``: too few pods -> create the missing ones (``generateName``
   ``<rs>-``, the template's labels, annotations and finalizers, a controller owner
   reference) in slow-start batches of 1, 2, 4...; too many -> delete the ones
-  ``getPodsToDelete`` ranks first; at most 500 either way per sync. A deleted or
-  preempted pod is therefore replaced: the replacement goes back through the
-  scheduler's queue;
+  ``getPodsToDelete`` ranks first (``controllers.activepods``); at most 500 either way
+  per sync. A deleted or preempted pod is therefore replaced: the replacement goes back
+  through the scheduler's queue;
 * ``calculateStatus``: replicas, fullyLabeledReplicas, readyReplicas,
   availableReplicas (ready for ``minReadySeconds``), observedGeneration, and a
   ``ReplicaFailure`` condition while creates or deletes fail.
 
-Which pods go first on scale-down (``ActivePodsWithRanks``): unassigned before
-assigned; Pending before Unknown before Running; not ready before ready; lower
-``controller.kubernetes.io/pod-deletion-cost`` first; more active pods of the same
-controller(s) on its node first; ready for less time first, then more restarts,
-then newer (times compared on a log2 scale, ties by UID).
+Upstream runs this same controller for ReplicationControllers
+(``pkg/controller/replication`` adapts the kind to the ReplicaSet's ``NewBaseController``
+with another GroupVersionKind, event source and queue name): here :class:`ReplicaManager`
+is the controller, generic over the owning kind, with only the kind's name, its selector
+(a ReplicationController's is a label map) and its empty status left to the subclasses
+:class:`ReplicaSetController` and ``controllers.replication.ReplicationManager``.
 
 Events: ``SuccessfulCreate`` ("Created pod: <name>"), ``SuccessfulDelete``
 ("Deleted pod: <name>"), ``FailedCreate``/``FailedDelete``. Driven through
-``controllers.base``; sees pods and ReplicaSets through informers.
+``controllers.base``; sees pods and owners through informers.
 """
 
 from __future__ import annotations
 
-import functools
-import math
+import abc
 import random
-from collections.abc import Sequence
-from typing import Final
+from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from kubeprio.api import errors, selectors
 from kubeprio.api.apps import ReplicaSet, ReplicaSetStatus, WorkloadCondition
 from kubeprio.api.core import Pod
-from kubeprio.api.meta import ApiObject, ObjectMeta
+from kubeprio.api.meta import ApiObject, LabelSelector, ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
-from kubeprio.clock import Clock, parse_rfc3339, rfc3339
+from kubeprio.clock import Clock, rfc3339
 from kubeprio.controllers import podutil
+from kubeprio.controllers.activepods import pods_to_delete
 from kubeprio.controllers.base import (
     CONTROLLER_INDEX,
     NAMESPACE_INDEX,
@@ -57,106 +58,16 @@ from kubeprio.controllers.base import (
 )
 
 REPLICA_FAILURE: Final = "ReplicaFailure"
-_PHASE_ORDINAL: Final = {"Pending": 0, "Unknown": 1, "Running": 2}
+
+R = TypeVar("R", ReplicaSet, ReplicationController)
+"""The owning kind: a ReplicaSet or a ReplicationController."""
 
 
-def _time(text: str | None) -> float | None:
-    return parse_rfc3339(text) if text else None
+class ReplicaManager(Controller, Generic[R]):
+    """``ReplicaSetController`` (upstream's type), over the owning kind ``R``."""
 
-
-def _log_rank(at: float, now: float) -> int:
-    """``logarithmicRankDiff`` operand: floor(log2(age in ns)), -1 for no age."""
-    age = (now - at) * 1e9
-    return int(math.log2(age)) if age > 0 else -1
-
-
-def _after_or_zero(t1: float | None, t2: float | None) -> bool:
-    """``afterOrZero``: a missing time sorts first, then the later one."""
-    if t1 is None or t2 is None:
-        return t1 is None
-    return t1 > t2
-
-
-def _max_restarts(pod: Pod) -> int:
-    statuses = (pod.status.container_statuses if pod.status else None) or ()
-    return max((c.restart_count or 0 for c in statuses), default=0)
-
-
-def pod_deletion_less(p1: Pod, p2: Pod, rank1: int, rank2: int, now: float) -> bool:
-    """``ActivePodsWithRanks.Less``: whether ``p1`` should be deleted before ``p2``."""
-    n1 = (p1.spec.node_name if p1.spec else None) or ""
-    n2 = (p2.spec.node_name if p2.spec else None) or ""
-    if n1 != n2 and (not n1 or not n2):
-        return not n1
-    o1 = _PHASE_ORDINAL.get(podutil.phase(p1), 0)
-    o2 = _PHASE_ORDINAL.get(podutil.phase(p2), 0)
-    if o1 != o2:
-        return o1 < o2
-    ready1, ready2 = podutil.is_pod_ready(p1), podutil.is_pod_ready(p2)
-    if ready1 != ready2:
-        return not ready1
-    cost1, cost2 = podutil.deletion_cost(p1), podutil.deletion_cost(p2)
-    if cost1 != cost2:
-        return cost1 < cost2
-    if rank1 != rank2:
-        return rank1 > rank2
-    uid1, uid2 = p1.metadata.uid or "", p2.metadata.uid or ""
-    if ready1 and ready2:
-        r1 = _time(podutil.ready_condition_time(p1))
-        r2 = _time(podutil.ready_condition_time(p2))
-        if r1 != r2:
-            if r1 is None or r2 is None:
-                return _after_or_zero(r1, r2)
-            diff = _log_rank(r1, now) - _log_rank(r2, now)
-            if diff == 0:
-                return uid1 < uid2
-            return diff < 0
-    restarts1, restarts2 = _max_restarts(p1), _max_restarts(p2)
-    if restarts1 != restarts2:
-        return restarts1 > restarts2
-    c1, c2 = _time(p1.metadata.creation_timestamp), _time(p2.metadata.creation_timestamp)
-    if c1 != c2:
-        if c1 is None or c2 is None:
-            return _after_or_zero(c1, c2)
-        diff = _log_rank(c1, now) - _log_rank(c2, now)
-        if diff == 0:
-            return uid1 < uid2
-        return diff < 0
-    return False
-
-
-def pods_to_delete(
-    pods: Sequence[Pod], related: Sequence[Pod], count: int, now: float
-) -> list[Pod]:
-    """``getPodsToDelete``: the ``count`` pods ranked first (rank: active related pods on
-    the same node, ``getPodsRankedByRelatedPodsOnSameNode``). Ties keep name order."""
-    if count >= len(pods):
-        return list(pods)
-    on_node: dict[str, int] = {}
-    for pod in related:
-        if podutil.is_pod_active(pod):
-            node = (pod.spec.node_name if pod.spec else None) or ""
-            on_node[node] = on_node.get(node, 0) + 1
-    ranked = [
-        (pod, on_node.get((pod.spec.node_name if pod.spec else None) or "", 0))
-        for pod in sorted(pods, key=lambda p: (p.metadata.namespace or "", p.metadata.name or ""))
-    ]
-
-    def compare(a: tuple[Pod, int], b: tuple[Pod, int]) -> int:
-        if pod_deletion_less(a[0], b[0], a[1], b[1], now):
-            return -1
-        if pod_deletion_less(b[0], a[0], b[1], a[1], now):
-            return 1
-        return 0
-
-    ranked.sort(key=functools.cmp_to_key(compare))
-    return [pod for pod, _ in ranked[:count]]
-
-
-class ReplicaSetController(Controller):
-    """``ReplicaSetController``."""
-
-    name = "replicaset-controller"
+    owner_kind: ClassVar[str]
+    """The kind a pod's controller reference must name."""
 
     def __init__(
         self,
@@ -165,19 +76,19 @@ class ReplicaSetController(Controller):
         clock: Clock,
         rng: random.Random,
         pods: Informer[Pod],
-        replicasets: Informer[ReplicaSet],
+        owners: Informer[R],
         recorder: record.EventRecorder | None = None,
         burst_replicas: int = podutil.MAX_POD_CREATE_DELETE_PER_SYNC,
     ) -> None:
         super().__init__(client, clock=clock, rng=rng, recorder=recorder)
         self.pods = pods
-        self.replicasets = replicasets
+        self.owners: Informer[R] = owners
         self.burst_replicas = burst_replicas
         self.expectations = Expectations(clock)
         pods.add_index(NAMESPACE_INDEX, by_namespace)
         pods.add_index(CONTROLLER_INDEX, by_controller)
-        replicasets.add_index(NAMESPACE_INDEX, by_namespace)
-        replicasets.add_handler(
+        owners.add_index(NAMESPACE_INDEX, by_namespace)
+        owners.add_handler(
             FuncHandler(
                 on_add=self._enqueue,
                 on_update=lambda _o, rs: self._enqueue(rs),
@@ -190,26 +101,38 @@ class ReplicaSetController(Controller):
             )
         )
 
+    # --- what differs between the kinds ---------------------------------------------------
+
+    @staticmethod
+    @abc.abstractmethod
+    def selector_of(owner: R) -> LabelSelector | None:
+        """The owner's selector as a ``LabelSelector``."""
+
+    @staticmethod
+    @abc.abstractmethod
+    def empty_status() -> Any:
+        """The owner kind's status with nothing observed yet."""
+
     # --- event handlers ----------------------------------------------------------------------
 
-    def _enqueue(self, rs: ReplicaSet) -> None:
+    def _enqueue(self, rs: R) -> None:
         self.queue.add(object_key(rs))
 
-    def _rs_deleted(self, rs: ReplicaSet) -> None:
+    def _rs_deleted(self, rs: R) -> None:
         key = object_key(rs)
         self.expectations.delete(key)
         self.queue.add(key)
 
-    def _owner(self, pod: Pod) -> ReplicaSet | None:
+    def _owner(self, pod: Pod) -> R | None:
         """``resolveControllerRef``: the ReplicaSet controlling ``pod``, if it exists."""
-        return resolve_controller_ref(pod, "ReplicaSet", self.replicasets)
+        return resolve_controller_ref(pod, self.owner_kind, self.owners)
 
-    def _matching(self, pod: Pod) -> list[ReplicaSet]:
+    def _matching(self, pod: Pod) -> list[R]:
         """``getPodReplicaSets``: ReplicaSets whose selector matches an orphan."""
         return podutil.selecting(
-            self.replicasets.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""),
+            self.owners.by_index(NAMESPACE_INDEX, pod.metadata.namespace or ""),
             pod.metadata.labels,
-            lambda rs: rs.spec.selector if rs.spec else None,
+            self.selector_of,
         )
 
     def _pod_added(self, pod: Pod) -> None:
@@ -265,18 +188,18 @@ class ReplicaSetController(Controller):
     def event_target(self, key: str) -> ApiObject | None:
         """The ReplicaSet of ``key``."""
         namespace, name = split_key(key)
-        return self.replicasets.get(name, namespace)
+        return self.owners.get(name, namespace)
 
     def reconcile(self, key: str) -> None:
         """``syncReplicaSet``."""
         namespace, name = split_key(key)
-        rs = self.replicasets.get(name, namespace)
+        rs = self.owners.get(name, namespace)
         if rs is None:
             self.expectations.delete(key)
             return
         needs_sync = self.expectations.satisfied(key)
         try:
-            selector = podutil.selector_of(rs.spec.selector if rs.spec else None)
+            selector = podutil.selector_of(self.selector_of(rs))
         except selectors.SelectorError:
             return  # upstream logs and gives up on a selector it cannot parse
         active = [
@@ -288,7 +211,7 @@ class ReplicaSetController(Controller):
             failure = self.manage_replicas(key, owned, rs)
         self._update_status(key, rs, owned, failure)
 
-    def manage_replicas(self, key: str, pods: list[Pod], rs: ReplicaSet) -> str | None:
+    def manage_replicas(self, key: str, pods: list[Pod], rs: R) -> str | None:
         """``manageReplicas``: create or delete the difference; the first error, if any."""
         wanted = _replicas(rs)
         diff = len(pods) - wanted
@@ -300,14 +223,14 @@ class ReplicaSetController(Controller):
             return self._delete(key, rs, victims)
         return None
 
-    def related_pods(self, rs: ReplicaSet) -> list[Pod]:
+    def related_pods(self, rs: R) -> list[Pod]:
         """``getIndirectlyRelatedPods``: pods of every ReplicaSet with the same controller."""
         owner = rs.metadata.controller_ref()
         siblings = [rs]
         if owner is not None:
             siblings = [
                 other
-                for other in self.replicasets.by_index(NAMESPACE_INDEX, rs.metadata.namespace or "")
+                for other in self.owners.by_index(NAMESPACE_INDEX, rs.metadata.namespace or "")
                 if (ref := other.metadata.controller_ref()) is not None and ref.uid == owner.uid
             ]
         related: list[Pod] = []
@@ -315,7 +238,7 @@ class ReplicaSetController(Controller):
             related.extend(self.pods.by_index(CONTROLLER_INDEX, sibling.metadata.uid or ""))
         return related
 
-    def _create(self, key: str, rs: ReplicaSet, count: int) -> str | None:
+    def _create(self, key: str, rs: R, count: int) -> str | None:
         self.expectations.expect_creations(key, count)
         template = rs.spec.template if rs.spec else None
         prefix = podutil.pods_prefix(rs.metadata.name or "")
@@ -346,7 +269,7 @@ class ReplicaSetController(Controller):
             self.expectations.creation_observed(key)  # skipped by the slow start
         return failure
 
-    def _delete(self, key: str, rs: ReplicaSet, victims: list[Pod]) -> str | None:
+    def _delete(self, key: str, rs: R, victims: list[Pod]) -> str | None:
         self.expectations.expect_deletions(key, [object_key(p) for p in victims])
         failure: str | None = None
         for pod in victims:
@@ -370,11 +293,9 @@ class ReplicaSetController(Controller):
             )
         return failure
 
-    def calculate_status(
-        self, rs: ReplicaSet, pods: list[Pod], failure: str | None
-    ) -> ReplicaSetStatus:
-        """``calculateStatus``."""
-        old = rs.status or ReplicaSetStatus()
+    def calculate_status(self, rs: R, pods: list[Pod], failure: str | None) -> Any:
+        """``calculateStatus`` (the owner kind's status)."""
+        old = rs.status or self.empty_status()
         template_labels = dict(
             ((rs.spec.template.metadata if rs.spec and rs.spec.template else None) or _EMPTY).labels
             or {}
@@ -416,11 +337,9 @@ class ReplicaSetController(Controller):
             conditions=tuple(conditions) or None,
         )
 
-    def _update_status(
-        self, key: str, rs: ReplicaSet, pods: list[Pod], failure: str | None
-    ) -> None:
+    def _update_status(self, key: str, rs: R, pods: list[Pod], failure: str | None) -> None:
         status = self.calculate_status(rs, pods, failure)
-        if status != (rs.status or ReplicaSetStatus()):
+        if status != (rs.status or self.empty_status()):
             try:
                 self.client.update_status(evolve(rs, status=status))
             except errors.NotFoundError:
@@ -439,7 +358,45 @@ class ReplicaSetController(Controller):
 _EMPTY: Final = ObjectMeta()
 
 
-def _replicas(rs: ReplicaSet) -> int:
+def _replicas(rs: ReplicaSet | ReplicationController) -> int:
     """``spec.replicas``; the API defaults an unset value to 1."""
     value = rs.spec.replicas if rs.spec else None
     return 1 if value is None else value
+
+
+class ReplicaSetController(ReplicaManager[ReplicaSet]):
+    """The ReplicaSet controller."""
+
+    name = "replicaset-controller"
+    owner_kind = "ReplicaSet"
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        clock: Clock,
+        rng: random.Random,
+        pods: Informer[Pod],
+        replicasets: Informer[ReplicaSet],
+        recorder: record.EventRecorder | None = None,
+        burst_replicas: int = podutil.MAX_POD_CREATE_DELETE_PER_SYNC,
+    ) -> None:
+        super().__init__(
+            client,
+            clock=clock,
+            rng=rng,
+            pods=pods,
+            owners=replicasets,
+            recorder=recorder,
+            burst_replicas=burst_replicas,
+        )
+
+    @staticmethod
+    def selector_of(owner: ReplicaSet) -> LabelSelector | None:
+        """``spec.selector``."""
+        return owner.spec.selector if owner.spec else None
+
+    @staticmethod
+    def empty_status() -> ReplicaSetStatus:
+        """An empty ``ReplicaSetStatus``."""
+        return ReplicaSetStatus()

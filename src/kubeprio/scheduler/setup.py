@@ -20,6 +20,8 @@ from kubeprio.api.core import Namespace, Node
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
+from kubeprio.api.replicationcontroller import KIND as RC_KIND
+from kubeprio.api.replicationcontroller import ReplicationController, label_selector_of
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
@@ -88,12 +90,19 @@ def is_default_profile(profile: Profile) -> bool:
 
 def _owner_selector(
     replicasets: Informer[ReplicaSet],
+    replication_controllers: Informer[ReplicationController],
 ) -> podtopologyspread.OwnerSelectorLookup:
+    """The selector of a pod's ReplicaSet or ReplicationController (``DefaultSelector``'s
+    owner part; an RC's map becomes ``matchLabels``, as ``SelectorFromSet``)."""
+
     def lookup(api_version: str, kind: str, namespace: str, name: str) -> LabelSelector | None:
-        if kind != "ReplicaSet":
-            return None
-        owner = replicasets.get(name, namespace)
-        return owner.spec.selector if owner is not None and owner.spec is not None else None
+        if kind == "ReplicaSet":
+            owner = replicasets.get(name, namespace)
+            return owner.spec.selector if owner is not None and owner.spec is not None else None
+        if kind == RC_KIND:
+            rc = replication_controllers.get(name, namespace)
+            return label_selector_of(rc) if rc is not None else None
+        return None
 
     return lookup
 
@@ -160,6 +169,9 @@ def new_scheduler(
     cache = Cache()
     namespaces: Informer[Namespace] = Informer(client, Namespace)
     replicasets: Informer[ReplicaSet] = Informer(client, ReplicaSet)
+    replication_controllers: Informer[ReplicationController] = Informer(
+        client, ReplicationController
+    )
 
     def namespace_labels(name: str) -> Mapping[str, str] | None:
         namespace = namespaces.get(name)
@@ -184,7 +196,7 @@ def new_scheduler(
         rng=rng,
         lister=cache,
         namespace_labels=namespace_labels,
-        owner_selector=_owner_selector(replicasets),
+        owner_selector=_owner_selector(replicasets, replication_controllers),
         volume_binder=binder,
         node_lookup=node_lookup,
         claim_in_use=cache.is_pvc_used_by_pods,
@@ -230,7 +242,7 @@ def new_scheduler(
         rng=rng,
         queue=None,
         cache=cache,
-        extra_informers=(namespaces, replicasets, *volume_informers),
+        extra_informers=(namespaces, replicasets, replication_controllers, *volume_informers),
         scheduler_name=profile.scheduler_name,
         fast_path=fast_path and is_default_profile(profile),
         retry_unschedulable_on_timer=retry_unschedulable_on_timer,

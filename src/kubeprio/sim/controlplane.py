@@ -5,12 +5,13 @@ Shared composition for both drivers: ``sim.cluster.SimCluster`` builds it on a
 ``serve.server`` builds it on the ``RealClock`` and a ``SqliteStore`` and drives it with
 the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the default
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
-Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet, StatefulSet, disruption,
-garbage-collection, volume (PV binder, simulated provisioner, PVC/PV protection, ephemeral
-volume), pod-GC, resource-quota, node lifecycle and taint eviction controllers, the shared
-informers, and one simulated kubelet per Node (``KubeletFleet``), with node leases in
-serve. Every component gets its own ``random.Random`` derived from the seed, so adding
-randomness to one component never shifts another's choices.
+ReplicationController, Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet,
+StatefulSet, disruption, garbage-collection, volume (PV binder, simulated provisioner,
+PVC/PV protection, ephemeral volume), pod-GC, resource-quota, node lifecycle and taint
+eviction controllers, the shared informers, and one simulated kubelet per Node
+(``KubeletFleet``), with node leases in serve. Every component gets its own
+``random.Random`` derived from the seed, so adding randomness to one component never
+shifts another's choices.
 
 It builds objects only; it never runs anything (the driver calls ``start`` and then
 pumps ``components``). No clock reads, no threads.
@@ -34,8 +35,11 @@ from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.daemonset import DaemonSet
+from kubeprio.api.ingress import Ingress
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
@@ -58,6 +62,7 @@ from kubeprio.controllers.persistentvolume import PersistentVolumeController
 from kubeprio.controllers.podgc import PodGCController
 from kubeprio.controllers.provisioner import SimulatedProvisioner
 from kubeprio.controllers.replicaset import ReplicaSetController
+from kubeprio.controllers.replication import ReplicationManager
 from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.statefulset import StatefulSetController
 from kubeprio.controllers.tainteviction import TaintEvictionController
@@ -150,6 +155,9 @@ class ControlPlane:
         self.pods: Informer[Pod] = Informer(api, Pod)
         self.nodes: Informer[Node] = Informer(api, Node)
         self.replicasets: Informer[ReplicaSet] = Informer(api, ReplicaSet)
+        self.replication_controllers: Informer[ReplicationController] = Informer(
+            api, ReplicationController
+        )
         self.deployments: Informer[Deployment] = Informer(api, Deployment)
         self.jobs: Informer[Job] = Informer(api, Job)
         self.cron_jobs: Informer[CronJob] = Informer(api, CronJob)
@@ -168,6 +176,8 @@ class ControlPlane:
         self.claims: Informer[PersistentVolumeClaim] = Informer(api, PersistentVolumeClaim)
         self.volumes: Informer[PersistentVolume] = Informer(api, PersistentVolume)
         self.storage_classes: Informer[StorageClass] = Informer(api, StorageClass)
+        self.ingresses: Informer[Ingress] = Informer(api, Ingress)
+        self.network_policies: Informer[NetworkPolicy] = Informer(api, NetworkPolicy)
         self.router = PodRouter()
         # Before the kubelets and leases: they read the outages in their node handlers.
         self.outages = NodeOutages(clock, self.nodes)
@@ -238,6 +248,13 @@ class ControlPlane:
                 pods=self.pods,
                 replicasets=self.replicasets,
             ),
+            ReplicationManager(
+                api,
+                clock=clock,
+                rng=rng("replication"),
+                pods=self.pods,
+                controllers=self.replication_controllers,
+            ),
             DeploymentController(
                 api,
                 clock=clock,
@@ -278,6 +295,7 @@ class ControlPlane:
                 replicasets=self.replicasets,
                 deployments=self.deployments,
                 statefulsets=self.statefulsets,
+                replication_controllers=self.replication_controllers,
             ),
             GarbageCollector(
                 api,
@@ -289,6 +307,7 @@ class ControlPlane:
                 owners=[
                     self.deployments,
                     self.replicasets,
+                    self.replication_controllers,
                     self.jobs,
                     self.cron_jobs,
                     self.daemonsets,
@@ -345,6 +364,7 @@ class ControlPlane:
             self.service_accounts,
             self.deployments,
             self.replicasets,
+            self.replication_controllers,
             self.jobs,
             self.cron_jobs,
             self.hpas,
@@ -353,6 +373,8 @@ class ControlPlane:
             self.revisions,
             self.pdbs,
             self.claims,
+            self.ingresses,
+            self.network_policies,
             *lease_informers,
         ]
         self.quota_controller = ResourceQuotaController(
@@ -370,6 +392,7 @@ class ControlPlane:
                 self.pdbs,
                 self.deployments,
                 self.replicasets,
+                self.replication_controllers,
                 self.jobs,
                 self.daemonsets,
                 self.statefulsets,
@@ -386,6 +409,8 @@ class ControlPlane:
                 self.claims,
                 self.volumes,
                 self.storage_classes,
+                self.ingresses,
+                self.network_policies,
             ]
         )
 

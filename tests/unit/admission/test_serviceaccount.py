@@ -569,6 +569,7 @@ def test_without_a_generator_the_chain_has_no_service_account_plugin() -> None:
         "DefaultStorageClass",
         "StorageObjectInUseProtection",
         "RuntimeClass",
+        "DefaultIngressClass",
     ]
     assert [p.name for p in chain.validating] == [
         "LimitRanger",

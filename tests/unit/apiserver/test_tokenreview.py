@@ -204,15 +204,16 @@ def test_without_authenticators_the_review_comes_back_unchanged() -> None:
 
 
 def test_auth_delegator_is_bootstrapped_unbound(api) -> None:
-    """``bootstrappolicy/policy.go``: ``system:auth-delegator`` creates tokenreviews (its
-    subjectaccessreviews rule is left out: kubeprio does not serve them); no binding."""
+    """``bootstrappolicy/policy.go``: ``system:auth-delegator`` creates tokenreviews and
+    subjectaccessreviews; no binding."""
     from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding
     from kubeprio.apiserver import rbacbootstrap
 
     rbacbootstrap.ensure(api)
     role = api.get(ClusterRole, "system:auth-delegator")
     assert [(r.verbs, r.api_groups, r.resources) for r in role.rules or ()] == [
-        (("create",), ("authentication.k8s.io",), ("tokenreviews",))
+        (("create",), ("authentication.k8s.io",), ("tokenreviews",)),
+        (("create",), ("authorization.k8s.io",), ("subjectaccessreviews",)),
     ]
     names = {b.metadata.name for b in api.list(ClusterRoleBinding).items}
     assert "system:auth-delegator" not in names

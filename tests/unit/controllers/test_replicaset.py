@@ -12,7 +12,8 @@ import pytest
 from kubeprio.api.apps import ReplicaSet, ReplicaSetSpec
 from kubeprio.api.core import ContainerStatus, Pod, PodCondition, PodStatus, PodTemplateSpec
 from kubeprio.api.meta import LabelSelector, ObjectMeta
-from kubeprio.controllers.replicaset import ReplicaSetController, pods_to_delete
+from kubeprio.controllers.activepods import pods_to_delete
+from kubeprio.controllers.replicaset import ReplicaSetController
 from tests.builders import pod
 from tests.unit.controllers.conftest import World
 

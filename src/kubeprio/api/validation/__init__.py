@@ -6,8 +6,8 @@ rules live in ``validation.meta``; each kind's rules live in a module named afte
 API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJobs in ``validation.cronjob``), ``validation.autoscaling``,
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
-StatefulSets in ``validation.statefulset``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
+StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
@@ -27,6 +27,7 @@ from typing import Any, Final
 from kubeprio.api.core import Event, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
+from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
@@ -53,11 +54,14 @@ from kubeprio.api.validation import (  # isort: skip
     daemonset,
     endpoints,
     ephemeral,
+    ingress,
     limitrange,
+    networkpolicy,
     node,
     podtemplate,
     policy,
     rbac,
+    replicationcontroller,
     resourcequota,
     scheduling,
     secret,
@@ -71,6 +75,7 @@ from kubeprio.api.validation import (  # isort: skip
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **core.CREATE,
     **apps.CREATE,
+    **replicationcontroller.CREATE,
     **daemonset.CREATE,
     **statefulset.CREATE,
     **batch.CREATE,
@@ -87,6 +92,8 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **storage.CREATE,
     **node.CREATE,
     **podtemplate.CREATE,
+    **ingress.CREATE,
+    **networkpolicy.CREATE,
     **rbac.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
@@ -96,6 +103,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
 UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.UPDATE,
     **apps.UPDATE,
+    **replicationcontroller.UPDATE,
     **daemonset.UPDATE,
     **statefulset.UPDATE,
     **batch.UPDATE,
@@ -111,6 +119,8 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **storage.UPDATE,
     **node.UPDATE,
     **podtemplate.UPDATE,
+    **ingress.UPDATE,
+    **networkpolicy.UPDATE,
     **rbac.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
@@ -119,6 +129,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
 STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
+    **replicationcontroller.STATUS_UPDATE,
     **daemonset.STATUS_UPDATE,
     **statefulset.STATUS_UPDATE,
     **batch.STATUS_UPDATE,
@@ -128,12 +139,14 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
     **storage.STATUS_UPDATE,
+    **ingress.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
 WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **core.WARNINGS,
     **apps.WARNINGS,
+    **replicationcontroller.WARNINGS,
     **daemonset.WARNINGS,
     **statefulset.WARNINGS,
     **batch.WARNINGS,
@@ -153,10 +166,14 @@ object (upstream ``WarningsOnUpdate``); the others warn as on create."""
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
-_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod, DaemonSet, StatefulSet, RuntimeClass})
+_REVALIDATE_META_ON_UPDATE: Final = frozenset(
+    {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass}
+)
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
 StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, a RuntimeClass
-update ``ValidateRuntimeClass``, which check the object metadata as on create)."""
+update ``ValidateRuntimeClass``, an Ingress or an IngressClass update
+``validateIngress``/``ValidateIngressClass``, which check the object metadata as on
+create)."""
 
 
 def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:

@@ -279,7 +279,7 @@ def validate_deployment_update(new: Deployment, old: Deployment) -> list[FieldEr
     return found
 
 
-def _status_counts(status: Any, fields: tuple[str, ...], path: str) -> list[FieldError]:
+def status_counts(status: Any, fields: tuple[str, ...], path: str) -> list[FieldError]:
     found: list[FieldError] = []
     for attr in fields:
         value = getattr(status, attr, None)
@@ -318,7 +318,7 @@ def validate_deployment_status_update(new: Deployment, old: Deployment) -> list[
     ``collisionCount`` never decremented."""
     found: list[FieldError] = []
     if new.status is not None:
-        found = _status_counts(
+        found = status_counts(
             new.status,
             (
                 "observed_generation",
@@ -374,7 +374,7 @@ def validate_replica_set_status_update(new: ReplicaSet, old: ReplicaSet) -> list
     """``ValidateReplicaSetStatusUpdate``."""
     if new.status is None:
         return []
-    return _status_counts(
+    return status_counts(
         new.status,
         (
             "replicas",

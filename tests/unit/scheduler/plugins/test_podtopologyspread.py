@@ -602,3 +602,51 @@ def test_bad_constraint_selector_is_an_error_status():
     assert status.message.startswith(
         "get constraints from pod: obtaining pod's hard topology spread constraints: "
     )
+
+
+def test_the_scheduler_reads_the_selector_of_a_pods_replication_controller(api):
+    """``DefaultSelector``'s owner part as ``scheduler.setup`` wires it: a ReplicationController's
+    map becomes ``matchLabels`` (``labels.SelectorFromSet``); a ReplicaSet's selector is
+    read as it is; other kinds, and owners the informers do not hold, give none."""
+    from kubeprio.api.apps import ReplicaSet, ReplicaSetSpec
+    from kubeprio.api.meta import LabelSelector, ObjectMeta
+    from kubeprio.api.replicationcontroller import (
+        ReplicationController,
+        ReplicationControllerSpec,
+    )
+    from kubeprio.client.informer import Informer
+    from kubeprio.scheduler.setup import _owner_selector
+    from tests.builders import pod_template
+
+    api.create(
+        ReplicationController(
+            metadata=ObjectMeta(name="rc", namespace="default"),
+            spec=ReplicationControllerSpec(
+                replicas=1, selector={"app": "web"}, template=pod_template({"app": "web"})
+            ),
+        )
+    )
+    api.create(
+        ReplicaSet(
+            metadata=ObjectMeta(name="rs", namespace="default"),
+            spec=ReplicaSetSpec(
+                replicas=1,
+                selector=LabelSelector(match_labels={"app": "db"}),
+                template=pod_template({"app": "db"}),
+            ),
+        )
+    )
+    replicasets: Informer[ReplicaSet] = Informer(api, ReplicaSet)
+    controllers: Informer[ReplicationController] = Informer(api, ReplicationController)
+    for informer in (replicasets, controllers):
+        informer.start()
+        informer.pump()
+    lookup = _owner_selector(replicasets, controllers)
+    assert lookup("v1", "ReplicationController", "default", "rc") == LabelSelector(
+        match_labels={"app": "web"}
+    )
+    assert lookup("apps/v1", "ReplicaSet", "default", "rs") == LabelSelector(
+        match_labels={"app": "db"}
+    )
+    assert lookup("v1", "ReplicationController", "default", "gone") is None
+    assert lookup("apps/v1", "StatefulSet", "default", "rs") is None
