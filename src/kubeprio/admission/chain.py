@@ -130,6 +130,9 @@ class Listers(Protocol):
     @property
     def runtime_classes(self) -> Lister[RuntimeClass]:
         """All RuntimeClasses."""
+        ...
+
+    @property
     def ingress_classes(self) -> Lister[IngressClass]:
         """All IngressClasses."""
         ...

@@ -73,9 +73,9 @@ from kubeprio.api.poddefaults import (
 )
 from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.rbac import ClusterRoleBinding, RoleBinding, default_binding
-from kubeprio.api.runtimeclass import RuntimeClass, default_runtime_class
 from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.replicationcontrollerdefaults import default_replication_controller
+from kubeprio.api.runtimeclass import RuntimeClass, default_runtime_class
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import SECRET_TYPE_OPAQUE, Secret
 from kubeprio.api.service import Service

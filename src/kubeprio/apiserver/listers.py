@@ -98,6 +98,8 @@ class StoreListers:
     def runtime_classes(self) -> StoreLister[RuntimeClass]:
         """All RuntimeClasses."""
         return self._runtime_classes
+
+    @property
     def ingress_classes(self) -> StoreLister[IngressClass]:
         """All IngressClasses."""
         return self._ingress_classes
