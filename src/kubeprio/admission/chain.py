@@ -20,10 +20,12 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from kubeprio.api.core import Event, Namespace
+from kubeprio.api.ingress import IngressClass
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import evolve
 from kubeprio.api.resourcequota import ResourceQuota
+from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.storageclass import StorageClass
@@ -123,6 +125,16 @@ class Listers(Protocol):
     @property
     def storage_classes(self) -> Lister[StorageClass]:
         """All StorageClasses."""
+        ...
+
+    @property
+    def runtime_classes(self) -> Lister[RuntimeClass]:
+        """All RuntimeClasses."""
+        ...
+
+    @property
+    def ingress_classes(self) -> Lister[IngressClass]:
+        """All IngressClasses."""
         ...
 
 

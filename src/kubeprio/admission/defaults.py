@@ -12,9 +12,12 @@ plugin on::
                 ->  DefaultTolerationSeconds (300 s not-ready/unreachable tolerations)
                 ->  DefaultStorageClass (a class-less claim gets the default class)
                 ->  StorageObjectInUseProtection (pvc-/pv-protection finalizers)
+                ->  RuntimeClass (overhead, node selector, tolerations)
+                ->  DefaultIngressClass (a class-less Ingress gets the default class)
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
                 ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
-                ->  Priority (single globalDefault)  ->  ResourceQuota (charges usage)
+                ->  Priority (single globalDefault)  ->  RuntimeClass (overhead matches)
+                ->  ResourceQuota (charges usage)
 
 (``Priority`` validates PriorityClasses only, the two before it pods and workloads only,
 so their relative order in the validating phase changes no outcome.)
@@ -52,10 +55,12 @@ from kubeprio.admission.defaulttolerationseconds import (
     DefaultTolerations,
     DefaultTolerationSecondsPlugin,
 )
+from kubeprio.admission.ingressclass import DefaultIngressClassPlugin
 from kubeprio.admission.limitranger import LimitRangerPlugin
 from kubeprio.admission.plugins import EnabledPlugins
 from kubeprio.admission.priority import PriorityPlugin
 from kubeprio.admission.resourcequota import LimitedResource, ResourceQuotaPlugin
+from kubeprio.admission.runtimeclass import RuntimeClassPlugin
 from kubeprio.admission.serviceaccount import ServiceAccountPlugin
 from kubeprio.admission.storage import DefaultStorageClassPlugin, StorageObjectInUseProtectionPlugin
 from kubeprio.admission.systemclass import SystemPriorityClassPlugin
@@ -93,6 +98,10 @@ def default_chain(
     built[default_class.name] = (default_class, None)
     protection = StorageObjectInUseProtectionPlugin()
     built[protection.name] = (protection, None)
+    runtime = RuntimeClassPlugin(listers)
+    built[runtime.name] = (runtime, runtime)
+    ingress_class = DefaultIngressClassPlugin(listers)
+    built[ingress_class.name] = (ingress_class, None)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

@@ -32,9 +32,11 @@ from typing import Final
 
 from kubeprio.admission import (
     defaulttolerationseconds,
+    ingressclass,
     limitranger,
     priority,
     resourcequota,
+    runtimeclass,
     serviceaccount,
     storage,
     systemclass,
@@ -74,12 +76,12 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     storage.STORAGE_OBJECT_IN_USE_PROTECTION,  # StorageObjectInUseProtection
     "OwnerReferencesPermissionEnforcement",
     "PersistentVolumeClaimResize",
-    "RuntimeClass",
+    runtimeclass.PLUGIN_NAME,  # RuntimeClass
     "CertificateApproval",
     "CertificateSigning",
     "ClusterTrustBundleAttest",
     "CertificateSubjectRestriction",
-    "DefaultIngressClass",
+    ingressclass.PLUGIN_NAME,  # DefaultIngressClass
     "DenyServiceExternalIPs",
     # Upstream: "webhook, resourcequota, and deny plugins must go at the end".
     "MutatingAdmissionPolicy",
@@ -109,7 +111,7 @@ DEFAULT_ON: Final = frozenset(
         "StorageObjectInUseProtection",
         priority.PLUGIN_NAME,
         "TaintNodesByCondition",
-        "RuntimeClass",
+        runtimeclass.PLUGIN_NAME,
         "CertificateApproval",
         "CertificateSigning",
         "ClusterTrustBundleAttest",
@@ -137,6 +139,8 @@ IMPLEMENTED: Final = frozenset(
         defaulttolerationseconds.PLUGIN_NAME,
         storage.DEFAULT_STORAGE_CLASS,
         storage.STORAGE_OBJECT_IN_USE_PROTECTION,
+        runtimeclass.PLUGIN_NAME,
+        ingressclass.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.

@@ -275,6 +275,7 @@ class PodSpec:
     priority: Int32 | None = None
     preemption_policy: str | None = None
     overhead: ResourceList | None = None
+    runtime_class_name: str | None = None
     topology_spread_constraints: tuple[TopologySpreadConstraint, ...] | None = None
     extra: JsonDict = extra_field()
 

@@ -5,7 +5,8 @@ Mirrors upstream ``pkg/apis/core/v1/defaults.go`` (with the generated
 ``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go`` and
 ``pkg/apis/scheduling/v1/defaults.go``; policy/v1 has no defaults. Services, Endpoints
 and EndpointSlices are defaulted by ``api.servicedefaults``, DaemonSets by
-``api.daemonsetdefaults``, StatefulSets by ``api.statefulsetdefaults``. A Secret's ``stringData`` is
+``api.daemonsetdefaults``, StatefulSets by ``api.statefulsetdefaults``, NetworkPolicies
+and IngressClasses by ``api.networkingdefaults``. A Secret's ``stringData`` is
 merged into its ``data`` here too: upstream does it while converting the decoded v1
 object (``Convert_v1_Secret_To_core_Secret``), right after defaulting. Defaults that fall on
 fields kubeprio does not model (``dnsPolicy``, ``enableServiceLinks``, a container's
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from kubeprio.api import storagedefaults
+from kubeprio.api import networkingdefaults, storagedefaults
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
@@ -52,10 +53,12 @@ from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.daemonsetdefaults import default_daemon_set
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.ingress import IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.limitrangedefaults import default_limit_range
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, JsonDict, evolve
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.poddefaults import (
     default_container,
@@ -68,9 +71,11 @@ from kubeprio.api.poddefaults import (
     with_extra_defaults,
     with_service_account_name,
 )
+from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.rbac import ClusterRoleBinding, RoleBinding, default_binding
 from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.replicationcontrollerdefaults import default_replication_controller
+from kubeprio.api.runtimeclass import RuntimeClass, default_runtime_class
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import SECRET_TYPE_OPAQUE, Secret
 from kubeprio.api.service import Service
@@ -351,6 +356,15 @@ def default_priority_class(pc: PriorityClass) -> PriorityClass:
     return evolve(pc, **changes) if changes else pc
 
 
+def default_pod_template_object(pod_template: PodTemplate) -> PodTemplate:
+    """A PodTemplate's ``template`` gets the pod-spec defaults (``SetDefaults_PodSpec``
+    through the generated ``SetObjectDefaults_PodTemplate``)."""
+    template = default_pod_template(pod_template.template)
+    if template is pod_template.template:
+        return pod_template
+    return evolve(pod_template, template=template)
+
+
 def default_secret(secret: Secret) -> Secret:
     """``SetDefaults_Secret`` (``type`` defaults to ``Opaque``), then the conversion that
     merges ``stringData`` into ``data``: each key's UTF-8 bytes overwrite the key in
@@ -392,6 +406,10 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     PersistentVolume: _default_persistent_volume,
     PersistentVolumeClaim: _default_persistent_volume_claim,
     StorageClass: storagedefaults.default_storage_class,
+    RuntimeClass: default_runtime_class,
+    PodTemplate: default_pod_template_object,
+    NetworkPolicy: networkingdefaults.default_network_policy,
+    IngressClass: networkingdefaults.default_ingress_class,
     RoleBinding: default_binding,
     ClusterRoleBinding: default_binding,
 }

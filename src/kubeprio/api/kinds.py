@@ -22,9 +22,12 @@ from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import Status
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
+from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from kubeprio.api.replicationcontroller import ReplicationController
@@ -42,6 +45,7 @@ from kubeprio.api.reviews import (
     SubjectAccessReview,
     TokenReview,
 )
+from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
@@ -156,6 +160,7 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("", "v1", "Pod", "pods", "pod", True, Pod, ("po",), ("all",),
                  subresources=_POD_SUBRESOURCES),
     ResourceInfo("", "v1", "Event", "events", "event", True, Event, ("ev",)),
+    ResourceInfo("", "v1", "PodTemplate", "podtemplates", "podtemplate", True, PodTemplate),
     ResourceInfo("", "v1", "Service", "services", "service", True, Service, ("svc",), ("all",),
                  subresources=(Subresource("status", "", "v1", "Service", ("get", "patch", "update")),)),
     ResourceInfo("", "v1", "Endpoints", "endpoints", "endpoints", True, Endpoints, ("ep",)),
@@ -235,6 +240,16 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, Lease),
     ResourceInfo("storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", False,
                  StorageClass, ("sc",), legacy_versions=("v1beta1",)),
+    ResourceInfo("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", False,
+                 RuntimeClass, legacy_versions=("v1beta1",)),
+    ResourceInfo("networking.k8s.io", "v1", "IngressClass", "ingressclasses", "ingressclass",
+                 False, IngressClass),
+    ResourceInfo("networking.k8s.io", "v1", "Ingress", "ingresses", "ingress", True, Ingress,
+                 ("ing",),
+                 subresources=(Subresource("status", "networking.k8s.io", "v1", "Ingress",
+                                           ("get", "patch", "update")),)),
+    ResourceInfo("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", "networkpolicy",
+                 True, NetworkPolicy, ("netpol",)),
     ResourceInfo("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice",
                  True, EndpointSlice),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",

@@ -120,9 +120,11 @@ def _container_amounts(containers: Sequence[Container] | None, limits: bool) -> 
 def pod_amounts(spec: PodSpec, *, limits: bool, overhead: bool = True) -> Usage:
     """Upstream ``PodRequests``/``PodLimits``: app containers summed, then the maximum with
     each init container (restartable "sidecar" init containers run alongside and
-    accumulate), plus ``spec.overhead``. Without ``overhead`` it is LimitRanger's own
-    ``podRequests``/``podLimits`` (``plugin/pkg/admission/limitranger``), which leave the
-    overhead out."""
+    accumulate), plus ``spec.overhead``: every overhead resource is added to the requests,
+    but only to the limits the containers set to a non-zero amount (``PodLimits``: a pod
+    with no cpu limit has none after its overhead either). Without ``overhead`` it is
+    LimitRanger's own ``podRequests``/``podLimits`` (``plugin/pkg/admission/limitranger``),
+    which leave the overhead out."""
     total: Usage = {}
     for amounts in _container_amounts(spec.containers, limits):
         total = add(total, amounts)
@@ -142,7 +144,16 @@ def pod_amounts(spec: PodSpec, *, limits: bool, overhead: bool = True) -> Usage:
     for name, amount in init_max.items():
         if name not in total or amount > total[name]:
             total[name] = amount
-    return add(total, spec.overhead or {}) if overhead else total
+    if not overhead or not spec.overhead:
+        return total
+    if not limits:
+        return add(total, spec.overhead)
+    return {
+        name: amount + spec.overhead[name]
+        if name in spec.overhead and not amount.is_zero()
+        else amount
+        for name, amount in total.items()
+    }
 
 
 def counts_for_quota(pod: Pod, now: float | None = None) -> bool:

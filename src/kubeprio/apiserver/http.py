@@ -9,6 +9,8 @@ What it is: ``create_app(service)`` returns a Starlette application serving
 * ``/healthz``, ``/livez``, ``/readyz`` and ``/<endpoint>/<check>`` -- ``apiserver.health``;
 * ``/metrics`` -- the Prometheus text the ``metrics`` renderer it is given writes (404
   without one);
+* ``/.well-known/openid-configuration`` and ``/openid/v1/jwks`` -- the service account
+  issuer's discovery documents (``apiserver.issuerdiscovery``; 404 until set);
 * every resource path of the resource table -- ``apiserver.routes`` resolves it,
   ``apiserver.rest`` serves it; watches stream as chunked newline-delimited JSON.
 
@@ -59,6 +61,7 @@ from kubeprio.apiserver import (
     discovery,
     health,
     impersonation,
+    issuerdiscovery,
     openapi,
     podlogs,
     requestmetrics,
@@ -161,6 +164,8 @@ class KubeApp:
         self.service = service
         self.request_metrics = request_metrics or RequestMetrics()
         self.metrics_renderer = metrics
+        # Set by serve once the listening address (the default JWKS URI's host) is known.
+        self.issuer_discovery: issuerdiscovery.IssuerDiscovery | None = None
         # No authorizer: everything is allowed (one place decides that, not each caller).
         self.authorizer: authz.ReviewingAuthorizer = authorizer or authz.AllowAll()
         self.rest = RestHandler(
@@ -307,6 +312,20 @@ class KubeApp:
         body, content_type = self.metrics_renderer()
         # Set as a header: a media type would be given a second charset.
         return Response(body, headers={"Content-Type": content_type})
+
+    @_non_resource_path
+    async def issuer_metadata(self, request: Request) -> Response:
+        """The OIDC configuration or the JWKS (404 while the app has none), with upstream's
+        content types and ``Cache-Control`` (``pkg/routes/openidmetadata.go``)."""
+        found = self.issuer_discovery
+        if found is None:
+            return error_response(status.path_not_found())
+        if request.url.path.rstrip("/") == issuerdiscovery.JWKS_PATH:
+            body, content_type = found.keyset_json, issuerdiscovery.JWKS_CONTENT_TYPE
+        else:
+            body, content_type = found.config_json, issuerdiscovery.CONFIG_CONTENT_TYPE
+        headers = {"Cache-Control": issuerdiscovery.CACHE_CONTROL, "Content-Type": content_type}
+        return Response(body, headers=headers)
 
     @_non_resource_path
     async def openapi_root(self, request: Request) -> Response:
@@ -556,6 +575,10 @@ def create_app(
             for path in HEALTH_PATHS
         ),
         Route("/metrics", app_state.metrics, methods=["GET"]),
+        *(
+            Route(path, app_state.issuer_metadata, methods=["GET"])
+            for path in issuerdiscovery.SERVED_PATHS
+        ),
         Route("/api", app_state.api, methods=["GET"]),
         Route("/api/", app_state.api, methods=["GET"]),
         Route("/apis", app_state.apis, methods=["GET"]),

@@ -10,8 +10,10 @@ from typing import Generic, TypeVar
 
 from kubeprio.api import kinds
 from kubeprio.api.core import Namespace
+from kubeprio.api.ingress import IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.resourcequota import ResourceQuota
+from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.storageclass import StorageClass
@@ -54,6 +56,8 @@ class StoreListers:
         self._service_accounts = StoreLister(store, ServiceAccount)
         self._limit_ranges = StoreLister(store, LimitRange)
         self._storage_classes = StoreLister(store, StorageClass)
+        self._runtime_classes = StoreLister(store, RuntimeClass)
+        self._ingress_classes = StoreLister(store, IngressClass)
 
     @property
     def priority_classes(self) -> StoreLister[PriorityClass]:
@@ -89,3 +93,13 @@ class StoreListers:
     def storage_classes(self) -> StoreLister[StorageClass]:
         """All StorageClasses."""
         return self._storage_classes
+
+    @property
+    def runtime_classes(self) -> StoreLister[RuntimeClass]:
+        """All RuntimeClasses."""
+        return self._runtime_classes
+
+    @property
+    def ingress_classes(self) -> StoreLister[IngressClass]:
+        """All IngressClasses."""
+        return self._ingress_classes

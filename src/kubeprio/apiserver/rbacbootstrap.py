@@ -14,8 +14,12 @@ kubeprio serves (rules about kinds it does not serve are left out):
   ``system:public-info-viewer`` bound to it and ``system:unauthenticated``;
   ``system:monitoring`` bound to the group of that name;
 * ``system:auth-delegator`` (create ``tokenreviews`` and ``subjectaccessreviews``), bound
-  to nobody: servers that
-  delegate authentication get it bound to their account.
+  to nobody: servers that delegate authentication get it bound to their account;
+* ``system:service-account-issuer-discovery`` (get the OIDC configuration and JWKS paths),
+  bound to ``system:serviceaccounts``: every service account may read the issuer's keys.
+  Upstream suggests binding it to ``system:unauthenticated`` for relying parties outside
+  the cluster; kubeprio serves no anonymous requests (every request without a token is a
+  401, as kube-apiserver with ``--anonymous-auth=false``), so such a binding grants nothing.
 
 Each object carries the label ``kubernetes.io/bootstrapping: rbac-defaults`` and the
 annotation ``rbac.authorization.kubernetes.io/autoupdate: "true"``. At every start a
@@ -49,6 +53,7 @@ from kubeprio.api.rbac import (
 )
 from kubeprio.api.reviews import AUTHENTICATION_GROUP, AUTHORIZATION_GROUP
 from kubeprio.apiserver.service import ApiService
+from kubeprio.apiserver.tokenclaims import ALL_SERVICE_ACCOUNTS_GROUP
 
 READ: Final = ("get", "list", "watch")
 WRITE: Final = ("create", "delete", "deletecollection", "patch", "update")
@@ -91,6 +96,7 @@ VIEW_RULES: Final = (
     _rule(READ, "autoscaling", "horizontalpodautoscalers", "horizontalpodautoscalers/status"),
     _rule(READ, "batch", "jobs", "cronjobs", "cronjobs/status", "jobs/status"),
     _rule(READ, "policy", "poddisruptionbudgets", "poddisruptionbudgets/status"),
+    _rule(READ, "networking.k8s.io", "networkpolicies", "ingresses", "ingresses/status"),
 )  # fmt: skip
 """``system:aggregate-to-view`` (no Secrets: reading them would escalate)."""
 
@@ -107,6 +113,7 @@ EDIT_RULES: Final = (
     _rule(WRITE, "autoscaling", "horizontalpodautoscalers"),
     _rule(WRITE, "batch", "jobs", "cronjobs"),
     _rule(WRITE, "policy", "poddisruptionbudgets"),
+    _rule(WRITE, "networking.k8s.io", "networkpolicies", "ingresses"),
     _rule(("patch", "update"), "", "pods/ephemeralcontainers"),
 )  # fmt: skip
 """``system:aggregate-to-edit`` (no write on endpoints and slices since 1.22, CVE-2021-25740)."""
@@ -122,6 +129,10 @@ DISCOVERY_URLS: Final = (
     "/readyz", "/version", "/version/",
 )  # fmt: skip
 PUBLIC_INFO_URLS: Final = ("/healthz", "/livez", "/readyz", "/version", "/version/")
+ISSUER_DISCOVERY_URLS: Final = (
+    "/.well-known/openid-configuration", "/.well-known/openid-configuration/",
+    "/openid/v1/jwks", "/openid/v1/jwks/",
+)  # fmt: skip
 MONITORING_URLS: Final = (
     "/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics", "/metrics/slis", "/readyz",
     "/readyz/*",
@@ -182,6 +193,7 @@ CLUSTER_ROLES: Final = (
             _rule(("create",), AUTHORIZATION_GROUP, "subjectaccessreviews"),
         ),
     ),
+    _role("system:service-account-issuer-discovery", (_urls(*ISSUER_DISCOVERY_URLS),)),
 )  # fmt: skip
 """``ClusterRoles()`` of upstream's bootstrap policy, as far as kubeprio serves them."""
 
@@ -202,6 +214,7 @@ CLUSTER_ROLE_BINDINGS: Final = (
     _binding("system:basic-user", AUTHENTICATED),
     _binding("system:public-info-viewer", AUTHENTICATED, UNAUTHENTICATED),
     _binding("system:monitoring", "system:monitoring"),
+    _binding("system:service-account-issuer-discovery", ALL_SERVICE_ACCOUNTS_GROUP),
 )
 """``ClusterRoleBindings()`` of upstream's bootstrap policy, for the roles above."""
 

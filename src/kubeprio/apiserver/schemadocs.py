@@ -153,6 +153,33 @@ TYPES: Final[dict[str, str]] = {
         "the first pod is scheduled), allowedTopologies. The class annotated "
         "storageclass.kubernetes.io/is-default-class=true is given to claims that name none."
     ),
+    "RuntimeClass": (
+        "A RuntimeClass names a container runtime configuration (handler) that pods select "
+        "with spec.runtimeClassName. RuntimeClass admission copies overhead.podFixed into a "
+        "new pod's spec.overhead, which scheduling and ResourceQuotas count on top of the "
+        "containers' requests, and merges scheduling.nodeSelector and scheduling.tolerations "
+        "into the pod."
+    ),
+    "PodTemplate": (
+        "A PodTemplate stores a pod template (metadata and spec) for other objects to copy. "
+        "kubeprio serves and validates it; nothing creates pods from it."
+    ),
+    "Ingress": (
+        "An Ingress routes HTTP traffic for hosts and paths (spec.rules) to Services in its "
+        "namespace, optionally over TLS (spec.tls); spec.ingressClassName names the "
+        "IngressClass whose controller serves it. kubeprio stores Ingresses and runs no "
+        "ingress controller: status.loadBalancer stays empty unless a client writes it."
+    ),
+    "IngressClass": (
+        "An IngressClass names the controller (spec.controller) that implements Ingresses of "
+        "the class. The class annotated ingressclass.kubernetes.io/is-default-class=true is "
+        "given to new Ingresses that name none (the DefaultIngressClass admission plugin)."
+    ),
+    "NetworkPolicy": (
+        "A NetworkPolicy says which traffic the pods matched by spec.podSelector may receive "
+        "(spec.ingress) and send (spec.egress). kubeprio simulates no pod network: policies "
+        "are stored and validated and change nothing about scheduling."
+    ),
     "Role": (
         "A Role lists what may be done in its namespace: verbs on API groups' resources, "
         "optionally by name. A RoleBinding grants it; kubeprio's RBAC authorizer allows a "
@@ -273,6 +300,33 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
         "The node this pod is bound to. The scheduler sets it through pods/binding; a pod "
         "created with it set skips the scheduler."
     ),
+    ("PodSpec", "runtimeClassName"): (
+        "The RuntimeClass this pod runs with; RuntimeClass admission sets spec.overhead and "
+        "merges the class's nodeSelector and tolerations into the pod. The class must exist."
+    ),
+    ("PodSpec", "overhead"): (
+        "The resources the pod's runtime costs on top of its containers, set at admission "
+        "from its RuntimeClass (overhead.podFixed). Counted by the scheduler and by quotas."
+    ),
+    ("RuntimeClass", "handler"): (
+        "The CRI handler that runs pods of this class (a DNS-1123 label); immutable."
+    ),
+    ("RuntimeClass", "overhead"): "The fixed resource cost of a pod running with this class.",
+    ("RuntimeClass", "scheduling"): (
+        "The nodes that support this class: a node selector and tolerations merged into "
+        "each pod of the class at admission."
+    ),
+    ("Overhead", "podFixed"): (
+        "The resources every pod of the class costs on top of its containers' requests."
+    ),
+    ("Scheduling", "nodeSelector"): (
+        "Labels nodes must have for pods of this class; merged into the pod's nodeSelector "
+        "(a conflicting value refuses the pod)."
+    ),
+    ("Scheduling", "tolerations"): (
+        "Tolerations added to pods of this class (a toleration another one covers is kept once)."
+    ),
+    ("PodTemplate", "template"): "The pod template: labels, annotations and pod spec.",
     ("PodSpec", "nodeSelector"): "Labels a node must have for this pod to be placed on it.",
     ("PodSpec", "tolerations"): "The node taints this pod tolerates.",
     ("PodSpec", "affinity"): "Node affinity, pod affinity and pod anti-affinity rules.",

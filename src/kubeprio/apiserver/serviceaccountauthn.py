@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api.core import Node, Pod
@@ -160,7 +160,7 @@ class ServiceAccountTokenAuthenticator:
         if claims.issuer not in self._issuers:
             raise InvalidTokenError(f'token issuer "{claims.issuer}" is invalid')
         met = self._check_audiences(claims.audiences, audiences)
-        info = self._validate(claims)
+        info = self._validate(token, body, claims)
         return TokenResponse(info.user_info(extra_groups=(AUTHENTICATED_GROUP,)), met)
 
     def _check_audiences(
@@ -178,8 +178,11 @@ class ServiceAccountTokenAuthenticator:
             )
         return met
 
-    def _validate(self, claims: tokenclaims.ParsedClaims) -> tokenclaims.ServiceAccountInfo:
-        """``validator.Validate``: times, then the account and the bound objects."""
+    def _validate(
+        self, token: str, body: Mapping[str, Any], claims: tokenclaims.ParsedClaims
+    ) -> tokenclaims.ServiceAccountInfo:
+        """``validator.Validate`` of bound tokens: times, then the account and the bound
+        objects (``apiserver.legacytokens`` validates secret-based tokens instead)."""
         now = self._clock.now()
         if claims.not_before is not None and now + LEEWAY_SECONDS < claims.not_before:
             raise InvalidTokenError("service account token is not valid yet")

@@ -17,6 +17,9 @@
 * PersistentVolumes start ``Pending`` with ``lastPhaseTransitionTime``, stamped again
   whenever a status update changes the phase; claims start ``Pending`` with their data
   sources normalized (``pkg/registry/core/persistentvolume{,claim}/strategy.go``).
+* Ingresses start with an empty status (``loadBalancer: {}``); Ingresses, IngressClasses
+  and NetworkPolicies count spec changes in ``metadata.generation``
+  (``pkg/registry/networking/*/strategy.go``).
 * ``check_delete``: objects the registry refuses to delete (the system PriorityClasses).
 * A ServiceAccount's ``secrets`` keep only their names, on create and update
   (``cleanSecretReferences`` in ``pkg/registry/core/serviceaccount/strategy.go``).
@@ -48,9 +51,16 @@ from kubeprio.api.core import (
 )
 from kubeprio.api.daemonset import EMPTY_STATUS, DaemonSet
 from kubeprio.api.defaults import copy_template_labels
+from kubeprio.api.ingress import (
+    Ingress,
+    IngressClass,
+    IngressLoadBalancerStatus,
+    IngressStatus,
+)
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import (
     CLAIM_PENDING,
     VOLUME_PENDING,
@@ -62,6 +72,7 @@ from kubeprio.api.persistentvolume import (
     TypedLocalObjectReference,
     TypedObjectReference,
 )
+from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.replicationcontroller import EMPTY_STATUS as EMPTY_RC_STATUS
 from kubeprio.api.replicationcontroller import ReplicationController
@@ -89,8 +100,13 @@ GENERATION_KINDS: Final = (
     StatefulSet,
     Job,
     CronJob,
+    Ingress,
+    IngressClass,
+    NetworkPolicy,
+    PodTemplate,
 )
-"""Kinds whose ``metadata.generation`` counts spec changes."""
+"""Kinds whose ``metadata.generation`` counts spec changes (a PodTemplate's ``template``
+changes: ``podTemplateStrategy``)."""
 
 
 def has_status_subresource(obj: object) -> bool:
@@ -125,7 +141,12 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, StatefulSet):
         changes["status"] = EMPTY_STATEFUL_SET_STATUS
         changes["spec"] = drop_max_unavailable(obj.spec, None)
-    elif isinstance(obj, GENERATION_KINDS):
+    elif isinstance(obj, Ingress):
+        # PrepareForCreate resets the status; Go's JSON writes it as {loadBalancer: {}}.
+        changes["status"] = IngressStatus(load_balancer=IngressLoadBalancerStatus())
+    elif isinstance(obj, IngressClass | NetworkPolicy):
+        pass  # generation 1 only: neither has a status in v1.32
+    elif isinstance(obj, GENERATION_KINDS) and not isinstance(obj, PodTemplate):
         changes["status"] = None
     elif isinstance(obj, HorizontalPodAutoscaler):
         # PrepareForCreate resets the status; Go's JSON always sends desiredReplicas.
@@ -218,6 +239,8 @@ def generate_job_selector(job: Job) -> Job:
 
 
 def _spec_of(obj: Any) -> Any:
+    if isinstance(obj, PodTemplate):
+        return obj.template
     return getattr(obj, "spec", None)
 
 

@@ -37,14 +37,18 @@ from kubeprio.api.core import Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import JsonDict
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
+from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.quota import ZERO
 from kubeprio.api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.resourcequota import ResourceQuota
+from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.secret import Secret
 from kubeprio.api.serialization import to_dict
@@ -55,8 +59,10 @@ from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver import (
     autoscalingtables,
     configtables,
+    networkingtables,
     podtable,
     rbactables,
+    runtimeclasstables,
     servicetables,
     storagetables,
     workloadtables,
@@ -420,6 +426,17 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         storagetables.print_persistent_volume_claim,
     ),
     StorageClass: (storagetables.STORAGE_CLASS_COLUMNS, storagetables.print_storage_class),
+    RuntimeClass: (
+        runtimeclasstables.RUNTIME_CLASS_COLUMNS,
+        runtimeclasstables.print_runtime_class,
+    ),
+    PodTemplate: (workloadtables.POD_TEMPLATE_COLUMNS, workloadtables.print_pod_template),
+    Ingress: (networkingtables.INGRESS_COLUMNS, networkingtables.print_ingress),
+    IngressClass: (networkingtables.INGRESS_CLASS_COLUMNS, networkingtables.print_ingress_class),
+    NetworkPolicy: (
+        networkingtables.NETWORK_POLICY_COLUMNS,
+        networkingtables.print_network_policy,
+    ),
 }
 """One printer per kind; anything else prints NAME AGE."""
 

@@ -2,7 +2,8 @@
 StatefulSet, ControllerRevision, Job and CronJob (``printDeployment``, ``printReplicaSet``,
 ``printReplicationController``, ``printDaemonSet``, ``printStatefulSet``,
 ``printControllerRevision``, ``printJob`` and ``printCronJob`` in upstream's
-``pkg/printers/internalversion/printers.go``).
+``pkg/printers/internalversion/printers.go``), and the PodTemplate (``printPodTemplate``:
+NAME CONTAINERS IMAGES POD LABELS, no AGE).
 
 The kinds that own a pod template share its wide cells: CONTAINERS, IMAGES and SELECTOR
 (``_template_cells``); the DaemonSet's own cells are in ``daemonsettables``.
@@ -21,6 +22,7 @@ from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.core import Container, PodTemplateSpec
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.meta import LabelSelector
+from kubeprio.api.podtemplate import PodTemplate
 from kubeprio.api.replicationcontroller import ReplicationController, label_selector_of
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import daemonsettables
@@ -306,3 +308,26 @@ def print_cron_job(cron_job: CronJob, now: float) -> tuple[Cells, RowConditions]
         )
     )
     return cells, None
+
+
+POD_TEMPLATE_COLUMNS: Final = (
+    name_column(),
+    Column("Containers", "string", CONTAINERS_DOC),
+    Column("Images", "string", IMAGES_DOC),
+    Column("Pod Labels", "string", "The labels for the pod template."),
+)
+"""``podTemplateColumnDefinitions``: no AGE column."""
+
+
+def print_pod_template(pod_template: PodTemplate, now: float) -> tuple[Cells, RowConditions]:
+    """``printPodTemplate``: the template's containers and images (comma-joined, as
+    ``layoutContainerCells``) and its labels (``labels.FormatLabels``)."""
+    template = pod_template.template
+    names, images, _ = _template_cells(template, None)
+    labels = template.metadata.labels if template and template.metadata else None
+    return [
+        pod_template.metadata.name or "",
+        names,
+        images,
+        daemonsettables.format_labels(labels),
+    ], None

@@ -24,6 +24,7 @@ from kubeprio.api.gotext import GO_FALSE, GO_TRUE
 from kubeprio.api.manifest import ManifestError, decode_document
 from kubeprio.api.quantity import QuantityError, parse_quantity
 from kubeprio.api.validation.authentication import MAX_TOKEN_AGE_SECONDS
+from kubeprio.apiserver.issuerdiscovery import jwks_uri_error
 from kubeprio.apiserver.serviceranges import (
     DEFAULT_NODE_PORT_RANGE,
     DEFAULT_SERVICE_CIDR,
@@ -107,6 +108,14 @@ def register(subparsers: Any) -> None:
         metavar="AUDIENCES",
         help="comma-separated audiences a token used against the API must have one of, as "
         "kube-apiserver's flag (default: the issuers)",
+    )
+    parser.add_argument(
+        "--service-account-jwks-uri",
+        default="",
+        metavar="URI",
+        help="the jwks_uri of the issuer discovery document at "
+        "/.well-known/openid-configuration, as kube-apiserver's flag (an https URL; "
+        "default: the server's address with /openid/v1/jwks)",
     )
     parser.add_argument(
         "--service-account-max-token-expiration",
@@ -205,7 +214,11 @@ def _service_account_options(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(
             "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds"
         )
+    jwks_uri = args.service_account_jwks_uri
+    if jwks_uri and (problem := jwks_uri_error(jwks_uri)) is not None:
+        raise ValueError(problem)
     return {
+        "service_account_jwks_uri": jwks_uri,
         "service_account_issuers": issuers,
         "api_audiences": audiences,
         "service_account_max_token_expiration": int(maximum),

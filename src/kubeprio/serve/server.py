@@ -17,11 +17,13 @@ loop:
   ``apiserver.rbacescalation``);
 * the ``serve.driver.RealTimeDriver`` settling the components on the ``RealClock``,
   with serve's own controllers beside the shared ones (resource quota among those):
-  endpoints, service accounts (``default`` in every namespace) and the root CA
-  publisher (``kube-root-ca.crt`` in every namespace, holding the CA of ``serve.pki``),
-  and the ClusterRole aggregation controller.
+  endpoints, service accounts (``default`` in every namespace), the tokens controller
+  (filling the service account token Secrets users create, signed with ``sa.key``), the
+  root CA publisher (``kube-root-ca.crt`` in every namespace, holding the CA of
+  ``serve.pki``), and the ClusterRole aggregation controller.
 
-As soon as the socket listens it writes ``DATA_DIR/kubeconfig`` and prints
+As soon as the socket listens it renders the service account issuer's discovery documents
+for that address (``apiserver.issuerdiscovery``), writes ``DATA_DIR/kubeconfig`` and prints
 ``export KUBECONFIG=...``. SIGINT/SIGTERM stop it gracefully: the driver stops, open
 watches end (clients see their stream close), uvicorn finishes the requests in flight,
 and the store closes (checkpointing its WAL). ``kill -9`` loses nothing acknowledged
@@ -43,6 +45,7 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
+from urllib.parse import urlsplit
 
 import uvicorn
 
@@ -54,11 +57,12 @@ from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.rbac import ClusterRole
-from kubeprio.apiserver import kubernetesservice, rbacbootstrap
+from kubeprio.apiserver import issuerdiscovery, kubernetesservice, rbacbootstrap
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.http import KubeApp, create_app
+from kubeprio.apiserver.legacytokens import LegacyTokenAuthenticator, LegacyTokenGenerator
 from kubeprio.apiserver.rbac import RbacAuthorizer, RbacIndex, UnionAuthorizer
 from kubeprio.apiserver.rbacescalation import EscalationGuard
 from kubeprio.apiserver.requestmetrics import RequestMetrics
@@ -68,7 +72,7 @@ from kubeprio.apiserver.serviceaccountauthn import (
 )
 from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
 from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER, TokenIssuer
-from kubeprio.apiserver.tokensigning import PublicKeys, TokenSigner
+from kubeprio.apiserver.tokensigning import PublicKeys, SigningKey, TokenSigner
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.clusterroleaggregation import ClusterRoleAggregationController
@@ -76,6 +80,7 @@ from kubeprio.controllers.endpoints import EndpointsController
 from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
 from kubeprio.controllers.rootcacert import RootCACertPublisher
 from kubeprio.controllers.serviceaccount import ServiceAccountsController
+from kubeprio.controllers.serviceaccounttokens import TokensController
 from kubeprio.kubelet.kubelet import KubeletConfig, register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
@@ -146,6 +151,9 @@ class ServeOptions:
     """``--service-account-max-token-expiration`` in seconds; 0: no limit."""
     service_account_extend_token_expiration: bool = True
     """``--service-account-extend-token-expiration``."""
+    service_account_jwks_uri: str = ""
+    """``--service-account-jwks-uri``: the ``jwks_uri`` of the issuer's OIDC configuration;
+    empty means ``https://<listening address>/openid/v1/jwks``."""
 
 
 class _Server(uvicorn.Server):
@@ -284,10 +292,9 @@ class Serving:
             rbacbootstrap.ensure(self.plane.api)
             self._wire_rbac(seed)
             self.tokens = credentials.ensure_tokens(data_dir / "tokens.csv", users=users)
-            signer = TokenSigner(
-                options.service_account_issuers[0],
-                pki.ensure_service_account_key(self.pki.directory),
-            )
+            signing_key = pki.ensure_service_account_key(self.pki.directory)
+            signer = TokenSigner(options.service_account_issuers[0], signing_key)
+            self._wire_tokens_controller(seed, signing_key)
         except BaseException:
             self.store.close()
             raise
@@ -299,20 +306,33 @@ class Serving:
             max_expiration_seconds=options.service_account_max_token_expiration,
             extend_expiration=options.service_account_extend_token_expiration,
         )
+        public_keys = PublicKeys([signer.public_key])
+        token_getter = StoreTokenGetter(self.store)
+        legacy_tokens = LegacyTokenAuthenticator(
+            keys=public_keys,
+            api_audiences=audiences,
+            getter=token_getter,
+            secrets=self.plane.api,
+            clock=self.clock,
+        )
         service_account_tokens = ServiceAccountTokenAuthenticator(
             issuers=options.service_account_issuers,
-            keys=PublicKeys([signer.public_key]),
+            keys=public_keys,
             api_audiences=audiences,
-            getter=StoreTokenGetter(self.store),
+            getter=token_getter,
             clock=self.clock,
         )
         requests = RequestMetrics()
         self.metrics = MetricsPage.for_serve(
             scheduler=self.plane.scheduler, requests=requests, store=self.store
         )
-        # Upstream's order: the token file first, then service account tokens.
+        # Upstream's order: the token file, then secret-based and bound service account tokens.
         authenticator = UnionAuthenticator(
-            [TokenAuthenticator(self.tokens, api_audiences=audiences), service_account_tokens]
+            [
+                TokenAuthenticator(self.tokens, api_audiences=audiences),
+                legacy_tokens,
+                service_account_tokens,
+            ]
         )
         self.app = create_app(
             self.plane.api,
@@ -327,6 +347,7 @@ class Serving:
             pods_on_node=lambda name: self.plane.pods.by_index(NODE_INDEX, name),
         )
         self.kube: KubeApp = self.app.state.kube
+        self.signer = signer
         self.stop = asyncio.Event()
         self.url = ""
 
@@ -389,6 +410,36 @@ class Serving:
             config_maps=self.plane.config_maps,
         )
 
+    def _publish_issuer_discovery(self) -> None:
+        """Render the issuer's OIDC documents for the listening address; an issuer they
+        cannot describe (not https) leaves them out with upstream's log line."""
+        try:
+            self.kube.issuer_discovery = issuerdiscovery.build(
+                self.options.service_account_issuers[0],
+                jwks_uri=self.options.service_account_jwks_uri,
+                external_address=urlsplit(self.url).netloc,
+                keys=[self.signer.public_key],
+            )
+        except issuerdiscovery.DiscoveryError as exc:
+            LOG.warning(
+                "Could not construct pre-rendered responses for ServiceAccountIssuerDiscovery "
+                "endpoints. Endpoints will not be enabled. Error: %s",
+                exc,
+            )
+
+    def _wire_tokens_controller(self, seed: int, signing_key: SigningKey) -> None:
+        """The tokens controller: fills token Secrets users create (the key signs their
+        legacy tokens, as kube-controller-manager's ``--service-account-private-key-file``)."""
+        self.tokens_controller = TokensController(
+            self.plane.api,
+            clock=self.clock,
+            rng=derived_rng(seed, "serviceaccount-tokens"),
+            service_accounts=self.plane.service_accounts,
+            secrets=self.plane.secrets,
+            root_ca=self.pki.ca_cert.read_bytes(),
+            generate_token=LegacyTokenGenerator(signing_key),
+        )
+
     @property
     def kubeconfig(self) -> Path:
         """``DATA_DIR/kubeconfig``."""
@@ -427,6 +478,7 @@ class Serving:
                 self.serve_informers,
                 Due(self.endpoints_controller, self.clock),
                 Due(self.service_account_controller, self.clock),
+                Due(self.tokens_controller, self.clock),
                 Due(self.root_ca_publisher, self.clock),
                 Due(self.aggregation_controller, self.clock),
                 self.event_expiry,
@@ -444,6 +496,7 @@ class Serving:
             server_task.result()
             raise RuntimeError("the HTTPS server did not start")
         self.url = server_url(options.host, port)
+        self._publish_issuer_discovery()
         kubernetesservice.ensure(
             self.plane.api, address=advertised_address(options.host), port=port
         )

@@ -35,6 +35,8 @@ from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.daemonset import DaemonSet
+from kubeprio.api.ingress import Ingress
+from kubeprio.api.networkpolicy import NetworkPolicy
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.api.replicationcontroller import ReplicationController
@@ -174,6 +176,8 @@ class ControlPlane:
         self.claims: Informer[PersistentVolumeClaim] = Informer(api, PersistentVolumeClaim)
         self.volumes: Informer[PersistentVolume] = Informer(api, PersistentVolume)
         self.storage_classes: Informer[StorageClass] = Informer(api, StorageClass)
+        self.ingresses: Informer[Ingress] = Informer(api, Ingress)
+        self.network_policies: Informer[NetworkPolicy] = Informer(api, NetworkPolicy)
         self.router = PodRouter()
         # Before the kubelets and leases: they read the outages in their node handlers.
         self.outages = NodeOutages(clock, self.nodes)
@@ -369,6 +373,8 @@ class ControlPlane:
             self.revisions,
             self.pdbs,
             self.claims,
+            self.ingresses,
+            self.network_policies,
             *lease_informers,
         ]
         self.quota_controller = ResourceQuotaController(
@@ -403,6 +409,8 @@ class ControlPlane:
                 self.claims,
                 self.volumes,
                 self.storage_classes,
+                self.ingresses,
+                self.network_policies,
             ]
         )
 

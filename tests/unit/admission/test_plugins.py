@@ -152,8 +152,9 @@ def test_errors_have_upstreams_text(enable, disable, message):
     assert str(raised.value) == message
 
 
-STORAGE = ["DefaultStorageClass", "StorageObjectInUseProtection"]
-"""The two storage plugins (mutating only), after DefaultTolerationSeconds upstream."""
+STORAGE = ["DefaultStorageClass", "StorageObjectInUseProtection", "DefaultIngressClass"]
+"""The two storage plugins and DefaultIngressClass (mutating only), after
+DefaultTolerationSeconds upstream."""
 
 
 def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]:
@@ -167,23 +168,23 @@ def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]
     [
         (
             [],
-            ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "ResourceQuota"],
+            ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
         ),
         (
             ["Priority"],
-            ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "ResourceQuota"],
+            ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "ResourceQuota"],
         ),
         (
-            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds"],
+            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass"],
             ["TenantPriorityClass", "Priority", *STORAGE],
             ["TenantPriorityClass", "Priority"],
         ),
         (
             ["TenantPriorityClass", "PodSecurity", "MutatingAdmissionWebhook"],
-            ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE],
-            ["LimitRanger", "SystemPriorityClass", "Priority", "ResourceQuota"],
+            ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass"],
+            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
         ),
     ],
     ids=["defaults", "no-priority", "three-off", "own-and-unimplemented-off"],
@@ -206,7 +207,8 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
     assert plugins.DEFAULT.running() == (
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "SystemPriorityClass",
         "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
-        "StorageObjectInUseProtection", "ResourceQuota",
+        "StorageObjectInUseProtection", "RuntimeClass",
+        "DefaultIngressClass", "ResourceQuota",
     )  # fmt: skip
     enabled = plugins.resolve(
         ["NamespaceAutoProvision", "AlwaysPullImages"], ["NamespaceLifecycle", "Priority"]
@@ -214,7 +216,8 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
     assert enabled.running() == (
         "NamespaceAutoProvision", "NamespaceLifecycle", "LimitRanger", "ServiceAccount",
         "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds",
-        "DefaultStorageClass", "StorageObjectInUseProtection", "ResourceQuota",
+        "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
+        "DefaultIngressClass", "ResourceQuota",
     )  # fmt: skip
 
 

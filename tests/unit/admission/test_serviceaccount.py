@@ -568,6 +568,8 @@ def test_without_a_generator_the_chain_has_no_service_account_plugin() -> None:
         "DefaultTolerationSeconds",
         "DefaultStorageClass",
         "StorageObjectInUseProtection",
+        "RuntimeClass",
+        "DefaultIngressClass",
     ]
     assert [p.name for p in chain.validating] == [
         "LimitRanger",
@@ -575,5 +577,6 @@ def test_without_a_generator_the_chain_has_no_service_account_plugin() -> None:
         "SystemPriorityClass",
         "TenantPriorityClass",
         "Priority",
+        "RuntimeClass",
         "ResourceQuota",
     ]

@@ -34,7 +34,7 @@ from kubeprio.api.rbac import (
 )
 from kubeprio.api.rbacrules import Request, rule_allows
 from kubeprio.apiserver import rbacbootstrap
-from kubeprio.apiserver.authz import Attributes, TenantAuthorizer
+from kubeprio.apiserver.authz import Attributes, TenantAuthorizer, non_resource_attributes
 from kubeprio.apiserver.rbac import RbacAuthorizer, RbacIndex, UnionAuthorizer, from_review_rules
 from kubeprio.apiserver.rbacescalation import EscalationGuard
 from kubeprio.client.informer import Informer
@@ -294,6 +294,26 @@ def test_bootstrap_creates_then_reconciles_without_removing(api):
     version = api.get(ClusterRole, "cluster-admin").metadata.resource_version
     rbacbootstrap.ensure(api)
     assert api.get(ClusterRole, "cluster-admin").metadata.resource_version == version
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/.well-known/openid-configuration", "/.well-known/openid-configuration/",
+     "/openid/v1/jwks", "/openid/v1/jwks/"],
+)  # fmt: skip
+def test_issuer_discovery_is_for_service_accounts(api, union, path):
+    """``system:service-account-issuer-discovery`` (get on the four paths) bound to the
+    group ``system:serviceaccounts``, as upstream's bootstrap policy binds it."""
+    rbacbootstrap.ensure(api)
+    union.rbac.index.sync()
+    binding = api.get(ClusterRoleBinding, "system:service-account-issuer-discovery")
+    assert [(s.kind, s.name) for s in binding.subjects] == [("Group", "system:serviceaccounts")]
+    robot = UserInfo("system:serviceaccount:other:robot",
+                     ("system:serviceaccounts", "system:serviceaccounts:other",
+                      "system:authenticated"))  # fmt: skip
+    assert union.authorize(non_resource_attributes(robot, "GET", path))
+    assert not union.authorize(non_resource_attributes(robot, "POST", path))
+    assert not union.authorize(non_resource_attributes(BOB, "GET", path))
 
 
 def test_the_aggregation_controller_gathers_the_pieces(api, clock):

@@ -7,7 +7,7 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
@@ -27,7 +27,9 @@ from typing import Any, Final
 from kubeprio.api.core import Event, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
+from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
+from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
@@ -52,7 +54,11 @@ from kubeprio.api.validation import (  # isort: skip
     daemonset,
     endpoints,
     ephemeral,
+    ingress,
     limitrange,
+    networkpolicy,
+    node,
+    podtemplate,
     policy,
     rbac,
     replicationcontroller,
@@ -84,6 +90,10 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **configmap.CREATE,
     **secret.CREATE,
     **storage.CREATE,
+    **node.CREATE,
+    **podtemplate.CREATE,
+    **ingress.CREATE,
+    **networkpolicy.CREATE,
     **rbac.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
@@ -107,6 +117,10 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **configmap.UPDATE,
     **secret.UPDATE,
     **storage.UPDATE,
+    **node.UPDATE,
+    **podtemplate.UPDATE,
+    **ingress.UPDATE,
+    **networkpolicy.UPDATE,
     **rbac.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
@@ -125,6 +139,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
     **storage.STATUS_UPDATE,
+    **ingress.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
@@ -151,10 +166,14 @@ object (upstream ``WarningsOnUpdate``); the others warn as on create."""
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
-_REVALIDATE_META_ON_UPDATE: Final = frozenset({Pod, DaemonSet, StatefulSet})
+_REVALIDATE_META_ON_UPDATE: Final = frozenset(
+    {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass}
+)
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
-StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, which check the
-object metadata as on create)."""
+StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, a RuntimeClass
+update ``ValidateRuntimeClass``, an Ingress or an IngressClass update
+``validateIngress``/``ValidateIngressClass``, which check the object metadata as on
+create)."""
 
 
 def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:

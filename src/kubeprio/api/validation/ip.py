@@ -114,3 +114,27 @@ def cidr_errors(value: str, path: str) -> list[FieldError]:
             errors.invalid(path, value, f"must be in canonical form ({go_quote(str(network))})")
         ]
     return []
+
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_cidr_sloppy(value: str) -> IPNetwork | None:
+    """The network of ``value`` as ``netutils.ParseCIDRSloppy`` reads it (IPv4 octets and
+    the prefix length may have leading zeros, host bits are allowed and masked off), or
+    None when it does not parse."""
+    address_text, slash, prefix = value.rpartition("/")
+    if not slash or not prefix.isascii() or not prefix.isdigit() or "%" in address_text:
+        return None
+    address = parse_ip(address_text)
+    if address is None or int(prefix) > address.max_prefixlen:
+        return None
+    return ipaddress.ip_network(f"{address}/{int(prefix)}", strict=False)
+
+
+def sloppy_cidr_errors(value: str, path: str) -> list[FieldError]:
+    """v1.32's ``IsValidCIDR`` (``k8s.io/apimachinery`` v0.32): anything
+    ``ParseCIDRSloppy`` reads is valid; the strict rules above came in v1.33."""
+    if parse_cidr_sloppy(value) is None:
+        return [errors.invalid(path, value, INVALID_CIDR)]
+    return []

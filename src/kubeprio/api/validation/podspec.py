@@ -4,7 +4,7 @@ Mirrors upstream ``ValidatePodSpec`` and the functions it calls in
 ``pkg/apis/core/validation/validation.go`` for the fields kubeprio models (containers,
 init containers and ephemeral containers with their ports and resources, restart and DNS policy, node
 selector and affinity, tolerations, topology spread constraints, names of the node,
-service account and priority class, preemption policy, overhead), in upstream's order,
+service account, priority class and runtime class, preemption policy, overhead), in upstream's order,
 with upstream's field paths and texts. Fields kubeprio keeps only in ``extra`` are
 checked where upstream checks an enumerated value (``imagePullPolicy``,
 ``terminationMessagePolicy``, ``dnsPolicy``); volumes by ``validation.volumes`` (names,
@@ -413,6 +413,12 @@ def validate_pod_spec(
         found.extend(
             errors.invalid(child(path, "priorityClassName"), spec.priority_class_name, m)
             for m in name_is_dns_subdomain(spec.priority_class_name)
+        )
+    if spec.runtime_class_name is not None:
+        # ValidateRuntimeClassName: a DNS subdomain (checked even when empty).
+        found.extend(
+            errors.invalid(child(path, "runtimeClassName"), spec.runtime_class_name, m)
+            for m in name_is_dns_subdomain(spec.runtime_class_name)
         )
     if spec.preemption_policy is not None:
         found.extend(
