@@ -152,9 +152,9 @@ def test_errors_have_upstreams_text(enable, disable, message):
     assert str(raised.value) == message
 
 
-STORAGE = ["DefaultStorageClass", "StorageObjectInUseProtection", "DefaultIngressClass"]
-"""The two storage plugins and DefaultIngressClass (mutating only), after
-DefaultTolerationSeconds upstream."""
+STORAGE = ["DefaultStorageClass", "StorageObjectInUseProtection"]
+"""The two storage plugins (mutating only), after DefaultTolerationSeconds upstream;
+RuntimeClass and then DefaultIngressClass follow them (``AllOrderedPlugins``)."""
 
 
 def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]:
@@ -168,22 +168,22 @@ def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]
     [
         (
             [],
-            ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass"],
+            ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
             ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
         ),
         (
             ["Priority"],
-            ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass"],
+            ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
             ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "ResourceQuota"],
         ),
         (
             ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass"],
-            ["TenantPriorityClass", "Priority", *STORAGE],
+            ["TenantPriorityClass", "Priority", *STORAGE, "DefaultIngressClass"],
             ["TenantPriorityClass", "Priority"],
         ),
         (
             ["TenantPriorityClass", "PodSecurity", "MutatingAdmissionWebhook"],
-            ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass"],
+            ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
             ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
         ),
     ],
