@@ -83,7 +83,8 @@ def _urls(*urls: str) -> PolicyRule:
 
 VIEW_RULES: Final = (
     _rule(READ, "", "pods", "replicationcontrollers", "replicationcontrollers/scale",
-          "serviceaccounts", "services", "services/status", "endpoints", "configmaps"),
+          "serviceaccounts", "services", "services/status", "endpoints",
+          "persistentvolumeclaims", "persistentvolumeclaims/status", "configmaps"),
     _rule(READ, "", "limitranges", "resourcequotas", "events", "pods/status",
           "resourcequotas/status", "namespaces/status", "replicationcontrollers/status",
           "pods/log"),
@@ -106,7 +107,7 @@ EDIT_RULES: Final = (
     _rule(WRITE, "", "pods", "pods/attach", "pods/exec", "pods/portforward"),
     _rule(("create",), "", "pods/eviction"),
     _rule(WRITE, "", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
-          "services", "configmaps", "secrets", "events"),
+          "services", "persistentvolumeclaims", "configmaps", "secrets", "events"),
     _rule(("create",), "", "serviceaccounts/token"),
     _rule(WRITE, "apps", "statefulsets", "statefulsets/scale", "daemonsets", "deployments",
           "deployments/scale", "replicasets", "replicasets/scale"),
