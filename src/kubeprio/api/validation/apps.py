@@ -377,21 +377,22 @@ def validate_replica_set_update(new: ReplicaSet, old: ReplicaSet) -> list[FieldE
     return found
 
 
+REPLICA_COUNTS: Final = (
+    "replicas",
+    "fully_labeled_replicas",
+    "ready_replicas",
+    "available_replicas",
+    "observed_generation",
+)
+"""The status counts ``ValidateReplicaSetStatus`` and ``ValidateReplicationControllerStatus``
+both check (non-negative), in upstream's order."""
+
+
 def validate_replica_set_status_update(new: ReplicaSet, old: ReplicaSet) -> list[FieldError]:
     """``ValidateReplicaSetStatusUpdate``."""
     if new.status is None:
         return []
-    return status_counts(
-        new.status,
-        (
-            "replicas",
-            "fully_labeled_replicas",
-            "ready_replicas",
-            "available_replicas",
-            "observed_generation",
-        ),
-        "status",
-    )
+    return status_counts(new.status, REPLICA_COUNTS, "status")
 
 
 CREATE: Final[dict[type[Any], KindValidator]] = {

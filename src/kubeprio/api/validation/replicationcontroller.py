@@ -24,6 +24,7 @@ from kubeprio.api.core import PodTemplateSpec
 from kubeprio.api.errors import FieldError
 from kubeprio.api.replicationcontroller import ReplicationController, ReplicationControllerSpec
 from kubeprio.api.validation.apps import (
+    REPLICA_COUNTS,
     SELECTOR_MISMATCH,
     status_counts,
     template_labels_value,
@@ -92,17 +93,7 @@ def validate_replication_controller_status_update(
     """``ValidateReplicationControllerStatusUpdate``."""
     if new.status is None:
         return []
-    return status_counts(
-        new.status,
-        (
-            "replicas",
-            "fully_labeled_replicas",
-            "ready_replicas",
-            "available_replicas",
-            "observed_generation",
-        ),
-        "status",
-    )
+    return status_counts(new.status, REPLICA_COUNTS, "status")
 
 
 CREATE: Final[dict[type[Any], KindValidator]] = {

@@ -43,6 +43,7 @@ from kubeprio.scheduler.events import (
     EventResource,
     QueueingHint,
 )
+from kubeprio.scheduler.plugins.helper.claimhints import after_named_claim
 from kubeprio.scheduler.snapshot import NodeInfo
 
 NAME: Final = "VolumeRestrictions"
@@ -237,16 +238,8 @@ def after_pod_deleted(
     return QueueingHint.QUEUE_SKIP
 
 
-def after_claim_added(
-    pod: framework.PodInfo, old: object | None, new: object | None
-) -> QueueingHint:
-    """Upstream ``isSchedulableAfterPersistentVolumeClaimAdded``: a claim the pod names."""
-    if not isinstance(new, PersistentVolumeClaim):
-        return QueueingHint.QUEUE
-    if new.metadata.namespace != pod.pod.metadata.namespace:
-        return QueueingHint.QUEUE_SKIP
-    names = pod_persistent_claim_names(pod.pod)
-    return QueueingHint.QUEUE if new.metadata.name in names else QueueingHint.QUEUE_SKIP
+after_claim_added = after_named_claim
+"""Upstream ``isSchedulableAfterPersistentVolumeClaimAdded``: a claim the pod names (``helper.claimhints``)."""
 
 
 EVENTS: Final = (

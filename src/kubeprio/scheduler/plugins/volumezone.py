@@ -39,8 +39,8 @@ from kubeprio.scheduler.events import (
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
-    QueueingHint,
 )
+from kubeprio.scheduler.plugins.helper.claimhints import after_named_claim
 from kubeprio.scheduler.snapshot import NodeInfo
 
 NAME: Final = "VolumeZone"
@@ -188,16 +188,8 @@ class VolumeZone:
 # --- events and queueing hints ---------------------------------------------------------------
 
 
-def after_claim_change(
-    pod: framework.PodInfo, old: object | None, new: object | None
-) -> QueueingHint:
-    """Upstream ``isSchedulableAfterPersistentVolumeClaimChange``: a claim the pod names."""
-    if not isinstance(new, PersistentVolumeClaim):
-        return QueueingHint.QUEUE
-    if new.metadata.namespace != pod.pod.metadata.namespace:
-        return QueueingHint.QUEUE_SKIP
-    names = pod_persistent_claim_names(pod.pod)
-    return QueueingHint.QUEUE if new.metadata.name in names else QueueingHint.QUEUE_SKIP
+after_claim_change = after_named_claim
+"""Upstream ``isSchedulableAfterPersistentVolumeClaimChange``: a claim the pod names (``helper.claimhints``)."""
 
 
 _A = ActionType
