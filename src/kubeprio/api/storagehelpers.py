@@ -116,16 +116,7 @@ def pod_claim_names(pod: Pod) -> list[str]:
 def pod_persistent_claim_names(pod: Pod) -> list[str]:
     """The claims ``pod``'s ``persistentVolumeClaim`` volumes name (not its ephemeral ones):
     what the scheduler's ``NodeInfo.PVCRefCounts`` and VolumeRestrictions count."""
-    spec = pod.spec
-    volumes = spec.extra.get("volumes") if spec is not None else None
-    if not volumes:
-        return []
-    names: list[str] = []
-    for volume in _dicts(volumes):
-        source = volume.get("persistentVolumeClaim")
-        if isinstance(source, Mapping):
-            names.append(str(source.get("claimName") or ""))
-    return names
+    return [name for name, ephemeral in pod_claim_volumes(pod) if not ephemeral]
 
 
 DISK_VOLUME_SOURCES: Final = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
@@ -144,17 +135,6 @@ def has_scheduling_volumes(pod: Pod) -> bool:
         or "ephemeral" in volume
         or any(key in volume for key in DISK_VOLUME_SOURCES)
         for volume in _dicts(volumes)
-    )
-
-
-def has_claim_volumes(pod: Pod) -> bool:
-    """Whether any volume of ``pod`` uses a claim (the scheduler's cheap pre-check)."""
-    spec = pod.spec
-    volumes = spec.extra.get("volumes") if spec is not None else None
-    if not volumes:
-        return False
-    return any(
-        "persistentVolumeClaim" in volume or "ephemeral" in volume for volume in _dicts(volumes)
     )
 
 

@@ -101,23 +101,31 @@ def _host_errors(host: str, path: str) -> list[FieldError]:
 # --- Ingress -----------------------------------------------------------------------------------
 
 
-def _typed_reference(ref: TypedLocalObjectReference, path: str) -> list[FieldError]:
-    """``validateIngressTypedLocalObjectReference``: a resource backend."""
+def _group_kind_name(
+    api_group: str | None, kind: str | None, name: str | None, path: str
+) -> list[FieldError]:
+    """The checks a typed reference and an IngressClass's parameters share: an optional
+    DNS-subdomain ``apiGroup``, then ``kind`` and ``name`` required path segments."""
     found: list[FieldError] = []
-    if ref.api_group is not None:
+    if api_group is not None:
         found.extend(
-            errors.invalid(child(path, "apiGroup"), ref.api_group, message)
-            for message in dns1123_subdomain_errors(ref.api_group)
+            errors.invalid(child(path, "apiGroup"), api_group, message)
+            for message in dns1123_subdomain_errors(api_group)
         )
-    for name, value in (("kind", ref.kind or ""), ("name", ref.name or "")):
+    for field, value in (("kind", kind or ""), ("name", name or "")):
         if not value:
-            found.append(errors.required(child(path, name)))
+            found.append(errors.required(child(path, field)))
         else:
             found.extend(
-                errors.invalid(child(path, name), value, message)
+                errors.invalid(child(path, field), value, message)
                 for message in path_segment_errors(value)
             )
     return found
+
+
+def _typed_reference(ref: TypedLocalObjectReference, path: str) -> list[FieldError]:
+    """``validateIngressTypedLocalObjectReference``: a resource backend."""
+    return _group_kind_name(ref.api_group, ref.kind, ref.name, path)
 
 
 def _backend(backend: IngressBackend, path: str) -> list[FieldError]:
@@ -351,20 +359,7 @@ def domain_prefixed_path_errors(value: str, path: str) -> list[FieldError]:
 
 def _parameters(params: IngressClassParametersReference, path: str) -> list[FieldError]:
     """``validateIngressClassParametersReference``."""
-    found: list[FieldError] = []
-    if params.api_group is not None:
-        found.extend(
-            errors.invalid(child(path, "apiGroup"), params.api_group, message)
-            for message in dns1123_subdomain_errors(params.api_group)
-        )
-    for name, value in (("kind", params.kind or ""), ("name", params.name or "")):
-        if not value:
-            found.append(errors.required(child(path, name)))
-        else:
-            found.extend(
-                errors.invalid(child(path, name), value, message)
-                for message in path_segment_errors(value)
-            )
+    found = _group_kind_name(params.api_group, params.kind, params.name, path)
     if params.scope is None:
         found.append(errors.required(child(path, "scope")))
         return found
