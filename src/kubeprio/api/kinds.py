@@ -15,6 +15,7 @@ from typing import Any, Final
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
+from kubeprio.api.componentstatus import ComponentStatus
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
@@ -309,8 +310,27 @@ LEGACY_BINDINGS: Final = ResourceInfo(
 upstream still serves (``LegacyBindingREST``): a POST naming the pod in the body's
 ``metadata.name``, otherwise ``pods/binding``."""
 
+COMPONENT_STATUSES: Final = ResourceInfo(
+    "",
+    "v1",
+    "ComponentStatus",
+    "componentstatuses",
+    "componentstatus",
+    False,
+    ComponentStatus,
+    ("cs",),
+    verbs=("get", "list"),
+)
+"""``/api/v1/componentstatuses``: deprecated, read-only, computed on request
+(``apiserver.componentstatus``); upstream's storage serves only ``get`` and ``list``."""
+
 SERVED: Final[tuple[ResourceInfo, ...]] = (
-    RESOURCES + ALTERNATE_VERSIONS + (LEGACY_BINDINGS,) + REVIEWS + RESOURCE_METRICS
+    RESOURCES
+    + ALTERNATE_VERSIONS
+    + (LEGACY_BINDINGS,)
+    + (COMPONENT_STATUSES,)
+    + REVIEWS
+    + RESOURCE_METRICS
 )
 """Every kind the API server serves (routes, discovery, authorization)."""
 

@@ -54,10 +54,12 @@ from starlette.routing import Route
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
+from kubeprio.api.componentstatus import ComponentCondition
 from kubeprio.api.core import Pod
 from kubeprio.api.model import JsonDict
 from kubeprio.apiserver import (
     authz,
+    componentstatus,
     discovery,
     health,
     impersonation,
@@ -176,7 +178,11 @@ class KubeApp:
             token_issuer=token_issuer,
             token_reviewer=token_reviewer,
             pods_on_node=pods_on_node,
+            components=lambda: self.component_probes,
         )
+        # What ``componentstatuses`` lists, in order: kubeprio's store under upstream's
+        # ``etcd-0``; ``kubeprio serve`` puts its scheduler and controller probes first.
+        self.component_probes: dict[str, componentstatus.Probe] = {"etcd-0": self._etcd_probe}
         self.routes = RouteTable(kinds.SERVED)
         self.authenticator = authenticator
         self.streams: dict[WatchStream, Callable[[], None]] = {}
@@ -248,6 +254,13 @@ class KubeApp:
         except Exception as exc:  # any other failure of the store is an unhealthy store
             return str(exc) or type(exc).__name__
         return None
+
+    def _etcd_probe(self) -> ComponentCondition:
+        # Upstream's EtcdServer.DoServerCheck: ``ok``, or no message and the error.
+        failure = self._store_failure()
+        return (
+            componentstatus.healthy() if failure is None else componentstatus.unreachable(failure)
+        )
 
     @_non_resource_path
     async def health(self, request: Request) -> Response:

@@ -19,7 +19,8 @@ client send (shared/reference/kubectl-wire.md):
   ``pods/eviction`` (201 with a success Status), ``serviceaccounts/token`` (201 with the
   TokenRequest and its token, ``apiserver.tokenrequest``);
 * reads as plain JSON or as a server-side ``Table`` (``apiserver.tables``);
-* the read-only resource metrics (``metrics.k8s.io``), handed to ``apiserver.resourcemetrics``.
+* the read-only resource metrics (``metrics.k8s.io``), handed to ``apiserver.resourcemetrics``;
+* the read-only ``componentstatuses``, handed to ``apiserver.componentstatus``.
 
 The handler is assembled from parts, one concept each: ``restreads`` (GET, list, watch,
 ``pods/log``), ``restwrites`` (create, update, patch, delete, the self reviews),
@@ -35,11 +36,13 @@ synchronously (the adapter runs it on the event loop, never in worker threads).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from kubeprio.api import kinds
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS
 from kubeprio.apiserver import (
+    componentstatus,
     podstreams,
     resourcemetrics,
     reviews,
@@ -74,6 +77,7 @@ class RestHandler(RestReads, RestWrites, RestSubresources):
         token_issuer: tokenrequest.TokenIssuer | None = None,
         token_reviewer: tokenreview.TokenReviewAuthenticator | None = None,
         pods_on_node: resourcemetrics.PodsOnNode | None = None,
+        components: Callable[[], Mapping[str, componentstatus.Probe]] = dict,
     ) -> None:
         self.service = service
         self.clock = clock
@@ -84,6 +88,7 @@ class RestHandler(RestReads, RestWrites, RestSubresources):
         self.resource_metrics = resourcemetrics.ResourceMetricsApi(
             service.store, clock=clock, pods_on_node=pods_on_node
         )
+        self.component_statuses = componentstatus.ComponentStatusApi(components)
 
     def handle(self, request: RestRequest) -> Reply | WatchStream | TextReply | LogFollow:
         """Serve one request; raise ``StatusError`` for failures."""
@@ -110,6 +115,10 @@ class RestHandler(RestReads, RestWrites, RestSubresources):
                 200,
                 self.resource_metrics.handle(method, target, request.query, request.accept),
             )
+        if target.info is kinds.COMPONENT_STATUSES:
+            # Computed on request, read-only and deprecated (every answer warns).
+            body = self.component_statuses.handle(method, target, request.query, request.accept)
+            return Reply(200, body, warnings=componentstatus.WARNINGS)
         if sub == "":
             if target.is_collection:
                 if method == "GET":

@@ -14,7 +14,9 @@ thread-safe: a settle yields to the loop (``await asyncio.sleep(0)``) after ever
 scheduled. Each round between two yields writes as one batch (``Store.batch``: one
 SQLite COMMIT for all its binds, events and status writes). A component that raises is
 logged and the loop goes on after a short pause (a server must outlive one bad object;
-the simulation, by contrast, aborts).
+the simulation, by contrast, aborts). The driver remembers which component failed on
+its last pass (``failure``) and whether its loop runs (``running``): ``kubeprio serve``
+reports both as the ``scheduler`` and ``controller-manager`` ComponentStatuses.
 
 Who drives it: ``serve.server`` runs ``RealTimeDriver.run`` as a task and sets ``stop``.
 """
@@ -59,6 +61,13 @@ class RealTimeDriver:
         self.errors = 0
         self._wake = asyncio.Event()
         self._watches: list[StoreWatch] = []
+        self.running = False
+        self._failures: dict[int, str] = {}
+        """``id(component)`` -> why its last pump or run raised (cleared by a good run)."""
+
+    def failure(self, component: Driven) -> str | None:
+        """Why ``component`` failed on its last pass, or None if it did not."""
+        return self._failures.get(id(component))
 
     def _on_write(self) -> None:
         self._wake.set()
@@ -79,18 +88,23 @@ class RealTimeDriver:
     def _pump(self, component: Driven) -> int:
         try:
             return component.pump()
-        except Exception:
+        except Exception as exc:
+            self._failures[id(component)] = _describe(exc)
             self.errors += 1
             LOG.exception("pump failed in %s", type(component).__name__)
             raise
 
     def _run_once(self, component: Driven) -> bool:
         try:
-            return component.run_once()
-        except Exception:
+            worked = component.run_once()
+        except Exception as exc:
+            self._failures[id(component)] = _describe(exc)
             self.errors += 1
             LOG.exception("run_once failed in %s", type(component).__name__)
             raise
+        if self._failures:
+            self._failures.pop(id(component), None)
+        return worked
 
     async def settle(self, stop: asyncio.Event | None = None) -> None:
         """Pump and run every component until none has work now, yielding every ``budget``;
@@ -131,6 +145,7 @@ class RealTimeDriver:
         """Drive the components until ``stop`` is set (or the store closes)."""
         self._subscribe()
         stopper = asyncio.ensure_future(stop.wait())
+        self.running = True
         try:
             while not stop.is_set():
                 self._wake.clear()
@@ -154,7 +169,12 @@ class RealTimeDriver:
                 finally:
                     waiter.cancel()
         finally:
+            self.running = False
             stopper.cancel()
             for watch in self._watches:
                 with contextlib.suppress(Exception):
                     watch.close()
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

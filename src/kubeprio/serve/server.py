@@ -53,11 +53,12 @@ from kubeprio.admission import plugins
 from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
+from kubeprio.api.componentstatus import ComponentCondition
 from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.rbac import ClusterRole
-from kubeprio.apiserver import issuerdiscovery, kubernetesservice, rbacbootstrap
+from kubeprio.apiserver import componentstatus, issuerdiscovery, kubernetesservice, rbacbootstrap
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
@@ -75,6 +76,7 @@ from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER, TokenIssuer
 from kubeprio.apiserver.tokensigning import PublicKeys, SigningKey, TokenSigner
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
+from kubeprio.controllers.base import Controller
 from kubeprio.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from kubeprio.controllers.endpoints import EndpointsController
 from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
@@ -88,6 +90,7 @@ from kubeprio.serve.driver import RealTimeDriver
 from kubeprio.serve.metrics import MetricsPage
 from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
 from kubeprio.sim.drive import Due, Informers
+from kubeprio.sim.engine import Driven
 from kubeprio.store.sqlite import SqliteStore
 
 DATABASE: Final = "kubeprio.db"
@@ -486,6 +489,10 @@ class Serving:
             clock=self.clock,
             store=self.store,
         )
+        self.kube.component_probes = {
+            **component_probes(driver, scheduler=self.plane.scheduler),
+            **self.kube.component_probes,
+        }
         driver_task = asyncio.create_task(driver.run(self.stop))
         server_task = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started and not server_task.done():
@@ -532,6 +539,36 @@ class Serving:
     def close(self) -> None:
         """Close the store (checkpoints the WAL)."""
         self.store.close()
+
+
+def loop_probe(driver: RealTimeDriver, components: Sequence[Driven]) -> componentstatus.Probe:
+    """A ComponentStatus probe of in-process components: healthy (``ok``, a ``/healthz``
+    body) while the driver loop runs and none of them failed on its last pass."""
+
+    def probe() -> ComponentCondition:
+        if not driver.running:
+            return componentstatus.unhealthy("the control loop is not running")
+        for component in components:
+            failure = driver.failure(component)
+            if failure is not None:
+                return componentstatus.unhealthy(f"last pass failed: {failure}")
+        return componentstatus.healthy()
+
+    return probe
+
+
+def component_probes(
+    driver: RealTimeDriver, *, scheduler: Driven
+) -> dict[str, componentstatus.Probe]:
+    """``controller-manager`` (every controller the driver runs) and ``scheduler``, in
+    the order ``kubectl get cs`` usually shows them."""
+    controllers = [
+        c for c in driver.components if isinstance(c, Due) and isinstance(c.component, Controller)
+    ]
+    return {
+        "controller-manager": loop_probe(driver, controllers),
+        "scheduler": loop_probe(driver, [scheduler]),
+    }
 
 
 def run(options: ServeOptions, *, out: IO[str] = sys.stdout) -> int:
