@@ -53,6 +53,12 @@ from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.daemonsetdefaults import default_daemon_set
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.flowcontrol import (
+    FlowSchema,
+    PriorityLevelConfiguration,
+    default_flow_schema,
+    default_priority_level,
+)
 from kubeprio.api.ingress import IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.limitrangedefaults import default_limit_range
@@ -408,6 +414,9 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     StorageClass: storagedefaults.default_storage_class,
     RuntimeClass: default_runtime_class,
     PodTemplate: default_pod_template_object,
+    # API Priority and Fairness (api.flowcontrol).
+    FlowSchema: default_flow_schema,
+    PriorityLevelConfiguration: default_priority_level,
     NetworkPolicy: networkingdefaults.default_network_policy,
     IngressClass: networkingdefaults.default_ingress_class,
     RoleBinding: default_binding,

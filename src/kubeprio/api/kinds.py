@@ -23,6 +23,8 @@ from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.flowcontrol import GROUP as FLOWCONTROL_GROUP
+from kubeprio.api.flowcontrol import FlowSchema, PriorityLevelConfiguration
 from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.meta import Status
@@ -260,6 +262,17 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding",
                  True, RoleBinding),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "Role", "roles", "role", True, Role),
+    # API Priority and Fairness (api.flowcontrol); bootstrap objects in apiserver.flowcontrolbootstrap.
+    ResourceInfo(FLOWCONTROL_GROUP, "v1", "FlowSchema", "flowschemas", "flowschema", False,
+                 FlowSchema,
+                 subresources=(Subresource("status", FLOWCONTROL_GROUP, "v1", "FlowSchema",
+                                           ("get", "patch", "update")),)),
+    ResourceInfo(FLOWCONTROL_GROUP, "v1", "PriorityLevelConfiguration",
+                 "prioritylevelconfigurations", "prioritylevelconfiguration", False,
+                 PriorityLevelConfiguration,
+                 subresources=(Subresource("status", FLOWCONTROL_GROUP, "v1",
+                                           "PriorityLevelConfiguration",
+                                           ("get", "patch", "update")),)),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""

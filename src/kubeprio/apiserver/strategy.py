@@ -51,6 +51,12 @@ from kubeprio.api.core import (
 )
 from kubeprio.api.daemonset import EMPTY_STATUS, DaemonSet
 from kubeprio.api.defaults import copy_template_labels
+from kubeprio.api.flowcontrol import (
+    FlowSchema,
+    FlowSchemaStatus,
+    PriorityLevelConfiguration,
+    PriorityLevelConfigurationStatus,
+)
 from kubeprio.api.ingress import (
     Ingress,
     IngressClass,
@@ -104,9 +110,12 @@ GENERATION_KINDS: Final = (
     IngressClass,
     NetworkPolicy,
     PodTemplate,
+    FlowSchema,
+    PriorityLevelConfiguration,
 )
 """Kinds whose ``metadata.generation`` counts spec changes (a PodTemplate's ``template``
-changes: ``podTemplateStrategy``)."""
+changes: ``podTemplateStrategy``; the flowcontrol kinds' strategies, whose generation the
+bootstrap ensurer reads)."""
 
 
 def has_status_subresource(obj: object) -> bool:
@@ -146,6 +155,11 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         changes["status"] = IngressStatus(load_balancer=IngressLoadBalancerStatus())
     elif isinstance(obj, IngressClass | NetworkPolicy):
         pass  # generation 1 only: neither has a status in v1.32
+    elif isinstance(obj, FlowSchema):
+        # PrepareForCreate resets the status; Go's JSON writes the empty struct as {}.
+        changes["status"] = FlowSchemaStatus()
+    elif isinstance(obj, PriorityLevelConfiguration):
+        changes["status"] = PriorityLevelConfigurationStatus()
     elif isinstance(obj, GENERATION_KINDS) and not isinstance(obj, PodTemplate):
         changes["status"] = None
     elif isinstance(obj, HorizontalPodAutoscaler):

@@ -37,6 +37,7 @@ from kubeprio.api.core import Event, Namespace, Node, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.flowcontrol import FlowSchema, PriorityLevelConfiguration
 from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.model import JsonDict
@@ -59,6 +60,7 @@ from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver import (
     autoscalingtables,
     configtables,
+    flowcontroltables,
     networkingtables,
     podtable,
     rbactables,
@@ -436,6 +438,12 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     NetworkPolicy: (
         networkingtables.NETWORK_POLICY_COLUMNS,
         networkingtables.print_network_policy,
+    ),
+    # API Priority and Fairness.
+    FlowSchema: (flowcontroltables.FLOW_SCHEMA_COLUMNS, flowcontroltables.print_flow_schema),
+    PriorityLevelConfiguration: (
+        flowcontroltables.PRIORITY_LEVEL_COLUMNS,
+        flowcontroltables.print_priority_level,
     ),
 }
 """One printer per kind; anything else prints NAME AGE."""

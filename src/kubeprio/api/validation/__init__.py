@@ -7,7 +7,7 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, FlowSchemas in ``validation.flowcontrol``, PriorityLevelConfigurations in ``validation.prioritylevel``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
@@ -27,6 +27,7 @@ from typing import Any, Final
 from kubeprio.api.core import Event, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
+from kubeprio.api.flowcontrol import FlowSchema, PriorityLevelConfiguration
 from kubeprio.api.ingress import Ingress, IngressClass
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.runtimeclass import RuntimeClass
@@ -54,11 +55,13 @@ from kubeprio.api.validation import (  # isort: skip
     daemonset,
     endpoints,
     ephemeral,
+    flowcontrol,
     ingress,
     limitrange,
     networkpolicy,
     node,
     podtemplate,
+    prioritylevel,
     policy,
     rbac,
     replicationcontroller,
@@ -95,6 +98,8 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **ingress.CREATE,
     **networkpolicy.CREATE,
     **rbac.CREATE,
+    **flowcontrol.CREATE,
+    **prioritylevel.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -122,6 +127,8 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **ingress.UPDATE,
     **networkpolicy.UPDATE,
     **rbac.UPDATE,
+    **flowcontrol.UPDATE,
+    **prioritylevel.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -140,6 +147,8 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **resourcequota.STATUS_UPDATE,
     **storage.STATUS_UPDATE,
     **ingress.STATUS_UPDATE,
+    **flowcontrol.STATUS_UPDATE,
+    **prioritylevel.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
@@ -168,12 +177,14 @@ _NO_OBJECT_META: Final = frozenset({Event})
 
 _REVALIDATE_META_ON_UPDATE: Final = frozenset(
     {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass}
+    | {FlowSchema, PriorityLevelConfiguration}
 )
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
 StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, a RuntimeClass
 update ``ValidateRuntimeClass``, an Ingress or an IngressClass update
-``validateIngress``/``ValidateIngressClass``, which check the object metadata as on
-create)."""
+``validateIngress``/``ValidateIngressClass``, a FlowSchema or PriorityLevelConfiguration
+update ``ValidateFlowSchema``/``ValidatePriorityLevelConfiguration``, which check the
+object metadata as on create)."""
 
 
 def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
