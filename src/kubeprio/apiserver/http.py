@@ -51,16 +51,19 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
 from kubeprio.api.componentstatus import ComponentCondition
 from kubeprio.api.core import Pod
+from kubeprio.api.flowcontrol import HEADER_FLOW_SCHEMA_UID, HEADER_PRIORITY_LEVEL_UID
 from kubeprio.api.model import JsonDict
 from kubeprio.apiserver import (
     authz,
     componentstatus,
     discovery,
+    flowclassifier,
     health,
     impersonation,
     issuerdiscovery,
@@ -83,6 +86,8 @@ from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyNotFoundError
 from kubeprio.store.interface import ObjectKey
 
+FLOW_SCHEMA_HEADER: Final = HEADER_FLOW_SCHEMA_UID.lower().encode()
+PRIORITY_LEVEL_HEADER: Final = HEADER_PRIORITY_LEVEL_UID.lower().encode()
 TEXT_TYPE: Final = "text/plain"
 """``pods/log`` answers (upstream's log REST produces text/plain)."""
 FOLLOW_POLL_SECONDS: Final = 0.5
@@ -183,6 +188,8 @@ class KubeApp:
         # What ``componentstatuses`` lists, in order: kubeprio's store under upstream's
         # ``etcd-0``; ``kubeprio serve`` puts its scheduler and controller probes first.
         self.component_probes: dict[str, componentstatus.Probe] = {"etcd-0": self._etcd_probe}
+        # Set by serve's APF configuration controller (apiserver.flowcontrolconfig).
+        self.flow_classifier: flowclassifier.FlowClassifier | None = None
         self.routes = RouteTable(kinds.SERVED)
         self.authenticator = authenticator
         self.streams: dict[WatchStream, Callable[[], None]] = {}
@@ -218,11 +225,32 @@ class KubeApp:
         user = self._user(request)
         if user is None:
             return
-        self._check(authz.non_resource_attributes(user, request.method, request.url.path))
+        self._admit(request, authz.non_resource_attributes(user, request.method, request.url.path))
 
     def _authorize(self, user: UserInfo | None, request: Request, target: Target) -> None:
         if user is not None:
-            self._check(authz.attributes(user, request.method, target, request.query_params))
+            self._admit(
+                request, authz.attributes(user, request.method, target, request.query_params)
+            )
+
+    def _admit(self, request: Request, attrs: authz.Attributes) -> None:
+        """Note the request for priority and fairness (``FlowHeaders``), then authorize
+        it: upstream's filter classifies before the authorization filter answers, so a
+        403 carries the headers too."""
+        request.state.flow = attrs
+        self._check(attrs)
+
+    def flow_headers(self, attrs: authz.Attributes) -> list[tuple[bytes, bytes]]:
+        """The ``X-Kubernetes-PF-*`` headers of a classified request (none before a
+        configuration is set, or for a long-running request the filter lets by)."""
+        classifier = self.flow_classifier
+        if classifier is None or flowclassifier.bypasses_filter(attrs):
+            return []
+        found = classifier.classify(attrs)
+        return [
+            (FLOW_SCHEMA_HEADER, found.flow_schema_uid.encode()),
+            (PRIORITY_LEVEL_HEADER, found.priority_level_uid.encode()),
+        ]
 
     def _check(self, attrs: authz.Attributes) -> None:
         """Raise upstream's 403 unless the authorizer allows ``attrs``."""
@@ -434,10 +462,11 @@ class KubeApp:
                 # Upstream authorizes before it routes: a refused user learns nothing
                 # about which resources exist (403), an allowed one gets the 404.
                 if user is not None:
-                    self._check(
+                    self._admit(
+                        request,
                         authz.path_attributes(
                             user, request.method, group_version, segments, request.query_params
-                        )
+                        ),
                     )
                 raise status.path_not_found()
             self._authorize(user, request, target)
@@ -538,6 +567,33 @@ class KubeApp:
         return error_response(status.path_not_found())
 
 
+class FlowHeaders:
+    """ASGI middleware adding the priority-and-fairness headers to every response of a
+    request ``KubeApp._admit`` noted (authenticated: a 401 has none, as upstream's
+    authentication filter answers before the APF filter runs)."""
+
+    def __init__(self, app: ASGIApp, kube: KubeApp) -> None:
+        self.app = app
+        self.kube = kube
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_flow(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                attrs = scope.get("state", {}).get("flow")
+                if attrs is not None:
+                    message["headers"] = [
+                        *message.get("headers", ()),
+                        *self.kube.flow_headers(attrs),
+                    ]
+            await send(message)
+
+        await self.app(scope, receive, send_with_flow)
+
+
 def create_app(
     service: ApiService,
     *,
@@ -607,6 +663,7 @@ def create_app(
         Route("/{path:path}", app_state.not_found, methods=RESOURCE_METHODS),
     ]
     app = Starlette(routes=routes)
+    app.add_middleware(FlowHeaders, kube=app_state)
     app.router.redirect_slashes = False
     app.state.kube = app_state
     return app

@@ -20,7 +20,9 @@ loop:
   endpoints, service accounts (``default`` in every namespace), the tokens controller
   (filling the service account token Secrets users create, signed with ``sa.key``), the
   root CA publisher (``kube-root-ca.crt`` in every namespace, holding the CA of
-  ``serve.pki``), and the ClusterRole aggregation controller.
+  ``serve.pki``), the ClusterRole aggregation controller, and the API Priority and
+  Fairness configuration (``apiserver.flowcontrolconfig``: bootstrap FlowSchemas and
+  priority levels, ``Dangling`` conditions, the ``X-Kubernetes-PF-*`` headers).
 
 As soon as the socket listens it renders the service account issuer's discovery documents
 for that address (``apiserver.issuerdiscovery``), writes ``DATA_DIR/kubeconfig`` and prints
@@ -62,6 +64,8 @@ from kubeprio.apiserver import componentstatus, issuerdiscovery, kubernetesservi
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import TenantAuthorizer
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
+from kubeprio.apiserver.flowclassifier import FlowClassifier
+from kubeprio.apiserver.flowcontrolconfig import FlowControlConfiguration
 from kubeprio.apiserver.http import KubeApp, create_app
 from kubeprio.apiserver.legacytokens import LegacyTokenAuthenticator, LegacyTokenGenerator
 from kubeprio.apiserver.rbac import RbacAuthorizer, RbacIndex, UnionAuthorizer
@@ -350,9 +354,16 @@ class Serving:
             pods_on_node=lambda name: self.plane.pods.by_index(NODE_INDEX, name),
         )
         self.kube: KubeApp = self.app.state.kube
+        # API Priority and Fairness: bootstrap objects, Dangling conditions, PF headers.
+        self.flow_config = FlowControlConfiguration(
+            self.plane.api, clock=self.clock, on_classifier=self._use_classifier
+        )
         self.signer = signer
         self.stop = asyncio.Event()
         self.url = ""
+
+    def _use_classifier(self, classifier: FlowClassifier) -> None:
+        self.kube.flow_classifier = classifier
 
     def _wire_endpoints(self, seed: int) -> None:
         """The endpoints controller over its own informers and the plane's Service and pod
@@ -475,6 +486,7 @@ class Serving:
         self.plane.start()
         self.serve_informers.start()
         self.event_expiry.start()
+        self.flow_config.start()
         driver = RealTimeDriver(
             [
                 *self.plane.components,
@@ -485,6 +497,7 @@ class Serving:
                 Due(self.root_ca_publisher, self.clock),
                 Due(self.aggregation_controller, self.clock),
                 self.event_expiry,
+                self.flow_config,
             ],
             clock=self.clock,
             store=self.store,
