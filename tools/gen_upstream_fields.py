@@ -93,6 +93,11 @@ ROOTS = {
     "SubjectAccessReview": "V1SubjectAccessReview",
     "LocalSubjectAccessReview": "V1LocalSubjectAccessReview",
     "TokenRequest": "AuthenticationV1TokenRequest",
+    # Computed on request (apiserver.componentstatus).
+    "ComponentStatus": "V1ComponentStatus",
+    # API Priority and Fairness.
+    "FlowSchema": "V1FlowSchema",
+    "PriorityLevelConfiguration": "V1PriorityLevelConfiguration",
 }
 SCALARS = {
     "str": "string",
@@ -192,6 +197,20 @@ PACKAGES = (
     ("ServiceBackendPort", "networking.v1"),
     ("NetworkPolicy", "networking.v1"),
     ("IPBlock", "networking.v1"),
+    # API Priority and Fairness; before RBAC's PolicyRule, a prefix of PolicyRulesWithSubjects.
+    ("FlowSchema", "flowcontrol.v1"),
+    ("FlowDistinguisherMethod", "flowcontrol.v1"),
+    ("PriorityLevelConfiguration", "flowcontrol.v1"),
+    ("PolicyRulesWithSubjects", "flowcontrol.v1"),
+    ("UserSubject", "flowcontrol.v1"),
+    ("GroupSubject", "flowcontrol.v1"),
+    ("ServiceAccountSubject", "flowcontrol.v1"),
+    ("ResourcePolicyRule", "flowcontrol.v1"),
+    ("NonResourcePolicyRule", "flowcontrol.v1"),
+    ("LimitedPriorityLevelConfiguration", "flowcontrol.v1"),
+    ("ExemptPriorityLevelConfiguration", "flowcontrol.v1"),
+    ("LimitResponse", "flowcontrol.v1"),
+    ("QueuingConfiguration", "flowcontrol.v1"),
     # After SubjectAccessReview* and SubjectRulesReviewStatus: RBAC's Subject.
     ("Subject", "rbac.v1"),
     ("ClusterRole", "rbac.v1"),
@@ -205,12 +224,16 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
     match = re.fullmatch(
-        r"(Core|Discovery|Authentication|Rbac)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name
+        r"(Core|Discovery|Authentication|Rbac|Flowcontrol)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
+        client_name,
     )
     assert match, client_name
     version, name = match.group(2).lower(), match.group(3)
     # The client prefixes the two EndpointPorts with their group; discovery's Endpoint is
     # named exactly (a prefix would also match core's Endpoints and EndpointSubset).
+    if match.group(1) == "Flowcontrol":
+        # FlowcontrolV1Subject: flowcontrol's Subject, not RBAC's.
+        return f"io.k8s.api.flowcontrol.{version}.{name}"
     if match.group(1) == "Discovery" or name == "Endpoint":
         return f"io.k8s.api.discovery.{version}.{name}"
     if name in META_TYPES:

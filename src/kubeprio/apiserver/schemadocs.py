@@ -153,6 +153,24 @@ TYPES: Final[dict[str, str]] = {
         "the first pod is scheduled), allowedTopologies. The class annotated "
         "storageclass.kubernetes.io/is-default-class=true is given to claims that name none."
     ),
+    # ComponentStatus and API Priority and Fairness.
+    "ComponentStatus": (
+        "The health of one control-plane component (deprecated since v1.19, still served): "
+        "kubeprio serve reports its scheduler and controller loops and its store (etcd-0), "
+        "probed when asked."
+    ),
+    "FlowSchema": (
+        "A FlowSchema sorts API requests: the matching schema with the lowest "
+        "matchingPrecedence assigns a request to its priority level. kubeprio serve keeps "
+        "the bootstrap schemas, marks schemas whose level is missing Dangling and names the "
+        "matched schema in the X-Kubernetes-PF-FlowSchema-UID response header."
+    ),
+    "PriorityLevelConfiguration": (
+        "A priority level for API requests: Exempt, or Limited to a share of the server's "
+        "concurrency with queuing or rejection beyond it. kubeprio serves and validates the "
+        "levels and names the matched one in the X-Kubernetes-PF-PriorityLevel-UID header; "
+        "it does not limit or queue requests."
+    ),
     "RuntimeClass": (
         "A RuntimeClass names a container runtime configuration (handler) that pods select "
         "with spec.runtimeClassName. RuntimeClass admission copies overhead.podFixed into a "
@@ -270,6 +288,28 @@ ROOT_FIELDS: Final[dict[str, str]] = {
 }
 
 FIELDS: Final[dict[tuple[str, str], str]] = {
+    # ComponentStatus and API Priority and Fairness.
+    ("ComponentStatus", "conditions"): "One Healthy condition: True, False or Unknown.",
+    ("ComponentCondition", "error"): "Why the component could not be probed.",
+    ("FlowSchemaSpec", "matchingPrecedence"): (
+        "Schemas are tried from the lowest value (1 is the exempt schema's) to the highest "
+        "(10000); defaults to 1000."
+    ),
+    ("FlowSchemaSpec", "priorityLevelConfiguration"): "The priority level matched requests get.",
+    ("FlowSchemaSpec", "distinguisherMethod"): (
+        "How matched requests are split into flows: ByUser or ByNamespace; none means one flow."
+    ),
+    ("FlowSchemaSpec", "rules"): (
+        "The schema matches a request when a rule names its user, group or service account "
+        "and one of its resource or non-resource rules."
+    ),
+    ("PriorityLevelConfigurationSpec", "type"): "Exempt (never limited) or Limited.",
+    ("LimitedPriorityLevelConfiguration", "nominalConcurrencyShares"): (
+        "This level's share of the server's concurrency; defaults to 30, 0 is allowed."
+    ),
+    ("QueuingConfiguration", "handSize"): (
+        "How many queues a flow is dealt (shuffle sharding); at most queues; defaults to 8."
+    ),
     ("PriorityClass", "value"): (
         "The priority of pods of this class. Higher values are scheduled first and may "
         "preempt lower ones. User classes may use at most 1000000000; larger values are "
