@@ -27,6 +27,7 @@ import enum
 from collections.abc import Iterable
 from typing import Any, Final
 
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
@@ -394,6 +395,8 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Endpoints: (ENDPOINTS_COLUMNS, print_endpoints),
     ResourceQuota: (RESOURCE_QUOTA_COLUMNS, print_resource_quota),
     LimitRange: (LIMIT_RANGE_COLUMNS, print_limit_range),
+    # The CRD REST's DefaultTableConvertor: the same NAME and CREATED AT columns.
+    CustomResourceDefinition: (LIMIT_RANGE_COLUMNS, print_limit_range),
     Role: (rbactables.ROLE_COLUMNS, rbactables.print_role),
     ClusterRole: (rbactables.ROLE_COLUMNS, rbactables.print_role),
     RoleBinding: (rbactables.ROLE_BINDING_COLUMNS, rbactables.print_binding),
