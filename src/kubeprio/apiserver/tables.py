@@ -444,6 +444,10 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
 """One printer per kind; anything else prints NAME AGE."""
 
 
+TablePrinter = tuple[tuple[Column, ...], Printer]
+"""A kind's Table columns and row printer."""
+
+
 def printer_for(model: type[Any]) -> tuple[tuple[Column, ...], Printer]:
     """The columns and row printer of a model class."""
     return PRINTERS.get(model, (DEFAULT_COLUMNS, print_default))
@@ -472,15 +476,19 @@ def build_table(
     with_columns: bool = True,
     continue_token: str | None = None,
     api_version: str = TABLE_API_VERSION,
+    printer: TablePrinter | None = None,
 ) -> JsonDict:
     """A ``Table`` of ``objects``; ``with_columns=False`` omits the column definitions.
 
+    ``printer`` overrides the model's columns and row printer (a custom resource's
+    ``additionalPrinterColumns``, ``apiserver.crtables``).
+
     Upstream's watch encoder sends the column definitions only in the first event.
     """
-    columns, printer = printer_for(model)
+    columns, print_row = printer or printer_for(model)
     rows: list[JsonDict] = []
     for obj in objects:
-        cells, conditions = printer(obj, now)
+        cells, conditions = print_row(obj, now)
         row: JsonDict = {"cells": cells}
         if conditions:
             row["conditions"] = conditions
