@@ -60,8 +60,9 @@ ROOTS = {
     "Job": "V1Job",
     "CronJob": "V1CronJob",
     "HorizontalPodAutoscaler": "V2HorizontalPodAutoscaler",
-    # A version served by conversion (api.kinds.ALTERNATE_VERSIONS): "Kind@version".
-    "HorizontalPodAutoscaler@v1": "V1HorizontalPodAutoscaler",
+    # A version served by conversion (api.kinds.ALTERNATE_VERSIONS): "Kind@apiVersion".
+    "HorizontalPodAutoscaler@autoscaling/v1": "V1HorizontalPodAutoscaler",
+    "Event@events.k8s.io/v1": "EventsV1Event",
     "Lease": "V1Lease",
     "Service": "V1Service",
     "Endpoints": "V1Endpoints",
@@ -205,10 +206,13 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
     match = re.fullmatch(
-        r"(Core|Discovery|Authentication|Rbac)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name
+        r"(Core|Discovery|Authentication|Rbac|Events)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
+        client_name,
     )
     assert match, client_name
     version, name = match.group(2).lower(), match.group(3)
+    if match.group(1) == "Events":
+        return f"io.k8s.api.events.{version}.{name}"
     # The client prefixes the two EndpointPorts with their group; discovery's Endpoint is
     # named exactly (a prefix would also match core's Endpoints and EndpointSubset).
     if match.group(1) == "Discovery" or name == "Endpoint":

@@ -100,9 +100,10 @@ class ResourceInfo:
 
     @property
     def schema_key(self) -> str:
-        """The kind's key in the upstream schema tables: ``Kind``, or ``Kind@version`` for
-        a version served by conversion (``HorizontalPodAutoscaler@v1``)."""
-        return f"{self.kind}@{self.version}" if self.storage_version else self.kind
+        """The kind's key in the upstream schema tables: ``Kind``, or ``Kind@apiVersion``
+        for a version served by conversion (``HorizontalPodAutoscaler@autoscaling/v1``,
+        ``Event@events.k8s.io/v1``: the group too, as core/v1 Event is also v1)."""
+        return f"{self.kind}@{self.api_version}" if self.storage_version else self.kind
 
     @property
     def api_version(self) -> str:
@@ -269,9 +270,12 @@ ALTERNATE_VERSIONS: Final[tuple[ResourceInfo, ...]] = (
                  subresources=(Subresource("status", "autoscaling", "v1", "HorizontalPodAutoscaler",
                                            ("get", "patch", "update")),),
                  storage_version="v2"),
+    ResourceInfo("events.k8s.io", "v1", "Event", "events", "event", True, Event, ("ev",),
+                 storage_version="v1"),
 )  # fmt: skip
-"""Versions served by converting to and from a stored kind's version (``api.autoscalingv1``);
-discovery lists them after the stored version, which stays the preferred one."""
+"""Versions served by converting to and from a stored kind's version (``api.autoscalingv1``,
+``api.eventsv1``: events.k8s.io/v1 serves the stored core/v1 Events); discovery lists them
+after the stored version, which stays the preferred one."""
 
 REVIEWS: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo(AUTHENTICATION_GROUP, "v1", "SelfSubjectReview", "selfsubjectreviews",

@@ -183,10 +183,10 @@ def print_event(event: Event, now: float) -> tuple[Cells, RowConditions]:
         first = since(event.event_time, now)
     last = since(event.last_timestamp, now) if event.last_timestamp else first
     count: int = event.count or 0
-    series = event.extra.get("series")
-    if isinstance(series, dict):
-        last = since(series.get("lastObservedTime"), now)
-        count = int(series.get("count") or 0)
+    series = event.series
+    if series is not None:
+        last = since(series.last_observed_time, now)
+        count = series.count or 0
     elif count == 0:
         count = 1
     ref = event.involved_object

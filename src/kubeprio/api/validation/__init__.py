@@ -8,7 +8,8 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
 ``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
-``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
+``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; Events
+written through events.k8s.io/v1 in ``validation.events``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
@@ -22,6 +23,7 @@ altogether (``legacyValidateEvent``). Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from kubeprio.api.core import Event, Pod
@@ -54,6 +56,7 @@ from kubeprio.api.validation import (  # isort: skip
     daemonset,
     endpoints,
     ephemeral,
+    events,
     ingress,
     limitrange,
     networkpolicy,
@@ -71,6 +74,9 @@ from kubeprio.api.validation import (  # isort: skip
     storage,
     tenant,
 )
+
+KindValidatorAt = Callable[[Any, ResourceInfo], list[FieldError]]
+"""A create validator that needs the kind's resource row (its metadata rules)."""
 
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **core.CREATE,
@@ -176,8 +182,30 @@ update ``ValidateRuntimeClass``, an Ingress or an IngressClass update
 create)."""
 
 
-def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
-    """All field errors of a new object."""
+STRICT_VERSIONS: Final[dict[tuple[str, type[Any]], tuple[KindValidatorAt, KindUpdateValidator]]] = {
+    ("events.k8s.io", Event): (events.validate_event_create, events.validate_event_update),
+}
+"""(request group, model class) -> the create and update rules of a kind whose rules
+depend on the API a write came through (upstream's event strategy reads the request's
+group version): these replace the kind's usual rules, metadata included."""
+
+
+def _strict(
+    obj: object, served: ResourceInfo | None
+) -> tuple[KindValidatorAt, KindUpdateValidator] | None:
+    if served is None or not served.storage_version:
+        return None
+    return STRICT_VERSIONS.get((served.group, type(obj)))
+
+
+def validate_create(
+    obj: object, info: ResourceInfo, *, served: ResourceInfo | None = None
+) -> list[FieldError]:
+    """All field errors of a new object; ``served`` is the resource row the request came
+    through, when it is a version served by conversion."""
+    strict = _strict(obj, served)
+    if strict is not None:
+        return strict[0](obj, info)
     found: list[FieldError] = []
     if type(obj) not in _NO_OBJECT_META:
         found.extend(validate_object_meta(obj.metadata, info))  # type: ignore[attr-defined]
@@ -188,13 +216,22 @@ def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
 
 
 def validate_update(
-    new: object, old: object, info: ResourceInfo, *, subresource: str = ""
+    new: object,
+    old: object,
+    info: ResourceInfo,
+    *,
+    subresource: str = "",
+    served: ResourceInfo | None = None,
 ) -> list[FieldError]:
     """All field errors of an update (object rules plus immutability rules).
 
     ``subresource="status"`` runs the kind's status-update rules instead of its spec rules;
-    ``"ephemeralcontainers"`` a pod's ``ValidatePodEphemeralContainersUpdate``.
+    ``"ephemeralcontainers"`` a pod's ``ValidatePodEphemeralContainersUpdate``; ``served``
+    is as for ``validate_create``.
     """
+    strict = _strict(new, served)
+    if strict is not None:
+        return strict[1](new, old)
     kind = type(new)
     found: list[FieldError] = []
     if kind not in _NO_OBJECT_META:
