@@ -495,12 +495,9 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ),
     ("Event", "note"): "What happened, for people to read; at most 1024 bytes [message].",
     ("Event", "regarding"): "The object the event is about [involvedObject].",
-    ("Event", "related"): (
-        "A second object involved, such as the preemptor of a Preempted pod."
-    ),
+    ("Event", "related"): ("A second object involved, such as the preemptor of a Preempted pod."),
     ("Event", "reportingController"): (
-        "The controller that reported the event, such as default-scheduler "
-        "[reportingComponent]."
+        "The controller that reported the event, such as default-scheduler [reportingComponent]."
     ),
     ("Event", "reportingInstance"): "Which instance of that controller reported it.",
     ("Event", "action"): (
