@@ -13,7 +13,8 @@ recorder (``k8s.io/client-go/tools/record/event.go`` and ``events_cache.go``):
 Writes are synchronous by default. A recorder made with ``deferred=True`` queues each
 event with the time it happened and writes the queue when its owner calls ``flush``, as
 client-go's broadcaster hands events to a goroutine so that they never delay the work
-they describe; the scheduler uses it and flushes when it has nothing to schedule. Unlike
+they describe; the scheduler uses it (as ``client.eventsrecord.SeriesRecorder``, with
+the events.k8s.io recorder's rules) and flushes when it has nothing to schedule. Unlike
 client-go the queue is never dropped from, and there is no spam filter (client-go drops
 bursts above 25 events per object): in a simulation every event the components emit is
 kept. Time comes from the injected ``Clock``; no randomness is used. Failures to record
