@@ -44,6 +44,7 @@ from kubeprio.api.validation.meta import (
 
 # The per-group modules import validation.meta, so they come after it.
 from kubeprio.api.validation import (  # isort: skip
+    apiextensions,
     apps,
     autoscaling,
     batch,
@@ -73,6 +74,7 @@ from kubeprio.api.validation import (  # isort: skip
 )
 
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
+    **apiextensions.CREATE,
     **core.CREATE,
     **apps.CREATE,
     **replicationcontroller.CREATE,
@@ -101,6 +103,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
 """Model class -> validation of a new object (beyond metadata)."""
 
 UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **apiextensions.UPDATE,
     **core.UPDATE,
     **apps.UPDATE,
     **replicationcontroller.UPDATE,
@@ -127,6 +130,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
 
 STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **apiextensions.STATUS,
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
     **replicationcontroller.STATUS_UPDATE,
