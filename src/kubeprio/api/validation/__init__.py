@@ -46,6 +46,7 @@ from kubeprio.api.validation.meta import (
 
 # The per-group modules import validation.meta, so they come after it.
 from kubeprio.api.validation import (  # isort: skip
+    apiextensions,
     apps,
     autoscaling,
     batch,
@@ -79,6 +80,7 @@ KindValidatorAt = Callable[[Any, ResourceInfo], list[FieldError]]
 """A create validator that needs the kind's resource row (its metadata rules)."""
 
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
+    **apiextensions.CREATE,
     **core.CREATE,
     **apps.CREATE,
     **replicationcontroller.CREATE,
@@ -107,6 +109,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
 """Model class -> validation of a new object (beyond metadata)."""
 
 UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **apiextensions.UPDATE,
     **core.UPDATE,
     **apps.UPDATE,
     **replicationcontroller.UPDATE,
@@ -133,6 +136,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
 
 STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **apiextensions.STATUS,
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
     **replicationcontroller.STATUS_UPDATE,
