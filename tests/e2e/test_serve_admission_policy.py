@@ -169,7 +169,7 @@ def test_a_warn_binding_prints_a_warning_and_a_forbidden_reason_prints_forbidden
     result = served.kubectl("apply", "-f", "-", stdin=_pod("web2", ns))
     assert result.returncode == 1
     assert result.stderr == (
-        f'Error from server (Forbidden): error when creating "STDIN": pods "web2" is forbidden: '
+        'Error from server (Forbidden): error when creating "STDIN": pods "web2" is forbidden: '
         "ValidatingAdmissionPolicy 'images-from-registry' with binding 'images-warn' denied "
         "request: images should come from registry.local\n"
     )
