@@ -5,7 +5,8 @@ Mirrors upstream v1.32 ``k8s.io/apiserver/pkg/admission/plugin/policy/validating
 
 * **matchConditions** run first, in order; any ``false`` means the policy does not
   apply (no decision), otherwise an error is a decision under the failure policy (its
-  text: the evaluation errors, joined).
+  text: the evaluation errors, ``utilerrors.NewAggregate``-joined; matchconditions
+  ``Matcher.Match``).
 * **variables** are computed in order, each seeing the earlier ones as
   ``variables.<name>``; one that fails is absent, and an expression using it fails with
   the variable's error.
@@ -133,7 +134,7 @@ def _match_conditions(
         outcome = _run(expression, ResultType.BOOL, activation, with_params)
         if outcome.error is not None:
             errors.append(_failed(expression, outcome))
-        elif outcome.value is not True:
+        elif outcome.value is False:
             return False, None
     if errors:
         return True, errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
