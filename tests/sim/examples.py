@@ -32,6 +32,7 @@ EXAMPLES: Final = (
     "volume-binding",
     "node-failure",
     "admission-policy",
+    "rwop-preemption",
 )
 """The examples with a golden report (one directory of ``examples/`` each)."""
 

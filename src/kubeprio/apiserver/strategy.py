@@ -41,6 +41,7 @@ from kubeprio.api.admissionpolicy import (
     ValidatingAdmissionPolicyBinding,
     ValidatingAdmissionPolicyStatus,
 )
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import EMPTY_STATUS as EMPTY_HPA_STATUS
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -90,6 +91,7 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import EMPTY_STATUS as EMPTY_STATEFUL_SET_STATUS
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import templategeneration
+from kubeprio.apiserver.crdstrategy import crd_status_for_create, with_storage_version
 
 STATUS_KINDS: Final = tuple(
     info.model for info in kinds.RESOURCES if info.has_subresource("status")
@@ -112,6 +114,7 @@ GENERATION_KINDS: Final = (
     PodTemplate,
     ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding,
+    CustomResourceDefinition,
 )
 """Kinds whose ``metadata.generation`` counts spec changes (a PodTemplate's ``template``
 changes: ``podTemplateStrategy``)."""
@@ -154,6 +157,8 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         changes["status"] = IngressStatus(load_balancer=IngressLoadBalancerStatus())
     elif isinstance(obj, ValidatingAdmissionPolicy):
         changes["status"] = checked_policy_status(1)
+    elif isinstance(obj, CustomResourceDefinition):
+        changes["status"] = crd_status_for_create(obj)
     elif isinstance(obj, IngressClass | NetworkPolicy | ValidatingAdmissionPolicyBinding):
         pass  # generation 1 only: neither has a status in v1.32
     elif isinstance(obj, GENERATION_KINDS) and not isinstance(obj, PodTemplate):
@@ -305,6 +310,8 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
         and metadata.generation != old.metadata.generation
     ):
         changes["status"] = checked_policy_status(metadata.generation or 0)
+    if isinstance(new, CustomResourceDefinition):
+        changes["status"] = with_storage_version(new, old.status)
     new = evolve(new, **changes)
     if isinstance(new, DaemonSet):
         new = templategeneration.prepare_for_update(new, old)
