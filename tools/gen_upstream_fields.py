@@ -94,6 +94,9 @@ ROOTS = {
     "SubjectAccessReview": "V1SubjectAccessReview",
     "LocalSubjectAccessReview": "V1LocalSubjectAccessReview",
     "TokenRequest": "AuthenticationV1TokenRequest",
+    # admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy kinds.
+    "ValidatingAdmissionPolicy": "V1ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding": "V1ValidatingAdmissionPolicyBinding",
 }
 SCALARS = {
     "str": "string",
@@ -193,6 +196,18 @@ PACKAGES = (
     ("ServiceBackendPort", "networking.v1"),
     ("NetworkPolicy", "networking.v1"),
     ("IPBlock", "networking.v1"),
+    # ValidatingAdmissionPolicy, its Binding and their parts.
+    ("ValidatingAdmissionPolicy", "admissionregistration.v1"),
+    ("MatchResources", "admissionregistration.v1"),
+    ("NamedRuleWithOperations", "admissionregistration.v1"),
+    ("ParamKind", "admissionregistration.v1"),
+    ("ParamRef", "admissionregistration.v1"),
+    ("Validation", "admissionregistration.v1"),
+    ("Variable", "admissionregistration.v1"),
+    ("AuditAnnotation", "admissionregistration.v1"),
+    ("MatchCondition", "admissionregistration.v1"),
+    ("TypeChecking", "admissionregistration.v1"),
+    ("ExpressionWarning", "admissionregistration.v1"),
     # After SubjectAccessReview* and SubjectRulesReviewStatus: RBAC's Subject.
     ("Subject", "rbac.v1"),
     ("ClusterRole", "rbac.v1"),

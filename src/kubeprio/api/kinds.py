@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import GROUP as ADMISSION_POLICY_GROUP
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -261,6 +263,15 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding",
                  True, RoleBinding),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "Role", "roles", "role", True, Role),
+    # admissionregistration.k8s.io/v1: ValidatingAdmissionPolicy and its Binding.
+    ResourceInfo(ADMISSION_POLICY_GROUP, "v1", "ValidatingAdmissionPolicy",
+                 "validatingadmissionpolicies", "validatingadmissionpolicy", False,
+                 ValidatingAdmissionPolicy, (), ("api-extensions",),
+                 subresources=(Subresource("status", ADMISSION_POLICY_GROUP, "v1",
+                                           "ValidatingAdmissionPolicy", ("get", "patch", "update")),)),
+    ResourceInfo(ADMISSION_POLICY_GROUP, "v1", "ValidatingAdmissionPolicyBinding",
+                 "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", False,
+                 ValidatingAdmissionPolicyBinding, (), ("api-extensions",)),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
     # apiextensions.k8s.io: the CRDs; the custom resources they declare are served from
     # rows built at run time (apiserver.customresources), not from this table.

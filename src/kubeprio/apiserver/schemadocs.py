@@ -166,6 +166,20 @@ TYPES: Final[dict[str, str]] = {
         "containers' requests, and merges scheduling.nodeSelector and scheduling.tolerations "
         "into the pod."
     ),
+    # ValidatingAdmissionPolicy kinds (admissionregistration.k8s.io/v1).
+    "ValidatingAdmissionPolicy": (
+        "A ValidatingAdmissionPolicy holds CEL validations that writes matching "
+        "spec.matchConstraints must pass (for example: only kube-system pods may use "
+        "system-cluster-critical). It takes effect through ValidatingAdmissionPolicyBindings, "
+        "which say where it applies, with which parameters, and whether a failure denies "
+        "the write, warns, or is audited."
+    ),
+    "ValidatingAdmissionPolicyBinding": (
+        "A ValidatingAdmissionPolicyBinding puts a ValidatingAdmissionPolicy (spec.policyName) "
+        "in force for the writes spec.matchResources selects, with the parameter objects of "
+        "spec.paramRef; spec.validationActions (Deny, Warn, Audit) say what a failed "
+        "validation does."
+    ),
     "PodTemplate": (
         "A PodTemplate stores a pod template (metadata and spec) for other objects to copy. "
         "kubeprio serves and validates it; nothing creates pods from it."

@@ -27,6 +27,7 @@ import enum
 from collections.abc import Iterable
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -58,6 +59,7 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver import (
+    admissionpolicytables,
     autoscalingtables,
     configtables,
     networkingtables,
@@ -434,6 +436,15 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         runtimeclasstables.print_runtime_class,
     ),
     PodTemplate: (workloadtables.POD_TEMPLATE_COLUMNS, workloadtables.print_pod_template),
+    # ValidatingAdmissionPolicy kinds (admissionregistration.k8s.io/v1).
+    ValidatingAdmissionPolicy: (
+        admissionpolicytables.POLICY_COLUMNS,
+        admissionpolicytables.print_policy,
+    ),
+    ValidatingAdmissionPolicyBinding: (
+        admissionpolicytables.BINDING_COLUMNS,
+        admissionpolicytables.print_binding,
+    ),
     Ingress: (networkingtables.INGRESS_COLUMNS, networkingtables.print_ingress),
     IngressClass: (networkingtables.INGRESS_CLASS_COLUMNS, networkingtables.print_ingress_class),
     NetworkPolicy: (

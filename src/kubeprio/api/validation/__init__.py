@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.core import Event, Pod
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
@@ -46,6 +47,7 @@ from kubeprio.api.validation.meta import (
 
 # The per-group modules import validation.meta, so they come after it.
 from kubeprio.api.validation import (  # isort: skip
+    admissionpolicy,
     apiextensions,
     apps,
     autoscaling,
@@ -103,6 +105,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **ingress.CREATE,
     **networkpolicy.CREATE,
     **rbac.CREATE,
+    **admissionpolicy.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -131,6 +134,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **ingress.UPDATE,
     **networkpolicy.UPDATE,
     **rbac.UPDATE,
+    **admissionpolicy.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -150,6 +154,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **resourcequota.STATUS_UPDATE,
     **storage.STATUS_UPDATE,
     **ingress.STATUS_UPDATE,
+    **admissionpolicy.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
@@ -178,6 +183,8 @@ _NO_OBJECT_META: Final = frozenset({Event})
 
 _REVALIDATE_META_ON_UPDATE: Final = frozenset(
     {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass}
+    # ValidatingAdmissionPolicy kinds: their update validation calls ValidateObjectMeta.
+    | {ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding}
 )
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
 StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, a RuntimeClass
