@@ -27,6 +27,7 @@ import enum
 from collections.abc import Iterable
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -59,6 +60,7 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver import (
+    admissionpolicytables,
     autoscalingtables,
     configtables,
     flowcontroltables,
@@ -186,10 +188,10 @@ def print_event(event: Event, now: float) -> tuple[Cells, RowConditions]:
         first = since(event.event_time, now)
     last = since(event.last_timestamp, now) if event.last_timestamp else first
     count: int = event.count or 0
-    series = event.extra.get("series")
-    if isinstance(series, dict):
-        last = since(series.get("lastObservedTime"), now)
-        count = int(series.get("count") or 0)
+    series = event.series
+    if series is not None:
+        last = since(series.last_observed_time, now)
+        count = series.count or 0
     elif count == 0:
         count = 1
     ref = event.involved_object
@@ -436,6 +438,15 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         runtimeclasstables.print_runtime_class,
     ),
     PodTemplate: (workloadtables.POD_TEMPLATE_COLUMNS, workloadtables.print_pod_template),
+    # ValidatingAdmissionPolicy kinds (admissionregistration.k8s.io/v1).
+    ValidatingAdmissionPolicy: (
+        admissionpolicytables.POLICY_COLUMNS,
+        admissionpolicytables.print_policy,
+    ),
+    ValidatingAdmissionPolicyBinding: (
+        admissionpolicytables.BINDING_COLUMNS,
+        admissionpolicytables.print_binding,
+    ),
     Ingress: (networkingtables.INGRESS_COLUMNS, networkingtables.print_ingress),
     IngressClass: (networkingtables.INGRESS_CLASS_COLUMNS, networkingtables.print_ingress_class),
     NetworkPolicy: (
