@@ -15,6 +15,7 @@ from typing import Any, Final
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
+from kubeprio.api.certificates import CertificateSigningRequest
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
@@ -252,6 +253,14 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  True, NetworkPolicy, ("netpol",)),
     ResourceInfo("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice",
                  True, EndpointSlice),
+    ResourceInfo("certificates.k8s.io", "v1", "CertificateSigningRequest",
+                 "certificatesigningrequests", "certificatesigningrequest", False,
+                 CertificateSigningRequest, ("csr",),
+                 subresources=(Subresource("approval", "certificates.k8s.io", "v1",
+                                           "CertificateSigningRequest", ("get", "patch", "update")),
+                               Subresource("status", "certificates.k8s.io", "v1",
+                                           "CertificateSigningRequest", ("get", "patch", "update"))),
+                 legacy_versions=("v1beta1",)),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",
                  "clusterrolebinding", False, ClusterRoleBinding),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", "clusterrole",

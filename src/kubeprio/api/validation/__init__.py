@@ -47,6 +47,7 @@ from kubeprio.api.validation import (  # isort: skip
     apps,
     autoscaling,
     batch,
+    certificates,
     configmap,
     coordination,
     core,
@@ -95,6 +96,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **ingress.CREATE,
     **networkpolicy.CREATE,
     **rbac.CREATE,
+    **certificates.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -122,6 +124,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **ingress.UPDATE,
     **networkpolicy.UPDATE,
     **rbac.UPDATE,
+    **certificates.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -140,8 +143,14 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **resourcequota.STATUS_UPDATE,
     **storage.STATUS_UPDATE,
     **ingress.STATUS_UPDATE,
+    **certificates.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
+
+APPROVAL_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **certificates.APPROVAL_UPDATE,
+}
+"""Model class -> validation of an ``approval`` subresource update (CertificateSigningRequests)."""
 
 WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **core.WARNINGS,
@@ -205,6 +214,11 @@ def validate_update(
         status_validator = STATUS_VALIDATORS.get(kind)
         if status_validator is not None:
             found.extend(status_validator(new, old))
+        return found
+    if subresource == "approval":
+        approval_validator = APPROVAL_VALIDATORS.get(kind)
+        if approval_validator is not None:
+            found.extend(approval_validator(new, old))
         return found
     if subresource == EPHEMERAL_CONTAINERS:
         ephemeral_validator = ephemeral.UPDATE.get(kind)
