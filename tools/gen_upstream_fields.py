@@ -93,6 +93,8 @@ ROOTS = {
     "SubjectAccessReview": "V1SubjectAccessReview",
     "LocalSubjectAccessReview": "V1LocalSubjectAccessReview",
     "TokenRequest": "AuthenticationV1TokenRequest",
+    # certificates.k8s.io
+    "CertificateSigningRequest": "V1CertificateSigningRequest",
 }
 SCALARS = {
     "str": "string",
@@ -198,6 +200,8 @@ PACKAGES = (
     ("Role", "rbac.v1"),
     ("PolicyRule", "rbac.v1"),
     ("AggregationRule", "rbac.v1"),
+    # certificates.k8s.io: the request, its spec, status and conditions.
+    ("CertificateSigningRequest", "certificates.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 

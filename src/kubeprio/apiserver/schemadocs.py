@@ -257,6 +257,15 @@ TYPES: Final[dict[str, str]] = {
         "as system:serviceaccount:<namespace>:<name>; pods get its token volume, but "
         "simulated containers read nothing."
     ),
+    # certificates.k8s.io
+    "CertificateSigningRequest": (
+        "A CertificateSigningRequest asks a signer (spec.signerName) for an x509 certificate "
+        "for the PEM request in spec.request. The server records who asked (spec.username, "
+        "groups); an approver adds the Approved condition (kubectl certificate approve, the "
+        "approval subresource, which needs the approve verb on the signer); the signer then "
+        "writes status.certificate. kubeprio serve signs kubernetes.io/kube-apiserver-client "
+        "requests with its CA, so the certificate logs in as the request's CN and O."
+    ),
     "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
     "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",
 }
@@ -484,6 +493,21 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ),
     ("ServicePort", "nodePort"): (
         "The port on every node (NodePort and LoadBalancer): allocated from 30000-32767 when empty."
+    ),
+    ("CertificateSigningRequestSpec", "signerName"): (
+        "The signer to ask: kubernetes.io/kube-apiserver-client (API server client "
+        "certificates), kubernetes.io/kube-apiserver-client-kubelet, "
+        "kubernetes.io/kubelet-serving, or a domain/name of your own (not signed by kubeprio)."
+    ),
+    ("CertificateSigningRequestSpec", "expirationSeconds"): (
+        "The validity asked for, at least 600; the signer caps it at its maximum "
+        "(--cluster-signing-duration, one year by default)."
+    ),
+    ("CertificateSigningRequestSpec", "username"): (
+        "Who created the request: set by the server from the request's user, never from the body."
+    ),
+    ("CertificateSigningRequestStatus", "certificate"): (
+        "The issued certificate (PEM), written by the signer once the request is approved."
     ),
     ("ServicePort", "targetPort"): (
         "The pods' port (a number or a container port name); defaults to port."

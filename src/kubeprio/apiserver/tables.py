@@ -30,6 +30,7 @@ from typing import Any, Final
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
+from kubeprio.api.certificates import CertificateSigningRequest
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
@@ -58,6 +59,7 @@ from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver import (
     autoscalingtables,
+    certificatetables,
     configtables,
     networkingtables,
     podtable,
@@ -437,6 +439,8 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         networkingtables.NETWORK_POLICY_COLUMNS,
         networkingtables.print_network_policy,
     ),
+    # certificates.k8s.io
+    CertificateSigningRequest: (certificatetables.CSR_COLUMNS, certificatetables.print_csr),
 }
 """One printer per kind; anything else prints NAME AGE."""
 
