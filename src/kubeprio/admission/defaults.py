@@ -17,6 +17,8 @@ plugin on::
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
                 ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
                 ->  Priority (single globalDefault)  ->  RuntimeClass (overhead matches)
+                ->  CertificateApproval, CertificateSigning (serve only: the signer
+                    verbs) ->  CertificateSubjectRestriction (no system:masters CSRs)
                 ->  ResourceQuota (charges usage)
 
 (``Priority`` validates PriorityClasses only, the two before it pods and workloads only,
@@ -50,6 +52,12 @@ import random
 from collections.abc import Sequence
 
 from kubeprio.admission import plugins
+from kubeprio.admission.certificates import (
+    CertificateApprovalPlugin,
+    CertificateSigningPlugin,
+    CertificateSubjectRestrictionPlugin,
+    SignerAuthorizer,
+)
 from kubeprio.admission.chain import AdmissionChain, Listers, MutatingPlugin, ValidatingPlugin
 from kubeprio.admission.defaulttolerationseconds import (
     DefaultTolerations,
@@ -74,11 +82,13 @@ def default_chain(
     service_account_rng: random.Random | None = None,
     enabled: EnabledPlugins = plugins.DEFAULT,
     default_tolerations: DefaultTolerations | None = None,
+    authorize_signer: SignerAuthorizer | None = None,
 ) -> AdmissionChain:
     """The admission plugins ``enabled`` names that kubeprio implements, reading through
     ``listers``, in ``plugins.ALL_ORDERED_PLUGINS`` order (the default: every plugin on by
     default; ``ServiceAccount`` only with ``service_account_rng``); ``default_tolerations``
-    are DefaultTolerationSeconds' two flags."""
+    are DefaultTolerationSeconds' two flags; ``authorize_signer`` (serve's authorizer)
+    turns on CertificateApproval and CertificateSigning."""
     ranger = LimitRangerPlugin(listers)
     tenant = TenantPriorityClassPlugin(listers)
     priority = PriorityPlugin(listers)
@@ -102,6 +112,14 @@ def default_chain(
     built[runtime.name] = (runtime, runtime)
     ingress_class = DefaultIngressClassPlugin(listers)
     built[ingress_class.name] = (ingress_class, None)
+    restriction = CertificateSubjectRestrictionPlugin()
+    built[restriction.name] = (None, restriction)
+    if authorize_signer is not None:
+        for check in (
+            CertificateApprovalPlugin(authorize_signer),
+            CertificateSigningPlugin(authorize_signer),
+        ):
+            built[check.name] = (None, check)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

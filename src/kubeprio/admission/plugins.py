@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from kubeprio.admission import (
+    certificates,
     defaulttolerationseconds,
     ingressclass,
     limitranger,
@@ -77,10 +78,10 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     "OwnerReferencesPermissionEnforcement",
     "PersistentVolumeClaimResize",
     runtimeclass.PLUGIN_NAME,  # RuntimeClass
-    "CertificateApproval",
-    "CertificateSigning",
+    certificates.APPROVAL,  # CertificateApproval
+    certificates.SIGNING,  # CertificateSigning
     "ClusterTrustBundleAttest",
-    "CertificateSubjectRestriction",
+    certificates.SUBJECT_RESTRICTION,  # CertificateSubjectRestriction
     ingressclass.PLUGIN_NAME,  # DefaultIngressClass
     "DenyServiceExternalIPs",
     # Upstream: "webhook, resourcequota, and deny plugins must go at the end".
@@ -140,6 +141,9 @@ IMPLEMENTED: Final = frozenset(
         storage.DEFAULT_STORAGE_CLASS,
         storage.STORAGE_OBJECT_IN_USE_PROTECTION,
         runtimeclass.PLUGIN_NAME,
+        certificates.APPROVAL,
+        certificates.SIGNING,
+        certificates.SUBJECT_RESTRICTION,
         ingressclass.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
         # Checks the API service makes before the chain (namespace must exist, not be

@@ -107,9 +107,9 @@ def prepare_for_update(
         )
         return evolve(old, status=status)
     if subresource == "approval":
-        conditions = _stamp(conditions_of(new), old, now)
+        approval = _stamp(conditions_of(new), old, now)
         status = evolve(
-            old.status or CertificateSigningRequestStatus(), conditions=conditions or None
+            old.status or CertificateSigningRequestStatus(), conditions=approval or None
         )
         return evolve(old, status=status)
     return evolve(new, spec=old.spec, status=old.status)

@@ -50,16 +50,18 @@ from urllib.parse import urlsplit
 import uvicorn
 
 from kubeprio.admission import plugins
+from kubeprio.admission.chain import UserInfo
 from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
+from kubeprio.api.certificates import GROUP as CERTIFICATES_GROUP
 from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.rbac import ClusterRole
 from kubeprio.apiserver import issuerdiscovery, kubernetesservice, rbacbootstrap
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
-from kubeprio.apiserver.authz import TenantAuthorizer
+from kubeprio.apiserver.authz import Attributes, TenantAuthorizer
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.http import KubeApp, create_app
 from kubeprio.apiserver.legacytokens import LegacyTokenAuthenticator, LegacyTokenGenerator
@@ -277,6 +279,7 @@ class Serving:
                 default_tolerations=options.default_tolerations,
                 service_account_rng=derived_rng(seed, "serviceaccount-admission"),
                 stopwatch=time.perf_counter,
+                authorize_signer=self._authorize_signer,
             )
             self.plane.attach_fleet()
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)
@@ -373,6 +376,13 @@ class Serving:
         self.namespaces: Informer[Namespace] = Informer(api, Namespace)
         # The informers only serve's controllers read.
         self.serve_informers = Informers([endpoints, slices, self.namespaces])
+
+    def _authorize_signer(self, user: UserInfo, verb: str, name: str) -> bool:
+        """The authorizer's answer for ``verb`` on the certificates.k8s.io ``signers``
+        named ``name`` (the certificate admission plugins; set up by ``_wire_rbac``)."""
+        return self.authorizer.authorize(
+            Attributes(user, verb, CERTIFICATES_GROUP, "signers", name=name)
+        )
 
     def _wire_rbac(self, seed: int) -> None:
         """The authorization chain (admins, the tenant policy, then RBAC), the escalation

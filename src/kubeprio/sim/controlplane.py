@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from kubeprio.admission import plugins
+from kubeprio.admission.certificates import SignerAuthorizer
 from kubeprio.admission.defaults import default_chain
 from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
@@ -107,6 +108,7 @@ class ControlPlane:
         admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
         default_tolerations: DefaultTolerations | None = None,
         stopwatch: Callable[[], float] | None = None,
+        authorize_signer: SignerAuthorizer | None = None,
     ) -> None:
         """Wire the components.
 
@@ -134,6 +136,8 @@ class ControlPlane:
         ``stopwatch``: what times scheduling attempts for the scheduler's metrics (``serve``
         passes a monotonic wall clock; simulations keep the default, the injected clock, so
         nothing real-time reaches a run).
+        ``authorize_signer``: the authorizer's answer for the ``signers`` resource, which
+        turns on the CertificateApproval and CertificateSigning plugins (``serve``).
         """
         self.seed = seed
         self.clock = clock
@@ -150,6 +154,7 @@ class ControlPlane:
             service_account_rng=service_account_rng,
             enabled=admission_plugins,
             default_tolerations=default_tolerations,
+            authorize_signer=authorize_signer,
         )
         api = self.api
         self.pods: Informer[Pod] = Informer(api, Pod)

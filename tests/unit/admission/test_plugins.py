@@ -169,22 +169,22 @@ def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]
         (
             [],
             ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "CertificateSubjectRestriction", "ResourceQuota"],
         ),
         (
             ["Priority"],
             ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "CertificateSubjectRestriction", "ResourceQuota"],
         ),
         (
-            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass"],
+            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass", "CertificateSubjectRestriction"],
             ["TenantPriorityClass", "Priority", *STORAGE, "DefaultIngressClass"],
             ["TenantPriorityClass", "Priority"],
         ),
         (
             ["TenantPriorityClass", "PodSecurity", "MutatingAdmissionWebhook"],
             ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "CertificateSubjectRestriction", "ResourceQuota"],
         ),
     ],
     ids=["defaults", "no-priority", "three-off", "own-and-unimplemented-off"],
@@ -207,7 +207,8 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
     assert plugins.DEFAULT.running() == (
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "SystemPriorityClass",
         "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
-        "StorageObjectInUseProtection", "RuntimeClass",
+        "StorageObjectInUseProtection", "RuntimeClass", "CertificateApproval",
+        "CertificateSigning", "CertificateSubjectRestriction",
         "DefaultIngressClass", "ResourceQuota",
     )  # fmt: skip
     enabled = plugins.resolve(
@@ -217,6 +218,7 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
         "NamespaceAutoProvision", "NamespaceLifecycle", "LimitRanger", "ServiceAccount",
         "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds",
         "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
+        "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction",
         "DefaultIngressClass", "ResourceQuota",
     )  # fmt: skip
 
