@@ -40,6 +40,7 @@ import logging
 import os
 import signal
 import socket
+import ssl
 import sys
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -55,6 +56,7 @@ from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
 from kubeprio.api.certificates import GROUP as CERTIFICATES_GROUP
+from kubeprio.api.certificates import CertificateSigningRequest
 from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
@@ -75,9 +77,11 @@ from kubeprio.apiserver.serviceaccountauthn import (
 from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
 from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER, TokenIssuer
 from kubeprio.apiserver.tokensigning import PublicKeys, SigningKey, TokenSigner
+from kubeprio.apiserver.x509authn import ClientCertAuthenticator
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from kubeprio.controllers.csrsigning import CsrSigningController
 from kubeprio.controllers.endpoints import EndpointsController
 from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
 from kubeprio.controllers.rootcacert import RootCACertPublisher
@@ -86,6 +90,7 @@ from kubeprio.controllers.serviceaccounttokens import TokensController
 from kubeprio.kubelet.kubelet import KubeletConfig, register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
+from kubeprio.serve.clientcerts import ClientCertProtocol
 from kubeprio.serve.driver import RealTimeDriver
 from kubeprio.serve.metrics import MetricsPage
 from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
@@ -298,6 +303,7 @@ class Serving:
             signing_key = pki.ensure_service_account_key(self.pki.directory)
             signer = TokenSigner(options.service_account_issuers[0], signing_key)
             self._wire_tokens_controller(seed, signing_key)
+            self._wire_csr_signing(seed)
         except BaseException:
             self.store.close()
             raise
@@ -348,6 +354,10 @@ class Serving:
             token_issuer=self.token_issuer,
             # NodeMetrics sum a node's pods through the plane's index, not a scan of them all.
             pods_on_node=lambda name: self.plane.pods.by_index(NODE_INDEX, name),
+            # --client-ca-file: kubeadm points it at the cluster CA, which signs CSRs too.
+            cert_authenticator=ClientCertAuthenticator(
+                self.pki.ca_cert.read_bytes(), clock=self.clock
+            ),
         )
         self.kube: KubeApp = self.app.state.kube
         self.signer = signer
@@ -450,6 +460,22 @@ class Serving:
             generate_token=LegacyTokenGenerator(signing_key),
         )
 
+    def _wire_csr_signing(self, seed: int) -> None:
+        """The csrsigning controller, signing with the cluster CA (kube-controller-manager's
+        ``--cluster-signing-cert-file``/``--cluster-signing-key-file`` on a kubeadm cluster)."""
+        csrs: Informer[CertificateSigningRequest] = Informer(
+            self.plane.api, CertificateSigningRequest
+        )
+        self.csr_signing_controller = CsrSigningController(
+            self.plane.api,
+            clock=self.clock,
+            rng=derived_rng(seed, "csrsigning"),
+            ca_cert=self.pki.ca_cert.read_bytes(),
+            ca_key=self.pki.ca_key.read_bytes(),
+            csrs=csrs,
+        )
+        self.serve_informers = Informers([*self.serve_informers.informers, csrs])
+
     @property
     def kubeconfig(self) -> Path:
         """``DATA_DIR/kubeconfig``."""
@@ -468,6 +494,11 @@ class Serving:
             self.app,
             ssl_certfile=str(self.pki.cert),
             ssl_keyfile=str(self.pki.key),
+            # Ask for a client certificate (optional) verified by the cluster CA, and hand
+            # it to the app (serve.clientcerts, apiserver.x509authn).
+            ssl_cert_reqs=ssl.CERT_OPTIONAL,
+            ssl_ca_certs=str(self.pki.ca_cert),
+            http=ClientCertProtocol,
             log_level="warning",
             access_log=False,
             lifespan="off",
@@ -491,6 +522,7 @@ class Serving:
                 Due(self.tokens_controller, self.clock),
                 Due(self.root_ca_publisher, self.clock),
                 Due(self.aggregation_controller, self.clock),
+                Due(self.csr_signing_controller, self.clock),
                 self.event_expiry,
             ],
             clock=self.clock,
