@@ -138,7 +138,8 @@ def test_a_user_added_by_csr_logs_in_with_the_signed_certificate(served, tmp_pat
     # PrepareForCreate: the requester is the admin who created it, whatever the body says.
     header, row = table_rows(served.ok("get", "csr", "jane"))
     assert header == ["NAME", "AGE", "SIGNERNAME", "REQUESTOR", "REQUESTEDDURATION", "CONDITION"]
-    assert row[0] == "jane" and row[2:] == [CLIENT_SIGNER, "admin", "24h", "Pending"]
+    assert row[0] == "jane"
+    assert row[2:] == [CLIENT_SIGNER, "admin", "24h", "Pending"]
     assert served.ok("certificate", "approve", "jane") == (
         "certificatesigningrequest.certificates.k8s.io/jane approved\n"
     )
@@ -150,7 +151,8 @@ def test_a_user_added_by_csr_logs_in_with_the_signed_certificate(served, tmp_pat
     assert [(c["type"], c["status"], c["reason"]) for c in conditions] == [
         ("Approved", "True", "KubectlApprove")
     ]
-    assert conditions[0]["lastUpdateTime"] and conditions[0]["lastTransitionTime"]
+    assert conditions[0]["lastUpdateTime"]
+    assert conditions[0]["lastTransitionTime"]
     cert = x509.load_pem_x509_certificate(base64.b64decode(issued))
     assert cert.subject.rfc4514_string() == "O=qa,O=devs,CN=jane"
     # expirationSeconds honoured (a long-lived certificate is backdated five minutes).
