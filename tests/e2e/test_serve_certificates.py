@@ -260,6 +260,21 @@ def test_a_client_auth_less_request_fails_at_the_signer(served):
     assert table_rows(served.ok("get", "csr", "server-ish"))[1][-1] == "Approved,Failed"
 
 
+def test_a_denied_request_is_never_signed(served):
+    _unused, request = _key_and_request("denied")
+    served.ok("apply", "-f", "-", stdin=_manifest("denied", request))
+    assert served.ok("certificate", "deny", "denied") == (
+        "certificatesigningrequest.certificates.k8s.io/denied denied\n"
+    )
+    assert table_rows(served.ok("get", "csr", "denied"))[1][-1] == "Denied"
+    # kubectl itself refuses to approve a denied request (the server would too:
+    # validateConditions keeps Approved and Denied exclusive, tests/unit).
+    assert served.kubectl("certificate", "approve", "denied", "--force").stderr == (
+        'error: certificate signing request "denied" is already Denied\n'
+    )
+    assert not served.json("get", "csr", "denied")["status"].get("certificate")
+
+
 def test_the_python_client_creates_approves_and_reads(served):
     _unused, request = _key_and_request("py-user", ("py",))
     with served.client() as api:

@@ -43,6 +43,7 @@ from kubeprio.api.certificates import (
     CertificateSigningRequest,
     certificate_of,
     conditions_of,
+    spec_of,
 )
 from kubeprio.api.validation.certificates import PARSE_CSR_ERROR, request_error
 
@@ -104,7 +105,7 @@ class _SignerCheck:
         ):
             return
         # The stored signer name: an update cannot dodge the check by changing it.
-        signer = old.spec.signer_name
+        signer = spec_of(old).signer_name or ""
         if not authorized_for_signer(self._authorize, user, self.verb, signer):
             raise _forbidden(
                 request, f'user not permitted to {self.action} requests with signerName "{signer}"'
@@ -150,13 +151,14 @@ class CertificateSubjectRestrictionPlugin:
             request.operation is not Operation.CREATE
             or request.subresource
             or not isinstance(csr, CertificateSigningRequest)
-            or csr.spec.signer_name != KUBE_APISERVER_CLIENT
+            or spec_of(csr).signer_name != KUBE_APISERVER_CLIENT
         ):
             return
-        if request_error(csr.spec.request) == PARSE_CSR_ERROR:
+        pem = spec_of(csr).request or b""
+        if request_error(pem) == PARSE_CSR_ERROR:
             raise _forbidden(request, f"failed to parse CSR: {PARSE_CSR_ERROR}")
         try:
-            subject = x509.load_pem_x509_csr(csr.spec.request).subject
+            subject = x509.load_pem_x509_csr(pem).subject
         except ValueError:
             # Go parses what validation later refuses; its message is left to validation.
             return

@@ -10,9 +10,10 @@ says). An approver adds an ``Approved`` (or ``Denied``) condition through the
 ``kubernetes.io/*`` signers ``kubeprio serve`` runs).
 
 ``request`` and ``certificate`` are ``[]byte`` upstream: base64 on the wire, bytes here.
-``spec`` and ``request``/``signerName`` have no ``omitempty`` upstream, so they are
-always written (Go's zero values are the model's defaults; v1 has no defaulting
-functions for the kind). Validation is in ``api.validation.certificates``.
+``spec``, ``request`` and ``signerName`` have no ``omitempty`` upstream, but validation
+requires all three, so every stored request has them; absent keys stay absent here (a
+document round-trips as sent), and ``spec_of`` reads a missing spec as Go's zero value.
+Validation is in ``api.validation.certificates``.
 Pure data: no I/O.
 """
 
@@ -80,8 +81,8 @@ KEY_USAGES: Final = frozenset(
 class CertificateSigningRequestSpec:
     """The request, its signer and usages, and who made it (set by the server)."""
 
-    request: bytes = b""
-    signer_name: str = ""
+    request: bytes | None = None
+    signer_name: str | None = None
     expiration_seconds: Int32 | None = None
     usages: tuple[str, ...] | None = None
     username: str | None = None
@@ -97,8 +98,8 @@ class CertificateSigningRequestSpec:
 class CertificateSigningRequestCondition:
     """``Approved``, ``Denied``, ``Failed`` (or a signer's own type), with a status."""
 
-    type: str = ""
-    status: str = ""
+    type: str | None = None
+    status: str | None = None
     reason: str | None = None
     message: str | None = None
     last_update_time: str | None = None
@@ -124,9 +125,17 @@ class CertificateSigningRequest:
     api_version: str | None = "certificates.k8s.io/v1"
     kind: str | None = "CertificateSigningRequest"
     metadata: ObjectMeta = ObjectMeta()
-    spec: CertificateSigningRequestSpec = CertificateSigningRequestSpec()
+    spec: CertificateSigningRequestSpec | None = None
     status: CertificateSigningRequestStatus | None = None
     extra: JsonDict = extra_field()
+
+
+EMPTY_SPEC: Final = CertificateSigningRequestSpec()
+
+
+def spec_of(csr: CertificateSigningRequest) -> CertificateSigningRequestSpec:
+    """The request's spec (Go's zero value when absent)."""
+    return csr.spec if csr.spec is not None else EMPTY_SPEC
 
 
 def conditions_of(csr: CertificateSigningRequest) -> tuple[CertificateSigningRequestCondition, ...]:

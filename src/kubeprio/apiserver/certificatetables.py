@@ -21,6 +21,7 @@ from kubeprio.api.certificates import (
     CertificateSigningRequest,
     certificate_of,
     conditions_of,
+    spec_of,
 )
 from kubeprio.apiserver.tableformat import (
     Cells,
@@ -117,12 +118,13 @@ def csr_condition(csr: CertificateSigningRequest) -> str:
 
 def print_csr(csr: CertificateSigningRequest, now: float) -> tuple[Cells, RowConditions]:
     """``printCertificateSigningRequest``."""
-    seconds = csr.spec.expiration_seconds
+    spec = spec_of(csr)
+    seconds = spec.expiration_seconds
     return [
         csr.metadata.name or "",
         since(csr.metadata.creation_timestamp, now),
-        csr.spec.signer_name or NONE,
-        csr.spec.username or "",
+        spec.signer_name or NONE,
+        spec.username or "",
         NONE if seconds is None else human_duration(seconds),
         csr_condition(csr),
     ], None

@@ -27,6 +27,7 @@ from kubeprio.api.certificates import (
     CertificateSigningRequestCondition,
     CertificateSigningRequestStatus,
     conditions_of,
+    spec_of,
 )
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
@@ -36,7 +37,7 @@ def prepare_for_create(
     csr: CertificateSigningRequest, metadata: ObjectMeta, user: UserInfo | None
 ) -> CertificateSigningRequest:
     """The request as stored: the requester from ``user`` and an empty status."""
-    spec = evolve(csr.spec, username=None, uid=None, groups=None, user_extra=None)
+    spec = evolve(spec_of(csr), username=None, uid=None, groups=None, user_extra=None)
     if user is not None:
         spec = evolve(
             spec,

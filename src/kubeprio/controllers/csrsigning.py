@@ -52,6 +52,7 @@ from kubeprio.api.certificates import (
     conditions_of,
     has_true_condition,
     is_approved,
+    spec_of,
 )
 from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
@@ -296,21 +297,24 @@ class CsrSigningController(Controller):
     def reconcile(self, key: str) -> None:
         """``signer.handle``: sign an approved request, or mark it Failed."""
         csr = self.csrs.get(key)
+        spec = spec_of(csr) if csr is not None else None
         if (
             csr is None
+            or spec is None
             or certificate_of(csr)
             or not is_approved(csr)
             or has_true_condition(csr, FAILED)
-            or csr.spec.signer_name not in SIGNERS
+            or spec.signer_name not in SIGNERS
         ):
             return
+        signer_name = spec.signer_name or ""
         try:
-            request = x509.load_pem_x509_csr(csr.spec.request)
+            request = x509.load_pem_x509_csr(spec.request or b"")
         except ValueError as exc:
             raise PermanentError(f'unable to parse csr "{key}": {exc}') from None
         status = csr.status or CertificateSigningRequestStatus()
-        usages = csr.spec.usages or ()
-        problem = signer_error(csr.spec.signer_name, request, usages)
+        usages = spec.usages or ()
+        problem = signer_error(signer_name, request, usages)
         if problem is not None:
             failed = CertificateSigningRequestCondition(
                 type=FAILED,
@@ -323,6 +327,6 @@ class CsrSigningController(Controller):
             self.client.update_status(evolve(csr, status=evolve(status, conditions=conditions)))
             return
         now = dt.datetime.fromtimestamp(self.clock.now(), tz=dt.UTC).replace(microsecond=0)
-        lifetime = certificate_lifetime(csr.spec.expiration_seconds, self.max_duration)
+        lifetime = certificate_lifetime(spec.expiration_seconds, self.max_duration)
         pem = sign(request, usages, lifetime, ca_cert=self.ca_cert, ca_key=self.ca_key, now=now)
         self.client.update_status(evolve(csr, status=evolve(status, certificate=pem)))

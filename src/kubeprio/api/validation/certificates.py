@@ -43,6 +43,7 @@ from kubeprio.api.certificates import (
     CertificateSigningRequestCondition,
     certificate_of,
     conditions_of,
+    spec_of,
 )
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.validation.meta import (
@@ -181,13 +182,13 @@ class _Options:
         self, new: CertificateSigningRequest, old: CertificateSigningRequest | None
     ) -> None:
         old_types = [c.type for c in conditions_of(old)] if old is not None else []
-        old_usages = (old.spec.usages or ()) if old is not None else ()
+        old_usages = (spec_of(old).usages or ()) if old is not None else ()
         self.setting_approval = False
         self.setting_certificate = False
         self.both_approved_and_denied = APPROVED in old_types and DENIED in old_types
-        self.legacy_signer = old is not None and old.spec.signer_name == LEGACY_UNKNOWN
+        self.legacy_signer = old is not None and spec_of(old).signer_name == LEGACY_UNKNOWN
         self.duplicate_types = len(set(old_types)) != len(old_types)
-        self.empty_type = "" in old_types
+        self.empty_type = any(not t for t in old_types)
         self.arbitrary_certificate = old is not None and (
             certificate_of(new) == certificate_of(old)
             or certificate_error(certificate_of(old)) is not None
@@ -198,11 +199,13 @@ class _Options:
 
 def _validate(csr: CertificateSigningRequest, options: _Options) -> list[FieldError]:
     """``validateCertificateSigningRequest`` beyond the object metadata."""
-    spec = csr.spec
+    spec = spec_of(csr)
+    request = spec.request or b""
+    signer_name = spec.signer_name or ""
     found: list[FieldError] = []
-    problem = request_error(spec.request)
+    problem = request_error(request)
     if problem is not None:
-        found.append(errors.invalid("spec.request", bytes_value(spec.request), problem))
+        found.append(errors.invalid("spec.request", bytes_value(request), problem))
     usages = spec.usages or ()
     if not usages:
         found.append(errors.required("spec.usages", ""))
@@ -218,16 +221,16 @@ def _validate(csr: CertificateSigningRequest, options: _Options) -> list[FieldEr
             if usage in seen:
                 found.append(errors.duplicate(index("spec.usages", i), usage))
             seen.add(usage)
-    if not options.legacy_signer and spec.signer_name == LEGACY_UNKNOWN:
+    if not options.legacy_signer and signer_name == LEGACY_UNKNOWN:
         found.append(
             errors.invalid(
                 "spec.signerName",
-                spec.signer_name,
+                signer_name,
                 "the legacy signerName is not allowed via this API version",
             )
         )
     else:
-        found.extend(validate_signer_name(spec.signer_name, "spec.signerName"))
+        found.extend(validate_signer_name(signer_name, "spec.signerName"))
     seconds = spec.expiration_seconds
     if seconds is not None and seconds < MIN_EXPIRATION_SECONDS:
         found.append(
@@ -277,9 +280,10 @@ def _validate_conditions(
                     )
                 )
         if not options.duplicate_types:
-            if condition.type in seen:
-                found.append(errors.duplicate(child(at, "type"), condition.type))
-            seen.add(condition.type)
+            condition_type = condition.type or ""
+            if condition_type in seen:
+                found.append(errors.duplicate(child(at, "type"), condition_type))
+            seen.add(condition_type)
     return found
 
 
