@@ -19,7 +19,7 @@ plugin on::
                 ->  Priority (single globalDefault)  ->  RuntimeClass (overhead matches)
                 ->  CertificateApproval, CertificateSigning (serve only: the signer
                     verbs) ->  CertificateSubjectRestriction (no system:masters CSRs)
-                ->  ResourceQuota (charges usage)
+                ->  ValidatingAdmissionPolicy (CEL policies)  ->  ResourceQuota (charges usage)
 
 (``Priority`` validates PriorityClasses only, the two before it pods and workloads only,
 so their relative order in the validating phase changes no outcome.)
@@ -73,6 +73,7 @@ from kubeprio.admission.serviceaccount import ServiceAccountPlugin
 from kubeprio.admission.storage import DefaultStorageClassPlugin, StorageObjectInUseProtectionPlugin
 from kubeprio.admission.systemclass import SystemPriorityClassPlugin
 from kubeprio.admission.tenant import TenantPriorityClassPlugin
+from kubeprio.admission.validatingpolicy import ValidatingAdmissionPolicyPlugin
 
 
 def default_chain(
@@ -120,6 +121,8 @@ def default_chain(
             CertificateSigningPlugin(authorize_signer),
         ):
             built[check.name] = (None, check)
+    policies = ValidatingAdmissionPolicyPlugin(listers)
+    built[policies.name] = (None, policies)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

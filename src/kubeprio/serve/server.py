@@ -55,6 +55,7 @@ from kubeprio.admission.chain import UserInfo
 from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.certificates import GROUP as CERTIFICATES_GROUP
 from kubeprio.api.certificates import CertificateSigningRequest
 from kubeprio.api.core import Namespace, Node
@@ -81,6 +82,7 @@ from kubeprio.apiserver.x509authn import ClientCertAuthenticator
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from kubeprio.controllers.crdnaming import CrdNamingController
 from kubeprio.controllers.csrsigning import CsrSigningController
 from kubeprio.controllers.endpoints import EndpointsController
 from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
@@ -421,6 +423,7 @@ class Serving:
             namespaces=self.namespaces,
             service_accounts=self.plane.service_accounts,
         )
+        self._wire_crd_naming_controller(seed)
         self.root_ca_publisher = RootCACertPublisher(
             api,
             clock=self.clock,
@@ -429,6 +432,19 @@ class Serving:
             namespaces=self.namespaces,
             config_maps=self.plane.config_maps,
         )
+
+    def _wire_crd_naming_controller(self, seed: int) -> None:
+        """The apiextensions controllers: a new CRD's names accepted and established."""
+        crds: Informer[CustomResourceDefinition] = Informer(
+            self.plane.api, CustomResourceDefinition
+        )
+        self.crd_naming_controller = CrdNamingController(
+            self.plane.api,
+            clock=self.clock,
+            rng=derived_rng(seed, "crd-naming"),
+            crds=crds,
+        )
+        self.serve_informers = Informers([*self.serve_informers.informers, crds])
 
     def _publish_issuer_discovery(self) -> None:
         """Render the issuer's OIDC documents for the listening address; an issuer they
@@ -521,6 +537,7 @@ class Serving:
                 Due(self.service_account_controller, self.clock),
                 Due(self.tokens_controller, self.clock),
                 Due(self.root_ca_publisher, self.clock),
+                Due(self.crd_naming_controller, self.clock),
                 Due(self.aggregation_controller, self.clock),
                 Due(self.csr_signing_controller, self.clock),
                 self.event_expiry,

@@ -169,22 +169,22 @@ def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]
         (
             [],
             ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "CertificateSubjectRestriction", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "CertificateSubjectRestriction", "ValidatingAdmissionPolicy", "ResourceQuota"],
         ),
         (
             ["Priority"],
             ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "CertificateSubjectRestriction", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "CertificateSubjectRestriction", "ValidatingAdmissionPolicy", "ResourceQuota"],
         ),
         (
-            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass", "CertificateSubjectRestriction"],
+            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass", "CertificateSubjectRestriction", "ValidatingAdmissionPolicy"],
             ["TenantPriorityClass", "Priority", *STORAGE, "DefaultIngressClass"],
             ["TenantPriorityClass", "Priority"],
         ),
         (
             ["TenantPriorityClass", "PodSecurity", "MutatingAdmissionWebhook"],
             ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "CertificateSubjectRestriction", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "CertificateSubjectRestriction", "ValidatingAdmissionPolicy", "ResourceQuota"],
         ),
     ],
     ids=["defaults", "no-priority", "three-off", "own-and-unimplemented-off"],
@@ -209,7 +209,7 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
         "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
         "StorageObjectInUseProtection", "RuntimeClass", "CertificateApproval",
         "CertificateSigning", "CertificateSubjectRestriction",
-        "DefaultIngressClass", "ResourceQuota",
+        "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota",
     )  # fmt: skip
     enabled = plugins.resolve(
         ["NamespaceAutoProvision", "AlwaysPullImages"], ["NamespaceLifecycle", "Priority"]
@@ -219,7 +219,7 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
         "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds",
         "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
         "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction",
-        "DefaultIngressClass", "ResourceQuota",
+        "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota",
     )  # fmt: skip
 
 
