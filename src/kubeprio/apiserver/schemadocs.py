@@ -334,8 +334,7 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
         "The largest number of this driver's unique volumes used by pods on the node."
     ),
     ("CSIDriverSpec", "attachRequired"): (
-        "Whether volumes of this driver must be attached before mounting (default true; "
-        "immutable)."
+        "Whether volumes of this driver must be attached before mounting (default true; immutable)."
     ),
     ("VolumeAttachmentSpec", "attacher"): "The CSI driver that must handle this attachment.",
     ("VolumeAttachmentSpec", "nodeName"): "The node the volume should be attached to.",
