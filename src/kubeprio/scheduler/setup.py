@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from kubeprio.api.apps import ReplicaSet
 from kubeprio.api.core import Namespace, Node
+from kubeprio.api.csi import CSINode
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
@@ -53,6 +54,7 @@ IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
     "NodePorts": frozenset({"preFilter", "filter"}),
     "NodeResourcesFit": frozenset({"preFilter", "filter", "preScore", "score"}),
     "VolumeRestrictions": frozenset({"preFilter", "filter"}),
+    "NodeVolumeLimits": frozenset({"preFilter", "filter"}),
     "VolumeBinding": frozenset({"preFilter", "filter", "reserve", "preBind"}),
     "VolumeZone": frozenset({"preFilter", "filter"}),
     "PodTopologySpread": frozenset({"preFilter", "filter", "preScore", "score"}),
@@ -64,7 +66,9 @@ IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
 """Plugin name -> the extension points it implements (checked against the classes in tests)."""
 
 
-VOLUME_PLUGINS: Final = frozenset({"VolumeRestrictions", "VolumeBinding", "VolumeZone"})
+VOLUME_PLUGINS: Final = frozenset(
+    {"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"}
+)
 """The plugins that read claims, volumes and classes through the volume informers."""
 
 
@@ -126,7 +130,8 @@ class _Requeue:
         self._requeue(self._updated, old, new)
 
     def on_delete(self, obj: object) -> None:
-        """Deletions are not registered by VolumeBinding."""
+        """Deletions are not registered by the volume plugins (nor CSINode's by
+        NodeVolumeLimits)."""
 
 
 def _volume_informers(
@@ -190,6 +195,12 @@ def new_scheduler(
     volume_informers: list[Informer[Any]] = []
     if VOLUME_PLUGINS.intersection(profile.plugin_names()):
         binder, volume_informers = _volume_informers(client, requeue)
+    csi_nodes: Informer[CSINode] | None = None
+    if "NodeVolumeLimits" in profile.plugin_names():
+        # NodeVolumeLimits reads each node's CSINode; a new one may lift a limit.
+        csi_nodes = Informer(client, CSINode)
+        csi_nodes.add_handler(_Requeue(cluster_events.EventResource.CSI_NODE, requeue))
+        volume_informers.append(csi_nodes)
     context = registry.PluginContext(
         client=client,
         clock=clock,
@@ -200,6 +211,7 @@ def new_scheduler(
         volume_binder=binder,
         node_lookup=node_lookup,
         claim_in_use=cache.is_pvc_used_by_pods,
+        csi_node_lookup=csi_nodes.get if csi_nodes is not None else None,
     )
     instances: dict[str, framework.Plugin] = {}
     for name in profile.plugin_names():
