@@ -101,6 +101,9 @@ def test_api_resources_lists_short_names(server):
         ("deployments", "deploy"),
     ):
         assert rows[resource][1] == short
+    # The legacy create-only collection a real server still lists: NAME APIVERSION
+    # NAMESPACED KIND, no short name.
+    assert rows["bindings"] == ["bindings", "v1", "true", "Binding"]
 
 
 def test_client_side_apply_creates_then_patches(server, tmp_path):

@@ -310,8 +310,15 @@ RESOURCE_METRICS: Final[tuple[ResourceInfo, ...]] = (
 registers them: no singular name (its storage's ``GetSingularName`` is empty), no short
 names, only ``get`` and ``list``."""
 
+LEGACY_BINDINGS: Final = ResourceInfo(
+    "", "v1", "Binding", "bindings", "binding", True, Binding, verbs=("create",)
+)
+"""``/api/v1/namespaces/<ns>/bindings``: the pre-subresource way to bind a pod, which
+upstream still serves (``LegacyBindingREST``): a POST naming the pod in the body's
+``metadata.name``, otherwise ``pods/binding``."""
+
 SERVED: Final[tuple[ResourceInfo, ...]] = (
-    RESOURCES + ALTERNATE_VERSIONS + REVIEWS + RESOURCE_METRICS
+    RESOURCES + ALTERNATE_VERSIONS + (LEGACY_BINDINGS,) + REVIEWS + RESOURCE_METRICS
 )
 """Every kind the API server serves (routes, discovery, authorization)."""
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from kubeprio.api import kinds
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS
 from kubeprio.apiserver import (
     podstreams,
@@ -95,6 +96,13 @@ class RestHandler(RestReads, RestWrites, RestSubresources):
                 raise status.path_not_found()
             if method == "POST":
                 return self.review(request)
+            raise status.method_not_allowed()
+        if target.info is kinds.LEGACY_BINDINGS:
+            # Create-only, like the reviews; the pod is named by the body.
+            if not target.is_collection or target.namespace is None:
+                raise status.path_not_found()
+            if method == "POST":
+                return self.bind_legacy(request)
             raise status.method_not_allowed()
         if target.info.model in resourcemetrics.MODELS:
             # Computed on request and read-only (metrics.k8s.io, ``kubectl top``).

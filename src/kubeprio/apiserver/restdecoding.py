@@ -216,8 +216,11 @@ def delete_options(request: RestRequest) -> DeleteRequest:
     )
 
 
-def read_subresource(request: RestRequest, model: type[Any]) -> tuple[Any, list[str]]:
-    """The body of a ``pods/binding`` or ``pods/eviction`` POST, named as the URL."""
+def read_subresource(
+    request: RestRequest, model: type[Any], *, name_from_body: bool = False
+) -> tuple[Any, list[str]]:
+    """The body of a ``pods/binding`` or ``pods/eviction`` POST, named as the URL (or, for
+    the legacy ``bindings`` collection, naming the pod itself)."""
     target = request.target
     kind = model.__name__
     cannot = f'{kind} in version "v1" cannot be handled as a {kind}'
@@ -225,7 +228,7 @@ def read_subresource(request: RestRequest, model: type[Any]) -> tuple[Any, list[
     data, warnings = validate_fields(request, kind, data, duplicates, prefix=f"{cannot}: ")
     metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     name = (metadata or {}).get("name") or ""
-    if name != target.name:
+    if not name_from_body and name != target.name:
         raise errors.bad_request(f"name in URL does not match name in {kind} object")
     namespace = (metadata or {}).get("namespace") or ""
     if namespace and namespace != target.namespace:

@@ -49,6 +49,13 @@ class RestSubresources:
         self.service.bind(binding)
         return Reply(201, status.success_status(201), tuple(warnings))
 
+    def bind_legacy(self, request: RestRequest) -> Reply:
+        """POST ``namespaces/<ns>/bindings``: ``pods/binding`` for the pod the body names
+        (upstream ``LegacyBindingREST.Create`` passes the body's name as the URL's)."""
+        binding, warnings = read_subresource(request, Binding, name_from_body=True)
+        self.service.bind(binding)
+        return Reply(201, status.success_status(201), tuple(warnings))
+
     def evict(self, request: RestRequest) -> Reply:
         """``pods/eviction``: 201 with a success Status, 429 when a PDB forbids it."""
         eviction, warnings = read_subresource(request, Eviction)

@@ -152,6 +152,10 @@ class ApiService(ServiceWrites, ServiceReads):
                     code=500,
                 )
             )
+        if not name:
+            # Only the legacy ``bindings`` collection can get here without a pod name;
+            # upstream's key function refuses it.
+            raise errors.bad_request("Name parameter required.")
         node_name = binding.target.name if binding.target else ""
         info = kinds.for_model(Pod)
         key = self._key(info, name, namespace)

@@ -370,6 +370,36 @@ def test_binding_answers_201_success_and_conflicts_when_bound(client):
     )
 
 
+def test_legacy_bindings_collection_binds_the_pod_named_by_the_body(client):
+    """Upstream ``LegacyBindingREST.Create`` (pkg/registry/core/pod/storage/storage.go):
+    ``POST namespaces/<ns>/bindings`` is ``pods/binding`` for the body's
+    ``metadata.name``; it is create-only."""
+    client.post(PODS, json=pod_manifest("a"))
+    binding = {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": "a"},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"},
+    }
+    response = client.post("/api/v1/namespaces/default/bindings", json=binding)
+    assert response.status_code == 201
+    assert response.json()["status"] == "Success"
+    assert client.get(f"{PODS}/a").json()["spec"]["nodeName"] == "n1"
+    again = client.post("/api/v1/namespaces/default/bindings", json=binding)
+    assert again.status_code == 409
+    assert again.json()["message"] == (
+        'Operation cannot be fulfilled on pods/binding "a": pod a is already assigned to node "n1"'
+    )
+    unnamed = {**binding, "metadata": {}}
+    refused = client.post("/api/v1/namespaces/default/bindings", json=unnamed)
+    assert (refused.status_code, refused.json()["message"]) == (400, "Name parameter required.")
+    assert client.get("/api/v1/namespaces/default/bindings").status_code == 405
+    assert client.post("/api/v1/bindings", json=binding).status_code == 404
+    listed = client.get("/api/v1").json()["resources"]
+    row = next(r for r in listed if r["name"] == "bindings")
+    assert (row["kind"], row["namespaced"], row["verbs"]) == ("Binding", True, ["create"])
+
+
 def test_eviction_blocked_by_a_budget_is_429_with_the_disruption_budget_cause(client, api):
     labels = {"app": "web"}
     pod = pod_manifest("a", nodeName="n1")
