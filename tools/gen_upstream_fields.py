@@ -60,8 +60,9 @@ ROOTS = {
     "Job": "V1Job",
     "CronJob": "V1CronJob",
     "HorizontalPodAutoscaler": "V2HorizontalPodAutoscaler",
-    # A version served by conversion (api.kinds.ALTERNATE_VERSIONS): "Kind@version".
-    "HorizontalPodAutoscaler@v1": "V1HorizontalPodAutoscaler",
+    # A version served by conversion (api.kinds.ALTERNATE_VERSIONS): "Kind@apiVersion".
+    "HorizontalPodAutoscaler@autoscaling/v1": "V1HorizontalPodAutoscaler",
+    "Event@events.k8s.io/v1": "EventsV1Event",
     "Lease": "V1Lease",
     "Service": "V1Service",
     "Endpoints": "V1Endpoints",
@@ -96,6 +97,9 @@ ROOTS = {
     "SubjectAccessReview": "V1SubjectAccessReview",
     "LocalSubjectAccessReview": "V1LocalSubjectAccessReview",
     "TokenRequest": "AuthenticationV1TokenRequest",
+    # admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy kinds.
+    "ValidatingAdmissionPolicy": "V1ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding": "V1ValidatingAdmissionPolicyBinding",
 }
 SCALARS = {
     "str": "string",
@@ -201,6 +205,18 @@ PACKAGES = (
     ("ServiceBackendPort", "networking.v1"),
     ("NetworkPolicy", "networking.v1"),
     ("IPBlock", "networking.v1"),
+    # ValidatingAdmissionPolicy, its Binding and their parts.
+    ("ValidatingAdmissionPolicy", "admissionregistration.v1"),
+    ("MatchResources", "admissionregistration.v1"),
+    ("NamedRuleWithOperations", "admissionregistration.v1"),
+    ("ParamKind", "admissionregistration.v1"),
+    ("ParamRef", "admissionregistration.v1"),
+    ("Validation", "admissionregistration.v1"),
+    ("Variable", "admissionregistration.v1"),
+    ("AuditAnnotation", "admissionregistration.v1"),
+    ("MatchCondition", "admissionregistration.v1"),
+    ("TypeChecking", "admissionregistration.v1"),
+    ("ExpressionWarning", "admissionregistration.v1"),
     # After SubjectAccessReview* and SubjectRulesReviewStatus: RBAC's Subject.
     ("Subject", "rbac.v1"),
     ("ClusterRole", "rbac.v1"),
@@ -214,11 +230,13 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
     match = re.fullmatch(
-        r"(Core|Discovery|Authentication|Rbac|Storage)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
+        r"(Core|Discovery|Authentication|Rbac|Events|Storage)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
         client_name,
     )
     assert match, client_name
     version, name = match.group(2).lower(), match.group(3)
+    if match.group(1) == "Events":
+        return f"io.k8s.api.events.{version}.{name}"
     # The client prefixes the two EndpointPorts with their group; discovery's Endpoint is
     # named exactly (a prefix would also match core's Endpoints and EndpointSubset).
     if match.group(1) == "Discovery" or name == "Endpoint":

@@ -17,7 +17,7 @@ plugin on::
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
                 ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
                 ->  Priority (single globalDefault)  ->  RuntimeClass (overhead matches)
-                ->  ResourceQuota (charges usage)
+                ->  ValidatingAdmissionPolicy (CEL policies)  ->  ResourceQuota (charges usage)
 
 (``Priority`` validates PriorityClasses only, the two before it pods and workloads only,
 so their relative order in the validating phase changes no outcome.)
@@ -65,6 +65,7 @@ from kubeprio.admission.serviceaccount import ServiceAccountPlugin
 from kubeprio.admission.storage import DefaultStorageClassPlugin, StorageObjectInUseProtectionPlugin
 from kubeprio.admission.systemclass import SystemPriorityClassPlugin
 from kubeprio.admission.tenant import TenantPriorityClassPlugin
+from kubeprio.admission.validatingpolicy import ValidatingAdmissionPolicyPlugin
 
 
 def default_chain(
@@ -102,6 +103,8 @@ def default_chain(
     built[runtime.name] = (runtime, runtime)
     ingress_class = DefaultIngressClassPlugin(listers)
     built[ingress_class.name] = (ingress_class, None)
+    policies = ValidatingAdmissionPolicyPlugin(listers)
+    built[policies.name] = (None, policies)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

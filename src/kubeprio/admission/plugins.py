@@ -40,6 +40,7 @@ from kubeprio.admission import (
     serviceaccount,
     storage,
     systemclass,
+    validatingpolicy,
 )
 from kubeprio.admission import tenant as tenantplugin
 from kubeprio.api.errors import aggregate_text
@@ -86,7 +87,7 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     # Upstream: "webhook, resourcequota, and deny plugins must go at the end".
     "MutatingAdmissionPolicy",
     "MutatingAdmissionWebhook",
-    "ValidatingAdmissionPolicy",
+    validatingpolicy.PLUGIN_NAME,  # ValidatingAdmissionPolicy
     "ValidatingAdmissionWebhook",
     resourcequota.PLUGIN_NAME,  # ResourceQuota
     "AlwaysDeny",
@@ -141,6 +142,7 @@ IMPLEMENTED: Final = frozenset(
         storage.STORAGE_OBJECT_IN_USE_PROTECTION,
         runtimeclass.PLUGIN_NAME,
         ingressclass.PLUGIN_NAME,
+        validatingpolicy.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.

@@ -28,7 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from kubeprio.api import networkingdefaults, storagedefaults
+from kubeprio.api import admissionpolicydefaults, networkingdefaults, storagedefaults
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
@@ -393,6 +394,14 @@ def default_secret(secret: Secret) -> Secret:
     return evolve(secret, **changes) if changes else secret
 
 
+# ValidatingAdmissionPolicy kinds (admissionregistration.k8s.io/v1).
+_ADMISSION_POLICY_DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
+    ValidatingAdmissionPolicy: admissionpolicydefaults.default_validating_admission_policy,
+    ValidatingAdmissionPolicyBinding: (
+        admissionpolicydefaults.default_validating_admission_policy_binding
+    ),
+}
+
 _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Pod: default_pod,
     Deployment: default_deployment,
@@ -423,6 +432,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     IngressClass: networkingdefaults.default_ingress_class,
     RoleBinding: default_binding,
     ClusterRoleBinding: default_binding,
+    **_ADMISSION_POLICY_DEFAULTERS,
 }
 
 

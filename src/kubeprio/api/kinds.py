@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import GROUP as ADMISSION_POLICY_GROUP
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
@@ -101,9 +104,10 @@ class ResourceInfo:
 
     @property
     def schema_key(self) -> str:
-        """The kind's key in the upstream schema tables: ``Kind``, or ``Kind@version`` for
-        a version served by conversion (``HorizontalPodAutoscaler@v1``)."""
-        return f"{self.kind}@{self.version}" if self.storage_version else self.kind
+        """The kind's key in the upstream schema tables: ``Kind``, or ``Kind@apiVersion``
+        for a version served by conversion (``HorizontalPodAutoscaler@autoscaling/v1``,
+        ``Event@events.k8s.io/v1``: the group too, as core/v1 Event is also v1)."""
+        return f"{self.kind}@{self.api_version}" if self.storage_version else self.kind
 
     @property
     def api_version(self) -> str:
@@ -267,7 +271,24 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding",
                  True, RoleBinding),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "Role", "roles", "role", True, Role),
+    # admissionregistration.k8s.io/v1: ValidatingAdmissionPolicy and its Binding.
+    ResourceInfo(ADMISSION_POLICY_GROUP, "v1", "ValidatingAdmissionPolicy",
+                 "validatingadmissionpolicies", "validatingadmissionpolicy", False,
+                 ValidatingAdmissionPolicy, (), ("api-extensions",),
+                 subresources=(Subresource("status", ADMISSION_POLICY_GROUP, "v1",
+                                           "ValidatingAdmissionPolicy", ("get", "patch", "update")),)),
+    ResourceInfo(ADMISSION_POLICY_GROUP, "v1", "ValidatingAdmissionPolicyBinding",
+                 "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", False,
+                 ValidatingAdmissionPolicyBinding, (), ("api-extensions",)),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
+    # apiextensions.k8s.io: the CRDs; the custom resources they declare are served from
+    # rows built at run time (apiserver.customresources), not from this table.
+    ResourceInfo("apiextensions.k8s.io", "v1", "CustomResourceDefinition",
+                 "customresourcedefinitions", "customresourcedefinition", False,
+                 CustomResourceDefinition, ("crd", "crds"), ("api-extensions",),
+                 subresources=(Subresource("status", "apiextensions.k8s.io", "v1",
+                                           "CustomResourceDefinition", ("get", "patch", "update")),),
+                 legacy_versions=("v1beta1",)),
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""
 
@@ -277,9 +298,12 @@ ALTERNATE_VERSIONS: Final[tuple[ResourceInfo, ...]] = (
                  subresources=(Subresource("status", "autoscaling", "v1", "HorizontalPodAutoscaler",
                                            ("get", "patch", "update")),),
                  storage_version="v2"),
+    ResourceInfo("events.k8s.io", "v1", "Event", "events", "event", True, Event, ("ev",),
+                 storage_version="v1"),
 )  # fmt: skip
-"""Versions served by converting to and from a stored kind's version (``api.autoscalingv1``);
-discovery lists them after the stored version, which stays the preferred one."""
+"""Versions served by converting to and from a stored kind's version (``api.autoscalingv1``,
+``api.eventsv1``: events.k8s.io/v1 serves the stored core/v1 Events); discovery lists them
+after the stored version, which stays the preferred one."""
 
 REVIEWS: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo(AUTHENTICATION_GROUP, "v1", "SelfSubjectReview", "selfsubjectreviews",

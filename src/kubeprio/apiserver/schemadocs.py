@@ -169,12 +169,32 @@ TYPES: Final[dict[str, str]] = {
         "spec is immutable and its status, written through the status subresource, says "
         "whether the volume is attached. kubeprio serves it; nothing attaches volumes."
     ),
+    "CustomResourceDefinition": (
+        "A CustomResourceDefinition declares a new kind: its group, names, scope and the "
+        "versions it is served at, each with an OpenAPI v3 schema that validates, prunes and "
+        "defaults its objects. Once Established its resources are served at "
+        "/apis/<group>/<version>/<plural>."
+    ),
     "RuntimeClass": (
         "A RuntimeClass names a container runtime configuration (handler) that pods select "
         "with spec.runtimeClassName. RuntimeClass admission copies overhead.podFixed into a "
         "new pod's spec.overhead, which scheduling and ResourceQuotas count on top of the "
         "containers' requests, and merges scheduling.nodeSelector and scheduling.tolerations "
         "into the pod."
+    ),
+    # ValidatingAdmissionPolicy kinds (admissionregistration.k8s.io/v1).
+    "ValidatingAdmissionPolicy": (
+        "A ValidatingAdmissionPolicy holds CEL validations that writes matching "
+        "spec.matchConstraints must pass (for example: only kube-system pods may use "
+        "system-cluster-critical). It takes effect through ValidatingAdmissionPolicyBindings, "
+        "which say where it applies, with which parameters, and whether a failure denies "
+        "the write, warns, or is audited."
+    ),
+    "ValidatingAdmissionPolicyBinding": (
+        "A ValidatingAdmissionPolicyBinding puts a ValidatingAdmissionPolicy (spec.policyName) "
+        "in force for the writes spec.matchResources selects, with the parameter objects of "
+        "spec.paramRef; spec.validationActions (Deny, Warn, Audit) say what a failed "
+        "validation does."
     ),
     "PodTemplate": (
         "A PodTemplate stores a pod template (metadata and spec) for other objects to copy. "
@@ -519,6 +539,27 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ("ServicePort", "targetPort"): (
         "The pods' port (a number or a container port name); defaults to port."
     ),
+    # events.k8s.io/v1 Event (a view of the stored core/v1 Event; core's fields in brackets).
+    ("Event", "eventTime"): "When the event first happened, in microseconds. Required.",
+    ("Event", "series"): (
+        "Set when the event repeated: how many times, and when it was last seen."
+    ),
+    ("Event", "note"): "What happened, for people to read; at most 1024 bytes [message].",
+    ("Event", "regarding"): "The object the event is about [involvedObject].",
+    ("Event", "related"): ("A second object involved, such as the preemptor of a Preempted pod."),
+    ("Event", "reportingController"): (
+        "The controller that reported the event, such as default-scheduler [reportingComponent]."
+    ),
+    ("Event", "reportingInstance"): "Which instance of that controller reported it.",
+    ("Event", "action"): (
+        "What the reporter did or failed to do, such as Scheduling, Binding or Preempting."
+    ),
+    ("Event", "deprecatedSource"): "The core/v1 source, kept for old readers [source].",
+    ("Event", "deprecatedFirstTimestamp"): "The core/v1 firstTimestamp, kept for old readers.",
+    ("Event", "deprecatedLastTimestamp"): "The core/v1 lastTimestamp, kept for old readers.",
+    ("Event", "deprecatedCount"): "The core/v1 count, kept for old readers.",
+    ("EventSeries", "count"): "How many times the event has happened (at least 2).",
+    ("EventSeries", "lastObservedTime"): "When it last happened.",
 }
 
 # Listed sorted, as upstream's schemas list them.

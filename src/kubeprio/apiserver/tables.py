@@ -27,6 +27,8 @@ import enum
 from collections.abc import Iterable
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
@@ -58,6 +60,7 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver import (
+    admissionpolicytables,
     autoscalingtables,
     configtables,
     csitables,
@@ -185,10 +188,10 @@ def print_event(event: Event, now: float) -> tuple[Cells, RowConditions]:
         first = since(event.event_time, now)
     last = since(event.last_timestamp, now) if event.last_timestamp else first
     count: int = event.count or 0
-    series = event.extra.get("series")
-    if isinstance(series, dict):
-        last = since(series.get("lastObservedTime"), now)
-        count = int(series.get("count") or 0)
+    series = event.series
+    if series is not None:
+        last = since(series.last_observed_time, now)
+        count = series.count or 0
     elif count == 0:
         count = 1
     ref = event.involved_object
@@ -396,6 +399,8 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Endpoints: (ENDPOINTS_COLUMNS, print_endpoints),
     ResourceQuota: (RESOURCE_QUOTA_COLUMNS, print_resource_quota),
     LimitRange: (LIMIT_RANGE_COLUMNS, print_limit_range),
+    # The CRD REST's DefaultTableConvertor: the same NAME and CREATED AT columns.
+    CustomResourceDefinition: (LIMIT_RANGE_COLUMNS, print_limit_range),
     Role: (rbactables.ROLE_COLUMNS, rbactables.print_role),
     ClusterRole: (rbactables.ROLE_COLUMNS, rbactables.print_role),
     RoleBinding: (rbactables.ROLE_BINDING_COLUMNS, rbactables.print_binding),
@@ -436,6 +441,15 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         runtimeclasstables.print_runtime_class,
     ),
     PodTemplate: (workloadtables.POD_TEMPLATE_COLUMNS, workloadtables.print_pod_template),
+    # ValidatingAdmissionPolicy kinds (admissionregistration.k8s.io/v1).
+    ValidatingAdmissionPolicy: (
+        admissionpolicytables.POLICY_COLUMNS,
+        admissionpolicytables.print_policy,
+    ),
+    ValidatingAdmissionPolicyBinding: (
+        admissionpolicytables.BINDING_COLUMNS,
+        admissionpolicytables.print_binding,
+    ),
     Ingress: (networkingtables.INGRESS_COLUMNS, networkingtables.print_ingress),
     IngressClass: (networkingtables.INGRESS_CLASS_COLUMNS, networkingtables.print_ingress_class),
     NetworkPolicy: (
@@ -444,6 +458,10 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     ),
 }
 """One printer per kind; anything else prints NAME AGE."""
+
+
+TablePrinter = tuple[tuple[Column, ...], Printer]
+"""A kind's Table columns and row printer."""
 
 
 def printer_for(model: type[Any]) -> tuple[tuple[Column, ...], Printer]:
@@ -474,15 +492,19 @@ def build_table(
     with_columns: bool = True,
     continue_token: str | None = None,
     api_version: str = TABLE_API_VERSION,
+    printer: TablePrinter | None = None,
 ) -> JsonDict:
     """A ``Table`` of ``objects``; ``with_columns=False`` omits the column definitions.
 
+    ``printer`` overrides the model's columns and row printer (a custom resource's
+    ``additionalPrinterColumns``, ``apiserver.crtables``).
+
     Upstream's watch encoder sends the column definitions only in the first event.
     """
-    columns, printer = printer_for(model)
+    columns, print_row = printer or printer_for(model)
     rows: list[JsonDict] = []
     for obj in objects:
-        cells, conditions = printer(obj, now)
+        cells, conditions = print_row(obj, now)
         row: JsonDict = {"cells": cells}
         if conditions:
             row["conditions"] = conditions

@@ -22,11 +22,12 @@ the observable order is the same: assume first, bind next).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.client.eventsrecord import SeriesRecorder
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.client.record import EventRecorder
@@ -79,11 +80,18 @@ class Scheduler(SchedulingCycle, EventHandlers):
         self.retry_unschedulable_on_timer = retry_unschedulable_on_timer
         self.cache = cache if cache is not None else Cache()
         # Events wait until nothing is left to schedule, as upstream's scheduler hands
-        # them to its broadcaster's goroutine: recording never delays a binding.
-        self.recorder = EventRecorder(client, clock=clock, component=scheduler_name, deferred=True)
+        # them to its broadcaster's goroutine: recording never delays a binding. They are
+        # written as kube-scheduler's events.k8s.io/v1 recorder writes them (series, no
+        # counts; ``client.eventsrecord``).
+        self.recorder: EventRecorder = SeriesRecorder(
+            client, clock=clock, controller=scheduler_name, deferred=True
+        )
         self.fast = FastPath(self.cache.table) if fast_path else None
         self.nominated_load = NominatedLoad(self.cache.table) if fast_path else None
         """Nominated pods' requests per row; ``setup`` makes it the nominator's observer."""
+        self.selected_by_service: Callable[[str, Mapping[str, str]], bool] | None = None
+        """(namespace, labels) -> whether a Service selects such a pod, which then gets
+        default topology spreading and so leaves the fast path (``setup`` sets it)."""
         self.next_start_node_index = 0
         self._fast_rows = None
         self._pre_filter_result = None

@@ -8,7 +8,8 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
 ``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, CSIDrivers, CSINodes and VolumeAttachments in ``validation.csi``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
-``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
+``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; Events
+written through events.k8s.io/v1 in ``validation.events``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
@@ -22,8 +23,10 @@ altogether (``legacyValidateEvent``). Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.core import Event, Pod
 from kubeprio.api.csi import CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
@@ -45,6 +48,8 @@ from kubeprio.api.validation.meta import (
 
 # The per-group modules import validation.meta, so they come after it.
 from kubeprio.api.validation import (  # isort: skip
+    admissionpolicy,
+    apiextensions,
     apps,
     autoscaling,
     batch,
@@ -56,6 +61,7 @@ from kubeprio.api.validation import (  # isort: skip
     daemonset,
     endpoints,
     ephemeral,
+    events,
     ingress,
     limitrange,
     networkpolicy,
@@ -74,7 +80,11 @@ from kubeprio.api.validation import (  # isort: skip
     tenant,
 )
 
+KindValidatorAt = Callable[[Any, ResourceInfo], list[FieldError]]
+"""A create validator that needs the kind's resource row (its metadata rules)."""
+
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
+    **apiextensions.CREATE,
     **core.CREATE,
     **apps.CREATE,
     **replicationcontroller.CREATE,
@@ -98,12 +108,14 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **ingress.CREATE,
     **networkpolicy.CREATE,
     **rbac.CREATE,
+    **admissionpolicy.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
 """Model class -> validation of a new object (beyond metadata)."""
 
 UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **apiextensions.UPDATE,
     **core.UPDATE,
     **apps.UPDATE,
     **replicationcontroller.UPDATE,
@@ -126,11 +138,13 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **ingress.UPDATE,
     **networkpolicy.UPDATE,
     **rbac.UPDATE,
+    **admissionpolicy.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
 
 STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **apiextensions.STATUS,
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
     **replicationcontroller.STATUS_UPDATE,
@@ -145,6 +159,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **storage.STATUS_UPDATE,
     **csi.STATUS_UPDATE,
     **ingress.STATUS_UPDATE,
+    **admissionpolicy.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
@@ -173,6 +188,8 @@ _NO_OBJECT_META: Final = frozenset({Event})
 
 _REVALIDATE_META_ON_UPDATE: Final = frozenset(
     {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass, CSINode, VolumeAttachment}
+    # ValidatingAdmissionPolicy kinds: their update validation calls ValidateObjectMeta.
+    | {ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding}
 )
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
 StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, a RuntimeClass
@@ -181,8 +198,30 @@ update ``ValidateRuntimeClass``, an Ingress or an IngressClass update
 create)."""
 
 
-def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
-    """All field errors of a new object."""
+STRICT_VERSIONS: Final[dict[tuple[str, type[Any]], tuple[KindValidatorAt, KindUpdateValidator]]] = {
+    ("events.k8s.io", Event): (events.validate_event_create, events.validate_event_update),
+}
+"""(request group, model class) -> the create and update rules of a kind whose rules
+depend on the API a write came through (upstream's event strategy reads the request's
+group version): these replace the kind's usual rules, metadata included."""
+
+
+def _strict(
+    obj: object, served: ResourceInfo | None
+) -> tuple[KindValidatorAt, KindUpdateValidator] | None:
+    if served is None or not served.storage_version:
+        return None
+    return STRICT_VERSIONS.get((served.group, type(obj)))
+
+
+def validate_create(
+    obj: object, info: ResourceInfo, *, served: ResourceInfo | None = None
+) -> list[FieldError]:
+    """All field errors of a new object; ``served`` is the resource row the request came
+    through, when it is a version served by conversion."""
+    strict = _strict(obj, served)
+    if strict is not None:
+        return strict[0](obj, info)
     found: list[FieldError] = []
     if type(obj) not in _NO_OBJECT_META:
         found.extend(validate_object_meta(obj.metadata, info))  # type: ignore[attr-defined]
@@ -193,13 +232,22 @@ def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
 
 
 def validate_update(
-    new: object, old: object, info: ResourceInfo, *, subresource: str = ""
+    new: object,
+    old: object,
+    info: ResourceInfo,
+    *,
+    subresource: str = "",
+    served: ResourceInfo | None = None,
 ) -> list[FieldError]:
     """All field errors of an update (object rules plus immutability rules).
 
     ``subresource="status"`` runs the kind's status-update rules instead of its spec rules;
-    ``"ephemeralcontainers"`` a pod's ``ValidatePodEphemeralContainersUpdate``.
+    ``"ephemeralcontainers"`` a pod's ``ValidatePodEphemeralContainersUpdate``; ``served``
+    is as for ``validate_create``.
     """
+    strict = _strict(new, served)
+    if strict is not None:
+        return strict[1](new, old)
     kind = type(new)
     found: list[FieldError] = []
     if kind not in _NO_OBJECT_META:
