@@ -74,6 +74,9 @@ ROOTS = {
     "StorageClass": "V1StorageClass",
     "RuntimeClass": "V1RuntimeClass",
     "PodTemplate": "V1PodTemplate",
+    "CSIDriver": "V1CSIDriver",
+    "CSINode": "V1CSINode",
+    "VolumeAttachment": "V1VolumeAttachment",
     "Ingress": "V1Ingress",
     "IngressClass": "V1IngressClass",
     "NetworkPolicy": "V1NetworkPolicy",
@@ -192,6 +195,12 @@ PACKAGES = (
     ("RuntimeClass", "node.v1"),
     ("Overhead", "node.v1"),
     ("Scheduling", "node.v1"),
+    # CSI objects (the storage group's TokenRequest is told apart by its client prefix).
+    ("CSIDriver", "storage.v1"),
+    ("CSINode", "storage.v1"),
+    ("VolumeAttachment", "storage.v1"),
+    ("VolumeNodeResources", "storage.v1"),
+    ("VolumeError", "storage.v1"),
     # Ingress, IngressClass and their parts; NetworkPolicy and its peers and ports.
     ("Ingress", "networking.v1"),
     ("HTTPIngress", "networking.v1"),
@@ -225,7 +234,7 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
     match = re.fullmatch(
-        r"(Core|Discovery|Authentication|Rbac|Events)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
+        r"(Core|Discovery|Authentication|Rbac|Events|Storage)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
         client_name,
     )
     assert match, client_name
@@ -236,6 +245,8 @@ def schema_name(client_name: str) -> str:
     # named exactly (a prefix would also match core's Endpoints and EndpointSubset).
     if match.group(1) == "Discovery" or name == "Endpoint":
         return f"io.k8s.api.discovery.{version}.{name}"
+    if match.group(1) == "Storage":
+        return f"io.k8s.api.storage.{version}.{name}"
     if name in META_TYPES:
         return f"io.k8s.apimachinery.pkg.apis.meta.{version}.{name}"
     if version == "v2":

@@ -50,6 +50,14 @@ from kubeprio.api.core import (
     NodeSystemInfo,
     Pod,
 )
+from kubeprio.api.csi import (
+    CSIDriver,
+    CSINode,
+    VolumeAttachment,
+    default_csi_driver,
+    default_csi_node,
+    default_volume_attachment,
+)
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.daemonsetdefaults import default_daemon_set
 from kubeprio.api.discovery import EndpointSlice
@@ -415,6 +423,9 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     PersistentVolume: _default_persistent_volume,
     PersistentVolumeClaim: _default_persistent_volume_claim,
     StorageClass: storagedefaults.default_storage_class,
+    CSIDriver: default_csi_driver,
+    CSINode: default_csi_node,
+    VolumeAttachment: default_volume_attachment,
     RuntimeClass: default_runtime_class,
     PodTemplate: default_pod_template_object,
     NetworkPolicy: networkingdefaults.default_network_policy,

@@ -23,6 +23,7 @@ from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
+from kubeprio.api.csi import CSIDriver, CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
@@ -245,6 +246,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, Lease),
     ResourceInfo("storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", False,
                  StorageClass, ("sc",), legacy_versions=("v1beta1",)),
+    # CSI objects (storage.k8s.io/v1): drivers, per-node driver registrations, attachments.
+    ResourceInfo("storage.k8s.io", "v1", "CSIDriver", "csidrivers", "csidriver", False, CSIDriver),
+    ResourceInfo("storage.k8s.io", "v1", "CSINode", "csinodes", "csinode", False, CSINode),
+    ResourceInfo("storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments",
+                 "volumeattachment", False, VolumeAttachment,
+                 subresources=(Subresource("status", "storage.k8s.io", "v1", "VolumeAttachment",
+                                           ("get", "patch", "update")),)),
     ResourceInfo("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", False,
                  RuntimeClass, legacy_versions=("v1beta1",)),
     ResourceInfo("networking.k8s.io", "v1", "IngressClass", "ingressclasses", "ingressclass",

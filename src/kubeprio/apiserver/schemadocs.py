@@ -153,6 +153,22 @@ TYPES: Final[dict[str, str]] = {
         "the first pod is scheduled), allowedTopologies. The class annotated "
         "storageclass.kubernetes.io/is-default-class=true is given to claims that name none."
     ),
+    # CSI objects (storage.k8s.io/v1).
+    "CSIDriver": (
+        "A CSIDriver describes a CSI volume driver installed in the cluster, named after the "
+        "driver: whether its volumes need attaching, whether it wants pod information on "
+        "mount, its fsGroup policy and volume lifecycle modes. Every unset flag is defaulted."
+    ),
+    "CSINode": (
+        "A CSINode lists the CSI drivers registered on the node of the same name. A driver's "
+        "allocatable.count is how many of its volumes the node may have attached: the "
+        "NodeVolumeLimits scheduler plugin keeps pods off nodes that would exceed it."
+    ),
+    "VolumeAttachment": (
+        "A VolumeAttachment asks the attacher (a CSI driver) to attach a volume to a node; its "
+        "spec is immutable and its status, written through the status subresource, says "
+        "whether the volume is attached. kubeprio serves it; nothing attaches volumes."
+    ),
     "CustomResourceDefinition": (
         "A CustomResourceDefinition declares a new kind: its group, names, scope and the "
         "versions it is served at, each with an OpenAPI v3 schema that validates, prunes and "
@@ -337,6 +353,21 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
         "The resources the pod's runtime costs on top of its containers, set at admission "
         "from its RuntimeClass (overhead.podFixed). Counted by the scheduler and by quotas."
     ),
+    ("CSINodeDriver", "allocatable"): (
+        "How many volumes of this driver the node may have attached (count); enforced by the "
+        "scheduler's NodeVolumeLimits plugin. Unset means no limit."
+    ),
+    ("CSINodeDriver", "name"): "The CSI driver's name, as in its CSIDriver object.",
+    ("CSINodeDriver", "nodeID"): "The node's ID as the driver knows it.",
+    ("VolumeNodeResources", "count"): (
+        "The largest number of this driver's unique volumes used by pods on the node."
+    ),
+    ("CSIDriverSpec", "attachRequired"): (
+        "Whether volumes of this driver must be attached before mounting (default true; immutable)."
+    ),
+    ("VolumeAttachmentSpec", "attacher"): "The CSI driver that must handle this attachment.",
+    ("VolumeAttachmentSpec", "nodeName"): "The node the volume should be attached to.",
+    ("VolumeAttachmentStatus", "attached"): "Whether the volume is attached (set by the attacher).",
     ("RuntimeClass", "handler"): (
         "The CRI handler that runs pods of this class (a DNS-1123 label); immutable."
     ),

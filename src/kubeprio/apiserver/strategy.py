@@ -60,6 +60,7 @@ from kubeprio.api.core import (
     PodStatus,
     PodTemplateSpec,
 )
+from kubeprio.api.csi import EMPTY_ATTACHMENT_STATUS, VolumeAttachment
 from kubeprio.api.daemonset import EMPTY_STATUS, DaemonSet
 from kubeprio.api.defaults import copy_template_labels
 from kubeprio.api.ingress import (
@@ -190,6 +191,9 @@ def prepare_for_create(obj: Any, *, uid: str, now: str, user: UserInfo | None = 
         # PrepareForCreate resets the status; the defaults give it phase Pending.
         changes["status"] = PersistentVolumeClaimStatus(phase=CLAIM_PENDING)
         changes["spec"] = normalize_data_sources(obj.spec)
+    elif isinstance(obj, VolumeAttachment):
+        # volumeAttachmentStrategy.PrepareForCreate resets the status for v1 requests.
+        changes["status"] = EMPTY_ATTACHMENT_STATUS
     obj = evolve(obj, **changes)
     if isinstance(obj, Job):
         obj = generate_job_selector(obj)

@@ -37,6 +37,7 @@ from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Event, Namespace, Node, Pod
+from kubeprio.api.csi import CSIDriver, CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
@@ -64,6 +65,7 @@ from kubeprio.apiserver import (
     autoscalingtables,
     certificatetables,
     configtables,
+    csitables,
     networkingtables,
     podtable,
     rbactables,
@@ -433,6 +435,9 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         storagetables.print_persistent_volume_claim,
     ),
     StorageClass: (storagetables.STORAGE_CLASS_COLUMNS, storagetables.print_storage_class),
+    CSIDriver: (csitables.CSI_DRIVER_COLUMNS, csitables.print_csi_driver),
+    CSINode: (csitables.CSI_NODE_COLUMNS, csitables.print_csi_node),
+    VolumeAttachment: (csitables.VOLUME_ATTACHMENT_COLUMNS, csitables.print_volume_attachment),
     RuntimeClass: (
         runtimeclasstables.RUNTIME_CLASS_COLUMNS,
         runtimeclasstables.print_runtime_class,

@@ -7,7 +7,7 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, CSIDrivers, CSINodes and VolumeAttachments in ``validation.csi``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; Events
 written through events.k8s.io/v1 in ``validation.events``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.core import Event, Pod
+from kubeprio.api.csi import CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
 from kubeprio.api.ingress import Ingress, IngressClass
@@ -57,6 +58,7 @@ from kubeprio.api.validation import (  # isort: skip
     coordination,
     core,
     cronjob,
+    csi,
     daemonset,
     endpoints,
     ephemeral,
@@ -101,6 +103,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **configmap.CREATE,
     **secret.CREATE,
     **storage.CREATE,
+    **csi.CREATE,
     **node.CREATE,
     **podtemplate.CREATE,
     **ingress.CREATE,
@@ -131,6 +134,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **configmap.UPDATE,
     **secret.UPDATE,
     **storage.UPDATE,
+    **csi.UPDATE,
     **node.UPDATE,
     **podtemplate.UPDATE,
     **ingress.UPDATE,
@@ -156,6 +160,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
     **storage.STATUS_UPDATE,
+    **csi.STATUS_UPDATE,
     **ingress.STATUS_UPDATE,
     **certificates.STATUS_UPDATE,
     **admissionpolicy.STATUS_UPDATE,
@@ -191,7 +196,7 @@ _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
 _REVALIDATE_META_ON_UPDATE: Final = frozenset(
-    {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass}
+    {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass, CSINode, VolumeAttachment}
     # ValidatingAdmissionPolicy kinds: their update validation calls ValidateObjectMeta.
     | {ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding}
 )
