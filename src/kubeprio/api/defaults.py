@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from kubeprio.api import networkingdefaults, storagedefaults
+from kubeprio.api import networkingdefaults, storagedefaults, webhookconfiguration
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
@@ -87,6 +87,10 @@ from kubeprio.api.servicedefaults import (
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.statefulsetdefaults import default_stateful_set
 from kubeprio.api.storageclass import StorageClass
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 
 LABEL_METADATA_NAME: Final = "kubernetes.io/metadata.name"
 
@@ -412,6 +416,9 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     IngressClass: networkingdefaults.default_ingress_class,
     RoleBinding: default_binding,
     ClusterRoleBinding: default_binding,
+    # admissionregistration.k8s.io/v1 webhook configurations.
+    MutatingWebhookConfiguration: webhookconfiguration.default_mutating_webhook_configuration,
+    ValidatingWebhookConfiguration: webhookconfiguration.default_validating_webhook_configuration,
 }
 
 

@@ -54,6 +54,10 @@ from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.tokenrequest import TokenRequest
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 
 ALL_VERBS: Final = (
     "create",
@@ -259,6 +263,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding",
                  True, RoleBinding),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "Role", "roles", "role", True, Role),
+    # admissionregistration.k8s.io webhook configurations (api.webhookconfiguration).
+    ResourceInfo("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration",
+                 "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", False,
+                 MutatingWebhookConfiguration),
+    ResourceInfo("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
+                 "validatingwebhookconfigurations", "validatingwebhookconfiguration", False,
+                 ValidatingWebhookConfiguration),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""

@@ -70,6 +70,7 @@ from kubeprio.api.validation import (  # isort: skip
     statefulset,
     storage,
     tenant,
+    webhookconfiguration,
 )
 
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
@@ -95,6 +96,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **ingress.CREATE,
     **networkpolicy.CREATE,
     **rbac.CREATE,
+    **webhookconfiguration.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -122,6 +124,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **ingress.UPDATE,
     **networkpolicy.UPDATE,
     **rbac.UPDATE,
+    **webhookconfiguration.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -166,8 +169,9 @@ object (upstream ``WarningsOnUpdate``); the others warn as on create."""
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
-_REVALIDATE_META_ON_UPDATE: Final = frozenset(
-    {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass}
+_REVALIDATE_META_ON_UPDATE: Final = (
+    frozenset({Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass})
+    | webhookconfiguration.REVALIDATE_META_ON_UPDATE
 )
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
 StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, a RuntimeClass
