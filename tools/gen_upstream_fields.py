@@ -93,6 +93,9 @@ ROOTS = {
     "SubjectAccessReview": "V1SubjectAccessReview",
     "LocalSubjectAccessReview": "V1LocalSubjectAccessReview",
     "TokenRequest": "AuthenticationV1TokenRequest",
+    # admissionregistration.k8s.io/v1 webhook configurations.
+    "MutatingWebhookConfiguration": "V1MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration": "V1ValidatingWebhookConfiguration",
 }
 SCALARS = {
     "str": "string",
@@ -198,6 +201,12 @@ PACKAGES = (
     ("Role", "rbac.v1"),
     ("PolicyRule", "rbac.v1"),
     ("AggregationRule", "rbac.v1"),
+    # Webhook configurations and their parts (the client-config types carry the group
+    # prefix: AdmissionregistrationV1WebhookClientConfig).
+    ("MutatingWebhook", "admissionregistration.v1"),
+    ("ValidatingWebhook", "admissionregistration.v1"),
+    ("RuleWithOperations", "admissionregistration.v1"),
+    ("MatchCondition", "admissionregistration.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 
@@ -205,7 +214,8 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
     match = re.fullmatch(
-        r"(Core|Discovery|Authentication|Rbac)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)", client_name
+        r"(Core|Discovery|Authentication|Rbac|Admissionregistration)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
+        client_name,
     )
     assert match, client_name
     version, name = match.group(2).lower(), match.group(3)
@@ -213,6 +223,8 @@ def schema_name(client_name: str) -> str:
     # named exactly (a prefix would also match core's Endpoints and EndpointSubset).
     if match.group(1) == "Discovery" or name == "Endpoint":
         return f"io.k8s.api.discovery.{version}.{name}"
+    if match.group(1) == "Admissionregistration":
+        return f"io.k8s.api.admissionregistration.{version}.{name}"
     if name in META_TYPES:
         return f"io.k8s.apimachinery.pkg.apis.meta.{version}.{name}"
     if version == "v2":

@@ -56,6 +56,10 @@ from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 from kubeprio.apiserver import (
     autoscalingtables,
     configtables,
@@ -65,6 +69,7 @@ from kubeprio.apiserver import (
     runtimeclasstables,
     servicetables,
     storagetables,
+    webhooktables,
     workloadtables,
 )
 from kubeprio.apiserver.tableformat import (
@@ -436,6 +441,15 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     NetworkPolicy: (
         networkingtables.NETWORK_POLICY_COLUMNS,
         networkingtables.print_network_policy,
+    ),
+    # admissionregistration.k8s.io webhook configurations.
+    MutatingWebhookConfiguration: (
+        webhooktables.WEBHOOK_CONFIGURATION_COLUMNS,
+        webhooktables.print_webhook_configuration,
+    ),
+    ValidatingWebhookConfiguration: (
+        webhooktables.WEBHOOK_CONFIGURATION_COLUMNS,
+        webhooktables.print_webhook_configuration,
     ),
 }
 """One printer per kind; anything else prints NAME AGE."""
