@@ -91,7 +91,7 @@ class ValidatingWebhook:
     """One validating webhook: who to call, for which requests, and what a failure means."""
 
     name: str | None = None
-    client_config: WebhookClientConfig = WebhookClientConfig()
+    client_config: WebhookClientConfig | None = None
     rules: tuple[RuleWithOperations, ...] | None = None
     failure_policy: str | None = None
     match_policy: str | None = None
@@ -110,7 +110,7 @@ class MutatingWebhook:
     """One mutating webhook: a validating one's fields plus ``reinvocationPolicy``."""
 
     name: str | None = None
-    client_config: WebhookClientConfig = WebhookClientConfig()
+    client_config: WebhookClientConfig | None = None
     rules: tuple[RuleWithOperations, ...] | None = None
     failure_policy: str | None = None
     match_policy: str | None = None
@@ -159,10 +159,10 @@ def _default_rule(rule: RuleWithOperations) -> RuleWithOperations:
     return rule if rule.scope is not None else evolve(rule, scope=ALL_SCOPES)
 
 
-def _default_client_config(config: WebhookClientConfig) -> WebhookClientConfig:
+def _default_client_config(config: WebhookClientConfig | None) -> WebhookClientConfig | None:
     """``SetDefaults_ServiceReference``: a service reference without a port uses 443."""
-    service = config.service
-    if service is None or service.port is not None:
+    service = config.service if config is not None else None
+    if config is None or service is None or service.port is not None:
         return config
     return evolve(config, service=evolve(service, port=DEFAULT_SERVICE_PORT))
 

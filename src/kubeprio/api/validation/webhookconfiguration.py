@@ -270,7 +270,8 @@ def validate_webhook_service(
     return found
 
 
-def _validate_client_config(config: WebhookClientConfig, path: str) -> list[FieldError]:
+def _validate_client_config(config: WebhookClientConfig | None, path: str) -> list[FieldError]:
+    config = config or WebhookClientConfig()
     config_path = child(path, "clientConfig")
     if (config.url is None) == (config.service is None):
         return [errors.required(config_path, "exactly one of url or service is required")]
