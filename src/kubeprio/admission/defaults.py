@@ -37,6 +37,11 @@ is told so before being told about its allowlist. ResourceQuota comes last, as u
 always places it: only an object every other plugin accepted is charged. ``limited`` is its
 ``limitedResources`` configuration.
 
+The two webhook plugins (``MutatingAdmissionWebhook`` last of the mutating phase,
+``ValidatingAdmissionWebhook`` right before ``ResourceQuota``) run only when the caller
+hands in ``webhooks``: ``kubeprio serve`` does, with an HTTPS client; ``simulate`` and
+``check`` run in virtual time (or none) and call no one (docs/admission.md).
+
 ``ServiceAccount`` runs only when the caller hands in ``service_account_rng``, the seeded
 generator of its volume names: ``kubeprio serve`` does, next to the service account
 controller that gives every namespace its ``default`` account. ``kubeprio simulate`` and
@@ -46,6 +51,7 @@ their accounts and token volumes, so they leave it out (docs/admission.md).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 
@@ -65,6 +71,20 @@ from kubeprio.admission.serviceaccount import ServiceAccountPlugin
 from kubeprio.admission.storage import DefaultStorageClassPlugin, StorageObjectInUseProtectionPlugin
 from kubeprio.admission.systemclass import SystemPriorityClassPlugin
 from kubeprio.admission.tenant import TenantPriorityClassPlugin
+from kubeprio.admission.webhookcall import WebhookClient
+from kubeprio.admission.webhookdispatch import (
+    MutatingWebhookPlugin,
+    ValidatingWebhookPlugin,
+    WebhookListers,
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WebhookSetup:
+    """What the webhook plugins need: their listers and a client that calls out."""
+
+    listers: WebhookListers
+    client: WebhookClient
 
 
 def default_chain(
@@ -74,11 +94,13 @@ def default_chain(
     service_account_rng: random.Random | None = None,
     enabled: EnabledPlugins = plugins.DEFAULT,
     default_tolerations: DefaultTolerations | None = None,
+    webhooks: WebhookSetup | None = None,
 ) -> AdmissionChain:
     """The admission plugins ``enabled`` names that kubeprio implements, reading through
     ``listers``, in ``plugins.ALL_ORDERED_PLUGINS`` order (the default: every plugin on by
     default; ``ServiceAccount`` only with ``service_account_rng``); ``default_tolerations``
-    are DefaultTolerationSeconds' two flags."""
+    are DefaultTolerationSeconds' two flags; ``webhooks`` (``serve`` only) builds the
+    MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins."""
     ranger = LimitRangerPlugin(listers)
     tenant = TenantPriorityClassPlugin(listers)
     priority = PriorityPlugin(listers)
@@ -102,6 +124,11 @@ def default_chain(
     built[runtime.name] = (runtime, runtime)
     ingress_class = DefaultIngressClassPlugin(listers)
     built[ingress_class.name] = (ingress_class, None)
+    if webhooks is not None:
+        mutating_webhooks = MutatingWebhookPlugin(webhooks.listers, webhooks.client)
+        built[mutating_webhooks.name] = (mutating_webhooks, None)
+        validating_webhooks = ValidatingWebhookPlugin(webhooks.listers, webhooks.client)
+        built[validating_webhooks.name] = (None, validating_webhooks)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

@@ -16,7 +16,7 @@ the resolution of ``--enable-admission-plugins`` / ``--disable-admission-plugins
 kubeprio's own plugins, ``SystemPriorityClass`` and ``TenantPriorityClass``, sit right
 before ``Priority``: the tenant's default class must be on a pod before ``Priority``
 resolves it, and the allowlist (validating) runs after every mutation anyway. Both are on
-by default. Upstream plugins kubeprio has no code for (``PodSecurity``, the webhooks,
+by default. Upstream plugins kubeprio has no code for (``PodSecurity``,
 PersistentVolumeClaimResize...) are accepted by name, as upstream accepts them, and do nothing
 (``NOT_IMPLEMENTED``; the command line says so when a user names one).
 
@@ -50,6 +50,8 @@ NAMESPACE_AUTO_PROVISION: Final = "NamespaceAutoProvision"
 NAMESPACE_LIFECYCLE: Final = "NamespaceLifecycle"
 NAMESPACE_EXISTS: Final = "NamespaceExists"
 ALWAYS_ADMIT: Final = "AlwaysAdmit"
+MUTATING_ADMISSION_WEBHOOK: Final = "MutatingAdmissionWebhook"
+VALIDATING_ADMISSION_WEBHOOK: Final = "ValidatingAdmissionWebhook"
 
 ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     ALWAYS_ADMIT,
@@ -85,9 +87,9 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     "DenyServiceExternalIPs",
     # Upstream: "webhook, resourcequota, and deny plugins must go at the end".
     "MutatingAdmissionPolicy",
-    "MutatingAdmissionWebhook",
+    MUTATING_ADMISSION_WEBHOOK,
     "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionWebhook",
+    VALIDATING_ADMISSION_WEBHOOK,
     resourcequota.PLUGIN_NAME,  # ResourceQuota
     "AlwaysDeny",
 )
@@ -142,6 +144,9 @@ IMPLEMENTED: Final = frozenset(
         runtimeclass.PLUGIN_NAME,
         ingressclass.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
+        # The webhook plugins (admission.webhookdispatch; serve only).
+        MUTATING_ADMISSION_WEBHOOK,
+        VALIDATING_ADMISSION_WEBHOOK,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.
         NAMESPACE_LIFECYCLE,
