@@ -5,7 +5,7 @@ Mirrors v1.32's ``staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook``:
 * ``predicates/rules/rules.go`` (``Matcher.Matches``): a rule matches when its scope,
   operation, group, version and resource all do. ``*`` matches anything; a resource entry
   is ``resource[/subresource]`` where either part may be ``*`` (``pods`` alone matches no
-  subresource, ``pods/*`` every subresource but not ``pods`` itself, ``*/*`` everything);
+  subresource, ``pods/*`` pods and every subresource of them, ``*/*`` everything);
   scope ``Namespaced`` matches namespaced requests but never a Namespace, ``Cluster``
   cluster-scoped requests and Namespaces.
 * ``generic/webhook.go`` (``ShouldCallHook``): the namespaceSelector, then the
