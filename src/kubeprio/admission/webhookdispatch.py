@@ -51,6 +51,7 @@ from kubeprio.api import errors
 from kubeprio.api.core import Namespace
 from kubeprio.api.defaults import default_object
 from kubeprio.api.endpoints import Endpoints
+from kubeprio.api.gotext import go_quote
 from kubeprio.api.jsonpatch import PatchError, apply_json_patch
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 from kubeprio.api.service import Service
@@ -223,8 +224,14 @@ class MutatingWebhookPlugin(_WebhookPlugin):
             if outcome.reinvoking and key not in state.to_reinvoke:
                 continue
             response = self._call(invocation, current, outcome, mutating=True)
+            patched = obj
             if response is not None and response.patch:
-                patched = self._apply(invocation, current, response)
+                try:
+                    patched = self._apply(invocation, current, response)
+                except CallingError as exc:
+                    # An unsupported patch type counts as a failed call (upstream).
+                    if invocation.webhook.failure_policy != IGNORE:
+                        raise _with_warnings(errors.internal_error(str(exc)), outcome) from None
                 if patched != obj:
                     obj = patched
                     state.require_reinvoking_previously_invoked()
@@ -243,9 +250,7 @@ class MutatingWebhookPlugin(_WebhookPlugin):
         ``callAttrMutatingHook``)."""
         name = invocation.webhook.name or ""
         if response.patch_type != "JSONPatch":
-            raise errors.internal_error(
-                str(CallingError(name, f"unsupported patch type {json.dumps(response.patch_type)}"))
-            )
+            raise CallingError(name, f"unsupported patch type {go_quote(response.patch_type)}")
         try:
             operations = json.loads(response.patch)
         except ValueError as exc:
@@ -255,7 +260,7 @@ class MutatingWebhookPlugin(_WebhookPlugin):
         obj = request.obj
         if obj is None:
             raise errors.internal_error(
-                f"admission webhook {json.dumps(name)} attempted to modify the object, which "
+                f"admission webhook {go_quote(name)} attempted to modify the object, which "
                 "is not supported for this operation"
             )
         original = to_dict(obj)

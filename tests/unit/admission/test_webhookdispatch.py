@@ -390,3 +390,25 @@ def test_a_service_with_a_real_endpoint_is_called_with_its_tls_name(
     assert (target.host, target.port, target.server_name) == ("10.1.2.3", 9443, "hook.default.svc")
     assert review["apiVersion"] == "admission.k8s.io/v1"
     assert review["request"]["operation"] == "CREATE"
+
+
+@pytest.mark.parametrize("policy", ["Fail", "Ignore"])
+def test_an_unsupported_patch_type_is_a_call_failure(
+    api: ApiService, caller: InProcessCaller, policy: str
+) -> None:
+    """``callAttrMutatingHook``: a patch type other than JSONPatch is ``ErrCallingWebhook``,
+    so the failure policy decides."""
+    patch = base64.b64encode(b'{"metadata": {"labels": {"a": "b"}}}').decode()
+    caller.handlers["/merge"] = allow(patchType="MergePatch", patch=patch)
+    register(
+        api, MutatingWebhookConfiguration, "m", hook("merge.x.y", "/merge", failurePolicy=policy)
+    )
+    if policy == "Ignore":
+        assert api.create_object(pod()).obj.metadata.labels is None
+        return
+    with pytest.raises(errors.InternalError) as failed:
+        api.create_object(pod())
+    assert failed.value.message == (
+        'Internal error occurred: failed calling webhook "merge.x.y": unsupported patch type '
+        '"MergePatch"'
+    )
