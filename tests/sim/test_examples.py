@@ -650,3 +650,53 @@ def test_volume_binding_provisions_for_the_scheduled_pod_and_refuses_an_unbound_
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
     )
     assert report["preemptions"] == []
+
+
+# --- 10. rwop-preemption ------------------------------------------------------------------------
+
+RWOP_CONFLICT = (
+    "0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same name "
+    "and ReadWriteOncePod access mode. preemption: 0/2 nodes are available: 2 No preemption "
+    "victims found for incoming pod."
+)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rwop_claim_goes_to_the_higher_priority_pod_never_to_an_equal_one(seed: int) -> None:
+    """VolumeRestrictions (``volume_restrictions.go``: ``ErrReasonReadWriteOncePodConflict``
+    on every node while another pod names the claim) under DefaultPreemption
+    (``SelectVictimsOnNode`` removes only lower-priority pods): ``writer`` preempts the
+    holder ``reporter``; ``auditor``, of ``reporter``'s own priority, finds no victims."""
+    report = run("rwop-preemption", seed=seed)
+    pods = by_ref(report)
+    assert pods["bank/reporter"]["scheduledAt"] == 10.0
+    assert [(p["time"], p["preemptor"], p["victims"]) for p in report["preemptions"]] == [
+        (60.0, "bank/writer", ["bank/reporter"])
+    ]
+    assert pods["bank/reporter"]["preemptedBy"] == "bank/writer"
+    assert pods["bank/writer"]["node"] == pods["bank/reporter"]["node"]
+    assert pods["bank/writer"]["scheduledAt"] == 65.0  # the reporter's 5 s grace
+    assert pods["bank/auditor"]["node"] is None
+    assert pods["bank/auditor"]["pendingMessage"] == RWOP_CONFLICT
+    no_class_preempts_upwards(report)
+
+
+def test_rwop_writer_of_equal_priority_does_not_preempt() -> None:
+    """With ``writer`` in ``batch`` too, nobody preempts: both late pods wait with the
+    conflict message and ``reporter`` keeps the claim."""
+
+    def equal(doc: Document) -> Document:
+        if doc.data.get("kind") == "Pod" and doc.data["metadata"]["name"] == "writer":
+            data = copy.deepcopy(doc.data)
+            data["spec"]["priorityClassName"] = "batch"
+            return dataclasses.replace(doc, data=data)
+        return doc
+
+    report = run("rwop-preemption", edit=equal)
+    pods = by_ref(report)
+    assert report["preemptions"] == []
+    assert pods["bank/reporter"]["node"] is not None
+    assert not pods["bank/reporter"]["deleted"]
+    for name in ("auditor", "writer"):
+        assert pods[f"bank/{name}"]["node"] is None
+        assert pods[f"bank/{name}"]["pendingMessage"] == RWOP_CONFLICT

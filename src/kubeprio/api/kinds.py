@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
@@ -271,6 +272,14 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  "validatingwebhookconfigurations", "validatingwebhookconfiguration", False,
                  ValidatingWebhookConfiguration),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
+    # apiextensions.k8s.io: the CRDs; the custom resources they declare are served from
+    # rows built at run time (apiserver.customresources), not from this table.
+    ResourceInfo("apiextensions.k8s.io", "v1", "CustomResourceDefinition",
+                 "customresourcedefinitions", "customresourcedefinition", False,
+                 CustomResourceDefinition, ("crd", "crds"), ("api-extensions",),
+                 subresources=(Subresource("status", "apiextensions.k8s.io", "v1",
+                                           "CustomResourceDefinition", ("get", "patch", "update")),),
+                 legacy_versions=("v1beta1",)),
 )  # fmt: skip
 """Every stored kind, in discovery order (core first, then groups)."""
 

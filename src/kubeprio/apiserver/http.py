@@ -54,6 +54,7 @@ from starlette.routing import Route
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.core import Pod
 from kubeprio.api.model import JsonDict
 from kubeprio.apiserver import (
@@ -67,6 +68,8 @@ from kubeprio.apiserver import (
     requestmetrics,
     status,
 )
+from kubeprio.apiserver.crrest import CustomResourceRest, delete_all
+from kubeprio.apiserver.customresources import CustomResourceRegistry
 from kubeprio.apiserver.requestmetrics import RequestLabels, RequestMetrics
 from kubeprio.apiserver.resourcemetrics import PodsOnNode
 from kubeprio.apiserver.rest import DEFAULT_WATCH_TIMEOUT, RestHandler
@@ -180,6 +183,9 @@ class KubeApp:
             pods_on_node=pods_on_node,
         )
         self.routes = RouteTable(kinds.SERVED)
+        # The custom resources of Established CRDs (apiserver.customresources).
+        self.custom = CustomResourceRegistry(service.store)
+        self.custom_rest = CustomResourceRest(service, clock=clock, watch_timeout=watch_timeout)
         self.authenticator = authenticator
         self.streams: dict[WatchStream, Callable[[], None]] = {}
         self._closing = False
@@ -194,6 +200,17 @@ class KubeApp:
         }
 
     # --- plumbing --------------------------------------------------------------------------
+
+    def _served(self) -> tuple[kinds.ResourceInfo, ...]:
+        """The static resource table plus the served custom resources."""
+        return kinds.SERVED + self.custom.served()
+
+    def _group_version_resources(self, group_version: str) -> list[kinds.ResourceInfo] | None:
+        static = self.routes.group_versions.get(group_version)
+        if static is not None:
+            return list(static.values())
+        custom = self.custom.routes().group_versions.get(group_version)
+        return list(custom.values()) if custom is not None else None
 
     def _user(self, request: Request) -> UserInfo | None:
         user = None
@@ -291,13 +308,13 @@ class KubeApp:
         """``/apis``: aggregated (v2 when asked) or ``APIGroupList``."""
         if discovery.wants_aggregated(request.headers.get("accept", "")):
             return self._aggregated(core=False)
-        return json_response(discovery.api_group_list(kinds.SERVED))
+        return json_response(discovery.api_group_list(self._served()))
 
     def _aggregated(self, *, core: bool) -> Response:
         """Aggregated discovery, counted as upstream's instrumented handler counts it."""
         started = time.perf_counter()
         response = json_response(
-            discovery.aggregated(kinds.SERVED, core=core),
+            discovery.aggregated(self._served(), core=core),
             content_type=discovery.AGGREGATED_CONTENT_TYPE,
         )
         labels = requestmetrics.path_labels(
@@ -332,12 +349,18 @@ class KubeApp:
     @_non_resource_path
     async def openapi_root(self, request: Request) -> Response:
         """``/openapi/v3``."""
-        return Response(self.openapi_index, media_type=JSON_TYPE)
+        custom = self.custom.openapi_documents()
+        if not custom:
+            return Response(self.openapi_index, media_type=JSON_TYPE)
+        return Response(
+            _dumps(openapi.index({**self.openapi_docs, **custom})), media_type=JSON_TYPE
+        )
 
     @_non_resource_path
     async def openapi_doc(self, request: Request) -> Response:
         """``/openapi/v3/<gv>``."""
-        body = self.openapi_docs.get(request.path_params["path"].strip("/"))
+        path = request.path_params["path"].strip("/")
+        body = self.openapi_docs.get(path) or self.custom.openapi_documents().get(path)
         if body is None:
             return error_response(status.path_not_found())
         return Response(body, media_type=JSON_TYPE)
@@ -359,7 +382,7 @@ class KubeApp:
                 return error_response(exc)
             versions = [
                 gv.split("/", 1)[1]
-                for gv in self.routes.group_versions
+                for gv in [*self.routes.group_versions, *self.custom.routes().group_versions]
                 if gv.startswith(f"{group}/")
             ]
             if not versions or request.method != "GET":
@@ -411,14 +434,14 @@ class KubeApp:
             if not segments:
                 # A group version's resource list is discovery: a non-resource request.
                 self._non_resource(request)
-                resources = self.routes.group_versions.get(group_version)
+                resources = self._group_version_resources(group_version)
                 if resources is None or request.method != "GET":
                     raise status.path_not_found()
-                return json_response(
-                    discovery.resource_list(group_version, list(resources.values()))
-                )
+                return json_response(discovery.resource_list(group_version, resources))
             user = self._user(request)
-            target = self.routes.resolve(group_version, segments)
+            target = self.routes.resolve(group_version, segments) or self.custom.routes().resolve(
+                group_version, segments
+            )
             if target is None:
                 # Upstream authorizes before it routes: a refused user learns nothing
                 # about which resources exist (403), an allowed one gets the 404.
@@ -450,7 +473,14 @@ class KubeApp:
                 body=body,
                 user=user,
             )
-            reply = self.rest.handle(rest_request)
+            custom = self.custom.version_of(target)
+            reply: Reply | WatchStream | TextReply | LogFollow
+            if custom is not None:
+                reply = self.custom_rest.handle(rest_request, custom)
+            else:
+                reply = self.rest.handle(rest_request)
+                if target.info.model is CustomResourceDefinition and request.method == "DELETE":
+                    self._clean_up_custom_resources(target)
         except errors.StatusError as exc:
             return error_response(exc)
         if isinstance(reply, WatchStream):
@@ -465,6 +495,18 @@ class KubeApp:
         if isinstance(reply, LogFollow):
             return StreamingResponse(self._follow(reply), headers={"Content-Type": TEXT_TYPE})
         return self._reply(reply)
+
+    def _clean_up_custom_resources(self, target: Target) -> None:
+        """A deleted CRD takes its custom resources with it (upstream's finalizer
+        controller deletes them before the CRD goes; here they go right after it)."""
+        names = [target.name] if target.name else []
+        if not names:
+            return
+        try:
+            self.service.store.get(ObjectKey(target.info.plural, "", target.name))
+        except KeyNotFoundError:
+            plural_group = target.name
+            delete_all(self.service.store, plural_group)
 
     async def _follow(self, follow: LogFollow) -> AsyncIterator[bytes]:
         """A followed log: open while the container runs (it prints nothing, so no chunk

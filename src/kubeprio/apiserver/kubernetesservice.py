@@ -10,10 +10,11 @@ list the API server's address. So ``kubectl get all``, ``get svc -A``, ``describ
 kubernetes`` and ``cluster-info`` look as on a real cluster.
 
 ``serve`` calls ``ensure`` once the socket listens (the port may be chosen then); a
-restart on another port or address updates the objects. An Endpoints object must not
-hold a loopback address (upstream's ``ValidateNonSpecialIP``, which also keeps a real
-kube-apiserver from advertising 127.0.0.1): on a loopback address only the EndpointSlice
-is written. Writes go through the API service's full write path.
+restart on another port or address updates the objects. Neither an EndpointSlice nor an
+Endpoints object may hold a loopback address (upstream's ``ValidateNonSpecialIP``, which
+also keeps a real kube-apiserver from advertising 127.0.0.1): on a loopback address only
+the Service is written, and ``describe svc kubernetes`` shows no endpoints. Writes go
+through the API service's full write path.
 """
 
 from __future__ import annotations
@@ -113,12 +114,13 @@ def ensure(api: ApiService, *, address: str, port: int) -> None:
         lambda s: (s.spec.ports if s.spec else None) == (service.spec or ServiceSpec()).ports,
     )
     slice_ = _slice(address, port)
-    _create_or_update(
-        api, slice_, lambda s: s.endpoints == slice_.endpoints and s.ports == slice_.ports
-    )
     endpoints = _endpoints(address, port)
     try:
+        _create_or_update(
+            api, slice_, lambda s: s.endpoints == slice_.endpoints and s.ports == slice_.ports
+        )
         _create_or_update(api, endpoints, lambda e: e.subsets == endpoints.subsets)
     except errors.InvalidError:
-        # A loopback address: upstream validation refuses it in an Endpoints object.
+        # A loopback address: upstream validation (ValidateNonSpecialIP) refuses it in an
+        # EndpointSlice and in an Endpoints object alike.
         return

@@ -69,19 +69,19 @@ def gv_path(info: ResourceInfo) -> str:
     return f"apis/{info.group}/{info.version}" if info.group else f"api/{info.version}"
 
 
-def _parameter(name: str, location: str = "query", *, required: bool = False) -> JsonDict:
+def parameter(name: str, location: str = "query", *, required: bool = False) -> JsonDict:
     entry: JsonDict = {"name": name, "in": location, "schema": {"type": "string"}}
     if required:
         entry["required"] = True
     return entry
 
 
-def _operation(info: ResourceInfo, verb: str, action: str) -> JsonDict:
-    parameters = [_parameter("dryRun"), _parameter("fieldManager")]
+def operation(info: ResourceInfo, verb: str, action: str) -> JsonDict:
+    parameters = [parameter("dryRun"), parameter("fieldManager")]
     if verb in ("post", "put", "patch"):
-        parameters.append(_parameter("fieldValidation"))
+        parameters.append(parameter("fieldValidation"))
     if verb == "patch":
-        parameters.append(_parameter("force"))
+        parameters.append(parameter("force"))
     return {
         "operationId": f"{action}{info.kind}",
         "x-kubernetes-action": action,
@@ -191,14 +191,14 @@ def group_version_document(group_version: str, resources: list[ResourceInfo]) ->
             if info.namespaced
             else f"{prefix}/{info.plural}"
         )
-        item_params = [_parameter("name", "path", required=True)]
+        item_params = [parameter("name", "path", required=True)]
         if info.namespaced:
-            item_params.append(_parameter("namespace", "path", required=True))
-        paths[collection] = {"post": _operation(info, "post", "post")}
+            item_params.append(parameter("namespace", "path", required=True))
+        paths[collection] = {"post": operation(info, "post", "post")}
         paths[f"{collection}/{{name}}"] = {
             "parameters": item_params,
-            "put": _operation(info, "put", "put"),
-            "patch": _operation(info, "patch", "patch"),
+            "put": operation(info, "put", "put"),
+            "patch": operation(info, "patch", "patch"),
         }
     return {
         "openapi": OPENAPI_VERSION,

@@ -153,6 +153,12 @@ TYPES: Final[dict[str, str]] = {
         "the first pod is scheduled), allowedTopologies. The class annotated "
         "storageclass.kubernetes.io/is-default-class=true is given to claims that name none."
     ),
+    "CustomResourceDefinition": (
+        "A CustomResourceDefinition declares a new kind: its group, names, scope and the "
+        "versions it is served at, each with an OpenAPI v3 schema that validates, prunes and "
+        "defaults its objects. Once Established its resources are served at "
+        "/apis/<group>/<version>/<plural>."
+    ),
     "RuntimeClass": (
         "A RuntimeClass names a container runtime configuration (handler) that pods select "
         "with spec.runtimeClassName. RuntimeClass admission copies overhead.podFixed into a "

@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from kubeprio.api import errors, kinds
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import EMPTY_STATUS as EMPTY_HPA_STATUS
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -84,6 +85,7 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import EMPTY_STATUS as EMPTY_STATEFUL_SET_STATUS
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import templategeneration
+from kubeprio.apiserver.crdstrategy import crd_status_for_create, with_storage_version
 
 STATUS_KINDS: Final = tuple(
     info.model for info in kinds.RESOURCES if info.has_subresource("status")
@@ -104,6 +106,7 @@ GENERATION_KINDS: Final = (
     IngressClass,
     NetworkPolicy,
     PodTemplate,
+    CustomResourceDefinition,
 )
 """Kinds whose ``metadata.generation`` counts spec changes (a PodTemplate's ``template``
 changes: ``podTemplateStrategy``)."""
@@ -144,6 +147,8 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, Ingress):
         # PrepareForCreate resets the status; Go's JSON writes it as {loadBalancer: {}}.
         changes["status"] = IngressStatus(load_balancer=IngressLoadBalancerStatus())
+    elif isinstance(obj, CustomResourceDefinition):
+        changes["status"] = crd_status_for_create(obj)
     elif isinstance(obj, IngressClass | NetworkPolicy):
         pass  # generation 1 only: neither has a status in v1.32
     elif isinstance(obj, GENERATION_KINDS) and not isinstance(obj, PodTemplate):
@@ -290,6 +295,8 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
         changes["status"] = old.status
     if isinstance(new, ServiceAccount):
         changes["secrets"] = clean_secret_references(new.secrets)
+    if isinstance(new, CustomResourceDefinition):
+        changes["status"] = with_storage_version(new, old.status)
     new = evolve(new, **changes)
     if isinstance(new, DaemonSet):
         new = templategeneration.prepare_for_update(new, old)

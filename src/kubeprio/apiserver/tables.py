@@ -27,6 +27,7 @@ import enum
 from collections.abc import Iterable
 from typing import Any, Final
 
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
@@ -399,6 +400,8 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     Endpoints: (ENDPOINTS_COLUMNS, print_endpoints),
     ResourceQuota: (RESOURCE_QUOTA_COLUMNS, print_resource_quota),
     LimitRange: (LIMIT_RANGE_COLUMNS, print_limit_range),
+    # The CRD REST's DefaultTableConvertor: the same NAME and CREATED AT columns.
+    CustomResourceDefinition: (LIMIT_RANGE_COLUMNS, print_limit_range),
     Role: (rbactables.ROLE_COLUMNS, rbactables.print_role),
     ClusterRole: (rbactables.ROLE_COLUMNS, rbactables.print_role),
     RoleBinding: (rbactables.ROLE_BINDING_COLUMNS, rbactables.print_binding),
@@ -455,6 +458,10 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
 """One printer per kind; anything else prints NAME AGE."""
 
 
+TablePrinter = tuple[tuple[Column, ...], Printer]
+"""A kind's Table columns and row printer."""
+
+
 def printer_for(model: type[Any]) -> tuple[tuple[Column, ...], Printer]:
     """The columns and row printer of a model class."""
     return PRINTERS.get(model, (DEFAULT_COLUMNS, print_default))
@@ -483,15 +490,19 @@ def build_table(
     with_columns: bool = True,
     continue_token: str | None = None,
     api_version: str = TABLE_API_VERSION,
+    printer: TablePrinter | None = None,
 ) -> JsonDict:
     """A ``Table`` of ``objects``; ``with_columns=False`` omits the column definitions.
 
+    ``printer`` overrides the model's columns and row printer (a custom resource's
+    ``additionalPrinterColumns``, ``apiserver.crtables``).
+
     Upstream's watch encoder sends the column definitions only in the first event.
     """
-    columns, printer = printer_for(model)
+    columns, print_row = printer or printer_for(model)
     rows: list[JsonDict] = []
     for obj in objects:
-        cells, conditions = printer(obj, now)
+        cells, conditions = print_row(obj, now)
         row: JsonDict = {"cells": cells}
         if conditions:
             row["conditions"] = conditions

@@ -83,10 +83,32 @@ KUBEPRIO_TYPES: Final[dict[str, TypeEntry]] = {
 }
 
 
+APIEXTENSIONS_ROOTS: Final = {"CustomResourceDefinition": "V1CustomResourceDefinition"}
+"""apiextensions.k8s.io kinds: upstream's, but outside k8s.io/api, which the generated
+table is cut to (``tools/gen_upstream_fields.py``); their top level is written here, with
+``spec`` and ``status`` free-form (no strict-decoding checks below them)."""
+APIEXTENSIONS_TYPES: Final[dict[str, TypeEntry]] = {
+    "V1CustomResourceDefinition": {
+        "schema": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+        "required": ["spec"],
+        "fields": {
+            "apiVersion": "string",
+            "kind": "string",
+            "metadata": "V1ObjectMeta",
+            "spec": "object",
+            "status": "object",
+        },
+    },
+}
+
+
 @functools.cache
 def served() -> UpstreamTable:
     """Upstream's table (``upstream_fields.json``, parsed once) plus kubeprio's own kinds:
     every kind the server serves."""
     raw = resources.files("kubeprio.apiserver").joinpath("upstream_fields.json").read_text()
     data = json.loads(raw)
-    return UpstreamTable({**data["roots"], **KUBEPRIO_ROOTS}, {**data["types"], **KUBEPRIO_TYPES})
+    return UpstreamTable(
+        {**data["roots"], **KUBEPRIO_ROOTS, **APIEXTENSIONS_ROOTS},
+        {**data["types"], **KUBEPRIO_TYPES, **APIEXTENSIONS_TYPES},
+    )

@@ -54,6 +54,8 @@ class WatchStream:
         timeout: float,
         error: errors.StatusError | None = None,
         encode: Callable[[Any], JsonDict | orjson.Fragment] | None = None,
+        printer: tables.TablePrinter | None = None,
+        kind: tuple[str, str] | None = None,
     ) -> None:
         self._watch = watch
         self._model = model
@@ -67,6 +69,9 @@ class WatchStream:
         # A version served by conversion encodes its objects converted (``restmessages.object_body``).
         self._encode = encode or json_fragment
         self._columns_sent = False
+        # A custom resource's Table columns and (apiVersion, kind) for bookmarks.
+        self._printer = printer
+        self._kind = kind
         self._last_revision = 0
 
     @classmethod
@@ -93,6 +98,7 @@ class WatchStream:
             include=self._include,
             with_columns=not self._columns_sent,
             api_version=self._output.table_api_version,
+            printer=self._printer,
         )
         self._columns_sent = True
         return table
@@ -123,10 +129,14 @@ class WatchStream:
                 "rows": [],
             }
         else:
-            template = self._model()
+            if self._kind is not None:
+                api_version, kind = self._kind
+            else:
+                template = self._model()
+                api_version, kind = template.api_version, template.kind
             info_obj = {
-                "kind": template.kind,
-                "apiVersion": template.api_version,
+                "kind": kind,
+                "apiVersion": api_version,
                 "metadata": {"resourceVersion": revision},
             }
         return encode_event("BOOKMARK", info_obj)

@@ -22,7 +22,7 @@ the observable order is the same: assume first, bind next).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from kubeprio.api.core import Node, Pod
@@ -84,6 +84,9 @@ class Scheduler(SchedulingCycle, EventHandlers):
         self.fast = FastPath(self.cache.table) if fast_path else None
         self.nominated_load = NominatedLoad(self.cache.table) if fast_path else None
         """Nominated pods' requests per row; ``setup`` makes it the nominator's observer."""
+        self.selected_by_service: Callable[[str, Mapping[str, str]], bool] | None = None
+        """(namespace, labels) -> whether a Service selects such a pod, which then gets
+        default topology spreading and so leaves the fast path (``setup`` sets it)."""
         self.next_start_node_index = 0
         self._fast_rows = None
         self._pre_filter_result = None

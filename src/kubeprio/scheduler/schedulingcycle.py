@@ -19,7 +19,7 @@ the per-pod hot path: keep it free of O(pods) steps and extra indirection.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, overload
 
 import numpy as np
@@ -92,6 +92,8 @@ class SchedulingCycle(BindingCycle):
     """The fast path's feasible rows of the current cycle (None off the fast path)."""
     _pre_filter_result: tuple[PreFilterResult | None, Status | None, list[str]] | None
     """The current cycle's PreFilter outcome, once it ran (see ``_ensure_pre_filter``)."""
+    selected_by_service: Callable[[str, Mapping[str, str]], bool] | None
+    """Whether a Service selects a pod with these labels in this namespace."""
 
     def schedule_one(self, queued: QueuedPodInfo) -> None:
         """Upstream ``ScheduleOne``: one scheduling cycle and, on success, the binding."""
@@ -229,7 +231,15 @@ class SchedulingCycle(BindingCycle):
             self.fast is not None
             and self.cache.pods_with_affinity == 0
             and is_plain_pod(pod, lost_node_taints=self.cache.table.any_lost_node_taint)
+            and not self._spread_by_service(pod)
         )
+
+    def _spread_by_service(self, pod: PodInfo) -> bool:
+        """Whether a Service selects the pod, giving it default topology spreading (a
+        score the fast path does not compute); O(pod labels) through the Service index."""
+        selected = self.selected_by_service
+        meta = pod.pod.metadata
+        return selected is not None and selected(meta.namespace or "", meta.labels or {})
 
     def _find_nodes_fast(
         self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]

@@ -15,13 +15,9 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from kubeprio.api.apps import ReplicaSet
 from kubeprio.api.core import Namespace, Node
-from kubeprio.api.meta import LabelSelector
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
-from kubeprio.api.replicationcontroller import KIND as RC_KIND
-from kubeprio.api.replicationcontroller import ReplicationController, label_selector_of
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
@@ -31,7 +27,7 @@ from kubeprio.scheduler import framework, plugin_args
 from kubeprio.scheduler.cache import Cache
 from kubeprio.scheduler.executor import ClientExecutor
 from kubeprio.scheduler.fastpreemption import FastPreemption
-from kubeprio.scheduler.plugins import podtopologyspread, registry
+from kubeprio.scheduler.plugins import registry
 from kubeprio.scheduler.plugins.defaultpreemption import DefaultPreemption
 from kubeprio.scheduler.plugins.queuesort import PrioritySort
 from kubeprio.scheduler.plugins.schedulinggates import SchedulingGates
@@ -42,6 +38,7 @@ from kubeprio.scheduler.queue import SchedulingQueue
 from kubeprio.scheduler.queueing_hints import queueing_hint_map
 from kubeprio.scheduler.runtime import Framework
 from kubeprio.scheduler.scheduler import Scheduler
+from kubeprio.scheduler.spreadlisters import SpreadListers
 
 IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
     "SchedulingGates": frozenset({"preEnqueue"}),
@@ -86,25 +83,6 @@ def is_default_profile(profile: Profile) -> bool:
         and not profile.plugin_args
         and profile.percentage_of_nodes_to_score in (None, 0)
     )
-
-
-def _owner_selector(
-    replicasets: Informer[ReplicaSet],
-    replication_controllers: Informer[ReplicationController],
-) -> podtopologyspread.OwnerSelectorLookup:
-    """The selector of a pod's ReplicaSet or ReplicationController (``DefaultSelector``'s
-    owner part; an RC's map becomes ``matchLabels``, as ``SelectorFromSet``)."""
-
-    def lookup(api_version: str, kind: str, namespace: str, name: str) -> LabelSelector | None:
-        if kind == "ReplicaSet":
-            owner = replicasets.get(name, namespace)
-            return owner.spec.selector if owner is not None and owner.spec is not None else None
-        if kind == RC_KIND:
-            rc = replication_controllers.get(name, namespace)
-            return label_selector_of(rc) if rc is not None else None
-        return None
-
-    return lookup
 
 
 class _Requeue:
@@ -168,10 +146,7 @@ def new_scheduler(
     profile = config.profiles[0]
     cache = Cache()
     namespaces: Informer[Namespace] = Informer(client, Namespace)
-    replicasets: Informer[ReplicaSet] = Informer(client, ReplicaSet)
-    replication_controllers: Informer[ReplicationController] = Informer(
-        client, ReplicationController
-    )
+    spread = SpreadListers(client)
 
     def namespace_labels(name: str) -> Mapping[str, str] | None:
         namespace = namespaces.get(name)
@@ -196,7 +171,8 @@ def new_scheduler(
         rng=rng,
         lister=cache,
         namespace_labels=namespace_labels,
-        owner_selector=_owner_selector(replicasets, replication_controllers),
+        owner_selector=spread.owner_selector,
+        service_selectors=spread.service_selectors,
         volume_binder=binder,
         node_lookup=node_lookup,
         claim_in_use=cache.is_pvc_used_by_pods,
@@ -242,12 +218,13 @@ def new_scheduler(
         rng=rng,
         queue=None,
         cache=cache,
-        extra_informers=(namespaces, replicasets, replication_controllers, *volume_informers),
+        extra_informers=(namespaces, *spread.informers, *volume_informers),
         scheduler_name=profile.scheduler_name,
         fast_path=fast_path and is_default_profile(profile),
         retry_unschedulable_on_timer=retry_unschedulable_on_timer,
         stopwatch=stopwatch,
     )
+    scheduler.selected_by_service = spread.selected_by_service
     scheduler.queue = SchedulingQueue(
         clock,
         sort=PrioritySort(),

@@ -53,6 +53,7 @@ from kubeprio.admission import plugins
 from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
@@ -76,6 +77,7 @@ from kubeprio.apiserver.tokensigning import PublicKeys, SigningKey, TokenSigner
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from kubeprio.controllers.crdnaming import CrdNamingController
 from kubeprio.controllers.endpoints import EndpointsController
 from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
 from kubeprio.controllers.rootcacert import RootCACertPublisher
@@ -403,6 +405,7 @@ class Serving:
             namespaces=self.namespaces,
             service_accounts=self.plane.service_accounts,
         )
+        self._wire_crd_naming_controller(seed)
         self.root_ca_publisher = RootCACertPublisher(
             api,
             clock=self.clock,
@@ -411,6 +414,19 @@ class Serving:
             namespaces=self.namespaces,
             config_maps=self.plane.config_maps,
         )
+
+    def _wire_crd_naming_controller(self, seed: int) -> None:
+        """The apiextensions controllers: a new CRD's names accepted and established."""
+        crds: Informer[CustomResourceDefinition] = Informer(
+            self.plane.api, CustomResourceDefinition
+        )
+        self.crd_naming_controller = CrdNamingController(
+            self.plane.api,
+            clock=self.clock,
+            rng=derived_rng(seed, "crd-naming"),
+            crds=crds,
+        )
+        self.serve_informers = Informers([*self.serve_informers.informers, crds])
 
     def _publish_issuer_discovery(self) -> None:
         """Render the issuer's OIDC documents for the listening address; an issuer they
@@ -482,6 +498,7 @@ class Serving:
                 Due(self.service_account_controller, self.clock),
                 Due(self.tokens_controller, self.clock),
                 Due(self.root_ca_publisher, self.clock),
+                Due(self.crd_naming_controller, self.clock),
                 Due(self.aggregation_controller, self.clock),
                 self.event_expiry,
             ],

@@ -86,6 +86,7 @@ from types import TracebackType
 from typing import Any, Final
 
 from kubeprio.api import kinds, serialization
+from kubeprio.api.apiextensions import CustomObject
 from kubeprio.api.encoded import json_bytes
 from kubeprio.api.meta import ApiObject
 from kubeprio.store.errors import (
@@ -419,8 +420,16 @@ class SqliteStore:
         # Compaction may delete the newest row (a DELETED one); ``compacted`` remembers it.
         return max(int(newest), int(compacted)), int(compacted)
 
+    def _model(self, resource: str) -> type[Any] | None:
+        """The model of a resource: a built-in's, or ``CustomObject`` for a custom
+        resource (keyed ``<plural>.<group>``; no built-in plural has a dot)."""
+        model = self._models.get(resource)
+        if model is None and "." in resource:
+            return CustomObject
+        return model
+
     def _decode(self, key: ObjectKey, value: str | None) -> ApiObject:
-        model = self._models.get(key.resource)
+        model = self._model(key.resource)
         if model is None or value is None:
             raise StorageFailureError(f"{self.path}: cannot decode the row of {key}")
         try:
@@ -449,7 +458,7 @@ class SqliteStore:
         return events
 
     def _write(self, event_type: EventType, key: ObjectKey, obj: ApiObject, prev: int) -> ApiObject:
-        model = self._models.get(key.resource)
+        model = self._model(key.resource)
         if type(obj) is not model:
             raise StorageFailureError(
                 f"cannot store a {type(obj).__name__} under resource {key.resource!r}"

@@ -44,6 +44,7 @@ from kubeprio.api.validation.meta import (
 
 # The per-group modules import validation.meta, so they come after it.
 from kubeprio.api.validation import (  # isort: skip
+    apiextensions,
     apps,
     autoscaling,
     batch,
@@ -74,6 +75,7 @@ from kubeprio.api.validation import (  # isort: skip
 )
 
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
+    **apiextensions.CREATE,
     **core.CREATE,
     **apps.CREATE,
     **replicationcontroller.CREATE,
@@ -103,6 +105,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
 """Model class -> validation of a new object (beyond metadata)."""
 
 UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **apiextensions.UPDATE,
     **core.UPDATE,
     **apps.UPDATE,
     **replicationcontroller.UPDATE,
@@ -130,6 +133,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
 
 STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **apiextensions.STATUS,
     **core.STATUS_UPDATE,
     **apps.STATUS_UPDATE,
     **replicationcontroller.STATUS_UPDATE,

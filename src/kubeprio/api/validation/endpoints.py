@@ -3,7 +3,8 @@
 Mirrors ``ValidateEndpoints``/``validateEndpointSubsets`` of
 ``pkg/apis/core/validation/validation.go`` and ``ValidateEndpointSlice`` of
 ``pkg/apis/discovery/validation/validation.go`` for the modelled fields: every address a
-valid, non-special IP; ports named (DNS-1123 labels) when a subset has several, valid
+valid, non-special IP (as v1.32 parsed them: ``validation.ip``), a slice's IPv4/IPv6
+addresses of that family; ports named (DNS-1123 labels) when a subset has several, valid
 numbers, a supported protocol; a slice's ``addressType`` known and immutable, each
 endpoint with 1 to 100 addresses of that type. Hostnames, topology and hints are not
 checked. Pure: no I/O.
@@ -17,7 +18,7 @@ from kubeprio.api import errors
 from kubeprio.api.discovery import ADDRESS_TYPES, EndpointSlice
 from kubeprio.api.endpoints import EndpointAddress, EndpointPort, Endpoints
 from kubeprio.api.errors import FieldError
-from kubeprio.api.validation.ip import ip_errors, non_special_ip_errors
+from kubeprio.api.validation.ip import ip_errors, ipv4_errors, ipv6_errors, non_special_ip_errors
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -106,8 +107,11 @@ def validate_endpoint_slice(slice_: EndpointSlice) -> list[FieldError]:
                 )
             )
         if address_type in ("IPv4", "IPv6"):
+            # v1.32 appends both verdicts: the family check, then ValidateNonSpecialIP.
+            family_errors = ipv4_errors if address_type == "IPv4" else ipv6_errors
             for position, address in enumerate(addresses):
-                found.extend(ip_errors(address, f"{path}[{position}]"))
+                found.extend(family_errors(address, f"{path}[{position}]"))
+                found.extend(non_special_ip_errors(address, f"{path}[{position}]"))
     names: set[str] = set()
     for position, port in enumerate(slice_.ports or ()):
         path = f"ports[{position}]"

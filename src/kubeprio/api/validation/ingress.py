@@ -49,7 +49,7 @@ from kubeprio.api.ingress import (
     IngressStatus,
 )
 from kubeprio.api.persistentvolume import TypedLocalObjectReference
-from kubeprio.api.validation.ip import parse_ip
+from kubeprio.api.validation.ip import ip_errors, parse_ip
 from kubeprio.api.validation.meta import (
     DNS1123_SUBDOMAIN_MAX_LENGTH,
     KindUpdateValidator,
@@ -219,7 +219,7 @@ def _rules(rules: tuple[IngressRule, ...], path: str, *, allow_wildcard: bool) -
         host = rule.host or ""
         wildcard = False
         if host:
-            if parse_ip(host) is not None and "%" not in host:
+            if parse_ip(host) is not None:
                 found.append(errors.invalid(child(rule_path, "host"), host, NOT_AN_IP))
             wildcard = "*" in host
             found.extend(_host_errors(host, child(rule_path, "host")))
@@ -316,14 +316,8 @@ def validate_ingress_status_update(new: Ingress, old: Ingress) -> list[FieldErro
     found: list[FieldError] = []
     for position, entry in enumerate(entries or ()):
         entry_path = index("status.loadBalancer.ingress", position)
-        if entry.ip and (parse_ip(entry.ip) is None or "%" in entry.ip):
-            found.append(
-                errors.invalid(
-                    child(entry_path, "ip"),
-                    entry.ip,
-                    "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
-                )
-            )
+        if entry.ip:
+            found.extend(ip_errors(entry.ip, child(entry_path, "ip")))
         if entry.hostname:
             host_path = child(entry_path, "hostname")
             found.extend(

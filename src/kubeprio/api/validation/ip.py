@@ -1,76 +1,99 @@
-"""IP and CIDR checks shared by Services and Endpoints (``IsValidIP``, ``ValidateNonSpecialIP``).
+"""IP and CIDR checks as v1.32's validation made them (``IsValidIP``, ``IsValidCIDR``,
+``ValidateNonSpecialIP``).
 
-Mirrors ``staging/src/k8s.io/apimachinery/pkg/util/validation/ip.go`` (``IsValidIP``,
-``IsValidCIDR``: strict parsing, no leading zeros, no IPv4-mapped IPv6, canonical form)
-and ``ValidateNonSpecialIP`` of ``pkg/apis/core/validation``. Go's ``ParseIPSloppy``
-accepts IPv4 octets with leading zeros, which strict validation then refuses by name;
-Python's ``ipaddress`` rejects them outright, so they are recognised here first.
-Pure: no I/O.
+In v1.32 ``k8s.io/apimachinery/pkg/util/validation/validation.go`` (v0.32) had no strict
+IP rules: ``IsValidIP`` and ``IsValidCIDR`` asked only whether ``netutils.ParseIPSloppy``
+and ``netutils.ParseCIDRSloppy`` read the text, so leading zeros (``010.001.002.003``),
+IPv4-mapped IPv6 addresses, non-canonical IPv6 and CIDRs with host bits set were all
+valid. (The refusals of those forms came with KEP-4858's ``StrictIPCIDRValidation`` in
+v1.33.) ``IsValidIPv4Address``/``IsValidIPv6Address`` add Go's family test, where an
+IPv4-mapped address counts as IPv4. ``ValidateNonSpecialIP`` is the one of
+``pkg/apis/core/validation``, with Go's ``net.IP`` range predicates. The parsers live in
+``validation.sloppyip``. Driven by Service, Endpoints, EndpointSlice, Ingress and
+NetworkPolicy validation and by the Service IP allocator. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import re
 from typing import Final
 
 from kubeprio.api import errors
 from kubeprio.api.errors import FieldError
-from kubeprio.api.gotext import go_quote
+from kubeprio.api.validation.sloppyip import (
+    IPAddress,
+    SloppyCIDR,
+    parse_cidr_sloppy,
+    parse_ip_sloppy,
+)
+
+__all__ = [
+    "INVALID_CIDR",
+    "INVALID_IP",
+    "IPAddress",
+    "SloppyCIDR",
+    "cidr_errors",
+    "ip_errors",
+    "ipv4_errors",
+    "ipv6_errors",
+    "non_special_ip_errors",
+    "parse_cidr_sloppy",
+    "parse_ip",
+]
 
 INVALID_IP: Final = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 INVALID_CIDR: Final = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
-_SLOPPY_IPV4: Final = re.compile(r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})")
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-def _sloppy_ipv4(value: str) -> bool:
-    """An IPv4 address with leading zeros, which ``ParseIPSloppy`` reads and strict parsing refuses."""
-    match = _SLOPPY_IPV4.fullmatch(value)
-    return match is not None and all(int(octet) <= 255 for octet in match.groups())
+_IPV6_LOOPBACK: Final = ipaddress.IPv6Address("::1")
 
 
 def parse_ip(value: str) -> IPAddress | None:
-    """The address, or None when ``ParseIPSloppy`` would not parse it either."""
-    try:
-        return ipaddress.ip_address(value)
-    except ValueError:
-        if _sloppy_ipv4(value):
-            return ipaddress.IPv4Address(".".join(str(int(o)) for o in value.split(".")))
-        return None
+    """The address as ``ParseIPSloppy`` reads it (IPv4-mapped ones as IPv4), or None."""
+    return parse_ip_sloppy(value)
 
 
 def ip_errors(value: str, path: str) -> list[FieldError]:
-    """``IsValidIP``: a strictly valid IP in canonical form."""
-    try:
-        address = ipaddress.ip_address(value)
-    except ValueError:
-        if _sloppy_ipv4(value):
-            return [errors.invalid(path, value, "must not have leading 0s")]
+    """v1.32's ``IsValidIP``: anything ``ParseIPSloppy`` reads."""
+    if parse_ip_sloppy(value) is None:
         return [errors.invalid(path, value, INVALID_IP)]
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return [errors.invalid(path, value, "must not be an IPv4-mapped IPv6 address")]
-    if str(address) != value:
-        return [
-            errors.invalid(path, value, f"must be in canonical form ({go_quote(str(address))})")
-        ]
+    return []
+
+
+def ipv4_errors(value: str, path: str) -> list[FieldError]:
+    """v1.32's ``IsValidIPv4Address``: parses and ``To4`` succeeds."""
+    if not isinstance(parse_ip_sloppy(value), ipaddress.IPv4Address):
+        return [errors.invalid(path, value, "must be a valid IPv4 address")]
+    return []
+
+
+def ipv6_errors(value: str, path: str) -> list[FieldError]:
+    """v1.32's ``IsValidIPv6Address``: parses and ``To4`` fails."""
+    if not isinstance(parse_ip_sloppy(value), ipaddress.IPv6Address):
+        return [errors.invalid(path, value, "must be a valid IPv6 address")]
+    return []
+
+
+def cidr_errors(value: str, path: str) -> list[FieldError]:
+    """v1.32's ``IsValidCIDR``: anything ``ParseCIDRSloppy`` reads (host bits allowed)."""
+    if parse_cidr_sloppy(value) is None:
+        return [errors.invalid(path, value, INVALID_CIDR)]
     return []
 
 
 def non_special_ip_errors(value: str, path: str) -> list[FieldError]:
-    """``ValidateNonSpecialIP``: not unspecified, loopback or link-local."""
-    address = parse_ip(value)
+    """``ValidateNonSpecialIP``: not unspecified, loopback, link-local unicast or
+    link-local multicast, by Go's ``net.IP`` predicates on the sloppily parsed address."""
+    address = parse_ip_sloppy(value)
     if address is None:
         return [errors.invalid(path, value, "must be a valid IP address")]
     found: list[FieldError] = []
     if address.is_unspecified:
         found.append(errors.invalid(path, value, f"may not be unspecified ({value})"))
-    if address.is_loopback:
+    if _loopback(address):
         found.append(
             errors.invalid(path, value, "may not be in the loopback range (127.0.0.0/8, ::1/128)")
         )
-    if address.is_link_local:
+    if _link_local_unicast(address):
         found.append(
             errors.invalid(
                 path, value, "may not be in the link-local range (169.254.0.0/16, fe80::/10)"
@@ -87,54 +110,25 @@ def non_special_ip_errors(value: str, path: str) -> list[FieldError]:
     return found
 
 
-def _link_local_multicast(address: IPAddress) -> bool:
-    """Go's ``IsLinkLocalMulticast``: 224.0.0.0/24 or ff02::/16."""
+def _loopback(address: IPAddress) -> bool:
+    """Go's ``IsLoopback``: 127.0.0.0/8, or exactly ::1."""
     if isinstance(address, ipaddress.IPv4Address):
-        return address in ipaddress.IPv4Network("224.0.0.0/24")
-    return address in ipaddress.IPv6Network("ff02::/16")
+        return address.packed[0] == 127
+    return address == _IPV6_LOOPBACK
 
 
-def cidr_errors(value: str, path: str) -> list[FieldError]:
-    """``IsValidCIDR``: a strictly valid CIDR with no host bits, in canonical form."""
-    address, slash, prefix = value.partition("/")
-    if not slash or not prefix.isdigit():
-        return [errors.invalid(path, value, INVALID_CIDR)]
-    try:
-        network = ipaddress.ip_network(value, strict=False)
-    except ValueError:
-        if _sloppy_ipv4(address):
-            return [errors.invalid(path, value, "must not have leading 0s in IP or prefix length")]
-        return [errors.invalid(path, value, INVALID_CIDR)]
-    if len(prefix) > 1 and prefix.startswith("0"):
-        return [errors.invalid(path, value, "must not have leading 0s in IP or prefix length")]
-    if ipaddress.ip_address(address) != network.network_address:
-        return [errors.invalid(path, value, "must not have bits set beyond the prefix length")]
-    if str(network) != value:
-        return [
-            errors.invalid(path, value, f"must be in canonical form ({go_quote(str(network))})")
-        ]
-    return []
+def _link_local_unicast(address: IPAddress) -> bool:
+    """Go's ``IsLinkLocalUnicast``: 169.254.0.0/16 or fe80::/10."""
+    packed = address.packed
+    if isinstance(address, ipaddress.IPv4Address):
+        return packed[0] == 169 and packed[1] == 254
+    return packed[0] == 0xFE and packed[1] & 0xC0 == 0x80
 
 
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-def parse_cidr_sloppy(value: str) -> IPNetwork | None:
-    """The network of ``value`` as ``netutils.ParseCIDRSloppy`` reads it (IPv4 octets and
-    the prefix length may have leading zeros, host bits are allowed and masked off), or
-    None when it does not parse."""
-    address_text, slash, prefix = value.rpartition("/")
-    if not slash or not prefix.isascii() or not prefix.isdigit() or "%" in address_text:
-        return None
-    address = parse_ip(address_text)
-    if address is None or int(prefix) > address.max_prefixlen:
-        return None
-    return ipaddress.ip_network(f"{address}/{int(prefix)}", strict=False)
-
-
-def sloppy_cidr_errors(value: str, path: str) -> list[FieldError]:
-    """v1.32's ``IsValidCIDR`` (``k8s.io/apimachinery`` v0.32): anything
-    ``ParseCIDRSloppy`` reads is valid; the strict rules above came in v1.33."""
-    if parse_cidr_sloppy(value) is None:
-        return [errors.invalid(path, value, INVALID_CIDR)]
-    return []
+def _link_local_multicast(address: IPAddress) -> bool:
+    """Go's ``IsLinkLocalMulticast``: 224.0.0.0/24, or ff02::/16 under any multicast
+    flags (Go tests only the scope nibble, so ff12:: counts too)."""
+    packed = address.packed
+    if isinstance(address, ipaddress.IPv4Address):
+        return packed[:3] == b"\xe0\x00\x00"
+    return packed[0] == 0xFF and packed[1] & 0x0F == 0x02

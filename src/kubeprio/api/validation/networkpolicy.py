@@ -32,7 +32,7 @@ from kubeprio.api.networkpolicy import (
     NetworkPolicyPort,
     NetworkPolicySpec,
 )
-from kubeprio.api.validation.ip import parse_cidr_sloppy, sloppy_cidr_errors
+from kubeprio.api.validation.ip import cidr_errors, parse_cidr_sloppy
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -91,19 +91,19 @@ def validate_ip_block(block: IPBlock, path: str) -> list[FieldError]:
     cidr = block.cidr or ""
     if not cidr:
         return [errors.required(child(path, "cidr"))]
-    found = sloppy_cidr_errors(cidr, child(path, "cidr"))
+    found = cidr_errors(cidr, child(path, "cidr"))
     network = parse_cidr_sloppy(cidr)
     if network is None:
         return found
     for position, exception in enumerate(block.except_ or ()):
         except_path = index(child(path, "except"), position)
-        found.extend(sloppy_cidr_errors(exception, except_path))
+        found.extend(cidr_errors(exception, except_path))
         inner = parse_cidr_sloppy(exception)
         if inner is None:
             continue
-        # Go's IPNet.Contains is false across families; the mask must be strictly longer.
-        inside = inner.version == network.version and inner.network_address in network
-        if not inside or network.prefixlen >= inner.prefixlen:
+        # Go's IPNet.Contains on the exception's network number (false across families),
+        # and IPMask.Size's prefix lengths: the exception's must be strictly longer.
+        if not network.contains(inner.network) or network.prefix >= inner.prefix:
             found.append(
                 errors.invalid(except_path, exception, "must be a strict subset of `cidr`")
             )

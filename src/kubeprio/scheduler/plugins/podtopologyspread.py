@@ -5,10 +5,11 @@ MinDomains, NodeInclusionPolicy and MatchLabelKeys features on (all GA).
 
 * Constraints come from ``spec.topologySpreadConstraints``; a pod without any gets the
   profile's default constraints (``System`` defaulting: hostname maxSkew 3 and zone
-  maxSkew 5, both ScheduleAnyway) -- but only with a selector derived from the pod's
-  controller (a ReplicationController, ReplicaSet or StatefulSet, read through
-  ``owner_selector``), so pods without such an owner get none. Upstream also merges
-  the selectors of Services selecting the pod; kubeprio has no Services.
+  maxSkew 5, both ScheduleAnyway) -- but only with a selector derived from the Services
+  selecting the pod (``service_selectors``) and its controller (a ReplicationController,
+  ReplicaSet or StatefulSet, read through ``owner_selector``), so pods with neither get
+  none. PreFilter and PreScore each build it once per cycle, as upstream's
+  ``buildDefaultConstraints`` does (listers: ``scheduler.spreadlisters``).
 * PreFilter (``DoNotSchedule`` constraints) counts, per constraint and topology value,
   the matching pods (same namespace, not terminating) on the nodes that carry every
   constraint's topology key and pass the constraint's node inclusion policies
@@ -82,6 +83,10 @@ OwnerSelectorLookup = Callable[[str, str, str, str], meta.LabelSelector | None]
 None when the controller is unknown. For a ReplicationController, whose selector is a
 plain map, return a selector with only ``match_labels``.
 """
+
+ServiceSelectorsLookup = Callable[[str, Mapping[str, str]], Sequence[Mapping[str, str]]]
+"""(namespace, pod labels) -> the selectors of the Services there that select the pod
+(upstream ``helper.GetPodServices``; Services without a selector select nothing)."""
 
 _SUPPORTED_OWNERS: Final = {
     ("v1", "ReplicationController"),
@@ -173,26 +178,39 @@ def filter_constraints(
     return result
 
 
-def default_selector(pod: Pod, owner_selector: OwnerSelectorLookup | None) -> selectors.Selector:
-    """Upstream ``helper.DefaultSelector`` without Services: the controller's selector."""
-    selector: selectors.Selector = selectors.EVERYTHING
+def default_selector(
+    pod: Pod,
+    owner_selector: OwnerSelectorLookup | None,
+    service_selectors: ServiceSelectorsLookup | None = None,
+) -> selectors.Selector:
+    """Upstream ``helper.DefaultSelector``: the selectors of the Services selecting the pod
+    merged into one label set, then its controller's selector -- an RC's map merged into
+    that set, a ReplicaSet's or StatefulSet's requirements added to it (an invalid or
+    nil owner selector adds nothing)."""
+    namespace = pod.metadata.namespace or ""
+    label_set: dict[str, str] = {}
+    if service_selectors is not None:
+        # Every such Service selects the pod, so the maps cannot disagree on a key.
+        for service_selector in service_selectors(namespace, pod.metadata.labels or _NO_LABELS):
+            label_set.update(service_selector)
+    selector = selectors.label_selector_from_set(label_set)
     owner = pod.metadata.controller_ref()
     if owner is None or owner_selector is None:
         return selector
     api_version, kind = owner.api_version or "", owner.kind or ""
     if (api_version, kind) not in _SUPPORTED_OWNERS:
         return selector
-    found = owner_selector(api_version, kind, pod.metadata.namespace or "", owner.name or "")
+    found = owner_selector(api_version, kind, namespace, owner.name or "")
     if found is None:
         return selector
     if kind == "ReplicationController":
-        return selectors.label_selector_from_set(found.match_labels or {})
+        return selectors.label_selector_from_set({**label_set, **(found.match_labels or {})})
     try:
         other = selectors.label_selector_as_selector(found)
     except selectors.SelectorError:
         return selector
     if isinstance(other, selectors.LabelSelector):
-        return other
+        return selectors.LabelSelector(selector.requirements + other.requirements)
     return selector  # a nil selector adds no requirements
 
 
@@ -352,11 +370,13 @@ class PodTopologySpread(framework.SignedPodUpdateExtensions):
         args: PodTopologySpreadArgs | None = None,
         *,
         owner_selector: OwnerSelectorLookup | None = None,
+        service_selectors: ServiceSelectorsLookup | None = None,
     ) -> None:
         args = args or PodTopologySpreadArgs()
         validate_args(args)
         self._lister = lister
         self._owner_selector = owner_selector
+        self._service_selectors = service_selectors
         self._default_constraints: tuple[TopologySpreadConstraint, ...] = args.default_constraints
         self._system_defaulted = False
         if args.defaulting_type == DefaultingType.SYSTEM:
@@ -372,7 +392,7 @@ class PodTopologySpread(framework.SignedPodUpdateExtensions):
         )
         if not constraints:
             return []
-        selector = default_selector(pod, self._owner_selector)
+        selector = default_selector(pod, self._owner_selector, self._service_selectors)
         if selector.is_empty():
             return []
         return [evolve(c, selector=selector) for c in constraints]

@@ -59,6 +59,8 @@ class PluginContext:
     """Namespace name -> labels, None if it does not exist (namespaceSelector terms)."""
     owner_selector: podtopologyspread.OwnerSelectorLookup | None = None
     """A pod controller's selector (PodTopologySpread's default constraints)."""
+    service_selectors: podtopologyspread.ServiceSelectorsLookup | None = None
+    """The selectors of the Services selecting a pod (PodTopologySpread's default constraints)."""
     args: object | None = None
     """The plugin's arguments dataclass; None means upstream's defaults."""
     volume_binder: VolumeBinder | None = None
@@ -112,6 +114,7 @@ def _pod_topology_spread(ctx: PluginContext) -> framework.Plugin:
         _lister(ctx, podtopologyspread.NAME),
         _args(ctx, podtopologyspread.PodTopologySpreadArgs),
         owner_selector=ctx.owner_selector,
+        service_selectors=ctx.service_selectors,
     )
 
 

@@ -480,8 +480,8 @@ def test_pod_topology_spread_score(name, the_pod, candidates, failed, spread, wa
 
 
 def test_system_defaulting_spreads_pods_of_a_replica_set():
-    """ "system defaulting, nodes don't have zone, pods match service": here the selector
-    comes from the pod's ReplicaSet (kubeprio has no Services); scores as one hostname
+    """upstream's "system defaulting, nodes don't have zone, pods match service" scores,
+    with the selector coming from the pod's ReplicaSet instead; scores as one hostname
     constraint with maxSkew 3."""
 
     def owner_selector(api_version, kind, namespace, name):
@@ -602,51 +602,3 @@ def test_bad_constraint_selector_is_an_error_status():
     assert status.message.startswith(
         "get constraints from pod: obtaining pod's hard topology spread constraints: "
     )
-
-
-def test_the_scheduler_reads_the_selector_of_a_pods_replication_controller(api):
-    """``DefaultSelector``'s owner part as ``scheduler.setup`` wires it: a ReplicationController's
-    map becomes ``matchLabels`` (``labels.SelectorFromSet``); a ReplicaSet's selector is
-    read as it is; other kinds, and owners the informers do not hold, give none."""
-    from kubeprio.api.apps import ReplicaSet, ReplicaSetSpec
-    from kubeprio.api.meta import LabelSelector, ObjectMeta
-    from kubeprio.api.replicationcontroller import (
-        ReplicationController,
-        ReplicationControllerSpec,
-    )
-    from kubeprio.client.informer import Informer
-    from kubeprio.scheduler.setup import _owner_selector
-    from tests.builders import pod_template
-
-    api.create(
-        ReplicationController(
-            metadata=ObjectMeta(name="rc", namespace="default"),
-            spec=ReplicationControllerSpec(
-                replicas=1, selector={"app": "web"}, template=pod_template({"app": "web"})
-            ),
-        )
-    )
-    api.create(
-        ReplicaSet(
-            metadata=ObjectMeta(name="rs", namespace="default"),
-            spec=ReplicaSetSpec(
-                replicas=1,
-                selector=LabelSelector(match_labels={"app": "db"}),
-                template=pod_template({"app": "db"}),
-            ),
-        )
-    )
-    replicasets: Informer[ReplicaSet] = Informer(api, ReplicaSet)
-    controllers: Informer[ReplicationController] = Informer(api, ReplicationController)
-    for informer in (replicasets, controllers):
-        informer.start()
-        informer.pump()
-    lookup = _owner_selector(replicasets, controllers)
-    assert lookup("v1", "ReplicationController", "default", "rc") == LabelSelector(
-        match_labels={"app": "web"}
-    )
-    assert lookup("apps/v1", "ReplicaSet", "default", "rs") == LabelSelector(
-        match_labels={"app": "db"}
-    )
-    assert lookup("v1", "ReplicationController", "default", "gone") is None
-    assert lookup("apps/v1", "StatefulSet", "default", "rs") is None
