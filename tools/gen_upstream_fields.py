@@ -60,8 +60,9 @@ ROOTS = {
     "Job": "V1Job",
     "CronJob": "V1CronJob",
     "HorizontalPodAutoscaler": "V2HorizontalPodAutoscaler",
-    # A version served by conversion (api.kinds.ALTERNATE_VERSIONS): "Kind@version".
-    "HorizontalPodAutoscaler@v1": "V1HorizontalPodAutoscaler",
+    # A version served by conversion (api.kinds.ALTERNATE_VERSIONS): "Kind@apiVersion".
+    "HorizontalPodAutoscaler@autoscaling/v1": "V1HorizontalPodAutoscaler",
+    "Event@events.k8s.io/v1": "EventsV1Event",
     "Lease": "V1Lease",
     "Service": "V1Service",
     "Endpoints": "V1Endpoints",
@@ -73,6 +74,9 @@ ROOTS = {
     "StorageClass": "V1StorageClass",
     "RuntimeClass": "V1RuntimeClass",
     "PodTemplate": "V1PodTemplate",
+    "CSIDriver": "V1CSIDriver",
+    "CSINode": "V1CSINode",
+    "VolumeAttachment": "V1VolumeAttachment",
     "Ingress": "V1Ingress",
     "IngressClass": "V1IngressClass",
     "NetworkPolicy": "V1NetworkPolicy",
@@ -93,6 +97,9 @@ ROOTS = {
     "SubjectAccessReview": "V1SubjectAccessReview",
     "LocalSubjectAccessReview": "V1LocalSubjectAccessReview",
     "TokenRequest": "AuthenticationV1TokenRequest",
+    # admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy kinds.
+    "ValidatingAdmissionPolicy": "V1ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding": "V1ValidatingAdmissionPolicyBinding",
     # admissionregistration.k8s.io/v1 webhook configurations.
     "MutatingWebhookConfiguration": "V1MutatingWebhookConfiguration",
     "ValidatingWebhookConfiguration": "V1ValidatingWebhookConfiguration",
@@ -189,12 +196,30 @@ PACKAGES = (
     ("RuntimeClass", "node.v1"),
     ("Overhead", "node.v1"),
     ("Scheduling", "node.v1"),
+    # CSI objects (the storage group's TokenRequest is told apart by its client prefix).
+    ("CSIDriver", "storage.v1"),
+    ("CSINode", "storage.v1"),
+    ("VolumeAttachment", "storage.v1"),
+    ("VolumeNodeResources", "storage.v1"),
+    ("VolumeError", "storage.v1"),
     # Ingress, IngressClass and their parts; NetworkPolicy and its peers and ports.
     ("Ingress", "networking.v1"),
     ("HTTPIngress", "networking.v1"),
     ("ServiceBackendPort", "networking.v1"),
     ("NetworkPolicy", "networking.v1"),
     ("IPBlock", "networking.v1"),
+    # ValidatingAdmissionPolicy, its Binding and their parts.
+    ("ValidatingAdmissionPolicy", "admissionregistration.v1"),
+    ("MatchResources", "admissionregistration.v1"),
+    ("NamedRuleWithOperations", "admissionregistration.v1"),
+    ("ParamKind", "admissionregistration.v1"),
+    ("ParamRef", "admissionregistration.v1"),
+    ("Validation", "admissionregistration.v1"),
+    ("Variable", "admissionregistration.v1"),
+    ("AuditAnnotation", "admissionregistration.v1"),
+    ("MatchCondition", "admissionregistration.v1"),
+    ("TypeChecking", "admissionregistration.v1"),
+    ("ExpressionWarning", "admissionregistration.v1"),
     # After SubjectAccessReview* and SubjectRulesReviewStatus: RBAC's Subject.
     ("Subject", "rbac.v1"),
     ("ClusterRole", "rbac.v1"),
@@ -214,15 +239,19 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
     match = re.fullmatch(
-        r"(Core|Discovery|Authentication|Rbac|Admissionregistration)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
+        r"(Core|Discovery|Authentication|Rbac|Events|Storage|Admissionregistration)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
         client_name,
     )
     assert match, client_name
     version, name = match.group(2).lower(), match.group(3)
+    if match.group(1) == "Events":
+        return f"io.k8s.api.events.{version}.{name}"
     # The client prefixes the two EndpointPorts with their group; discovery's Endpoint is
     # named exactly (a prefix would also match core's Endpoints and EndpointSubset).
     if match.group(1) == "Discovery" or name == "Endpoint":
         return f"io.k8s.api.discovery.{version}.{name}"
+    if match.group(1) == "Storage":
+        return f"io.k8s.api.storage.{version}.{name}"
     if match.group(1) == "Admissionregistration":
         return f"io.k8s.api.admissionregistration.{version}.{name}"
     if name in META_TYPES:

@@ -31,6 +31,7 @@ EXAMPLES: Final = (
     "limitrange-defaults",
     "volume-binding",
     "node-failure",
+    "admission-policy",
     "rwop-preemption",
 )
 """The examples with a golden report (one directory of ``examples/`` each)."""

@@ -17,8 +17,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.core import Event, Namespace
 from kubeprio.api.ingress import IngressClass
 from kubeprio.api.kinds import ResourceInfo
@@ -142,6 +143,21 @@ class Listers(Protocol):
     @property
     def ingress_classes(self) -> Lister[IngressClass]:
         """All IngressClasses."""
+        ...
+
+    # ValidatingAdmissionPolicy: its policies, bindings, and parameters of any kind.
+    @property
+    def validating_admission_policies(self) -> Lister[ValidatingAdmissionPolicy]:
+        """All ValidatingAdmissionPolicies."""
+        ...
+
+    @property
+    def validating_admission_policy_bindings(self) -> Lister[ValidatingAdmissionPolicyBinding]:
+        """All ValidatingAdmissionPolicyBindings."""
+        ...
+
+    def of_kind(self, info: ResourceInfo) -> Lister[Any]:
+        """The objects of any served kind (a policy's ``paramKind``)."""
         ...
 
 

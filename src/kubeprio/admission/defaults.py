@@ -17,7 +17,7 @@ plugin on::
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
                 ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
                 ->  Priority (single globalDefault)  ->  RuntimeClass (overhead matches)
-                ->  ResourceQuota (charges usage)
+                ->  ValidatingAdmissionPolicy (CEL policies)  ->  ResourceQuota (charges usage)
 
 (``Priority`` validates PriorityClasses only, the two before it pods and workloads only,
 so their relative order in the validating phase changes no outcome.)
@@ -71,6 +71,7 @@ from kubeprio.admission.serviceaccount import ServiceAccountPlugin
 from kubeprio.admission.storage import DefaultStorageClassPlugin, StorageObjectInUseProtectionPlugin
 from kubeprio.admission.systemclass import SystemPriorityClassPlugin
 from kubeprio.admission.tenant import TenantPriorityClassPlugin
+from kubeprio.admission.validatingpolicy import ValidatingAdmissionPolicyPlugin
 from kubeprio.admission.webhookcall import WebhookClient
 from kubeprio.admission.webhookdispatch import (
     MutatingWebhookPlugin,
@@ -129,6 +130,8 @@ def default_chain(
         built[mutating_webhooks.name] = (mutating_webhooks, None)
         validating_webhooks = ValidatingWebhookPlugin(webhooks.listers, webhooks.client)
         built[validating_webhooks.name] = (None, validating_webhooks)
+    policies = ValidatingAdmissionPolicyPlugin(listers)
+    built[policies.name] = (None, policies)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,

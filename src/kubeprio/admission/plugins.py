@@ -40,6 +40,7 @@ from kubeprio.admission import (
     serviceaccount,
     storage,
     systemclass,
+    validatingpolicy,
 )
 from kubeprio.admission import tenant as tenantplugin
 from kubeprio.api.errors import aggregate_text
@@ -88,7 +89,7 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     # Upstream: "webhook, resourcequota, and deny plugins must go at the end".
     "MutatingAdmissionPolicy",
     MUTATING_ADMISSION_WEBHOOK,
-    "ValidatingAdmissionPolicy",
+    validatingpolicy.PLUGIN_NAME,  # ValidatingAdmissionPolicy
     VALIDATING_ADMISSION_WEBHOOK,
     resourcequota.PLUGIN_NAME,  # ResourceQuota
     "AlwaysDeny",
@@ -143,6 +144,7 @@ IMPLEMENTED: Final = frozenset(
         storage.STORAGE_OBJECT_IN_USE_PROTECTION,
         runtimeclass.PLUGIN_NAME,
         ingressclass.PLUGIN_NAME,
+        validatingpolicy.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
         # The webhook plugins (admission.webhookdispatch; serve only).
         MUTATING_ADMISSION_WEBHOOK,

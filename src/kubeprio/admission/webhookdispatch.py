@@ -26,8 +26,10 @@ managers: the webhooks of every configuration, configurations sorted by name, ar
 
 The configurations are read through listers on every request and the index is rebuilt
 only when they change (their names and resourceVersions), so a request to a resource no
-webhook names costs a dictionary lookup. ``matchConditions`` are not evaluated (kubeprio
-has no CEL): a webhook with conditions is called as if they held. Plugins never write.
+webhook names costs a dictionary lookup. ``matchConditions`` are evaluated once the rules
+match (``admission.webhookconditions``). Requests about admissionregistration.k8s.io
+objects are never sent to webhooks (upstream's ``IsExemptAdmissionConfigurationResource``).
+Plugins never write.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest
 from kubeprio.admission.webhookcall import CallingError, WebhookClient
+from kubeprio.admission.webhookconditions import activation_of, conditions_hold
 from kubeprio.admission.webhookmatching import (
     Configuration,
     IndexedWebhook,
@@ -46,7 +49,7 @@ from kubeprio.admission.webhookmatching import (
     WebhookIndex,
     should_call,
 )
-from kubeprio.admission.webhookreview import ReviewResponse, denial
+from kubeprio.admission.webhookreview import ReviewResponse, build_review, denial
 from kubeprio.api import errors
 from kubeprio.api.core import Namespace
 from kubeprio.api.defaults import default_object
@@ -56,6 +59,7 @@ from kubeprio.api.jsonpatch import PatchError, apply_json_patch
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 from kubeprio.api.service import Service
 from kubeprio.api.webhookconfiguration import (
+    GROUP,
     IF_NEEDED,
     IGNORE,
     MutatingWebhook,
@@ -163,10 +167,33 @@ class _WebhookPlugin:
     def _candidates(
         self, index: WebhookIndex, request: AdmissionRequest
     ) -> tuple[IndexedWebhook, ...]:
+        if request.resource.group == GROUP:
+            # IsExemptAdmissionConfigurationResource: webhooks never see the objects that
+            # configure admission, so a broken webhook cannot lock its own fix out.
+            return ()
         return index.candidates(request.resource.group, request.resource.plural)
 
     def _invocation(self, entry: IndexedWebhook, request: AdmissionRequest) -> Invocation | None:
-        return should_call(entry.webhook, entry.configuration, request, self._namespace)
+        invocation = should_call(entry.webhook, entry.configuration, request, self._namespace)
+        if invocation is None or not entry.webhook.match_conditions:
+            return invocation
+        review = build_review(
+            uid="",
+            version="v1",
+            invocation=invocation,
+            request=request,
+            obj=_encoder(request.obj, invocation),
+            old_obj=_encoder(request.old_obj, invocation),
+        )
+        body = review["request"]
+        holds = conditions_hold(
+            entry.webhook,
+            activation_of(body["object"], body["oldObject"], body),
+            resource=request.resource.plural,
+            group=request.resource.group,
+            name=request.name,
+        )
+        return invocation if holds else None
 
     def _call(
         self,

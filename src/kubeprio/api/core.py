@@ -490,8 +490,19 @@ class EventSource:
 
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
+class EventSeries:
+    """A run of repeats of one event (the events.k8s.io recorder's way of counting):
+    how many were seen and when the last one was."""
+
+    count: Int32 | None = None
+    last_observed_time: str | None = None
+    extra: JsonDict = extra_field()
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
-    """A core/v1 Event."""
+    """A core/v1 Event (also served as events.k8s.io/v1 Event, ``api.eventsv1``)."""
 
     api_version: str | None = "v1"
     kind: str | None = "Event"
@@ -505,6 +516,7 @@ class Event:
     count: Int32 | None = None
     type: str | None = None
     event_time: str | None = None
+    series: EventSeries | None = None
     action: str | None = None
     related: ObjectReference | None = None
     reporting_component: str | None = None

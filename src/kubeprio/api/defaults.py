@@ -28,7 +28,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from kubeprio.api import networkingdefaults, storagedefaults, webhookconfiguration
+from kubeprio.api import (
+    admissionpolicydefaults,
+    networkingdefaults,
+    storagedefaults,
+    webhookconfiguration,
+)
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
@@ -48,6 +54,14 @@ from kubeprio.api.core import (
     NodeStatus,
     NodeSystemInfo,
     Pod,
+)
+from kubeprio.api.csi import (
+    CSIDriver,
+    CSINode,
+    VolumeAttachment,
+    default_csi_driver,
+    default_csi_node,
+    default_volume_attachment,
 )
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.daemonsetdefaults import default_daemon_set
@@ -389,6 +403,14 @@ def default_secret(secret: Secret) -> Secret:
     return evolve(secret, **changes) if changes else secret
 
 
+# ValidatingAdmissionPolicy kinds (admissionregistration.k8s.io/v1).
+_ADMISSION_POLICY_DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
+    ValidatingAdmissionPolicy: admissionpolicydefaults.default_validating_admission_policy,
+    ValidatingAdmissionPolicyBinding: (
+        admissionpolicydefaults.default_validating_admission_policy_binding
+    ),
+}
+
 _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     Pod: default_pod,
     Deployment: default_deployment,
@@ -410,12 +432,16 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     PersistentVolume: _default_persistent_volume,
     PersistentVolumeClaim: _default_persistent_volume_claim,
     StorageClass: storagedefaults.default_storage_class,
+    CSIDriver: default_csi_driver,
+    CSINode: default_csi_node,
+    VolumeAttachment: default_volume_attachment,
     RuntimeClass: default_runtime_class,
     PodTemplate: default_pod_template_object,
     NetworkPolicy: networkingdefaults.default_network_policy,
     IngressClass: networkingdefaults.default_ingress_class,
     RoleBinding: default_binding,
     ClusterRoleBinding: default_binding,
+    **_ADMISSION_POLICY_DEFAULTERS,
     # admissionregistration.k8s.io/v1 webhook configurations.
     MutatingWebhookConfiguration: webhookconfiguration.default_mutating_webhook_configuration,
     ValidatingWebhookConfiguration: webhookconfiguration.default_validating_webhook_configuration,

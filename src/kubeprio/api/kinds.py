@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import GROUP as ADMISSION_POLICY_GROUP
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -20,6 +22,7 @@ from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
+from kubeprio.api.csi import CSIDriver, CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
@@ -105,9 +108,10 @@ class ResourceInfo:
 
     @property
     def schema_key(self) -> str:
-        """The kind's key in the upstream schema tables: ``Kind``, or ``Kind@version`` for
-        a version served by conversion (``HorizontalPodAutoscaler@v1``)."""
-        return f"{self.kind}@{self.version}" if self.storage_version else self.kind
+        """The kind's key in the upstream schema tables: ``Kind``, or ``Kind@apiVersion``
+        for a version served by conversion (``HorizontalPodAutoscaler@autoscaling/v1``,
+        ``Event@events.k8s.io/v1``: the group too, as core/v1 Event is also v1)."""
+        return f"{self.kind}@{self.api_version}" if self.storage_version else self.kind
 
     @property
     def api_version(self) -> str:
@@ -245,6 +249,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, Lease),
     ResourceInfo("storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", False,
                  StorageClass, ("sc",), legacy_versions=("v1beta1",)),
+    # CSI objects (storage.k8s.io/v1): drivers, per-node driver registrations, attachments.
+    ResourceInfo("storage.k8s.io", "v1", "CSIDriver", "csidrivers", "csidriver", False, CSIDriver),
+    ResourceInfo("storage.k8s.io", "v1", "CSINode", "csinodes", "csinode", False, CSINode),
+    ResourceInfo("storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments",
+                 "volumeattachment", False, VolumeAttachment,
+                 subresources=(Subresource("status", "storage.k8s.io", "v1", "VolumeAttachment",
+                                           ("get", "patch", "update")),)),
     ResourceInfo("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", False,
                  RuntimeClass, legacy_versions=("v1beta1",)),
     ResourceInfo("networking.k8s.io", "v1", "IngressClass", "ingressclasses", "ingressclass",
@@ -264,6 +275,15 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding",
                  True, RoleBinding),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "Role", "roles", "role", True, Role),
+    # admissionregistration.k8s.io/v1: ValidatingAdmissionPolicy and its Binding.
+    ResourceInfo(ADMISSION_POLICY_GROUP, "v1", "ValidatingAdmissionPolicy",
+                 "validatingadmissionpolicies", "validatingadmissionpolicy", False,
+                 ValidatingAdmissionPolicy, (), ("api-extensions",),
+                 subresources=(Subresource("status", ADMISSION_POLICY_GROUP, "v1",
+                                           "ValidatingAdmissionPolicy", ("get", "patch", "update")),)),
+    ResourceInfo(ADMISSION_POLICY_GROUP, "v1", "ValidatingAdmissionPolicyBinding",
+                 "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", False,
+                 ValidatingAdmissionPolicyBinding, (), ("api-extensions",)),
     # admissionregistration.k8s.io webhook configurations (api.webhookconfiguration).
     ResourceInfo("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration",
                  "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", False,
@@ -289,9 +309,12 @@ ALTERNATE_VERSIONS: Final[tuple[ResourceInfo, ...]] = (
                  subresources=(Subresource("status", "autoscaling", "v1", "HorizontalPodAutoscaler",
                                            ("get", "patch", "update")),),
                  storage_version="v2"),
+    ResourceInfo("events.k8s.io", "v1", "Event", "events", "event", True, Event, ("ev",),
+                 storage_version="v1"),
 )  # fmt: skip
-"""Versions served by converting to and from a stored kind's version (``api.autoscalingv1``);
-discovery lists them after the stored version, which stays the preferred one."""
+"""Versions served by converting to and from a stored kind's version (``api.autoscalingv1``,
+``api.eventsv1``: events.k8s.io/v1 serves the stored core/v1 Events); discovery lists them
+after the stored version, which stays the preferred one."""
 
 REVIEWS: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo(AUTHENTICATION_GROUP, "v1", "SelfSubjectReview", "selfsubjectreviews",

@@ -9,7 +9,7 @@ was not written again since (the store's revision check; a stale entry is skippe
 
 Driven like the other components (``pump``/``run_once``/``next_wakeup``); ``kubeprio
 serve`` runs it. When it starts over a store that already holds Events (a restart), an
-Event's last write is taken from its ``lastTimestamp`` (else ``eventTime``, else its
+Event's last write is taken from its series' ``lastObservedTime`` (else ``lastTimestamp``, else ``eventTime``, else its
 ``creationTimestamp``), since leases are not stored here. The heap holds at most one
 entry per Event (a rewrite moves its expiry in a map; an entry that comes up early is
 pushed back), so repeated events cost no memory. A delete the store refuses is retried a
@@ -43,6 +43,7 @@ RETRY_DELAY: Final = 1.0
 
 def _last_write(event: Event) -> float | None:
     for stamp in (
+        event.series.last_observed_time if event.series else None,
         event.last_timestamp,
         event.event_time,
         event.metadata.creation_timestamp,

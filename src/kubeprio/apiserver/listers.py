@@ -6,9 +6,10 @@ informers, but a single-process server can read its own store consistently).
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from kubeprio.api import kinds
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.core import Namespace
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.ingress import IngressClass
@@ -33,9 +34,11 @@ T = TypeVar("T")
 class StoreLister(Generic[T]):
     """A ``client.informer.Lister`` over one resource of a store."""
 
-    def __init__(self, store: Store, model: type[T]) -> None:
+    def __init__(
+        self, store: Store, model: type[T], info: kinds.ResourceInfo | None = None
+    ) -> None:
         self._store = store
-        self._info = kinds.for_model(model)
+        self._info = info or kinds.for_model(model)
 
     def get(self, name: str, namespace: str | None = None) -> T | None:
         """Return the object or None."""
@@ -64,6 +67,9 @@ class StoreListers:
         self._storage_classes = StoreLister(store, StorageClass)
         self._runtime_classes = StoreLister(store, RuntimeClass)
         self._ingress_classes = StoreLister(store, IngressClass)
+        self._store = store
+        self._policies = StoreLister(store, ValidatingAdmissionPolicy)
+        self._policy_bindings = StoreLister(store, ValidatingAdmissionPolicyBinding)
         # What the webhook admission plugins read (admission.webhookdispatch).
         self._mutating_webhook_configurations = StoreLister(store, MutatingWebhookConfiguration)
         self._validating_webhook_configurations = StoreLister(store, ValidatingWebhookConfiguration)
@@ -114,6 +120,23 @@ class StoreListers:
     def ingress_classes(self) -> StoreLister[IngressClass]:
         """All IngressClasses."""
         return self._ingress_classes
+
+    # ValidatingAdmissionPolicy: policies, bindings, parameters of any kind.
+    @property
+    def validating_admission_policies(self) -> StoreLister[ValidatingAdmissionPolicy]:
+        """All ValidatingAdmissionPolicies."""
+        return self._policies
+
+    @property
+    def validating_admission_policy_bindings(
+        self,
+    ) -> StoreLister[ValidatingAdmissionPolicyBinding]:
+        """All ValidatingAdmissionPolicyBindings."""
+        return self._policy_bindings
+
+    def of_kind(self, info: kinds.ResourceInfo) -> StoreLister[Any]:
+        """The objects of any stored kind (a policy's ``paramKind``)."""
+        return StoreLister(self._store, info.model, info)
 
     # --- the webhook plugins' listers (admission.webhookdispatch.WebhookListers) -----------
 

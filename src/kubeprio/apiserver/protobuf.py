@@ -80,9 +80,8 @@ def decode(body: bytes) -> JsonDict:
     try:
         api_version, kind, raw = _unknown(body[len(MAGIC) :])
         roots, messages = _table()
-        # A version served by conversion has its own root (``Kind@version``).
-        version = api_version.rpartition("/")[2]
-        message = roots.get(f"{kind}@{version}") or roots.get(kind)
+        # A version served by conversion has its own root (``Kind@apiVersion``).
+        message = roots.get(f"{kind}@{api_version}") or roots.get(kind)
         if message is None:
             raise errors.bad_request(f'no kind "{kind}" is registered for protobuf')
         obj: JsonDict = {"apiVersion": api_version, "kind": kind}

@@ -38,6 +38,7 @@ from __future__ import annotations
 from typing import Final
 
 from kubeprio.api import kinds
+from kubeprio.api.errors import StatusError
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS
 from kubeprio.apiserver import (
     podstreams,
@@ -49,7 +50,7 @@ from kubeprio.apiserver import (
 )
 from kubeprio.apiserver.authz import ReviewingAuthorizer
 from kubeprio.apiserver.negotiation import flag
-from kubeprio.apiserver.restmessages import LogFollow, Reply, RestRequest, TextReply
+from kubeprio.apiserver.restmessages import LogFollow, Reply, RestRequest, TextReply, requalified
 from kubeprio.apiserver.restreads import RestReads
 from kubeprio.apiserver.restsubresources import RestSubresources
 from kubeprio.apiserver.restwrites import RestWrites
@@ -87,6 +88,15 @@ class RestHandler(RestReads, RestWrites, RestSubresources):
 
     def handle(self, request: RestRequest) -> Reply | WatchStream | TextReply | LogFollow:
         """Serve one request; raise ``StatusError`` for failures."""
+        if not request.target.info.storage_version:
+            return self._dispatch(request)
+        try:
+            return self._dispatch(request)
+        except StatusError as exc:
+            # A version served by conversion names its own resource in errors.
+            raise requalified(exc, request.target.info) from exc
+
+    def _dispatch(self, request: RestRequest) -> Reply | WatchStream | TextReply | LogFollow:
         target = request.target
         method = request.method
         sub = target.subresource

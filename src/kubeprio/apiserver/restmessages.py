@@ -5,7 +5,8 @@ What it is: ``RestRequest`` (what the HTTP adapter parsed), ``Reply`` (a JSON an
 admission warnings, which the adapter writes as ``Warning`` headers), ``TextReply`` and
 ``LogFollow`` (``pods/log``). A stored object travels as an ``orjson.Fragment`` of its
 shared encoding (``api.encoded``); at a version served by conversion
-(``api.kinds.ALTERNATE_VERSIONS``: ``autoscaling/v1`` HorizontalPodAutoscaler) it is
+(``api.kinds.ALTERNATE_VERSIONS``: ``autoscaling/v1`` HorizontalPodAutoscaler,
+``events.k8s.io/v1`` Event) it is
 converted on the way out (``object_body``) and a body converted on the way in
 (``to_storage``).
 
@@ -23,7 +24,7 @@ from typing import Any, Final
 import orjson
 
 from kubeprio.admission.chain import UserInfo
-from kubeprio.api import autoscalingv1
+from kubeprio.api import autoscalingv1, errors, eventsv1
 from kubeprio.api.encoded import json_fragment
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.model import JsonDict
@@ -33,10 +34,57 @@ from kubeprio.apiserver.routes import Target
 CONVERSIONS: Final[
     dict[str, tuple[Callable[[JsonDict], JsonDict], Callable[[JsonDict], JsonDict]]]
 ] = {
-    "HorizontalPodAutoscaler@v1": (autoscalingv1.to_v1, autoscalingv1.from_v1),
+    "HorizontalPodAutoscaler@autoscaling/v1": (autoscalingv1.to_v1, autoscalingv1.from_v1),
+    "Event@events.k8s.io/v1": (eventsv1.to_v1, eventsv1.from_v1),
 }
 """Versions served by conversion (``api.kinds.ALTERNATE_VERSIONS``), by schema key: (from
 the stored version's JSON, to it)."""
+
+
+FIELD_SELECTORS: Final[dict[str, Callable[[str], str]]] = {
+    "Event@events.k8s.io/v1": eventsv1.convert_field_selector,
+}
+"""Versions served by conversion whose field labels differ from the stored version's, by
+schema key: the request's selector as the stored version's (upstream's field label
+conversion functions)."""
+
+
+def field_selector(info: ResourceInfo, query: Mapping[str, str]) -> str | None:
+    """The request's ``fieldSelector`` in the stored version's field labels."""
+    selector = query.get("fieldSelector") or None
+    if selector is not None and info.storage_version:
+        convert = FIELD_SELECTORS.get(info.schema_key)
+        if convert is not None:
+            return convert(selector) or None
+    return selector
+
+
+def requalified(error: errors.StatusError, info: ResourceInfo) -> errors.StatusError:
+    """A NotFound, AlreadyExists or Conflict about a stored object, named as the request's
+    resource: upstream's store names the resource of the request (its
+    ``qualifiedResourceFromContext``), so a missing Event read through events.k8s.io is
+    ``events.events.k8s.io "x" not found``. Other errors are returned unchanged."""
+    details = error.status.details
+    if (
+        not isinstance(error, REQUALIFIED_ERRORS)
+        or details is None
+        or details.kind != info.plural
+        or (details.group or "") == info.group
+    ):
+        return error
+    name = details.name or ""
+    stored = f'{errors.qualified(info.plural, details.group or "")} "{name}"'
+    served = f'{errors.qualified(info.plural, info.group)} "{name}"'
+    status = dataclasses.replace(
+        error.status,
+        message=error.message.replace(stored, served, 1),
+        details=dataclasses.replace(details, group=info.group or None),
+    )
+    return type(error)(status)
+
+
+REQUALIFIED_ERRORS: Final = (errors.NotFoundError, errors.AlreadyExistsError, errors.ConflictError)
+"""The errors whose message names the resource of the request."""
 
 
 def object_body(

@@ -18,7 +18,14 @@ from kubeprio.api.core import Pod
 from kubeprio.api.model import JsonDict
 from kubeprio.apiserver import podlogs, podstreams, tables
 from kubeprio.apiserver.negotiation import flag, integer, negotiate
-from kubeprio.apiserver.restmessages import LogFollow, Reply, RestRequest, TextReply, object_body
+from kubeprio.apiserver.restmessages import (
+    LogFollow,
+    Reply,
+    RestRequest,
+    TextReply,
+    field_selector,
+    object_body,
+)
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
@@ -64,7 +71,7 @@ class RestReads:
             target.info.model,
             target.namespace,
             label_selector=query.get("labelSelector") or None,
-            field_selector=query.get("fieldSelector") or None,
+            field_selector=field_selector(target.info, query),
             limit=integer(query, "limit"),
             continue_token=query.get("continue") or None,
         )
@@ -108,7 +115,7 @@ class RestReads:
                 target.namespace,
                 resource_version=query.get("resourceVersion") or None,
                 label_selector=query.get("labelSelector") or None,
-                field_selector=query.get("fieldSelector") or None,
+                field_selector=field_selector(target.info, query),
             )
         except errors.GoneError as exc:
             return WatchStream.failed(exc, model=target.info.model, clock=self.clock)

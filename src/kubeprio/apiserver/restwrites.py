@@ -36,7 +36,13 @@ from kubeprio.apiserver.restdecoding import (
     unmarshal_type_error,
     validate_fields,
 )
-from kubeprio.apiserver.restmessages import Reply, RestRequest, object_body, to_storage
+from kubeprio.apiserver.restmessages import (
+    Reply,
+    RestRequest,
+    field_selector,
+    object_body,
+    to_storage,
+)
 from kubeprio.apiserver.routes import Target
 from kubeprio.apiserver.service import ApiService
 from kubeprio.clock import Clock
@@ -57,7 +63,9 @@ class RestWrites:
     def create(self, request: RestRequest) -> Reply:
         """POST a new object: 201 with the stored object."""
         obj, warnings = read_object(request, request.target.info.model, expect_name=False)
-        result = self.service.create_object(obj, user=request.user, dry_run=dry_run(request.query))
+        result = self.service.create_object(
+            obj, user=request.user, dry_run=dry_run(request.query), served=request.target.info
+        )
         return Reply(
             201, object_body(request.target.info, result.obj), (*warnings, *result.warnings)
         )
@@ -86,6 +94,7 @@ class RestWrites:
             subresource=target.subresource,
             user=request.user,
             dry_run=dry_run(request.query),
+            served=target.info,
         )
         return Reply(200, object_body(target.info, result.obj), (*warnings, *result.warnings))
 
@@ -155,6 +164,7 @@ class RestWrites:
             subresource=target.subresource,
             user=request.user,
             dry_run=dry_run(request.query),
+            served=info,
         )
         return Reply(200, object_body(info, result.obj), tuple(result.warnings))
 
@@ -206,7 +216,7 @@ class RestWrites:
             info.model,
             target.namespace,
             label_selector=request.query.get("labelSelector") or None,
-            field_selector=request.query.get("fieldSelector") or None,
+            field_selector=field_selector(info, request.query),
         )
         deleted = []
         for item in result.items:

@@ -153,6 +153,22 @@ TYPES: Final[dict[str, str]] = {
         "the first pod is scheduled), allowedTopologies. The class annotated "
         "storageclass.kubernetes.io/is-default-class=true is given to claims that name none."
     ),
+    # CSI objects (storage.k8s.io/v1).
+    "CSIDriver": (
+        "A CSIDriver describes a CSI volume driver installed in the cluster, named after the "
+        "driver: whether its volumes need attaching, whether it wants pod information on "
+        "mount, its fsGroup policy and volume lifecycle modes. Every unset flag is defaulted."
+    ),
+    "CSINode": (
+        "A CSINode lists the CSI drivers registered on the node of the same name. A driver's "
+        "allocatable.count is how many of its volumes the node may have attached: the "
+        "NodeVolumeLimits scheduler plugin keeps pods off nodes that would exceed it."
+    ),
+    "VolumeAttachment": (
+        "A VolumeAttachment asks the attacher (a CSI driver) to attach a volume to a node; its "
+        "spec is immutable and its status, written through the status subresource, says "
+        "whether the volume is attached. kubeprio serves it; nothing attaches volumes."
+    ),
     "CustomResourceDefinition": (
         "A CustomResourceDefinition declares a new kind: its group, names, scope and the "
         "versions it is served at, each with an OpenAPI v3 schema that validates, prunes and "
@@ -165,6 +181,20 @@ TYPES: Final[dict[str, str]] = {
         "new pod's spec.overhead, which scheduling and ResourceQuotas count on top of the "
         "containers' requests, and merges scheduling.nodeSelector and scheduling.tolerations "
         "into the pod."
+    ),
+    # ValidatingAdmissionPolicy kinds (admissionregistration.k8s.io/v1).
+    "ValidatingAdmissionPolicy": (
+        "A ValidatingAdmissionPolicy holds CEL validations that writes matching "
+        "spec.matchConstraints must pass (for example: only kube-system pods may use "
+        "system-cluster-critical). It takes effect through ValidatingAdmissionPolicyBindings, "
+        "which say where it applies, with which parameters, and whether a failure denies "
+        "the write, warns, or is audited."
+    ),
+    "ValidatingAdmissionPolicyBinding": (
+        "A ValidatingAdmissionPolicyBinding puts a ValidatingAdmissionPolicy (spec.policyName) "
+        "in force for the writes spec.matchResources selects, with the parameter objects of "
+        "spec.paramRef; spec.validationActions (Deny, Warn, Audit) say what a failed "
+        "validation does."
     ),
     "PodTemplate": (
         "A PodTemplate stores a pod template (metadata and spec) for other objects to copy. "
@@ -332,6 +362,21 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
         "The resources the pod's runtime costs on top of its containers, set at admission "
         "from its RuntimeClass (overhead.podFixed). Counted by the scheduler and by quotas."
     ),
+    ("CSINodeDriver", "allocatable"): (
+        "How many volumes of this driver the node may have attached (count); enforced by the "
+        "scheduler's NodeVolumeLimits plugin. Unset means no limit."
+    ),
+    ("CSINodeDriver", "name"): "The CSI driver's name, as in its CSIDriver object.",
+    ("CSINodeDriver", "nodeID"): "The node's ID as the driver knows it.",
+    ("VolumeNodeResources", "count"): (
+        "The largest number of this driver's unique volumes used by pods on the node."
+    ),
+    ("CSIDriverSpec", "attachRequired"): (
+        "Whether volumes of this driver must be attached before mounting (default true; immutable)."
+    ),
+    ("VolumeAttachmentSpec", "attacher"): "The CSI driver that must handle this attachment.",
+    ("VolumeAttachmentSpec", "nodeName"): "The node the volume should be attached to.",
+    ("VolumeAttachmentStatus", "attached"): "Whether the volume is attached (set by the attacher).",
     ("RuntimeClass", "handler"): (
         "The CRI handler that runs pods of this class (a DNS-1123 label); immutable."
     ),
@@ -512,6 +557,27 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ("ServicePort", "targetPort"): (
         "The pods' port (a number or a container port name); defaults to port."
     ),
+    # events.k8s.io/v1 Event (a view of the stored core/v1 Event; core's fields in brackets).
+    ("Event", "eventTime"): "When the event first happened, in microseconds. Required.",
+    ("Event", "series"): (
+        "Set when the event repeated: how many times, and when it was last seen."
+    ),
+    ("Event", "note"): "What happened, for people to read; at most 1024 bytes [message].",
+    ("Event", "regarding"): "The object the event is about [involvedObject].",
+    ("Event", "related"): ("A second object involved, such as the preemptor of a Preempted pod."),
+    ("Event", "reportingController"): (
+        "The controller that reported the event, such as default-scheduler [reportingComponent]."
+    ),
+    ("Event", "reportingInstance"): "Which instance of that controller reported it.",
+    ("Event", "action"): (
+        "What the reporter did or failed to do, such as Scheduling, Binding or Preempting."
+    ),
+    ("Event", "deprecatedSource"): "The core/v1 source, kept for old readers [source].",
+    ("Event", "deprecatedFirstTimestamp"): "The core/v1 firstTimestamp, kept for old readers.",
+    ("Event", "deprecatedLastTimestamp"): "The core/v1 lastTimestamp, kept for old readers.",
+    ("Event", "deprecatedCount"): "The core/v1 count, kept for old readers.",
+    ("EventSeries", "count"): "How many times the event has happened (at least 2).",
+    ("EventSeries", "lastObservedTime"): "When it last happened.",
     # admissionregistration.k8s.io webhook configurations.
     ("MutatingWebhook", "failurePolicy"): (
         "Fail (default) refuses the write when the webhook cannot be called; Ignore goes on."

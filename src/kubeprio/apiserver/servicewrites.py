@@ -77,8 +77,12 @@ class ServiceWrites(ServiceCore):
         user: UserInfo | None = None,
         dry_run: bool = False,
         restore: bool = False,
+        served: ResourceInfo | None = None,
     ) -> WriteResult:
         """Create ``obj`` through the full write path; return it with admission warnings.
+
+        ``served`` is the resource row of the request when it came through a version
+        served by conversion (events.k8s.io/v1 Events are validated by their own rules).
 
         ``restore`` is for loading a snapshot of a cluster (``kubeprio simulate`` on a
         dump): the object keeps its ``uid`` and ``creationTimestamp``, so the owner
@@ -126,7 +130,7 @@ class ServiceWrites(ServiceCore):
                 uid=(restored.uid if restored is not None else None) or self._new_uid(),
                 now=(restored.creation_timestamp if restored is not None else None) or self._now(),
             )
-            found = validation.validate_create(obj, info)
+            found = validation.validate_create(obj, info, served=served)
             if found:
                 raise errors.invalid_error(info.kind, info.group, name, found)
             self.admission.validate(evolve(request, obj=obj, name=name), outcome)
@@ -158,8 +162,10 @@ class ServiceWrites(ServiceCore):
         subresource: str = "",
         user: UserInfo | None = None,
         dry_run: bool = False,
+        served: ResourceInfo | None = None,
     ) -> WriteResult:
-        """Replace ``obj`` (or its status); compare-and-swap on its resourceVersion if set."""
+        """Replace ``obj`` (or its status); compare-and-swap on its resourceVersion if set.
+        ``served`` as for ``create_object``."""
         info = kinds.for_object(obj)
         obj = self._normalize_type(obj, info)
         name = obj.metadata.name or ""
@@ -187,7 +193,9 @@ class ServiceWrites(ServiceCore):
         if subresource != "status":
             new, allocation = self._begin_allocation(new, current, dry_run=dry_run)
         with allocation:
-            found = validation.validate_update(new, current, info, subresource=subresource)
+            found = validation.validate_update(
+                new, current, info, subresource=subresource, served=served
+            )
             if found:
                 raise errors.invalid_error(info.kind, info.group, name, found)
             self.admission.validate(evolve(request, obj=new), outcome)

@@ -35,6 +35,12 @@ from __future__ import annotations
 from typing import Any, Final
 
 from kubeprio.api import errors, kinds
+from kubeprio.api.admissionpolicy import (
+    TypeChecking,
+    ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding,
+    ValidatingAdmissionPolicyStatus,
+)
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import EMPTY_STATUS as EMPTY_HPA_STATUS
@@ -50,6 +56,7 @@ from kubeprio.api.core import (
     PodStatus,
     PodTemplateSpec,
 )
+from kubeprio.api.csi import EMPTY_ATTACHMENT_STATUS, VolumeAttachment
 from kubeprio.api.daemonset import EMPTY_STATUS, DaemonSet
 from kubeprio.api.defaults import copy_template_labels
 from kubeprio.api.ingress import (
@@ -106,6 +113,8 @@ GENERATION_KINDS: Final = (
     IngressClass,
     NetworkPolicy,
     PodTemplate,
+    ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding,
     CustomResourceDefinition,
 )
 """Kinds whose ``metadata.generation`` counts spec changes (a PodTemplate's ``template``
@@ -147,9 +156,11 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
     elif isinstance(obj, Ingress):
         # PrepareForCreate resets the status; Go's JSON writes it as {loadBalancer: {}}.
         changes["status"] = IngressStatus(load_balancer=IngressLoadBalancerStatus())
+    elif isinstance(obj, ValidatingAdmissionPolicy):
+        changes["status"] = checked_policy_status(1)
     elif isinstance(obj, CustomResourceDefinition):
         changes["status"] = crd_status_for_create(obj)
-    elif isinstance(obj, IngressClass | NetworkPolicy):
+    elif isinstance(obj, IngressClass | NetworkPolicy | ValidatingAdmissionPolicyBinding):
         pass  # generation 1 only: neither has a status in v1.32
     elif isinstance(obj, GENERATION_KINDS) and not isinstance(obj, PodTemplate):
         changes["status"] = None
@@ -173,6 +184,9 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         # PrepareForCreate resets the status; the defaults give it phase Pending.
         changes["status"] = PersistentVolumeClaimStatus(phase=CLAIM_PENDING)
         changes["spec"] = normalize_data_sources(obj.spec)
+    elif isinstance(obj, VolumeAttachment):
+        # volumeAttachmentStrategy.PrepareForCreate resets the status for v1 requests.
+        changes["status"] = EMPTY_ATTACHMENT_STATUS
     obj = evolve(obj, **changes)
     if isinstance(obj, Job):
         obj = generate_job_selector(obj)
@@ -295,12 +309,27 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
         changes["status"] = old.status
     if isinstance(new, ServiceAccount):
         changes["secrets"] = clean_secret_references(new.secrets)
+    if (
+        isinstance(new, ValidatingAdmissionPolicy)
+        and metadata.generation != old.metadata.generation
+    ):
+        changes["status"] = checked_policy_status(metadata.generation or 0)
     if isinstance(new, CustomResourceDefinition):
         changes["status"] = with_storage_version(new, old.status)
     new = evolve(new, **changes)
     if isinstance(new, DaemonSet):
         new = templategeneration.prepare_for_update(new, old)
     return new
+
+
+def checked_policy_status(generation: int) -> ValidatingAdmissionPolicyStatus:
+    """A ValidatingAdmissionPolicy's status once upstream's type-checking controller has
+    seen ``generation``: kubeprio checks no expression against the OpenAPI schema (its
+    variables are ``dyn``), so it reports no warnings, as the controller does for a
+    policy whose expressions type-check (``typeChecking: {}``)."""
+    return ValidatingAdmissionPolicyStatus(
+        observed_generation=generation, type_checking=TypeChecking()
+    )
 
 
 def normalize_data_sources(

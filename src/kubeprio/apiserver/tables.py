@@ -27,6 +27,7 @@ import enum
 from collections.abc import Iterable
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -35,6 +36,7 @@ from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Event, Namespace, Node, Pod
+from kubeprio.api.csi import CSIDriver, CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
@@ -62,8 +64,10 @@ from kubeprio.api.webhookconfiguration import (
     ValidatingWebhookConfiguration,
 )
 from kubeprio.apiserver import (
+    admissionpolicytables,
     autoscalingtables,
     configtables,
+    csitables,
     networkingtables,
     podtable,
     rbactables,
@@ -189,10 +193,10 @@ def print_event(event: Event, now: float) -> tuple[Cells, RowConditions]:
         first = since(event.event_time, now)
     last = since(event.last_timestamp, now) if event.last_timestamp else first
     count: int = event.count or 0
-    series = event.extra.get("series")
-    if isinstance(series, dict):
-        last = since(series.get("lastObservedTime"), now)
-        count = int(series.get("count") or 0)
+    series = event.series
+    if series is not None:
+        last = since(series.last_observed_time, now)
+        count = series.count or 0
     elif count == 0:
         count = 1
     ref = event.involved_object
@@ -434,11 +438,23 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         storagetables.print_persistent_volume_claim,
     ),
     StorageClass: (storagetables.STORAGE_CLASS_COLUMNS, storagetables.print_storage_class),
+    CSIDriver: (csitables.CSI_DRIVER_COLUMNS, csitables.print_csi_driver),
+    CSINode: (csitables.CSI_NODE_COLUMNS, csitables.print_csi_node),
+    VolumeAttachment: (csitables.VOLUME_ATTACHMENT_COLUMNS, csitables.print_volume_attachment),
     RuntimeClass: (
         runtimeclasstables.RUNTIME_CLASS_COLUMNS,
         runtimeclasstables.print_runtime_class,
     ),
     PodTemplate: (workloadtables.POD_TEMPLATE_COLUMNS, workloadtables.print_pod_template),
+    # ValidatingAdmissionPolicy kinds (admissionregistration.k8s.io/v1).
+    ValidatingAdmissionPolicy: (
+        admissionpolicytables.POLICY_COLUMNS,
+        admissionpolicytables.print_policy,
+    ),
+    ValidatingAdmissionPolicyBinding: (
+        admissionpolicytables.BINDING_COLUMNS,
+        admissionpolicytables.print_binding,
+    ),
     Ingress: (networkingtables.INGRESS_COLUMNS, networkingtables.print_ingress),
     IngressClass: (networkingtables.INGRESS_CLASS_COLUMNS, networkingtables.print_ingress_class),
     NetworkPolicy: (

@@ -13,7 +13,8 @@ recorder (``k8s.io/client-go/tools/record/event.go`` and ``events_cache.go``):
 Writes are synchronous by default. A recorder made with ``deferred=True`` queues each
 event with the time it happened and writes the queue when its owner calls ``flush``, as
 client-go's broadcaster hands events to a goroutine so that they never delay the work
-they describe; the scheduler uses it and flushes when it has nothing to schedule. Unlike
+they describe; the scheduler uses it (as ``client.eventsrecord.SeriesRecorder``, with
+the events.k8s.io recorder's rules) and flushes when it has nothing to schedule. Unlike
 client-go the queue is never dropped from, and there is no spam filter (client-go drops
 bursts above 25 events per object): in a simulation every event the components emit is
 kept. Time comes from the injected ``Clock``; no randomness is used. Failures to record
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+from collections.abc import Hashable
 from typing import Final
 
 from kubeprio.api import errors, kinds
@@ -38,8 +40,6 @@ EVENT_TYPE_NORMAL: Final = "Normal"
 EVENT_TYPE_WARNING: Final = "Warning"
 MAX_LRU_CACHE_ENTRIES: Final = 4096
 _MAX_NAME_ATTEMPTS: Final = 8
-
-_CacheKey = tuple[str, str, str, str, str, str, str, str, str, str]
 
 
 @fast_init
@@ -89,7 +89,7 @@ class EventRecorder:
         self.host = host
         self.deferred = deferred
         self._queued: collections.deque[_Queued] = collections.deque()
-        self._cache: collections.OrderedDict[_CacheKey, Event] = collections.OrderedDict()
+        self._cache: collections.OrderedDict[Hashable, Event] = collections.OrderedDict()
         self._named_at = -1
         self._named: dict[tuple[str, str], int] = {}
         """Names this recorder created at nanosecond ``_named_at``: (namespace, object) ->
@@ -172,7 +172,29 @@ class EventRecorder:
         related: ObjectReference | None,
         now: float,
     ) -> Event | None:
-        key: _CacheKey = (
+        key = self._key(ref, event_type, reason, message, action, related)
+        previous = self._cache.get(key)
+        if previous is not None:
+            stored = self._bump(previous, now)
+            if stored is not None:
+                self._remember(key, stored)
+                return stored
+        stored = self._create(ref, event_type, reason, message, now, action, related)
+        if stored is not None:
+            self._remember(key, stored)
+        return stored
+
+    def _key(
+        self,
+        ref: ObjectReference,
+        event_type: str,
+        reason: str,
+        message: str,
+        action: str | None,
+        related: ObjectReference | None,
+    ) -> Hashable:
+        """Which earlier event a new one repeats (upstream ``getEventKey``)."""
+        return (
             self.component,
             self.host or "",
             ref.kind or "",
@@ -185,18 +207,8 @@ class EventRecorder:
             reason,
             message,
         )
-        previous = self._cache.get(key)
-        if previous is not None:
-            stored = self._bump(previous, now)
-            if stored is not None:
-                self._remember(key, stored)
-                return stored
-        stored = self._create(ref, event_type, reason, message, now, action, related)
-        if stored is not None:
-            self._remember(key, stored)
-        return stored
 
-    def _remember(self, key: _CacheKey, event: Event) -> None:
+    def _remember(self, key: Hashable, event: Event) -> None:
         self._cache[key] = event
         self._cache.move_to_end(key)
         while len(self._cache) > MAX_LRU_CACHE_ENTRIES:
@@ -212,19 +224,19 @@ class EventRecorder:
         except errors.StatusError:
             return None
 
-    def _create(
+    def _new_event(
         self,
         ref: ObjectReference,
         event_type: str,
         reason: str,
         message: str,
         now: float,
-        action: str | None = None,
-        related: ObjectReference | None = None,
-    ) -> Event | None:
+        action: str | None,
+        related: ObjectReference | None,
+    ) -> Event:
+        """A first occurrence, as client-go's ``makeEvent`` fills it (its name comes later)."""
         timestamp = rfc3339(now)
-        nanos = round(now * 1e9)
-        event = Event(
+        return Event(
             metadata=ObjectMeta(namespace=ref.namespace or "default"),
             involved_object=ref,
             reason=reason,
@@ -239,6 +251,19 @@ class EventRecorder:
             action=action,
             related=related,
         )
+
+    def _create(
+        self,
+        ref: ObjectReference,
+        event_type: str,
+        reason: str,
+        message: str,
+        now: float,
+        action: str | None = None,
+        related: ObjectReference | None = None,
+    ) -> Event | None:
+        nanos = round(now * 1e9)
+        event = self._new_event(ref, event_type, reason, message, now, action, related)
         if nanos != self._named_at:
             self._named.clear()
             self._named_at = nanos

@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.client.eventsrecord import SeriesRecorder
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.client.record import EventRecorder
@@ -79,8 +80,12 @@ class Scheduler(SchedulingCycle, EventHandlers):
         self.retry_unschedulable_on_timer = retry_unschedulable_on_timer
         self.cache = cache if cache is not None else Cache()
         # Events wait until nothing is left to schedule, as upstream's scheduler hands
-        # them to its broadcaster's goroutine: recording never delays a binding.
-        self.recorder = EventRecorder(client, clock=clock, component=scheduler_name, deferred=True)
+        # them to its broadcaster's goroutine: recording never delays a binding. They are
+        # written as kube-scheduler's events.k8s.io/v1 recorder writes them (series, no
+        # counts; ``client.eventsrecord``).
+        self.recorder: EventRecorder = SeriesRecorder(
+            client, clock=clock, controller=scheduler_name, deferred=True
+        )
         self.fast = FastPath(self.cache.table) if fast_path else None
         self.nominated_load = NominatedLoad(self.cache.table) if fast_path else None
         """Nominated pods' requests per row; ``setup`` makes it the nominator's observer."""

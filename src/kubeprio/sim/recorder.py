@@ -15,6 +15,7 @@ import re
 from typing import Final
 
 from kubeprio.api.core import Event, Node, Pod, PodCondition
+from kubeprio.client.eventsrecord import occurrences
 from kubeprio.sim.engine import SimClock
 
 _ON_NODE: Final = re.compile(r" on node (\S+)$")
@@ -122,9 +123,10 @@ class Recorder:
             self._pod(obj, deleted=False)
 
     def on_update(self, old: Pod | Event | Node, new: Pod | Event | Node) -> None:
-        """A pod or node changed, or an event was folded (its count went up)."""
+        """A pod or node changed, or an event was folded (its count, or its series'
+        count, went up)."""
         if isinstance(new, Event):
-            if isinstance(old, Event) and (new.count or 1) > (old.count or 1):
+            if isinstance(old, Event) and occurrences(new) > occurrences(old):
                 self._event(new)
         elif isinstance(new, Node):
             self._node(new, deleted=False)

@@ -169,22 +169,22 @@ def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]
         (
             [],
             ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "ValidatingAdmissionPolicy", "ResourceQuota"],
         ),
         (
             ["Priority"],
             ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "ValidatingAdmissionPolicy", "ResourceQuota"],
         ),
         (
-            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass"],
+            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass", "ValidatingAdmissionPolicy"],
             ["TenantPriorityClass", "Priority", *STORAGE, "DefaultIngressClass"],
             ["TenantPriorityClass", "Priority"],
         ),
         (
             ["TenantPriorityClass", "PodSecurity", "MutatingAdmissionWebhook"],
             ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "ValidatingAdmissionPolicy", "ResourceQuota"],
         ),
     ],
     ids=["defaults", "no-priority", "three-off", "own-and-unimplemented-off"],
@@ -208,8 +208,8 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "SystemPriorityClass",
         "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
         "StorageObjectInUseProtection", "RuntimeClass",
-        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
-        "ResourceQuota",
+        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionWebhook", "ResourceQuota",
     )  # fmt: skip
     enabled = plugins.resolve(
         ["NamespaceAutoProvision", "AlwaysPullImages"], ["NamespaceLifecycle", "Priority"]
@@ -218,8 +218,8 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
         "NamespaceAutoProvision", "NamespaceLifecycle", "LimitRanger", "ServiceAccount",
         "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds",
         "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
-        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
-        "ResourceQuota",
+        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionWebhook", "ResourceQuota",
     )  # fmt: skip
 
 

@@ -578,5 +578,6 @@ def test_without_a_generator_the_chain_has_no_service_account_plugin() -> None:
         "TenantPriorityClass",
         "Priority",
         "RuntimeClass",
+        "ValidatingAdmissionPolicy",
         "ResourceQuota",
     ]

@@ -412,3 +412,66 @@ def test_an_unsupported_patch_type_is_a_call_failure(
         'Internal error occurred: failed calling webhook "merge.x.y": unsupported patch type '
         '"MergePatch"'
     )
+
+
+MATCH_ALL = [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"]}]
+
+
+@pytest.mark.parametrize(
+    ("expression", "called"),
+    [
+        ("object.metadata.name == 'web'", True),
+        ("object.metadata.name == 'db'", False),
+        ("request.operation == 'CREATE' && oldObject == null", True),
+    ],
+)
+def test_match_conditions_decide_whether_the_webhook_is_called(
+    api: ApiService, caller: InProcessCaller, expression: str, called: bool
+) -> None:
+    """``matchconditions.matcher.Match``: every condition true calls the webhook; the first
+    false skips it."""
+    caller.handlers["/cond"] = allow()
+    conditions = [
+        {"name": "first", "expression": "true"},
+        {"name": "second", "expression": expression},
+    ]
+    register(
+        api,
+        ValidatingWebhookConfiguration,
+        "v",
+        hook("cond.x.y", "/cond", matchConditions=conditions),
+    )
+    api.create_object(pod())
+    assert (caller.paths() == ["/cond"]) is called
+
+
+def test_a_failing_match_condition_refuses_the_request(
+    api: ApiService, caller: InProcessCaller
+) -> None:
+    """``ShouldCallHook``: an evaluation error fails closed with Forbidden, even with
+    failurePolicy Ignore."""
+    conditions = [{"name": "label", "expression": "object.metadata.labels.team == 'a'"}]
+    register(
+        api, ValidatingWebhookConfiguration, "v",
+        hook("cond.x.y", "/cond", matchConditions=conditions, failurePolicy="Ignore"),
+    )  # fmt: skip
+    with pytest.raises(errors.ForbiddenError) as refused:
+        api.create_object(pod())
+    assert refused.value.message == (
+        "pods \"web\" is forbidden: expression 'object.metadata.labels.team == 'a'' resulted "
+        "in error: no such key: labels"
+    )
+    assert caller.calls == []
+
+
+def test_admission_configuration_objects_are_never_sent_to_webhooks(
+    api: ApiService, caller: InProcessCaller
+) -> None:
+    """``IsExemptAdmissionConfigurationResource``: a webhook matching everything is not
+    called for webhook configurations, so it cannot block its own removal."""
+    caller.handlers["/all"] = lambda r: {"uid": r["uid"], "allowed": False}
+    register(api, ValidatingWebhookConfiguration, "v", hook("all.x.y", "/all", rules=MATCH_ALL))
+    register(api, MutatingWebhookConfiguration, "m", hook("other.x.y", "/other"))
+    assert caller.calls == []
+    with pytest.raises(errors.StatusError):
+        api.create_object(pod())

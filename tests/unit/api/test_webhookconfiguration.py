@@ -101,6 +101,7 @@ RESOURCES_PATH = "webhooks[0].rules[0].resources"
         ("rules.0.scope", "Everywhere", 'webhooks[0].rules[0].scope: Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"'),
         ("rules.0.apiVersions", None, "webhooks[0].rules[0].apiVersions: Required value"),
         ("matchConditions", [{"name": "x"}], "webhooks[0].matchConditions[0].expression: Required value"),
+        ("matchConditions", [{"name": "x", "expression": "'a'"}], "webhooks[0].matchConditions[0].expression: Invalid value: \"'a'\": must evaluate to bool"),
     ],
 )  # fmt: skip
 def test_validation_texts(path: str, value: Any, message: str) -> None:

@@ -293,7 +293,11 @@ class Harness:
             if (reason is None or e.reason == reason)
             and (name is None or (e.involved_object is not None and e.involved_object.name == name))
         ]
-        return sorted(found, key=lambda e: (e.first_timestamp or "", e.metadata.name or ""))
+        # The scheduler's events carry eventTime (events.k8s.io), the others firstTimestamp.
+        return sorted(
+            found,
+            key=lambda e: (e.event_time or e.first_timestamp or "", e.metadata.name or ""),
+        )
 
     def messages(self, name: str, reason: str = "FailedScheduling") -> list[str]:
         return [e.message or "" for e in self.events(reason=reason, name=name)]

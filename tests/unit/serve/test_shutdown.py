@@ -26,7 +26,9 @@ def test_events_queued_at_shutdown_are_written(tmp_path: Path) -> None:
         await asyncio.sleep(0.2)  # the driver settles, then waits for a write or a timer
         node = serving.plane.api.get(Node, "node-1")
         # Queued without a store write: the idle driver is not woken to flush it.
-        serving.plane.scheduler.recorder.event(node, "Normal", "Testing", "queued at shutdown")
+        serving.plane.scheduler.recorder.event(
+            node, "Normal", "Testing", "queued at shutdown", action="Testing"
+        )
         serving.stop.set()
         await running
 

@@ -7,8 +7,9 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
-``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; a pod's
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, CSIDrivers, CSINodes and VolumeAttachments in ``validation.csi``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; Events
+written through events.k8s.io/v1 in ``validation.events``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
 listed in the tables
 below, the one place that maps a model class to its validators. The pod-spec rules
@@ -22,9 +23,12 @@ altogether (``legacyValidateEvent``). Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
+from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.core import Event, Pod
+from kubeprio.api.csi import CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
 from kubeprio.api.ingress import Ingress, IngressClass
@@ -44,6 +48,7 @@ from kubeprio.api.validation.meta import (
 
 # The per-group modules import validation.meta, so they come after it.
 from kubeprio.api.validation import (  # isort: skip
+    admissionpolicy,
     apiextensions,
     apps,
     autoscaling,
@@ -52,9 +57,11 @@ from kubeprio.api.validation import (  # isort: skip
     coordination,
     core,
     cronjob,
+    csi,
     daemonset,
     endpoints,
     ephemeral,
+    events,
     ingress,
     limitrange,
     networkpolicy,
@@ -73,6 +80,9 @@ from kubeprio.api.validation import (  # isort: skip
     tenant,
     webhookconfiguration,
 )
+
+KindValidatorAt = Callable[[Any, ResourceInfo], list[FieldError]]
+"""A create validator that needs the kind's resource row (its metadata rules)."""
 
 CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **apiextensions.CREATE,
@@ -93,11 +103,13 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **configmap.CREATE,
     **secret.CREATE,
     **storage.CREATE,
+    **csi.CREATE,
     **node.CREATE,
     **podtemplate.CREATE,
     **ingress.CREATE,
     **networkpolicy.CREATE,
     **rbac.CREATE,
+    **admissionpolicy.CREATE,
     **webhookconfiguration.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
@@ -122,11 +134,13 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **configmap.UPDATE,
     **secret.UPDATE,
     **storage.UPDATE,
+    **csi.UPDATE,
     **node.UPDATE,
     **podtemplate.UPDATE,
     **ingress.UPDATE,
     **networkpolicy.UPDATE,
     **rbac.UPDATE,
+    **admissionpolicy.UPDATE,
     **webhookconfiguration.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
@@ -146,7 +160,9 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
     **storage.STATUS_UPDATE,
+    **csi.STATUS_UPDATE,
     **ingress.STATUS_UPDATE,
+    **admissionpolicy.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
 
@@ -173,8 +189,10 @@ object (upstream ``WarningsOnUpdate``); the others warn as on create."""
 _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
-_REVALIDATE_META_ON_UPDATE: Final = (
-    frozenset({Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass})
+_REVALIDATE_META_ON_UPDATE: Final = frozenset(
+    {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass, CSINode, VolumeAttachment}
+    # ValidatingAdmissionPolicy kinds: their update validation calls ValidateObjectMeta.
+    | {ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding}
     | webhookconfiguration.REVALIDATE_META_ON_UPDATE
 )
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
@@ -184,8 +202,30 @@ update ``ValidateRuntimeClass``, an Ingress or an IngressClass update
 create)."""
 
 
-def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
-    """All field errors of a new object."""
+STRICT_VERSIONS: Final[dict[tuple[str, type[Any]], tuple[KindValidatorAt, KindUpdateValidator]]] = {
+    ("events.k8s.io", Event): (events.validate_event_create, events.validate_event_update),
+}
+"""(request group, model class) -> the create and update rules of a kind whose rules
+depend on the API a write came through (upstream's event strategy reads the request's
+group version): these replace the kind's usual rules, metadata included."""
+
+
+def _strict(
+    obj: object, served: ResourceInfo | None
+) -> tuple[KindValidatorAt, KindUpdateValidator] | None:
+    if served is None or not served.storage_version:
+        return None
+    return STRICT_VERSIONS.get((served.group, type(obj)))
+
+
+def validate_create(
+    obj: object, info: ResourceInfo, *, served: ResourceInfo | None = None
+) -> list[FieldError]:
+    """All field errors of a new object; ``served`` is the resource row the request came
+    through, when it is a version served by conversion."""
+    strict = _strict(obj, served)
+    if strict is not None:
+        return strict[0](obj, info)
     found: list[FieldError] = []
     if type(obj) not in _NO_OBJECT_META:
         found.extend(validate_object_meta(obj.metadata, info))  # type: ignore[attr-defined]
@@ -196,13 +236,22 @@ def validate_create(obj: object, info: ResourceInfo) -> list[FieldError]:
 
 
 def validate_update(
-    new: object, old: object, info: ResourceInfo, *, subresource: str = ""
+    new: object,
+    old: object,
+    info: ResourceInfo,
+    *,
+    subresource: str = "",
+    served: ResourceInfo | None = None,
 ) -> list[FieldError]:
     """All field errors of an update (object rules plus immutability rules).
 
     ``subresource="status"`` runs the kind's status-update rules instead of its spec rules;
-    ``"ephemeralcontainers"`` a pod's ``ValidatePodEphemeralContainersUpdate``.
+    ``"ephemeralcontainers"`` a pod's ``ValidatePodEphemeralContainersUpdate``; ``served``
+    is as for ``validate_create``.
     """
+    strict = _strict(new, served)
+    if strict is not None:
+        return strict[1](new, old)
     kind = type(new)
     found: list[FieldError] = []
     if kind not in _NO_OBJECT_META:

@@ -499,13 +499,22 @@ def validate_namespace_status_update(new: Namespace, old: Namespace) -> list[Fie
 
 
 def validate_event(event: Event) -> list[FieldError]:
-    """``legacyValidateEvent``: what the core/v1 Event API checks (no object-metadata rules)."""
+    """What the core/v1 Event API checks: a name (no other object-metadata rules) and
+    ``legacyValidateEvent``."""
+    found: list[FieldError] = []
+    if not event.metadata.name:
+        found.append(errors.required("metadata.name", "name or generateName is required"))
+    found.extend(legacy_event_rules(event))
+    return found
+
+
+def legacy_event_rules(event: Event) -> list[FieldError]:
+    """``legacyValidateEvent``: the rules every Event write passes, whichever API it came
+    through (events.k8s.io/v1 adds its own, ``validation.events``)."""
     found: list[FieldError] = []
     namespace = event.metadata.namespace or ""
     involved = event.involved_object
     involved_namespace = (involved.namespace if involved else None) or ""
-    if not event.metadata.name:
-        found.append(errors.required("metadata.name", "name or generateName is required"))
     if not event.event_time:
         if not involved_namespace:
             if namespace not in ("", "default"):

@@ -10,15 +10,16 @@ their ``...Update`` forms, ``validateMutatingWebhook``/``validateValidatingWebho
   matchPolicy, sideEffects (required; ``None`` or ``NoneOnDryRun`` on create),
   timeoutSeconds 1..30, the two selectors, reinvocationPolicy (mutating), the
   clientConfig (``api.validation.webhookurl``), matchConditions (at most 64,
-  names qualified and unique, expressions required); then admissionReviewVersions
+  names qualified and unique, expressions required and compiling to bool with
+  ``api.celexpr``); then admissionReviewVersions
   (required, DNS-1035 labels, no duplicates, one of ``v1, v1beta1``) and unique names.
 * An update relaxes what the stored object already broke, as upstream's update options
   do: side effects, review versions, unique names and selector label values are only
   held to the create rules when the old object met them, and unchanged matchConditions
   are not checked again.
 
-Left out: compiling matchConditions' CEL expressions (kubeprio has no CEL; a syntax error
-is accepted). Pure: no I/O.
+CEL is ``api.celexpr``'s (no ``authorizer``: a condition using it does not compile).
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from kubeprio.api import errors
+from kubeprio.api.celexpr import CompileError, ResultType, compile_expression
 from kubeprio.api.errors import ErrorType, FieldError
 from kubeprio.api.meta import LabelSelector
 from kubeprio.api.validation.meta import (
@@ -91,7 +93,7 @@ def _fully_qualified_name(name: str, path: str) -> list[FieldError]:
 
 
 def _validate_match_conditions(conditions: Sequence[MatchCondition], path: str) -> list[FieldError]:
-    """``validateMatchConditions`` without the CEL compilation."""
+    """``validateMatchConditions``: count, names, and each expression compiled."""
     found: list[FieldError] = []
     if len(conditions) > MAX_MATCH_CONDITIONS:
         found.append(
@@ -105,8 +107,16 @@ def _validate_match_conditions(conditions: Sequence[MatchCondition], path: str) 
     names: set[str] = set()
     for position, condition in enumerate(conditions):
         condition_path = index(path, position)
-        if not (condition.expression or "").strip():
+        expression = (condition.expression or "").strip()
+        if not expression:
             found.append(errors.required(child(condition_path, "expression")))
+        else:
+            try:
+                compile_expression(expression, ResultType.BOOL, with_params=False)
+            except CompileError as failure:
+                found.append(
+                    errors.invalid(child(condition_path, "expression"), expression, failure.detail)
+                )
         name = condition.name or ""
         if not name:
             found.append(errors.required(child(condition_path, "name")))
