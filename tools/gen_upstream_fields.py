@@ -102,6 +102,9 @@ ROOTS = {
     # admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy kinds.
     "ValidatingAdmissionPolicy": "V1ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding": "V1ValidatingAdmissionPolicyBinding",
+    # admissionregistration.k8s.io/v1 webhook configurations.
+    "MutatingWebhookConfiguration": "V1MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration": "V1ValidatingWebhookConfiguration",
 }
 SCALARS = {
     "str": "string",
@@ -227,6 +230,12 @@ PACKAGES = (
     ("AggregationRule", "rbac.v1"),
     # certificates.k8s.io: the request, its spec, status and conditions.
     ("CertificateSigningRequest", "certificates.v1"),
+    # Webhook configurations and their parts (the client-config types carry the group
+    # prefix: AdmissionregistrationV1WebhookClientConfig).
+    ("MutatingWebhook", "admissionregistration.v1"),
+    ("ValidatingWebhook", "admissionregistration.v1"),
+    ("RuleWithOperations", "admissionregistration.v1"),
+    ("MatchCondition", "admissionregistration.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 
@@ -234,7 +243,7 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
     match = re.fullmatch(
-        r"(Core|Discovery|Authentication|Rbac|Events|Storage)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
+        r"(Core|Discovery|Authentication|Rbac|Events|Storage|Admissionregistration)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
         client_name,
     )
     assert match, client_name
@@ -247,6 +256,8 @@ def schema_name(client_name: str) -> str:
         return f"io.k8s.api.discovery.{version}.{name}"
     if match.group(1) == "Storage":
         return f"io.k8s.api.storage.{version}.{name}"
+    if match.group(1) == "Admissionregistration":
+        return f"io.k8s.api.admissionregistration.{version}.{name}"
     if name in META_TYPES:
         return f"io.k8s.apimachinery.pkg.apis.meta.{version}.{name}"
     if version == "v2":

@@ -56,7 +56,8 @@ def test_start_up_lists_the_plugins_and_names_the_one_without_effect(served):
     assert (
         "kubeprio serve: admission plugins NamespaceAutoProvision,NamespaceLifecycle,"
         "ServiceAccount,SystemPriorityClass,TenantPriorityClass,DefaultTolerationSeconds,DefaultStorageClass,StorageObjectInUseProtection,RuntimeClass,"
-        "CertificateApproval,CertificateSigning,CertificateSubjectRestriction,DefaultIngressClass,ValidatingAdmissionPolicy,ResourceQuota\n"
+        "CertificateApproval,CertificateSigning,CertificateSubjectRestriction,DefaultIngressClass,"
+        "MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota\n"
     ) in log
     assert "note: accepted, but not implemented by kubeprio (no effect): PodNodeSelector\n" in log
 

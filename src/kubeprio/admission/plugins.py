@@ -16,7 +16,7 @@ the resolution of ``--enable-admission-plugins`` / ``--disable-admission-plugins
 kubeprio's own plugins, ``SystemPriorityClass`` and ``TenantPriorityClass``, sit right
 before ``Priority``: the tenant's default class must be on a pod before ``Priority``
 resolves it, and the allowlist (validating) runs after every mutation anyway. Both are on
-by default. Upstream plugins kubeprio has no code for (``PodSecurity``, the webhooks,
+by default. Upstream plugins kubeprio has no code for (``PodSecurity``,
 PersistentVolumeClaimResize...) are accepted by name, as upstream accepts them, and do nothing
 (``NOT_IMPLEMENTED``; the command line says so when a user names one).
 
@@ -52,6 +52,8 @@ NAMESPACE_AUTO_PROVISION: Final = "NamespaceAutoProvision"
 NAMESPACE_LIFECYCLE: Final = "NamespaceLifecycle"
 NAMESPACE_EXISTS: Final = "NamespaceExists"
 ALWAYS_ADMIT: Final = "AlwaysAdmit"
+MUTATING_ADMISSION_WEBHOOK: Final = "MutatingAdmissionWebhook"
+VALIDATING_ADMISSION_WEBHOOK: Final = "ValidatingAdmissionWebhook"
 
 ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     ALWAYS_ADMIT,
@@ -87,9 +89,9 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     "DenyServiceExternalIPs",
     # Upstream: "webhook, resourcequota, and deny plugins must go at the end".
     "MutatingAdmissionPolicy",
-    "MutatingAdmissionWebhook",
+    MUTATING_ADMISSION_WEBHOOK,
     validatingpolicy.PLUGIN_NAME,  # ValidatingAdmissionPolicy
-    "ValidatingAdmissionWebhook",
+    VALIDATING_ADMISSION_WEBHOOK,
     resourcequota.PLUGIN_NAME,  # ResourceQuota
     "AlwaysDeny",
 )
@@ -148,6 +150,9 @@ IMPLEMENTED: Final = frozenset(
         ingressclass.PLUGIN_NAME,
         validatingpolicy.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
+        # The webhook plugins (admission.webhookdispatch; serve only).
+        MUTATING_ADMISSION_WEBHOOK,
+        VALIDATING_ADMISSION_WEBHOOK,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.
         NAMESPACE_LIFECYCLE,

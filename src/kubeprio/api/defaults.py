@@ -28,7 +28,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from kubeprio.api import admissionpolicydefaults, networkingdefaults, storagedefaults
+from kubeprio.api import (
+    admissionpolicydefaults,
+    networkingdefaults,
+    storagedefaults,
+    webhookconfiguration,
+)
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -96,6 +101,10 @@ from kubeprio.api.servicedefaults import (
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.statefulsetdefaults import default_stateful_set
 from kubeprio.api.storageclass import StorageClass
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 
 LABEL_METADATA_NAME: Final = "kubernetes.io/metadata.name"
 
@@ -433,6 +442,9 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     RoleBinding: default_binding,
     ClusterRoleBinding: default_binding,
     **_ADMISSION_POLICY_DEFAULTERS,
+    # admissionregistration.k8s.io/v1 webhook configurations.
+    MutatingWebhookConfiguration: webhookconfiguration.default_mutating_webhook_configuration,
+    ValidatingWebhookConfiguration: webhookconfiguration.default_validating_webhook_configuration,
 }
 
 

@@ -59,6 +59,10 @@ from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.tokenrequest import TokenRequest
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 
 ALL_VERBS: Final = (
     "create",
@@ -289,6 +293,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo(ADMISSION_POLICY_GROUP, "v1", "ValidatingAdmissionPolicyBinding",
                  "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", False,
                  ValidatingAdmissionPolicyBinding, (), ("api-extensions",)),
+    # admissionregistration.k8s.io webhook configurations (api.webhookconfiguration).
+    ResourceInfo("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration",
+                 "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", False,
+                 MutatingWebhookConfiguration),
+    ResourceInfo("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
+                 "validatingwebhookconfigurations", "validatingwebhookconfiguration", False,
+                 ValidatingWebhookConfiguration),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
     # apiextensions.k8s.io: the CRDs; the custom resources they declare are served from
     # rows built at run time (apiserver.customresources), not from this table.

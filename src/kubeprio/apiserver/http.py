@@ -128,7 +128,9 @@ def json_response(
 
 def error_response(error: errors.StatusError) -> Response:
     """A Status error body with its HTTP code."""
-    return json_response(status.error_body(error), status.error_code(error))
+    return json_response(
+        status.error_body(error), status.error_code(error), warnings=error.warnings
+    )
 
 
 Handler = Callable[["KubeApp", Request], Awaitable[Response]]

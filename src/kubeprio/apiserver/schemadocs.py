@@ -304,6 +304,24 @@ TYPES: Final[dict[str, str]] = {
     ),
     "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
     "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",
+    # admissionregistration.k8s.io webhook configurations (docs/admission.md).
+    "MutatingWebhookConfiguration": (
+        "A MutatingWebhookConfiguration lists webhooks the API server (kubeprio serve) calls "
+        "over HTTPS with an admission.k8s.io/v1 AdmissionReview for the writes their rules "
+        "match, after the built-in mutating plugins; a webhook may change the object with a "
+        "JSONPatch or refuse it."
+    ),
+    "ValidatingWebhookConfiguration": (
+        "A ValidatingWebhookConfiguration lists webhooks the API server (kubeprio serve) calls "
+        "over HTTPS with an admission.k8s.io/v1 AdmissionReview for the writes their rules "
+        "match, once the object is final; a webhook may refuse it or add warnings."
+    ),
+    "MutatingWebhook": "One mutating webhook: where it listens, what it sees, how failures count.",
+    "ValidatingWebhook": "One validating webhook: where it listens, what it sees, how failures count.",
+    "RuleWithOperations": (
+        "Operations on resources (group, version, resource[/subresource], scope) a webhook sees."
+    ),
+    "WebhookClientConfig": "How to reach a webhook: a url or a service, and the CA to trust.",
 }
 
 ROOT_FIELDS: Final[dict[str, str]] = {
@@ -584,6 +602,28 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ("Event", "deprecatedCount"): "The core/v1 count, kept for old readers.",
     ("EventSeries", "count"): "How many times the event has happened (at least 2).",
     ("EventSeries", "lastObservedTime"): "When it last happened.",
+    # admissionregistration.k8s.io webhook configurations.
+    ("MutatingWebhook", "failurePolicy"): (
+        "Fail (default) refuses the write when the webhook cannot be called; Ignore goes on."
+    ),
+    ("ValidatingWebhook", "failurePolicy"): (
+        "Fail (default) refuses the write when the webhook cannot be called; Ignore goes on."
+    ),
+    ("MutatingWebhook", "reinvocationPolicy"): (
+        "IfNeeded calls the webhook once more when a later webhook changed the object; "
+        "Never (default) does not."
+    ),
+    ("MutatingWebhook", "timeoutSeconds"): "Seconds to wait for the webhook (1-30, default 10).",
+    ("ValidatingWebhook", "timeoutSeconds"): "Seconds to wait for the webhook (1-30, default 10).",
+    ("WebhookClientConfig", "url"): "An https URL to call (no user, query or fragment).",
+    ("WebhookClientConfig", "caBundle"): (
+        "PEM CA certificates the webhook's serving certificate must chain to; the system "
+        "roots when empty."
+    ),
+    ("WebhookClientConfig", "service"): (
+        "A Service to call at https://<name>.<namespace>.svc:<port><path>; kubeprio dials the "
+        "first address of its Endpoints (or an ExternalName's host)."
+    ),
 }
 
 # Listed sorted, as upstream's schemas list them.

@@ -60,6 +60,10 @@ from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 from kubeprio.apiserver import (
     admissionpolicytables,
     autoscalingtables,
@@ -72,6 +76,7 @@ from kubeprio.apiserver import (
     runtimeclasstables,
     servicetables,
     storagetables,
+    webhooktables,
     workloadtables,
 )
 from kubeprio.apiserver.tableformat import (
@@ -460,6 +465,15 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     ),
     # certificates.k8s.io
     CertificateSigningRequest: (certificatetables.CSR_COLUMNS, certificatetables.print_csr),
+    # admissionregistration.k8s.io webhook configurations.
+    MutatingWebhookConfiguration: (
+        webhooktables.WEBHOOK_CONFIGURATION_COLUMNS,
+        webhooktables.print_webhook_configuration,
+    ),
+    ValidatingWebhookConfiguration: (
+        webhooktables.WEBHOOK_CONFIGURATION_COLUMNS,
+        webhooktables.print_webhook_configuration,
+    ),
 }
 """One printer per kind; anything else prints NAME AGE."""
 

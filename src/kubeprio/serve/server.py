@@ -95,6 +95,7 @@ from kubeprio.serve import credentials, pki, presets
 from kubeprio.serve.clientcerts import ClientCertProtocol
 from kubeprio.serve.driver import RealTimeDriver
 from kubeprio.serve.metrics import MetricsPage
+from kubeprio.serve.webhookclient import HttpsWebhookCaller
 from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
 from kubeprio.sim.drive import Due, Informers
 from kubeprio.store.sqlite import SqliteStore
@@ -287,6 +288,7 @@ class Serving:
                 service_account_rng=derived_rng(seed, "serviceaccount-admission"),
                 stopwatch=time.perf_counter,
                 authorize_signer=self._authorize_signer,
+                webhook_caller=HttpsWebhookCaller(),
             )
             self.plane.attach_fleet()
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)

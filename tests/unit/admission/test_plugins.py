@@ -209,7 +209,8 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
         "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
         "StorageObjectInUseProtection", "RuntimeClass", "CertificateApproval",
         "CertificateSigning", "CertificateSubjectRestriction",
-        "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota",
+        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionWebhook", "ResourceQuota",
     )  # fmt: skip
     enabled = plugins.resolve(
         ["NamespaceAutoProvision", "AlwaysPullImages"], ["NamespaceLifecycle", "Priority"]
@@ -219,7 +220,8 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
         "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds",
         "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
         "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction",
-        "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota",
+        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionWebhook", "ResourceQuota",
     )  # fmt: skip
 
 
@@ -227,7 +229,29 @@ def test_every_name_is_implemented_or_not():
     assert set(plugins.ALL_ORDERED_PLUGINS) == plugins.IMPLEMENTED | plugins.NOT_IMPLEMENTED
     assert {
         "PodSecurity",
-        "MutatingAdmissionWebhook",
+        "MutatingAdmissionPolicy",
         "PersistentVolumeClaimResize",
         "AlwaysDeny",
     } <= (plugins.NOT_IMPLEMENTED)
+    assert {"MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"} <= plugins.IMPLEMENTED
+
+
+def test_the_webhook_plugins_sit_where_upstream_orders_them():
+    """``AllOrderedPlugins``: MutatingAdmissionWebhook after every built-in mutating
+    plugin, ValidatingAdmissionWebhook right before ResourceQuota. They are only built
+    when a webhook client is handed in (serve)."""
+    from kubeprio.admission.defaults import WebhookSetup
+    from kubeprio.admission.webhookcall import WebhookClient
+    from kubeprio.serve.webhookclient import HttpsWebhookCaller
+
+    _store, listers = stored_listers()
+    client = WebhookClient(HttpsWebhookCaller(), listers.services, listers.endpoints)
+    chain = default_chain(listers, webhooks=WebhookSetup(listers, client))
+    mutating = [p.name for p in chain.mutating]
+    validating = [p.name for p in chain.validating]
+    assert mutating[-1] == "MutatingAdmissionWebhook"
+    assert validating[-2:] == ["ValidatingAdmissionWebhook", "ResourceQuota"]
+    disabled = plugins.resolve(disable=["MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"])
+    chain = default_chain(listers, enabled=disabled, webhooks=WebhookSetup(listers, client))
+    assert "MutatingAdmissionWebhook" not in [p.name for p in chain.mutating]
+    assert "ValidatingAdmissionWebhook" not in [p.name for p in chain.validating]

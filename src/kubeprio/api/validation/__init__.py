@@ -79,6 +79,7 @@ from kubeprio.api.validation import (  # isort: skip
     statefulset,
     storage,
     tenant,
+    webhookconfiguration,
 )
 
 KindValidatorAt = Callable[[Any, ResourceInfo], list[FieldError]]
@@ -111,6 +112,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **rbac.CREATE,
     **certificates.CREATE,
     **admissionpolicy.CREATE,
+    **webhookconfiguration.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -142,6 +144,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **rbac.UPDATE,
     **certificates.UPDATE,
     **admissionpolicy.UPDATE,
+    **webhookconfiguration.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -199,6 +202,7 @@ _REVALIDATE_META_ON_UPDATE: Final = frozenset(
     {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass, CSINode, VolumeAttachment}
     # ValidatingAdmissionPolicy kinds: their update validation calls ValidateObjectMeta.
     | {ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding}
+    | webhookconfiguration.REVALIDATE_META_ON_UPDATE
 )
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
 StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, a RuntimeClass
