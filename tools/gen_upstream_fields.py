@@ -74,6 +74,9 @@ ROOTS = {
     "StorageClass": "V1StorageClass",
     "RuntimeClass": "V1RuntimeClass",
     "PodTemplate": "V1PodTemplate",
+    "CSIDriver": "V1CSIDriver",
+    "CSINode": "V1CSINode",
+    "VolumeAttachment": "V1VolumeAttachment",
     "Ingress": "V1Ingress",
     "IngressClass": "V1IngressClass",
     "NetworkPolicy": "V1NetworkPolicy",
@@ -99,9 +102,14 @@ ROOTS = {
     # API Priority and Fairness.
     "FlowSchema": "V1FlowSchema",
     "PriorityLevelConfiguration": "V1PriorityLevelConfiguration",
+    # certificates.k8s.io
+    "CertificateSigningRequest": "V1CertificateSigningRequest",
     # admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy kinds.
     "ValidatingAdmissionPolicy": "V1ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding": "V1ValidatingAdmissionPolicyBinding",
+    # admissionregistration.k8s.io/v1 webhook configurations.
+    "MutatingWebhookConfiguration": "V1MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration": "V1ValidatingWebhookConfiguration",
 }
 SCALARS = {
     "str": "string",
@@ -195,6 +203,12 @@ PACKAGES = (
     ("RuntimeClass", "node.v1"),
     ("Overhead", "node.v1"),
     ("Scheduling", "node.v1"),
+    # CSI objects (the storage group's TokenRequest is told apart by its client prefix).
+    ("CSIDriver", "storage.v1"),
+    ("CSINode", "storage.v1"),
+    ("VolumeAttachment", "storage.v1"),
+    ("VolumeNodeResources", "storage.v1"),
+    ("VolumeError", "storage.v1"),
     # Ingress, IngressClass and their parts; NetworkPolicy and its peers and ports.
     ("Ingress", "networking.v1"),
     ("HTTPIngress", "networking.v1"),
@@ -233,6 +247,14 @@ PACKAGES = (
     ("Role", "rbac.v1"),
     ("PolicyRule", "rbac.v1"),
     ("AggregationRule", "rbac.v1"),
+    # certificates.k8s.io: the request, its spec, status and conditions.
+    ("CertificateSigningRequest", "certificates.v1"),
+    # Webhook configurations and their parts (the client-config types carry the group
+    # prefix: AdmissionregistrationV1WebhookClientConfig).
+    ("MutatingWebhook", "admissionregistration.v1"),
+    ("ValidatingWebhook", "admissionregistration.v1"),
+    ("RuleWithOperations", "admissionregistration.v1"),
+    ("MatchCondition", "admissionregistration.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 
@@ -240,7 +262,8 @@ OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_
 def schema_name(client_name: str) -> str:
     """``V1PodSpec`` -> ``io.k8s.api.core.v1.PodSpec`` (upstream's definition name)."""
     match = re.fullmatch(
-        r"(Core|Discovery|Authentication|Rbac|Events|Flowcontrol)?(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
+        r"(Core|Discovery|Authentication|Rbac|Events|Storage|Admissionregistration|Flowcontrol)?"
+        r"(V\d+(?:alpha\d+|beta\d+)?)(\w+)",
         client_name,
     )
     assert match, client_name
@@ -254,6 +277,10 @@ def schema_name(client_name: str) -> str:
     # named exactly (a prefix would also match core's Endpoints and EndpointSubset).
     if match.group(1) == "Discovery" or name == "Endpoint":
         return f"io.k8s.api.discovery.{version}.{name}"
+    if match.group(1) == "Storage":
+        return f"io.k8s.api.storage.{version}.{name}"
+    if match.group(1) == "Admissionregistration":
+        return f"io.k8s.api.admissionregistration.{version}.{name}"
     if name in META_TYPES:
         return f"io.k8s.apimachinery.pkg.apis.meta.{version}.{name}"
     if version == "v2":

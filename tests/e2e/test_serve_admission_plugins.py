@@ -55,7 +55,9 @@ def test_start_up_lists_the_plugins_and_names_the_one_without_effect(served):
     log = served.log()
     assert (
         "kubeprio serve: admission plugins NamespaceAutoProvision,NamespaceLifecycle,"
-        "ServiceAccount,SystemPriorityClass,TenantPriorityClass,DefaultTolerationSeconds,DefaultStorageClass,StorageObjectInUseProtection,RuntimeClass,DefaultIngressClass,ValidatingAdmissionPolicy,ResourceQuota\n"
+        "ServiceAccount,SystemPriorityClass,TenantPriorityClass,DefaultTolerationSeconds,DefaultStorageClass,StorageObjectInUseProtection,RuntimeClass,"
+        "CertificateApproval,CertificateSigning,CertificateSubjectRestriction,DefaultIngressClass,"
+        "MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota\n"
     ) in log
     assert "note: accepted, but not implemented by kubeprio (no effect): PodNodeSelector\n" in log
 

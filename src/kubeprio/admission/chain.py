@@ -88,6 +88,13 @@ class AdmissionOutcome:
     events: list[Event] = dataclasses.field(default_factory=list)
     quota_status: list[ResourceQuota] = dataclasses.field(default_factory=list)
     annotations: dict[str, str] = dataclasses.field(default_factory=dict)
+    # Admission reinvocation (upstream's ReinvocationContext): a plugin that changed the
+    # object in a way earlier plugins may want to see again sets ``reinvoke``; the chain
+    # then runs the mutating plugins once more with ``reinvoking`` set. ``plugin_state``
+    # keeps what a plugin needs across the two rounds (the webhook plugin's).
+    reinvoke: bool = False
+    reinvoking: bool = False
+    plugin_state: dict[str, object] = dataclasses.field(default_factory=dict)
 
 
 class Listers(Protocol):
@@ -188,7 +195,17 @@ class AdmissionChain:
     validating: Sequence[ValidatingPlugin] = ()
 
     def mutate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
-        """Run the mutating plugins in order; each sees the previous one's result."""
+        """Run the mutating plugins in order; each sees the previous one's result. When a
+        plugin asked for it (``outcome.reinvoke``), run them all once more, as upstream's
+        ``reinvoker`` does (warnings said twice are kept once, as upstream's recorder)."""
+        obj = self._mutate_once(request, outcome)
+        if outcome.reinvoke and not outcome.reinvoking:
+            outcome.reinvoking = True
+            obj = self._mutate_once(evolve(request, obj=obj), outcome)
+            outcome.warnings[:] = list(dict.fromkeys(outcome.warnings))
+        return obj
+
+    def _mutate_once(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
         obj = request.obj
         for plugin in self.mutating:
             if obj is not request.obj:

@@ -17,6 +17,8 @@ plugin on::
     validating: LimitRanger (min/max/ratio)  ->  ServiceAccount (serve only)
                 ->  SystemPriorityClass (admins only)  ->  TenantPriorityClass (allowlist)
                 ->  Priority (single globalDefault)  ->  RuntimeClass (overhead matches)
+                ->  CertificateApproval, CertificateSigning (serve only: the signer
+                    verbs) ->  CertificateSubjectRestriction (no system:masters CSRs)
                 ->  ValidatingAdmissionPolicy (CEL policies)  ->  ResourceQuota (charges usage)
 
 (``Priority`` validates PriorityClasses only, the two before it pods and workloads only,
@@ -37,6 +39,11 @@ is told so before being told about its allowlist. ResourceQuota comes last, as u
 always places it: only an object every other plugin accepted is charged. ``limited`` is its
 ``limitedResources`` configuration.
 
+The two webhook plugins (``MutatingAdmissionWebhook`` last of the mutating phase,
+``ValidatingAdmissionWebhook`` right before ``ResourceQuota``) run only when the caller
+hands in ``webhooks``: ``kubeprio serve`` does, with an HTTPS client; ``simulate`` and
+``check`` run in virtual time (or none) and call no one (docs/admission.md).
+
 ``ServiceAccount`` runs only when the caller hands in ``service_account_rng``, the seeded
 generator of its volume names: ``kubeprio serve`` does, next to the service account
 controller that gives every namespace its ``default`` account. ``kubeprio simulate`` and
@@ -46,10 +53,17 @@ their accounts and token volumes, so they leave it out (docs/admission.md).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 
 from kubeprio.admission import plugins
+from kubeprio.admission.certificates import (
+    CertificateApprovalPlugin,
+    CertificateSigningPlugin,
+    CertificateSubjectRestrictionPlugin,
+    SignerAuthorizer,
+)
 from kubeprio.admission.chain import AdmissionChain, Listers, MutatingPlugin, ValidatingPlugin
 from kubeprio.admission.defaulttolerationseconds import (
     DefaultTolerations,
@@ -66,6 +80,20 @@ from kubeprio.admission.storage import DefaultStorageClassPlugin, StorageObjectI
 from kubeprio.admission.systemclass import SystemPriorityClassPlugin
 from kubeprio.admission.tenant import TenantPriorityClassPlugin
 from kubeprio.admission.validatingpolicy import ValidatingAdmissionPolicyPlugin
+from kubeprio.admission.webhookcall import WebhookClient
+from kubeprio.admission.webhookdispatch import (
+    MutatingWebhookPlugin,
+    ValidatingWebhookPlugin,
+    WebhookListers,
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WebhookSetup:
+    """What the webhook plugins need: their listers and a client that calls out."""
+
+    listers: WebhookListers
+    client: WebhookClient
 
 
 def default_chain(
@@ -75,11 +103,15 @@ def default_chain(
     service_account_rng: random.Random | None = None,
     enabled: EnabledPlugins = plugins.DEFAULT,
     default_tolerations: DefaultTolerations | None = None,
+    authorize_signer: SignerAuthorizer | None = None,
+    webhooks: WebhookSetup | None = None,
 ) -> AdmissionChain:
     """The admission plugins ``enabled`` names that kubeprio implements, reading through
     ``listers``, in ``plugins.ALL_ORDERED_PLUGINS`` order (the default: every plugin on by
     default; ``ServiceAccount`` only with ``service_account_rng``); ``default_tolerations``
-    are DefaultTolerationSeconds' two flags."""
+    are DefaultTolerationSeconds' two flags; ``authorize_signer`` (serve's authorizer)
+    turns on CertificateApproval and CertificateSigning; ``webhooks`` (``serve`` only)
+    builds the MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins."""
     ranger = LimitRangerPlugin(listers)
     tenant = TenantPriorityClassPlugin(listers)
     priority = PriorityPlugin(listers)
@@ -103,6 +135,19 @@ def default_chain(
     built[runtime.name] = (runtime, runtime)
     ingress_class = DefaultIngressClassPlugin(listers)
     built[ingress_class.name] = (ingress_class, None)
+    restriction = CertificateSubjectRestrictionPlugin()
+    built[restriction.name] = (None, restriction)
+    if authorize_signer is not None:
+        for check in (
+            CertificateApprovalPlugin(authorize_signer),
+            CertificateSigningPlugin(authorize_signer),
+        ):
+            built[check.name] = (None, check)
+    if webhooks is not None:
+        mutating_webhooks = MutatingWebhookPlugin(webhooks.listers, webhooks.client)
+        built[mutating_webhooks.name] = (mutating_webhooks, None)
+        validating_webhooks = ValidatingWebhookPlugin(webhooks.listers, webhooks.client)
+        built[validating_webhooks.name] = (None, validating_webhooks)
     policies = ValidatingAdmissionPolicyPlugin(listers)
     built[policies.name] = (None, policies)
     if service_account_rng is not None:

@@ -16,7 +16,7 @@ the resolution of ``--enable-admission-plugins`` / ``--disable-admission-plugins
 kubeprio's own plugins, ``SystemPriorityClass`` and ``TenantPriorityClass``, sit right
 before ``Priority``: the tenant's default class must be on a pod before ``Priority``
 resolves it, and the allowlist (validating) runs after every mutation anyway. Both are on
-by default. Upstream plugins kubeprio has no code for (``PodSecurity``, the webhooks,
+by default. Upstream plugins kubeprio has no code for (``PodSecurity``,
 PersistentVolumeClaimResize...) are accepted by name, as upstream accepts them, and do nothing
 (``NOT_IMPLEMENTED``; the command line says so when a user names one).
 
@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from kubeprio.admission import (
+    certificates,
     defaulttolerationseconds,
     ingressclass,
     limitranger,
@@ -51,6 +52,8 @@ NAMESPACE_AUTO_PROVISION: Final = "NamespaceAutoProvision"
 NAMESPACE_LIFECYCLE: Final = "NamespaceLifecycle"
 NAMESPACE_EXISTS: Final = "NamespaceExists"
 ALWAYS_ADMIT: Final = "AlwaysAdmit"
+MUTATING_ADMISSION_WEBHOOK: Final = "MutatingAdmissionWebhook"
+VALIDATING_ADMISSION_WEBHOOK: Final = "ValidatingAdmissionWebhook"
 
 ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     ALWAYS_ADMIT,
@@ -78,17 +81,17 @@ ALL_ORDERED_PLUGINS: Final[tuple[str, ...]] = (
     "OwnerReferencesPermissionEnforcement",
     "PersistentVolumeClaimResize",
     runtimeclass.PLUGIN_NAME,  # RuntimeClass
-    "CertificateApproval",
-    "CertificateSigning",
+    certificates.APPROVAL,  # CertificateApproval
+    certificates.SIGNING,  # CertificateSigning
     "ClusterTrustBundleAttest",
-    "CertificateSubjectRestriction",
+    certificates.SUBJECT_RESTRICTION,  # CertificateSubjectRestriction
     ingressclass.PLUGIN_NAME,  # DefaultIngressClass
     "DenyServiceExternalIPs",
     # Upstream: "webhook, resourcequota, and deny plugins must go at the end".
     "MutatingAdmissionPolicy",
-    "MutatingAdmissionWebhook",
+    MUTATING_ADMISSION_WEBHOOK,
     validatingpolicy.PLUGIN_NAME,  # ValidatingAdmissionPolicy
-    "ValidatingAdmissionWebhook",
+    VALIDATING_ADMISSION_WEBHOOK,
     resourcequota.PLUGIN_NAME,  # ResourceQuota
     "AlwaysDeny",
 )
@@ -141,9 +144,15 @@ IMPLEMENTED: Final = frozenset(
         storage.DEFAULT_STORAGE_CLASS,
         storage.STORAGE_OBJECT_IN_USE_PROTECTION,
         runtimeclass.PLUGIN_NAME,
+        certificates.APPROVAL,
+        certificates.SIGNING,
+        certificates.SUBJECT_RESTRICTION,
         ingressclass.PLUGIN_NAME,
         validatingpolicy.PLUGIN_NAME,
         resourcequota.PLUGIN_NAME,
+        # The webhook plugins (admission.webhookdispatch; serve only).
+        MUTATING_ADMISSION_WEBHOOK,
+        VALIDATING_ADMISSION_WEBHOOK,
         # Checks the API service makes before the chain (namespace must exist, not be
         # terminating), and its create-the-namespace-on-first-use switch.
         NAMESPACE_LIFECYCLE,

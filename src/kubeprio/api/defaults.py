@@ -28,7 +28,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from kubeprio.api import admissionpolicydefaults, networkingdefaults, storagedefaults
+from kubeprio.api import (
+    admissionpolicydefaults,
+    networkingdefaults,
+    storagedefaults,
+    webhookconfiguration,
+)
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -49,6 +54,14 @@ from kubeprio.api.core import (
     NodeStatus,
     NodeSystemInfo,
     Pod,
+)
+from kubeprio.api.csi import (
+    CSIDriver,
+    CSINode,
+    VolumeAttachment,
+    default_csi_driver,
+    default_csi_node,
+    default_volume_attachment,
 )
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.daemonsetdefaults import default_daemon_set
@@ -94,6 +107,10 @@ from kubeprio.api.servicedefaults import (
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.statefulsetdefaults import default_stateful_set
 from kubeprio.api.storageclass import StorageClass
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 
 LABEL_METADATA_NAME: Final = "kubernetes.io/metadata.name"
 
@@ -421,6 +438,9 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     PersistentVolume: _default_persistent_volume,
     PersistentVolumeClaim: _default_persistent_volume_claim,
     StorageClass: storagedefaults.default_storage_class,
+    CSIDriver: default_csi_driver,
+    CSINode: default_csi_node,
+    VolumeAttachment: default_volume_attachment,
     RuntimeClass: default_runtime_class,
     PodTemplate: default_pod_template_object,
     # API Priority and Fairness (api.flowcontrol).
@@ -431,6 +451,9 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     RoleBinding: default_binding,
     ClusterRoleBinding: default_binding,
     **_ADMISSION_POLICY_DEFAULTERS,
+    # admissionregistration.k8s.io/v1 webhook configurations.
+    MutatingWebhookConfiguration: webhookconfiguration.default_mutating_webhook_configuration,
+    ValidatingWebhookConfiguration: webhookconfiguration.default_validating_webhook_configuration,
 }
 
 

@@ -236,6 +236,8 @@ class StatusError(KubeprioError):
     def __init__(self, status: Status) -> None:
         super().__init__(status.message or self.reason)
         self.status = status
+        self.warnings: tuple[str, ...] = ()
+        """Admission warnings to send with the error (a webhook's, on a refused write)."""
 
     @property
     def message(self) -> str:

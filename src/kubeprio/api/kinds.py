@@ -18,11 +18,13 @@ from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
+from kubeprio.api.certificates import CertificateSigningRequest
 from kubeprio.api.componentstatus import ComponentStatus
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Binding, Event, Namespace, Node, Pod
+from kubeprio.api.csi import CSIDriver, CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
@@ -60,6 +62,10 @@ from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.tokenrequest import TokenRequest
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 
 ALL_VERBS: Final = (
     "create",
@@ -247,6 +253,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, Lease),
     ResourceInfo("storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", False,
                  StorageClass, ("sc",), legacy_versions=("v1beta1",)),
+    # CSI objects (storage.k8s.io/v1): drivers, per-node driver registrations, attachments.
+    ResourceInfo("storage.k8s.io", "v1", "CSIDriver", "csidrivers", "csidriver", False, CSIDriver),
+    ResourceInfo("storage.k8s.io", "v1", "CSINode", "csinodes", "csinode", False, CSINode),
+    ResourceInfo("storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments",
+                 "volumeattachment", False, VolumeAttachment,
+                 subresources=(Subresource("status", "storage.k8s.io", "v1", "VolumeAttachment",
+                                           ("get", "patch", "update")),)),
     ResourceInfo("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", False,
                  RuntimeClass, legacy_versions=("v1beta1",)),
     ResourceInfo("networking.k8s.io", "v1", "IngressClass", "ingressclasses", "ingressclass",
@@ -259,6 +272,14 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  True, NetworkPolicy, ("netpol",)),
     ResourceInfo("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice",
                  True, EndpointSlice),
+    ResourceInfo("certificates.k8s.io", "v1", "CertificateSigningRequest",
+                 "certificatesigningrequests", "certificatesigningrequest", False,
+                 CertificateSigningRequest, ("csr",),
+                 subresources=(Subresource("approval", "certificates.k8s.io", "v1",
+                                           "CertificateSigningRequest", ("get", "patch", "update")),
+                               Subresource("status", "certificates.k8s.io", "v1",
+                                           "CertificateSigningRequest", ("get", "patch", "update"))),
+                 legacy_versions=("v1beta1",)),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",
                  "clusterrolebinding", False, ClusterRoleBinding),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", "clusterrole",
@@ -286,6 +307,13 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     ResourceInfo(ADMISSION_POLICY_GROUP, "v1", "ValidatingAdmissionPolicyBinding",
                  "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", False,
                  ValidatingAdmissionPolicyBinding, (), ("api-extensions",)),
+    # admissionregistration.k8s.io webhook configurations (api.webhookconfiguration).
+    ResourceInfo("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration",
+                 "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", False,
+                 MutatingWebhookConfiguration),
+    ResourceInfo("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
+                 "validatingwebhookconfigurations", "validatingwebhookconfiguration", False,
+                 ValidatingWebhookConfiguration),
     ResourceInfo("kubeprio.io", "v1alpha1", "Tenant", "tenants", "tenant", False, Tenant, ("tnt",)),
     # apiextensions.k8s.io: the CRDs; the custom resources they declare are served from
     # rows built at run time (apiserver.customresources), not from this table.

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from kubeprio.api import selectors
 from kubeprio.api.core import Node, NodeSelector, ObjectReference, Pod
+from kubeprio.api.csitranslation import MIGRATABLE_SOURCE_KEYS
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.api.nodeaffinity import NodeSelector as CompiledNodeSelector
@@ -121,11 +122,13 @@ def pod_persistent_claim_names(pod: Pod) -> list[str]:
 
 DISK_VOLUME_SOURCES: Final = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
 """The in-tree disk sources VolumeRestrictions checks for conflicts on a node."""
+_SCHEDULING_SOURCES: Final = (*DISK_VOLUME_SOURCES, *MIGRATABLE_SOURCE_KEYS)
 
 
 def has_scheduling_volumes(pod: Pod) -> bool:
     """Whether a volume plugin of the scheduler has work for ``pod``: a claim (VolumeBinding,
-    VolumeRestrictions, VolumeZone) or an in-tree disk (VolumeRestrictions' conflicts)."""
+    VolumeRestrictions, VolumeZone, NodeVolumeLimits), an in-tree disk (VolumeRestrictions'
+    conflicts) or a migratable in-tree volume (NodeVolumeLimits)."""
     spec = pod.spec
     volumes = spec.extra.get("volumes") if spec is not None else None
     if not volumes:
@@ -133,7 +136,7 @@ def has_scheduling_volumes(pod: Pod) -> bool:
     return any(
         "persistentVolumeClaim" in volume
         or "ephemeral" in volume
-        or any(key in volume for key in DISK_VOLUME_SOURCES)
+        or any(key in volume for key in _SCHEDULING_SOURCES)
         for volume in _dicts(volumes)
     )
 

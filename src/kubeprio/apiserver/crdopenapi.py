@@ -17,7 +17,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from kubeprio.api.model import JsonDict
-from kubeprio.apiserver.openapi import OPENAPI_VERSION, SCHEMA_REF, gv_path, operation, parameter
+from kubeprio.apiserver.openapi import OPENAPI_VERSION, SCHEMA_REF, gv_path, write_paths
 
 if TYPE_CHECKING:
     from kubeprio.apiserver.customresources import CustomVersion
@@ -55,21 +55,7 @@ def custom_documents(versions: list[CustomVersion]) -> dict[str, bytes]:
         schemas: JsonDict = {OBJECT_META: {"type": "object"}}
         for found in found_versions:
             info = found.info
-            prefix = "/" + path
-            collection = (
-                f"{prefix}/namespaces/{{namespace}}/{info.plural}"
-                if info.namespaced
-                else f"{prefix}/{info.plural}"
-            )
-            item_params = [parameter("name", "path", required=True)]
-            if info.namespaced:
-                item_params.append(parameter("namespace", "path", required=True))
-            paths[collection] = {"post": operation(info, "post", "post")}
-            paths[f"{collection}/{{name}}"] = {
-                "parameters": item_params,
-                "put": operation(info, "put", "put"),
-                "patch": operation(info, "patch", "patch"),
-            }
+            paths.update(write_paths(info))
             schemas[schema_name(info.group, info.version, info.kind)] = _kind_schema(found)
         document = {
             "openapi": OPENAPI_VERSION,

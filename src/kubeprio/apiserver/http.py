@@ -15,8 +15,9 @@ What it is: ``create_app(service)`` returns a Starlette application serving
   ``apiserver.rest`` serves it; watches stream as chunked newline-delimited JSON.
 
 This module only translates between HTTP and those modules: it reads the request (path,
-query, ``Accept``, ``Content-Type``, body), asks the authenticator who is calling (every
-path, discovery included: 401 without credentials), applies ``Impersonate-*`` headers
+query, ``Accept``, ``Content-Type``, body), asks the authenticators who is calling (the
+TLS client certificate first, then the headers; every path, discovery included: 401
+without credentials), applies ``Impersonate-*`` headers
 (``apiserver.impersonation``), and asks the authorizer whether the caller may make a
 resource request (``apiserver.authz``), writes
 JSON with ``Content-Type: application/json`` (kubectl refuses success bodies of any other
@@ -43,7 +44,7 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Final
 
 import orjson
@@ -100,6 +101,8 @@ DEFAULT_BOOKMARK_INTERVAL: Final = 60.0
 
 Authenticator = Callable[[Mapping[str, str]], UserInfo | None]
 """Maps request headers to the caller; ``None`` means unauthenticated (401)."""
+CertAuthenticator = Callable[[Sequence[str]], UserInfo | None]
+"""Maps a TLS client certificate chain (PEM, the client's first) to the caller, or None."""
 MetricsRenderer = Callable[[], tuple[bytes, str]]
 """Writes the ``/metrics`` page: its body and ``Content-Type``."""
 
@@ -132,7 +135,9 @@ def json_response(
 
 def error_response(error: errors.StatusError) -> Response:
     """A Status error body with its HTTP code."""
-    return json_response(status.error_body(error), status.error_code(error))
+    return json_response(
+        status.error_body(error), status.error_code(error), warnings=error.warnings
+    )
 
 
 Handler = Callable[["KubeApp", Request], Awaitable[Response]]
@@ -170,8 +175,10 @@ class KubeApp:
         token_issuer: TokenIssuer | None = None,
         token_reviewer: TokenReviewAuthenticator | None = None,
         pods_on_node: PodsOnNode | None = None,
+        cert_authenticator: CertAuthenticator | None = None,
     ) -> None:
         self.service = service
+        self.cert_authenticator = cert_authenticator
         self.request_metrics = request_metrics or RequestMetrics()
         self.metrics_renderer = metrics
         # Set by serve once the listening address (the default JWKS URI's host) is known.
@@ -212,6 +219,15 @@ class KubeApp:
 
     # --- plumbing --------------------------------------------------------------------------
 
+    def _cert_user(self, request: Request) -> UserInfo | None:
+        """The caller named by the connection's client certificate (the ASGI TLS
+        extension), asked first as upstream's union asks x509 first."""
+        if self.cert_authenticator is None:
+            return None
+        tls = (request.scope.get("extensions") or {}).get("tls") or {}
+        chain = tls.get("client_cert_chain")
+        return self.cert_authenticator(chain) if chain else None
+
     def _served(self) -> tuple[kinds.ResourceInfo, ...]:
         """The static resource table plus the served custom resources."""
         return kinds.SERVED + self.custom.served()
@@ -226,7 +242,7 @@ class KubeApp:
     def _user(self, request: Request) -> UserInfo | None:
         user = None
         if self.authenticator is not None:
-            user = self.authenticator(request.headers)
+            user = self._cert_user(request) or self.authenticator(request.headers)
             if user is None:
                 raise errors.UnauthorizedError.build("Unauthorized")
         headers = request.headers.raw
@@ -649,6 +665,7 @@ def create_app(
     token_issuer: TokenIssuer | None = None,
     token_reviewer: TokenReviewAuthenticator | None = None,
     pods_on_node: PodsOnNode | None = None,
+    cert_authenticator: CertAuthenticator | None = None,
 ) -> Starlette:
     """Build the ASGI app serving ``service``.
 
@@ -663,6 +680,8 @@ def create_app(
     ``token_reviewer`` answers TokenReviews (without one they come back unchanged).
     ``pods_on_node`` looks up the pods bound to a node for ``metrics.k8s.io`` NodeMetrics
     (an informer index in ``kubeprio serve``; without it a node request scans the pods).
+    ``cert_authenticator`` maps a TLS client certificate to its user
+    (``apiserver.x509authn``), asked before ``authenticator``.
     """
     app_state = KubeApp(
         service,
@@ -676,6 +695,7 @@ def create_app(
         token_issuer=token_issuer,
         token_reviewer=token_reviewer,
         pods_on_node=pods_on_node,
+        cert_authenticator=cert_authenticator,
     )
     routes = [
         Route("/version", app_state.version, methods=["GET"]),

@@ -11,14 +11,20 @@ from typing import Any, Generic, TypeVar
 from kubeprio.api import kinds
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.core import Namespace
+from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.ingress import IngressClass
 from kubeprio.api.limitrange import LimitRange
 from kubeprio.api.resourcequota import ResourceQuota
 from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
+from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 from kubeprio.store.errors import KeyNotFoundError
 from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
 
@@ -64,6 +70,11 @@ class StoreListers:
         self._store = store
         self._policies = StoreLister(store, ValidatingAdmissionPolicy)
         self._policy_bindings = StoreLister(store, ValidatingAdmissionPolicyBinding)
+        # What the webhook admission plugins read (admission.webhookdispatch).
+        self._mutating_webhook_configurations = StoreLister(store, MutatingWebhookConfiguration)
+        self._validating_webhook_configurations = StoreLister(store, ValidatingWebhookConfiguration)
+        self._services = StoreLister(store, Service)
+        self._endpoints = StoreLister(store, Endpoints)
 
     @property
     def priority_classes(self) -> StoreLister[PriorityClass]:
@@ -126,3 +137,25 @@ class StoreListers:
     def of_kind(self, info: kinds.ResourceInfo) -> StoreLister[Any]:
         """The objects of any stored kind (a policy's ``paramKind``)."""
         return StoreLister(self._store, info.model, info)
+
+    # --- the webhook plugins' listers (admission.webhookdispatch.WebhookListers) -----------
+
+    @property
+    def mutating_webhook_configurations(self) -> StoreLister[MutatingWebhookConfiguration]:
+        """All MutatingWebhookConfigurations."""
+        return self._mutating_webhook_configurations
+
+    @property
+    def validating_webhook_configurations(self) -> StoreLister[ValidatingWebhookConfiguration]:
+        """All ValidatingWebhookConfigurations."""
+        return self._validating_webhook_configurations
+
+    @property
+    def services(self) -> StoreLister[Service]:
+        """All Services."""
+        return self._services
+
+    @property
+    def endpoints(self) -> StoreLister[Endpoints]:
+        """All Endpoints."""
+        return self._endpoints

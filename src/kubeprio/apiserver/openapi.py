@@ -181,25 +181,33 @@ def component_schemas(resources: list[ResourceInfo]) -> JsonDict:
     return dict(sorted(schemas.items()))
 
 
+def write_paths(info: ResourceInfo) -> JsonDict:
+    """A kind's write operations, all kubectl reads: POST on the collection, PUT and PATCH
+    on an object (the request body's schema is what ``kubectl apply`` validates against)."""
+    prefix = "/" + gv_path(info)
+    collection = (
+        f"{prefix}/namespaces/{{namespace}}/{info.plural}"
+        if info.namespaced
+        else f"{prefix}/{info.plural}"
+    )
+    item_params = [parameter("name", "path", required=True)]
+    if info.namespaced:
+        item_params.append(parameter("namespace", "path", required=True))
+    return {
+        collection: {"post": operation(info, "post", "post")},
+        f"{collection}/{{name}}": {
+            "parameters": item_params,
+            "put": operation(info, "put", "put"),
+            "patch": operation(info, "patch", "patch"),
+        },
+    }
+
+
 def group_version_document(group_version: str, resources: list[ResourceInfo]) -> JsonDict:
     """The OpenAPI document of one group version: create/update/patch per kind, schemas."""
     paths: JsonDict = {}
     for info in resources:
-        prefix = "/" + gv_path(info)
-        collection = (
-            f"{prefix}/namespaces/{{namespace}}/{info.plural}"
-            if info.namespaced
-            else f"{prefix}/{info.plural}"
-        )
-        item_params = [parameter("name", "path", required=True)]
-        if info.namespaced:
-            item_params.append(parameter("namespace", "path", required=True))
-        paths[collection] = {"post": operation(info, "post", "post")}
-        paths[f"{collection}/{{name}}"] = {
-            "parameters": item_params,
-            "put": operation(info, "put", "put"),
-            "patch": operation(info, "patch", "patch"),
-        }
+        paths.update(write_paths(info))
     return {
         "openapi": OPENAPI_VERSION,
         "info": {"title": "Kubernetes", "version": "v1.32.0"},

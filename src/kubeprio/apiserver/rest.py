@@ -150,8 +150,9 @@ class RestHandler(RestReads, RestWrites, RestSubresources):
                     return self.patch(request)
                 if method == "DELETE":
                     return self.delete(request)
-        elif sub in ("status", EPHEMERAL_CONTAINERS):
-            # pods/ephemeralcontainers reads and writes a whole Pod, as status does.
+        elif sub in ("status", "approval", EPHEMERAL_CONTAINERS):
+            # pods/ephemeralcontainers (and certificatesigningrequests/approval) read and
+            # write a whole object, as status does.
             if method == "GET":
                 return self.get(request)
             if method == "PUT":

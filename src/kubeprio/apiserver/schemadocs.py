@@ -171,6 +171,22 @@ TYPES: Final[dict[str, str]] = {
         "levels and names the matched one in the X-Kubernetes-PF-PriorityLevel-UID header; "
         "it does not limit or queue requests."
     ),
+    # CSI objects (storage.k8s.io/v1).
+    "CSIDriver": (
+        "A CSIDriver describes a CSI volume driver installed in the cluster, named after the "
+        "driver: whether its volumes need attaching, whether it wants pod information on "
+        "mount, its fsGroup policy and volume lifecycle modes. Every unset flag is defaulted."
+    ),
+    "CSINode": (
+        "A CSINode lists the CSI drivers registered on the node of the same name. A driver's "
+        "allocatable.count is how many of its volumes the node may have attached: the "
+        "NodeVolumeLimits scheduler plugin keeps pods off nodes that would exceed it."
+    ),
+    "VolumeAttachment": (
+        "A VolumeAttachment asks the attacher (a CSI driver) to attach a volume to a node; its "
+        "spec is immutable and its status, written through the status subresource, says "
+        "whether the volume is attached. kubeprio serves it; nothing attaches volumes."
+    ),
     "CustomResourceDefinition": (
         "A CustomResourceDefinition declares a new kind: its group, names, scope and the "
         "versions it is served at, each with an OpenAPI v3 schema that validates, prunes and "
@@ -295,8 +311,35 @@ TYPES: Final[dict[str, str]] = {
         "as system:serviceaccount:<namespace>:<name>; pods get its token volume, but "
         "simulated containers read nothing."
     ),
+    # certificates.k8s.io
+    "CertificateSigningRequest": (
+        "A CertificateSigningRequest asks a signer (spec.signerName) for an x509 certificate "
+        "for the PEM request in spec.request. The server records who asked (spec.username, "
+        "groups); an approver adds the Approved condition (kubectl certificate approve, the "
+        "approval subresource, which needs the approve verb on the signer); the signer then "
+        "writes status.certificate. kubeprio serve signs kubernetes.io/kube-apiserver-client "
+        "requests with its CA, so the certificate logs in as the request's CN and O."
+    ),
     "TenantSpec": "The namespaces a Tenant owns, who acts as it, and its class allowlist.",
     "TenantPriorityClasses": "The PriorityClasses a Tenant's pods may use.",
+    # admissionregistration.k8s.io webhook configurations (docs/admission.md).
+    "MutatingWebhookConfiguration": (
+        "A MutatingWebhookConfiguration lists webhooks the API server (kubeprio serve) calls "
+        "over HTTPS with an admission.k8s.io/v1 AdmissionReview for the writes their rules "
+        "match, after the built-in mutating plugins; a webhook may change the object with a "
+        "JSONPatch or refuse it."
+    ),
+    "ValidatingWebhookConfiguration": (
+        "A ValidatingWebhookConfiguration lists webhooks the API server (kubeprio serve) calls "
+        "over HTTPS with an admission.k8s.io/v1 AdmissionReview for the writes their rules "
+        "match, once the object is final; a webhook may refuse it or add warnings."
+    ),
+    "MutatingWebhook": "One mutating webhook: where it listens, what it sees, how failures count.",
+    "ValidatingWebhook": "One validating webhook: where it listens, what it sees, how failures count.",
+    "RuleWithOperations": (
+        "Operations on resources (group, version, resource[/subresource], scope) a webhook sees."
+    ),
+    "WebhookClientConfig": "How to reach a webhook: a url or a service, and the CA to trust.",
 }
 
 ROOT_FIELDS: Final[dict[str, str]] = {
@@ -368,6 +411,21 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
         "The resources the pod's runtime costs on top of its containers, set at admission "
         "from its RuntimeClass (overhead.podFixed). Counted by the scheduler and by quotas."
     ),
+    ("CSINodeDriver", "allocatable"): (
+        "How many volumes of this driver the node may have attached (count); enforced by the "
+        "scheduler's NodeVolumeLimits plugin. Unset means no limit."
+    ),
+    ("CSINodeDriver", "name"): "The CSI driver's name, as in its CSIDriver object.",
+    ("CSINodeDriver", "nodeID"): "The node's ID as the driver knows it.",
+    ("VolumeNodeResources", "count"): (
+        "The largest number of this driver's unique volumes used by pods on the node."
+    ),
+    ("CSIDriverSpec", "attachRequired"): (
+        "Whether volumes of this driver must be attached before mounting (default true; immutable)."
+    ),
+    ("VolumeAttachmentSpec", "attacher"): "The CSI driver that must handle this attachment.",
+    ("VolumeAttachmentSpec", "nodeName"): "The node the volume should be attached to.",
+    ("VolumeAttachmentStatus", "attached"): "Whether the volume is attached (set by the attacher).",
     ("RuntimeClass", "handler"): (
         "The CRI handler that runs pods of this class (a DNS-1123 label); immutable."
     ),
@@ -545,6 +603,21 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ("ServicePort", "nodePort"): (
         "The port on every node (NodePort and LoadBalancer): allocated from 30000-32767 when empty."
     ),
+    ("CertificateSigningRequestSpec", "signerName"): (
+        "The signer to ask: kubernetes.io/kube-apiserver-client (API server client "
+        "certificates), kubernetes.io/kube-apiserver-client-kubelet, "
+        "kubernetes.io/kubelet-serving, or a domain/name of your own (not signed by kubeprio)."
+    ),
+    ("CertificateSigningRequestSpec", "expirationSeconds"): (
+        "The validity asked for, at least 600; the signer caps it at its maximum "
+        "(--cluster-signing-duration, one year by default)."
+    ),
+    ("CertificateSigningRequestSpec", "username"): (
+        "Who created the request: set by the server from the request's user, never from the body."
+    ),
+    ("CertificateSigningRequestStatus", "certificate"): (
+        "The issued certificate (PEM), written by the signer once the request is approved."
+    ),
     ("ServicePort", "targetPort"): (
         "The pods' port (a number or a container port name); defaults to port."
     ),
@@ -569,6 +642,28 @@ FIELDS: Final[dict[tuple[str, str], str]] = {
     ("Event", "deprecatedCount"): "The core/v1 count, kept for old readers.",
     ("EventSeries", "count"): "How many times the event has happened (at least 2).",
     ("EventSeries", "lastObservedTime"): "When it last happened.",
+    # admissionregistration.k8s.io webhook configurations.
+    ("MutatingWebhook", "failurePolicy"): (
+        "Fail (default) refuses the write when the webhook cannot be called; Ignore goes on."
+    ),
+    ("ValidatingWebhook", "failurePolicy"): (
+        "Fail (default) refuses the write when the webhook cannot be called; Ignore goes on."
+    ),
+    ("MutatingWebhook", "reinvocationPolicy"): (
+        "IfNeeded calls the webhook once more when a later webhook changed the object; "
+        "Never (default) does not."
+    ),
+    ("MutatingWebhook", "timeoutSeconds"): "Seconds to wait for the webhook (1-30, default 10).",
+    ("ValidatingWebhook", "timeoutSeconds"): "Seconds to wait for the webhook (1-30, default 10).",
+    ("WebhookClientConfig", "url"): "An https URL to call (no user, query or fragment).",
+    ("WebhookClientConfig", "caBundle"): (
+        "PEM CA certificates the webhook's serving certificate must chain to; the system "
+        "roots when empty."
+    ),
+    ("WebhookClientConfig", "service"): (
+        "A Service to call at https://<name>.<namespace>.svc:<port><path>; kubeprio dials the "
+        "first address of its Endpoints (or an ExternalName's host)."
+    ),
 }
 
 # Listed sorted, as upstream's schemas list them.

@@ -129,6 +129,7 @@ class ServiceWrites(ServiceCore):
                 obj,
                 uid=(restored.uid if restored is not None else None) or self._new_uid(),
                 now=(restored.creation_timestamp if restored is not None else None) or self._now(),
+                user=user,
             )
             found = validation.validate_create(obj, info, served=served)
             if found:

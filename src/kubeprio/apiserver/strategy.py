@@ -20,6 +20,8 @@
 * Ingresses start with an empty status (``loadBalancer: {}``); Ingresses, IngressClasses
   and NetworkPolicies count spec changes in ``metadata.generation``
   (``pkg/registry/networking/*/strategy.go``).
+* CertificateSigningRequests record their requester on create and change only through
+  ``status`` and ``approval`` (``apiserver.csrstrategy``).
 * ``check_delete``: objects the registry refuses to delete (the system PriorityClasses).
 * A ServiceAccount's ``secrets`` keep only their names, on create and update
   (``cleanSecretReferences`` in ``pkg/registry/core/serviceaccount/strategy.go``).
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
 from kubeprio.api.admissionpolicy import (
     TypeChecking,
@@ -46,6 +49,7 @@ from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import EMPTY_STATUS as EMPTY_HPA_STATUS
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job, JobSpec
+from kubeprio.api.certificates import CertificateSigningRequest
 from kubeprio.api.core import (
     PHASE_PENDING,
     Namespace,
@@ -56,6 +60,7 @@ from kubeprio.api.core import (
     PodStatus,
     PodTemplateSpec,
 )
+from kubeprio.api.csi import EMPTY_ATTACHMENT_STATUS, VolumeAttachment
 from kubeprio.api.daemonset import EMPTY_STATUS, DaemonSet
 from kubeprio.api.defaults import copy_template_labels
 from kubeprio.api.flowcontrol import (
@@ -96,7 +101,7 @@ from kubeprio.api.service import LoadBalancerStatus, Service, ServiceStatus
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import EMPTY_STATUS as EMPTY_STATEFUL_SET_STATUS
 from kubeprio.api.statefulset import StatefulSet
-from kubeprio.apiserver import templategeneration
+from kubeprio.apiserver import csrstrategy, templategeneration
 from kubeprio.apiserver.crdstrategy import crd_status_for_create, with_storage_version
 
 STATUS_KINDS: Final = tuple(
@@ -134,8 +139,9 @@ def has_status_subresource(obj: object) -> bool:
     return isinstance(obj, STATUS_KINDS)
 
 
-def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
-    """Set system metadata and the initial status of a new object."""
+def prepare_for_create(obj: Any, *, uid: str, now: str, user: UserInfo | None = None) -> Any:
+    """Set system metadata and the initial status of a new object (a
+    CertificateSigningRequest also records ``user`` as its requester)."""
     metadata: ObjectMeta = evolve(
         obj.metadata,
         uid=uid,
@@ -145,6 +151,8 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         deletion_grace_period_seconds=None,
         generation=1 if isinstance(obj, GENERATION_KINDS) else obj.metadata.generation,
     )
+    if isinstance(obj, CertificateSigningRequest):
+        return csrstrategy.prepare_for_create(obj, metadata, user)
     changes: dict[str, Any] = {"metadata": metadata}
     if isinstance(obj, Pod):
         changes["status"] = PodStatus(
@@ -197,6 +205,9 @@ def prepare_for_create(obj: Any, *, uid: str, now: str) -> Any:
         # PrepareForCreate resets the status; the defaults give it phase Pending.
         changes["status"] = PersistentVolumeClaimStatus(phase=CLAIM_PENDING)
         changes["spec"] = normalize_data_sources(obj.spec)
+    elif isinstance(obj, VolumeAttachment):
+        # volumeAttachmentStrategy.PrepareForCreate resets the status for v1 requests.
+        changes["status"] = EMPTY_ATTACHMENT_STATUS
     obj = evolve(obj, **changes)
     if isinstance(obj, Job):
         obj = generate_job_selector(obj)
@@ -289,6 +300,8 @@ def _backfill_qos_class(status: PodStatus | None, old: PodStatus | None) -> PodS
 
 def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -> Any:
     """Carry system fields over from ``old`` and keep each side of the spec/status split."""
+    if isinstance(new, CertificateSigningRequest) and subresource in ("status", "approval"):
+        return csrstrategy.prepare_for_update(new, old, subresource=subresource, now=now)
     if subresource == "status":
         # A status write changes the status only (and nothing in metadata but labels and
         # annotations, which upstream status strategies also reset; we keep old metadata).
@@ -319,6 +332,9 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
         changes["status"] = old.status
     if isinstance(new, ServiceAccount):
         changes["secrets"] = clean_secret_references(new.secrets)
+    elif isinstance(new, CertificateSigningRequest):
+        # Requests are immutable but through their status and approval subresources.
+        changes["spec"] = old.spec
     if (
         isinstance(new, ValidatingAdmissionPolicy)
         and metadata.generation != old.metadata.generation

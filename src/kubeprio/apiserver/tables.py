@@ -32,10 +32,12 @@ from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
+from kubeprio.api.certificates import CertificateSigningRequest
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.coordination import Lease
 from kubeprio.api.core import Event, Namespace, Node, Pod
+from kubeprio.api.csi import CSIDriver, CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
@@ -59,10 +61,16 @@ from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.storageclass import StorageClass
+from kubeprio.api.webhookconfiguration import (
+    MutatingWebhookConfiguration,
+    ValidatingWebhookConfiguration,
+)
 from kubeprio.apiserver import (
     admissionpolicytables,
     autoscalingtables,
+    certificatetables,
     configtables,
+    csitables,
     flowcontroltables,
     networkingtables,
     podtable,
@@ -70,6 +78,7 @@ from kubeprio.apiserver import (
     runtimeclasstables,
     servicetables,
     storagetables,
+    webhooktables,
     workloadtables,
 )
 from kubeprio.apiserver.tableformat import (
@@ -433,6 +442,9 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
         storagetables.print_persistent_volume_claim,
     ),
     StorageClass: (storagetables.STORAGE_CLASS_COLUMNS, storagetables.print_storage_class),
+    CSIDriver: (csitables.CSI_DRIVER_COLUMNS, csitables.print_csi_driver),
+    CSINode: (csitables.CSI_NODE_COLUMNS, csitables.print_csi_node),
+    VolumeAttachment: (csitables.VOLUME_ATTACHMENT_COLUMNS, csitables.print_volume_attachment),
     RuntimeClass: (
         runtimeclasstables.RUNTIME_CLASS_COLUMNS,
         runtimeclasstables.print_runtime_class,
@@ -458,6 +470,17 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     PriorityLevelConfiguration: (
         flowcontroltables.PRIORITY_LEVEL_COLUMNS,
         flowcontroltables.print_priority_level,
+    ),
+    # certificates.k8s.io
+    CertificateSigningRequest: (certificatetables.CSR_COLUMNS, certificatetables.print_csr),
+    # admissionregistration.k8s.io webhook configurations.
+    MutatingWebhookConfiguration: (
+        webhooktables.WEBHOOK_CONFIGURATION_COLUMNS,
+        webhooktables.print_webhook_configuration,
+    ),
+    ValidatingWebhookConfiguration: (
+        webhooktables.WEBHOOK_CONFIGURATION_COLUMNS,
+        webhooktables.print_webhook_configuration,
     ),
 }
 """One printer per kind; anything else prints NAME AGE."""

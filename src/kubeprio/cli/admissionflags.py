@@ -124,6 +124,16 @@ def notes(args: argparse.Namespace, *, command: str) -> list[str]:
             "checks itself"
         )
     if command != "serve":
+        webhooks = [
+            name
+            for name in named
+            if name in (plugins.MUTATING_ADMISSION_WEBHOOK, plugins.VALIDATING_ADMISSION_WEBHOOK)
+        ]
+        if webhooks:
+            lines.append(
+                f"note: kubeprio {command} calls no webhooks ({', '.join(webhooks)} run in "
+                "serve only; docs/admission.md)"
+            )
         if SERVICE_ACCOUNT in named:
             lines.append(
                 f"note: kubeprio {command} does not run {SERVICE_ACCOUNT} (no service account "

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, Protocol
 
 from kubeprio.api import selectors
+from kubeprio.api.attachablevolumes import VolumeRef, pod_volume_refs
 from kubeprio.api.core import Pod, PodAffinityTerm, PodSpec, WeightedPodAffinityTerm
 from kubeprio.api.model import evolve
 from kubeprio.api.resources import CPU, MEMORY, ResourceAmounts, pod_requests
@@ -263,6 +264,9 @@ class PodInfo:
     non_zero_cpu: int = 0
     non_zero_memory: int = 0
     affinity: PodAffinityTerms | None = None
+    volume_refs: tuple[VolumeRef, ...] = ()
+    """The pod's volumes that NodeVolumeLimits may count (``api.attachablevolumes``);
+    empty for the pods without volumes, which the cache then skips at no cost."""
 
     @classmethod
     def of(cls, pod: Pod) -> PodInfo:
@@ -282,6 +286,7 @@ class PodInfo:
             non_zero_cpu=non_zero.get(CPU, 0),
             non_zero_memory=non_zero.get(MEMORY, 0),
             affinity=pod_affinity_terms(pod),
+            volume_refs=pod_volume_refs(pod),
         )
 
     def updated(self, pod: Pod) -> PodInfo:

@@ -7,8 +7,8 @@ Parses the subset kubeprio supports — ``percentageOfNodesToScore``,
 and expands it as upstream does: the default plugins are enabled at every extension
 point they implement (multiPoint), in upstream's order, with upstream's score weights
 (``pkg/scheduler/apis/config/v1/default_plugins.go``). Disabling ``DefaultPreemption``
-turns preemption off. VolumeRestrictions, VolumeBinding and VolumeZone are implemented;
-NodeVolumeLimits (CSI attach limits) is accepted and ignored by name.
+turns preemption off. VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone are
+implemented; ImageLocality and DynamicResources are accepted and ignored by name.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ DEFAULT_PLUGINS: Final[tuple[tuple[str, int], ...]] = (
     ("NodePorts", 0),
     ("NodeResourcesFit", 1),
     ("VolumeRestrictions", 0),
+    ("NodeVolumeLimits", 0),
     ("VolumeBinding", 0),
     ("VolumeZone", 0),
     ("PodTopologySpread", 2),
@@ -59,12 +60,11 @@ DEFAULT_PLUGINS: Final[tuple[tuple[str, int], ...]] = (
 
 IGNORED_UPSTREAM_PLUGINS: Final = frozenset(
     {
-        "NodeVolumeLimits",
         "ImageLocality",
         "DynamicResources",
     }
 )
-"""Upstream defaults that need objects kubeprio does not model (volumes, images, DRA)."""
+"""Upstream defaults that need objects kubeprio does not model (images, DRA)."""
 
 
 class ProfileError(KubeprioError, ValueError):

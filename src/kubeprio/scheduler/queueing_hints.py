@@ -19,6 +19,8 @@ cheap, self-contained check of the event objects:
   class, or one whose ``allowedTopologies`` changed; any volume add/update.
 * VolumeRestrictions (``volumerestrictions``): a deleted pod of the namespace that used a
   disk or a claim of this pod; a new node; a new claim of this pod.
+* NodeVolumeLimits (``nodevolumelimits``): any new CSINode; a deleted bound pod with a
+  claim, ephemeral or migratable inline volume; a new claim this pod uses.
 * VolumeZone (``volumezone``): a claim of this pod added or updated; any new class, node
   (or node label/taint change) and volume add/update.
 
@@ -47,7 +49,13 @@ from kubeprio.scheduler.events import (
     QueueingHint,
 )
 from kubeprio.scheduler.framework import PodInfo
-from kubeprio.scheduler.plugins import names, volumebinding, volumerestrictions, volumezone
+from kubeprio.scheduler.plugins import (
+    names,
+    nodevolumelimits,
+    volumebinding,
+    volumerestrictions,
+    volumezone,
+)
 
 QUEUE: Final = QueueingHint.QUEUE
 SKIP: Final = QueueingHint.QUEUE_SKIP
@@ -252,6 +260,7 @@ DEFAULT_EVENTS: Final[Mapping[str, tuple[ClusterEventWithHint, ...]]] = {
     ),
     names.VOLUME_BINDING: volumebinding.EVENTS,
     names.VOLUME_RESTRICTIONS: volumerestrictions.EVENTS,
+    names.NODE_VOLUME_LIMITS: nodevolumelimits.EVENTS,
     names.VOLUME_ZONE: volumezone.EVENTS,
     names.SCHEDULING_GATES: (
         ClusterEventWithHint(

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kubeprio.api.core import Namespace, Node
+from kubeprio.api.csi import CSINode
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.storageclass import StorageClass
@@ -50,6 +51,7 @@ IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
     "NodePorts": frozenset({"preFilter", "filter"}),
     "NodeResourcesFit": frozenset({"preFilter", "filter", "preScore", "score"}),
     "VolumeRestrictions": frozenset({"preFilter", "filter"}),
+    "NodeVolumeLimits": frozenset({"preFilter", "filter"}),
     "VolumeBinding": frozenset({"preFilter", "filter", "reserve", "preBind"}),
     "VolumeZone": frozenset({"preFilter", "filter"}),
     "PodTopologySpread": frozenset({"preFilter", "filter", "preScore", "score"}),
@@ -61,7 +63,9 @@ IMPLEMENTS: Final[Mapping[str, frozenset[str]]] = {
 """Plugin name -> the extension points it implements (checked against the classes in tests)."""
 
 
-VOLUME_PLUGINS: Final = frozenset({"VolumeRestrictions", "VolumeBinding", "VolumeZone"})
+VOLUME_PLUGINS: Final = frozenset(
+    {"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"}
+)
 """The plugins that read claims, volumes and classes through the volume informers."""
 
 
@@ -104,7 +108,8 @@ class _Requeue:
         self._requeue(self._updated, old, new)
 
     def on_delete(self, obj: object) -> None:
-        """Deletions are not registered by VolumeBinding."""
+        """Deletions are not registered by the volume plugins (nor CSINode's by
+        NodeVolumeLimits)."""
 
 
 def _volume_informers(
@@ -165,6 +170,12 @@ def new_scheduler(
     volume_informers: list[Informer[Any]] = []
     if VOLUME_PLUGINS.intersection(profile.plugin_names()):
         binder, volume_informers = _volume_informers(client, requeue)
+    csi_nodes: Informer[CSINode] | None = None
+    if "NodeVolumeLimits" in profile.plugin_names():
+        # NodeVolumeLimits reads each node's CSINode; a new one may lift a limit.
+        csi_nodes = Informer(client, CSINode)
+        csi_nodes.add_handler(_Requeue(cluster_events.EventResource.CSI_NODE, requeue))
+        volume_informers.append(csi_nodes)
     context = registry.PluginContext(
         client=client,
         clock=clock,
@@ -176,6 +187,7 @@ def new_scheduler(
         volume_binder=binder,
         node_lookup=node_lookup,
         claim_in_use=cache.is_pvc_used_by_pods,
+        csi_node_lookup=csi_nodes.get if csi_nodes is not None else None,
     )
     instances: dict[str, framework.Plugin] = {}
     for name in profile.plugin_names():

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final, Protocol
 
 from kubeprio import counts
+from kubeprio.api.attachablevolumes import VolumeRef
 from kubeprio.api.core import Node
 from kubeprio.api.resources import CONTAINER_RESTART_POLICY_ALWAYS, PODS, ResourceAmounts, amounts
 from kubeprio.scheduler import framework
@@ -109,6 +110,7 @@ class NodeInfo:
         "pods_with_required_anti_affinity",
         "requested",
         "used_ports",
+        "volume_refs",
     )
 
     def __init__(self, node: Node | None = None, pods: Iterable[PodInfo] = ()) -> None:
@@ -122,6 +124,10 @@ class NodeInfo:
         self.used_ports: dict[HostPort, int] = {}
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
+        self.volume_refs: dict[VolumeRef, int] = {}
+        """Each attachable volume reference of the node's pods (claims, ephemeral claims,
+        translated inline volumes) -> how many pods hold it: NodeVolumeLimits resolves
+        these instead of walking the pods."""
         self.generation = 0
         if node is not None:
             self.set_node(node)
@@ -156,6 +162,10 @@ class NodeInfo:
             self.pods_with_affinity.append(pod)
         if has_required_anti_affinity(pod):
             self.pods_with_required_anti_affinity.append(pod)
+        if pod.volume_refs:
+            refs = self.volume_refs
+            for ref in pod.volume_refs:
+                refs[ref] = refs.get(ref, 0) + 1
         self.generation += 1
 
     def remove_pod(self, pod: PodInfo) -> PodInfo | None:
@@ -179,6 +189,8 @@ class NodeInfo:
             counts.adjust(self.used_ports, port, -1)
         for group in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
             _remove_identical(group, stored)
+        for ref in stored.volume_refs:
+            counts.adjust(self.volume_refs, ref, -1)
         self.generation += 1
         return stored
 
@@ -224,6 +236,7 @@ class NodeInfo:
         copy.used_ports = dict(self.used_ports)
         copy.pods_with_affinity = list(self.pods_with_affinity)
         copy.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        copy.volume_refs = dict(self.volume_refs) if self.volume_refs else {}
         copy.generation = self.generation
         return copy
 

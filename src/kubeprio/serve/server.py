@@ -42,6 +42,7 @@ import logging
 import os
 import signal
 import socket
+import ssl
 import sys
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -52,10 +53,13 @@ from urllib.parse import urlsplit
 import uvicorn
 
 from kubeprio.admission import plugins
+from kubeprio.admission.chain import UserInfo
 from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
 from kubeprio.api.apiextensions import CustomResourceDefinition
+from kubeprio.api.certificates import GROUP as CERTIFICATES_GROUP
+from kubeprio.api.certificates import CertificateSigningRequest
 from kubeprio.api.componentstatus import ComponentCondition
 from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
@@ -63,7 +67,7 @@ from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.rbac import ClusterRole
 from kubeprio.apiserver import componentstatus, issuerdiscovery, kubernetesservice, rbacbootstrap
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
-from kubeprio.apiserver.authz import TenantAuthorizer
+from kubeprio.apiserver.authz import Attributes, TenantAuthorizer
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.flowclassifier import FlowClassifier
 from kubeprio.apiserver.flowcontrolconfig import FlowControlConfiguration
@@ -79,11 +83,13 @@ from kubeprio.apiserver.serviceaccountauthn import (
 from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
 from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER, TokenIssuer
 from kubeprio.apiserver.tokensigning import PublicKeys, SigningKey, TokenSigner
+from kubeprio.apiserver.x509authn import ClientCertAuthenticator
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.base import Controller
 from kubeprio.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from kubeprio.controllers.crdnaming import CrdNamingController
+from kubeprio.controllers.csrsigning import CsrSigningController
 from kubeprio.controllers.endpoints import EndpointsController
 from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
 from kubeprio.controllers.rootcacert import RootCACertPublisher
@@ -92,8 +98,10 @@ from kubeprio.controllers.serviceaccounttokens import TokensController
 from kubeprio.kubelet.kubelet import KubeletConfig, register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
+from kubeprio.serve.clientcerts import ClientCertProtocol
 from kubeprio.serve.driver import RealTimeDriver
 from kubeprio.serve.metrics import MetricsPage
+from kubeprio.serve.webhookclient import HttpsWebhookCaller
 from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
 from kubeprio.sim.drive import Due, Informers
 from kubeprio.sim.engine import Driven
@@ -286,6 +294,8 @@ class Serving:
                 default_tolerations=options.default_tolerations,
                 service_account_rng=derived_rng(seed, "serviceaccount-admission"),
                 stopwatch=time.perf_counter,
+                authorize_signer=self._authorize_signer,
+                webhook_caller=HttpsWebhookCaller(),
             )
             self.plane.attach_fleet()
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)
@@ -304,6 +314,7 @@ class Serving:
             signing_key = pki.ensure_service_account_key(self.pki.directory)
             signer = TokenSigner(options.service_account_issuers[0], signing_key)
             self._wire_tokens_controller(seed, signing_key)
+            self._wire_csr_signing(seed)
         except BaseException:
             self.store.close()
             raise
@@ -354,6 +365,10 @@ class Serving:
             token_issuer=self.token_issuer,
             # NodeMetrics sum a node's pods through the plane's index, not a scan of them all.
             pods_on_node=lambda name: self.plane.pods.by_index(NODE_INDEX, name),
+            # --client-ca-file: kubeadm points it at the cluster CA, which signs CSRs too.
+            cert_authenticator=ClientCertAuthenticator(
+                self.pki.ca_cert.read_bytes(), clock=self.clock
+            ),
         )
         self.kube: KubeApp = self.app.state.kube
         # API Priority and Fairness: bootstrap objects, Dangling conditions, PF headers.
@@ -389,6 +404,13 @@ class Serving:
         self.namespaces: Informer[Namespace] = Informer(api, Namespace)
         # The informers only serve's controllers read.
         self.serve_informers = Informers([endpoints, slices, self.namespaces])
+
+    def _authorize_signer(self, user: UserInfo, verb: str, name: str) -> bool:
+        """The authorizer's answer for ``verb`` on the certificates.k8s.io ``signers``
+        named ``name`` (the certificate admission plugins; set up by ``_wire_rbac``)."""
+        return self.authorizer.authorize(
+            Attributes(user, verb, CERTIFICATES_GROUP, "signers", name=name)
+        )
 
     def _wire_rbac(self, seed: int) -> None:
         """The authorization chain (admins, the tenant policy, then RBAC), the escalation
@@ -470,6 +492,22 @@ class Serving:
             generate_token=LegacyTokenGenerator(signing_key),
         )
 
+    def _wire_csr_signing(self, seed: int) -> None:
+        """The csrsigning controller, signing with the cluster CA (kube-controller-manager's
+        ``--cluster-signing-cert-file``/``--cluster-signing-key-file`` on a kubeadm cluster)."""
+        csrs: Informer[CertificateSigningRequest] = Informer(
+            self.plane.api, CertificateSigningRequest
+        )
+        self.csr_signing_controller = CsrSigningController(
+            self.plane.api,
+            clock=self.clock,
+            rng=derived_rng(seed, "csrsigning"),
+            ca_cert=self.pki.ca_cert.read_bytes(),
+            ca_key=self.pki.ca_key.read_bytes(),
+            csrs=csrs,
+        )
+        self.serve_informers = Informers([*self.serve_informers.informers, csrs])
+
     @property
     def kubeconfig(self) -> Path:
         """``DATA_DIR/kubeconfig``."""
@@ -488,6 +526,11 @@ class Serving:
             self.app,
             ssl_certfile=str(self.pki.cert),
             ssl_keyfile=str(self.pki.key),
+            # Ask for a client certificate (optional) verified by the cluster CA, and hand
+            # it to the app (serve.clientcerts, apiserver.x509authn).
+            ssl_cert_reqs=ssl.CERT_OPTIONAL,
+            ssl_ca_certs=str(self.pki.ca_cert),
+            http=ClientCertProtocol,
             log_level="warning",
             access_log=False,
             lifespan="off",
@@ -513,6 +556,7 @@ class Serving:
                 Due(self.root_ca_publisher, self.clock),
                 Due(self.crd_naming_controller, self.clock),
                 Due(self.aggregation_controller, self.clock),
+                Due(self.csr_signing_controller, self.clock),
                 self.event_expiry,
                 self.flow_config,
             ],

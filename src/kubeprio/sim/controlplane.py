@@ -24,9 +24,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from kubeprio.admission import plugins
-from kubeprio.admission.defaults import default_chain
+from kubeprio.admission.certificates import SignerAuthorizer
+from kubeprio.admission.defaults import WebhookSetup, default_chain
 from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
+from kubeprio.admission.webhookcall import WebhookCaller, WebhookClient
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
@@ -107,6 +109,8 @@ class ControlPlane:
         admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
         default_tolerations: DefaultTolerations | None = None,
         stopwatch: Callable[[], float] | None = None,
+        authorize_signer: SignerAuthorizer | None = None,
+        webhook_caller: WebhookCaller | None = None,
     ) -> None:
         """Wire the components.
 
@@ -134,6 +138,10 @@ class ControlPlane:
         ``stopwatch``: what times scheduling attempts for the scheduler's metrics (``serve``
         passes a monotonic wall clock; simulations keep the default, the injected clock, so
         nothing real-time reaches a run).
+        ``authorize_signer``: the authorizer's answer for the ``signers`` resource, which
+        turns on the CertificateApproval and CertificateSigning plugins (``serve``).
+        ``webhook_caller``: run the MutatingAdmissionWebhook and ValidatingAdmissionWebhook
+        plugins, posting AdmissionReviews through it (``serve``; simulations call no one).
         """
         self.seed = seed
         self.clock = clock
@@ -150,6 +158,17 @@ class ControlPlane:
             service_account_rng=service_account_rng,
             enabled=admission_plugins,
             default_tolerations=default_tolerations,
+            authorize_signer=authorize_signer,
+            webhooks=(
+                None
+                if webhook_caller is None
+                else WebhookSetup(
+                    self.api.listers,
+                    WebhookClient(
+                        webhook_caller, self.api.listers.services, self.api.listers.endpoints
+                    ),
+                )
+            ),
         )
         api = self.api
         self.pods: Informer[Pod] = Informer(api, Pod)

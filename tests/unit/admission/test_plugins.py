@@ -169,22 +169,22 @@ def _chain_names(enabled: plugins.EnabledPlugins) -> tuple[list[str], list[str]]
         (
             [],
             ["LimitRanger", "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "ValidatingAdmissionPolicy", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "Priority", "RuntimeClass", "CertificateSubjectRestriction", "ValidatingAdmissionPolicy", "ResourceQuota"],
         ),
         (
             ["Priority"],
             ["LimitRanger", "TenantPriorityClass", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "ValidatingAdmissionPolicy", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "TenantPriorityClass", "RuntimeClass", "CertificateSubjectRestriction", "ValidatingAdmissionPolicy", "ResourceQuota"],
         ),
         (
-            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass", "ValidatingAdmissionPolicy"],
+            ["ResourceQuota", "LimitRanger", "SystemPriorityClass", "DefaultTolerationSeconds", "RuntimeClass", "CertificateSubjectRestriction", "ValidatingAdmissionPolicy"],
             ["TenantPriorityClass", "Priority", *STORAGE, "DefaultIngressClass"],
             ["TenantPriorityClass", "Priority"],
         ),
         (
             ["TenantPriorityClass", "PodSecurity", "MutatingAdmissionWebhook"],
             ["LimitRanger", "Priority", "DefaultTolerationSeconds", *STORAGE, "RuntimeClass", "DefaultIngressClass"],
-            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "ValidatingAdmissionPolicy", "ResourceQuota"],
+            ["LimitRanger", "SystemPriorityClass", "Priority", "RuntimeClass", "CertificateSubjectRestriction", "ValidatingAdmissionPolicy", "ResourceQuota"],
         ),
     ],
     ids=["defaults", "no-priority", "three-off", "own-and-unimplemented-off"],
@@ -207,8 +207,10 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
     assert plugins.DEFAULT.running() == (
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "SystemPriorityClass",
         "TenantPriorityClass", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
-        "StorageObjectInUseProtection", "RuntimeClass",
-        "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota",
+        "StorageObjectInUseProtection", "RuntimeClass", "CertificateApproval",
+        "CertificateSigning", "CertificateSubjectRestriction",
+        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionWebhook", "ResourceQuota",
     )  # fmt: skip
     enabled = plugins.resolve(
         ["NamespaceAutoProvision", "AlwaysPullImages"], ["NamespaceLifecycle", "Priority"]
@@ -217,7 +219,9 @@ def test_running_lists_what_kubeprio_runs_namespace_lifecycle_always():
         "NamespaceAutoProvision", "NamespaceLifecycle", "LimitRanger", "ServiceAccount",
         "SystemPriorityClass", "TenantPriorityClass", "DefaultTolerationSeconds",
         "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
-        "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota",
+        "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction",
+        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionWebhook", "ResourceQuota",
     )  # fmt: skip
 
 
@@ -225,7 +229,29 @@ def test_every_name_is_implemented_or_not():
     assert set(plugins.ALL_ORDERED_PLUGINS) == plugins.IMPLEMENTED | plugins.NOT_IMPLEMENTED
     assert {
         "PodSecurity",
-        "MutatingAdmissionWebhook",
+        "MutatingAdmissionPolicy",
         "PersistentVolumeClaimResize",
         "AlwaysDeny",
     } <= (plugins.NOT_IMPLEMENTED)
+    assert {"MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"} <= plugins.IMPLEMENTED
+
+
+def test_the_webhook_plugins_sit_where_upstream_orders_them():
+    """``AllOrderedPlugins``: MutatingAdmissionWebhook after every built-in mutating
+    plugin, ValidatingAdmissionWebhook right before ResourceQuota. They are only built
+    when a webhook client is handed in (serve)."""
+    from kubeprio.admission.defaults import WebhookSetup
+    from kubeprio.admission.webhookcall import WebhookClient
+    from kubeprio.serve.webhookclient import HttpsWebhookCaller
+
+    _store, listers = stored_listers()
+    client = WebhookClient(HttpsWebhookCaller(), listers.services, listers.endpoints)
+    chain = default_chain(listers, webhooks=WebhookSetup(listers, client))
+    mutating = [p.name for p in chain.mutating]
+    validating = [p.name for p in chain.validating]
+    assert mutating[-1] == "MutatingAdmissionWebhook"
+    assert validating[-2:] == ["ValidatingAdmissionWebhook", "ResourceQuota"]
+    disabled = plugins.resolve(disable=["MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"])
+    chain = default_chain(listers, enabled=disabled, webhooks=WebhookSetup(listers, client))
+    assert "MutatingAdmissionWebhook" not in [p.name for p in chain.mutating]
+    assert "ValidatingAdmissionWebhook" not in [p.name for p in chain.validating]

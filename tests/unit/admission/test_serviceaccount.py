@@ -578,6 +578,7 @@ def test_without_a_generator_the_chain_has_no_service_account_plugin() -> None:
         "TenantPriorityClass",
         "Priority",
         "RuntimeClass",
+        "CertificateSubjectRestriction",
         "ValidatingAdmissionPolicy",
         "ResourceQuota",
     ]

@@ -165,9 +165,16 @@ def _notes(*argv: str, command: str) -> list[str]:
             ["note: kubeprio check always creates a namespace on first use "
              "(NamespaceAutoProvision stays on)"],
         ),
+        ("serve", ["--disable-admission-plugins=ValidatingAdmissionWebhook"], []),
+        (
+            "simulate",
+            ["--disable-admission-plugins=ValidatingAdmissionWebhook,MutatingAdmissionWebhook"],
+            ["note: kubeprio simulate calls no webhooks (MutatingAdmissionWebhook, "
+             "ValidatingAdmissionWebhook run in serve only; docs/admission.md)"],
+        ),
     ],
     ids=["none", "implemented", "not-implemented", "lifecycle", "serve-sa", "simulate-sa",
-         "check-autoprovision"],
+         "check-autoprovision", "serve-webhooks", "simulate-webhooks"],
 )  # fmt: skip
 def test_notes_name_the_switches_that_change_nothing(command, flags, notes):
     assert _notes(*flags, command=command) == notes

@@ -7,7 +7,7 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, FlowSchemas in ``validation.flowcontrol``, PriorityLevelConfigurations in ``validation.prioritylevel``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, CSIDrivers, CSINodes and VolumeAttachments in ``validation.csi``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, FlowSchemas in ``validation.flowcontrol``, PriorityLevelConfigurations in ``validation.prioritylevel``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; Events
 written through events.k8s.io/v1 in ``validation.events``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.core import Event, Pod
+from kubeprio.api.csi import CSINode, VolumeAttachment
 from kubeprio.api.daemonset import DaemonSet
 from kubeprio.api.errors import FieldError
 from kubeprio.api.flowcontrol import FlowSchema, PriorityLevelConfiguration
@@ -53,10 +54,12 @@ from kubeprio.api.validation import (  # isort: skip
     apps,
     autoscaling,
     batch,
+    certificates,
     configmap,
     coordination,
     core,
     cronjob,
+    csi,
     daemonset,
     endpoints,
     ephemeral,
@@ -79,6 +82,7 @@ from kubeprio.api.validation import (  # isort: skip
     statefulset,
     storage,
     tenant,
+    webhookconfiguration,
 )
 
 KindValidatorAt = Callable[[Any, ResourceInfo], list[FieldError]]
@@ -103,6 +107,7 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **configmap.CREATE,
     **secret.CREATE,
     **storage.CREATE,
+    **csi.CREATE,
     **node.CREATE,
     **podtemplate.CREATE,
     **ingress.CREATE,
@@ -110,7 +115,9 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **rbac.CREATE,
     **flowcontrol.CREATE,
     **prioritylevel.CREATE,
+    **certificates.CREATE,
     **admissionpolicy.CREATE,
+    **webhookconfiguration.CREATE,
     PriorityClass: scheduling.validate_priority_class,
     Tenant: tenant.validate_tenant,
 }
@@ -134,6 +141,7 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **configmap.UPDATE,
     **secret.UPDATE,
     **storage.UPDATE,
+    **csi.UPDATE,
     **node.UPDATE,
     **podtemplate.UPDATE,
     **ingress.UPDATE,
@@ -141,7 +149,9 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **rbac.UPDATE,
     **flowcontrol.UPDATE,
     **prioritylevel.UPDATE,
+    **certificates.UPDATE,
     **admissionpolicy.UPDATE,
+    **webhookconfiguration.UPDATE,
     PriorityClass: scheduling.validate_priority_class_update,
 }
 """Model class -> validation of an update (beyond metadata); defaults to the create rules."""
@@ -160,12 +170,19 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **service.STATUS_UPDATE,
     **resourcequota.STATUS_UPDATE,
     **storage.STATUS_UPDATE,
+    **csi.STATUS_UPDATE,
     **ingress.STATUS_UPDATE,
     **flowcontrol.STATUS_UPDATE,
     **prioritylevel.STATUS_UPDATE,
+    **certificates.STATUS_UPDATE,
     **admissionpolicy.STATUS_UPDATE,
 }
 """Model class -> validation of a ``status`` subresource update (beyond metadata)."""
+
+APPROVAL_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
+    **certificates.APPROVAL_UPDATE,
+}
+"""Model class -> validation of an ``approval`` subresource update (CertificateSigningRequests)."""
 
 WARNINGS: Final[dict[type[Any], KindWarnings]] = {
     **core.WARNINGS,
@@ -191,10 +208,11 @@ _NO_OBJECT_META: Final = frozenset({Event})
 """Kinds whose (core/v1) validation does not run the object-metadata rules."""
 
 _REVALIDATE_META_ON_UPDATE: Final = frozenset(
-    {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass}
+    {Pod, DaemonSet, StatefulSet, RuntimeClass, Ingress, IngressClass, CSINode, VolumeAttachment}
     | {FlowSchema, PriorityLevelConfiguration}
     # ValidatingAdmissionPolicy kinds: their update validation calls ValidateObjectMeta.
     | {ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding}
+    | webhookconfiguration.REVALIDATE_META_ON_UPDATE
 )
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
 StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, a RuntimeClass
@@ -264,6 +282,11 @@ def validate_update(
         status_validator = STATUS_VALIDATORS.get(kind)
         if status_validator is not None:
             found.extend(status_validator(new, old))
+        return found
+    if subresource == "approval":
+        approval_validator = APPROVAL_VALIDATORS.get(kind)
+        if approval_validator is not None:
+            found.extend(approval_validator(new, old))
         return found
     if subresource == EPHEMERAL_CONTAINERS:
         ephemeral_validator = ephemeral.UPDATE.get(kind)

@@ -315,6 +315,8 @@ _NAME_RULES: Final[dict[str, Callable[[str, bool], list[str]]]] = {
     "clusterroles": path_segment_errors,
     "rolebindings": path_segment_errors,
     "clusterrolebindings": path_segment_errors,
+    # ValidateCertificateRequestName accepts any name.
+    "certificatesigningrequests": lambda _name, _prefix: [],
 }
 """Kinds whose names are not DNS subdomains (``ValidateNamespaceName``, ``ValidateServiceName``,
 ``ValidateStatefulSetName``)."""

@@ -28,6 +28,7 @@ from kubeprio.scheduler.plugins import (
     nodename,
     nodeports,
     nodeunschedulable,
+    nodevolumelimits,
     podtopologyspread,
     tainttoleration,
     volumebinding,
@@ -69,6 +70,8 @@ class PluginContext:
     """Node name -> the informer's Node (VolumeBinding's PreBind checks)."""
     claim_in_use: volumerestrictions.ClaimInUse | None = None
     """``namespace/claim`` -> whether a scheduled pod names it (VolumeRestrictions)."""
+    csi_node_lookup: nodevolumelimits.CSINodeLookup | None = None
+    """Node name -> its CSINode in the scheduler's informer (NodeVolumeLimits)."""
 
 
 class PluginConfigError(KubeprioError, ValueError):
@@ -147,6 +150,17 @@ def _volume_restrictions(ctx: PluginContext) -> framework.Plugin:
     return volumerestrictions.VolumeRestrictions(ctx.volume_binder.claims.get_api, ctx.claim_in_use)
 
 
+def _node_volume_limits(ctx: PluginContext) -> framework.Plugin:
+    binder = ctx.volume_binder
+    if binder is None or ctx.csi_node_lookup is None:
+        raise PluginConfigError(
+            f"{nodevolumelimits.NAME}: volume informers and a CSINode informer are required"
+        )
+    return nodevolumelimits.NodeVolumeLimits(
+        binder.claims.get_api, binder.volumes.get_api, binder.classes.get, ctx.csi_node_lookup
+    )
+
+
 def _volume_zone(ctx: PluginContext) -> framework.Plugin:
     binder = ctx.volume_binder
     if binder is None:
@@ -169,6 +183,7 @@ REGISTRY: Final[Mapping[str, Factory]] = types.MappingProxyType(
         nodeports.NAME: lambda ctx: nodeports.NodePorts(),
         fit.NAME: _node_resources_fit,
         volumerestrictions.NAME: _volume_restrictions,
+        nodevolumelimits.NAME: _node_volume_limits,
         volumebinding.NAME: _volume_binding,
         volumezone.NAME: _volume_zone,
         balanced_allocation.NAME: _balanced_allocation,

@@ -21,7 +21,7 @@ UPSTREAM_NAMES = [
     "InterPodAffinity",
     "DefaultBinder",
 ]
-NEEDS_VOLUME_INFORMERS = ["VolumeBinding", "VolumeRestrictions", "VolumeZone"]
+NEEDS_VOLUME_INFORMERS = ["VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"]
 
 
 @pytest.mark.parametrize("name", UPSTREAM_NAMES)
@@ -52,6 +52,10 @@ def test_args_of_the_wrong_type_are_rejected():
         ("DefaultBinder", "DefaultBinder: a client is required"),
         ("VolumeBinding", "VolumeBinding: volume informers and a clock are required"),
         ("VolumeZone", "VolumeZone: volume informers are required"),
+        (
+            "NodeVolumeLimits",
+            "NodeVolumeLimits: volume informers and a CSINode informer are required",
+        ),
         (
             "VolumeRestrictions",
             "VolumeRestrictions: the claim informer and the cache's claim references are required",

@@ -1,0 +1,178 @@
+"""A real admission webhook for end-to-end tests: HTTPS on 127.0.0.1 with its own CA.
+
+``WebhookServer`` generates a CA and a serving certificate for ``127.0.0.1`` (and
+``localhost``), serves AdmissionReviews on a thread, and records every review it gets.
+Paths:
+
+* ``/deny-priority``: a validating webhook that refuses pods whose
+  ``spec.priorityClassName`` is ``forbidden`` (403, reason Forbidden, as controller-runtime's
+  ``admission.Denied`` answers) and allows everything else with a warning;
+* ``/add-label``: a mutating webhook that adds the label ``webhook-mutated: "true"`` with a
+  JSONPatch;
+* ``/slow``: allows after sleeping two seconds (longer than a 1-second timeoutSeconds).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import ipaddress
+import json
+import ssl
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+FORBIDDEN_CLASS = "forbidden"
+ALLOW_WARNING = "deny-priority webhook: priority class checked"
+
+
+def _certificates(directory: Path) -> tuple[bytes, Path, Path]:
+    """A CA (PEM) and a serving certificate and key for 127.0.0.1, written to files."""
+    now = dt.datetime.now(dt.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "webhook-test-ca")])
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True, content_commitment=False, key_encipherment=False,
+                data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                crl_sign=True, encipher_only=False, decipher_only=False,
+            ),
+            critical=True,
+        )
+        .sign(ca_key, hashes.SHA256())
+    )  # fmt: skip
+    key = ec.generate_private_key(ec.SECP256R1())
+    serving = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "webhook")]))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(
+            x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "webhook.crt", directory / "webhook.key"
+    cert_path.write_bytes(serving.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return ca.public_bytes(serialization.Encoding.PEM), cert_path, key_path
+
+
+def _allow(uid: str, **extra: Any) -> dict[str, Any]:
+    return {"uid": uid, "allowed": True, **extra}
+
+
+def answer(path: str, request: dict[str, Any]) -> dict[str, Any]:
+    """The webhook's response to one AdmissionReview request."""
+    uid = request["uid"]
+    obj = request.get("object") or {}
+    if path.startswith("/deny-priority"):
+        wanted = (obj.get("spec") or {}).get("priorityClassName")
+        if wanted == FORBIDDEN_CLASS:
+            return {
+                "uid": uid,
+                "allowed": False,
+                "status": {
+                    "code": 403,
+                    "reason": "Forbidden",
+                    "message": f'priority class "{wanted}" is reserved for the platform team',
+                },
+            }
+        return _allow(uid, warnings=[ALLOW_WARNING])
+    if path.startswith("/add-label"):
+        labels = (obj.get("metadata") or {}).get("labels")
+        patch: list[dict[str, Any]] = []
+        if labels is None:
+            patch.append({"op": "add", "path": "/metadata/labels", "value": {}})
+        patch.append({"op": "add", "path": "/metadata/labels/webhook-mutated", "value": "true"})
+        encoded = base64.b64encode(json.dumps(patch).encode()).decode()
+        return _allow(uid, patchType="JSONPatch", patch=encoded)
+    if path.startswith("/slow"):
+        time.sleep(2)
+        return _allow(uid)
+    return _allow(uid)
+
+
+class WebhookServer:
+    """The HTTPS webhook server; ``reviews`` holds (path, review) of every call."""
+
+    def __init__(self, directory: Path) -> None:
+        self.ca_pem, cert, key = _certificates(directory)
+        self.reviews: list[tuple[str, dict[str, Any]]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                review = json.loads(self.rfile.read(length))
+                server.reviews.append((self.path, review))
+                body = json.dumps(
+                    {
+                        "apiVersion": review["apiVersion"],
+                        "kind": "AdmissionReview",
+                        "response": answer(self.path, review["request"]),
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+        self.port = self._httpd.server_address[1]
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def ca_bundle(self) -> str:
+        """The CA as a webhook configuration's ``caBundle`` (base64 of the PEM)."""
+        return base64.b64encode(self.ca_pem).decode()
+
+    def url(self, path: str) -> str:
+        return f"https://127.0.0.1:{self.port}{path}"
+
+    def start(self) -> WebhookServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
