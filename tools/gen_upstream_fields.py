@@ -254,7 +254,6 @@ PACKAGES = (
     ("MutatingWebhook", "admissionregistration.v1"),
     ("ValidatingWebhook", "admissionregistration.v1"),
     ("RuleWithOperations", "admissionregistration.v1"),
-    ("MatchCondition", "admissionregistration.v1"),
 )
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_fields.json"
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from kubeprio.api.admissionpolicy import MatchCondition
 from kubeprio.api.meta import LabelSelector, ObjectMeta
 from kubeprio.api.model import Int32, JsonDict, evolve, extra_field, fast_init
 
@@ -72,16 +73,6 @@ class WebhookClientConfig:
     url: str | None = None
     service: ServiceReference | None = None
     ca_bundle: bytes | None = None
-    extra: JsonDict = extra_field()
-
-
-@fast_init
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MatchCondition:
-    """A CEL expression that must hold for the webhook to be called."""
-
-    name: str | None = None
-    expression: str | None = None
     extra: JsonDict = extra_field()
 
 

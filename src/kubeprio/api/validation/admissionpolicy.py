@@ -36,6 +36,7 @@ from kubeprio.api.celexpr import CompileError, ResultType, compile_expression
 from kubeprio.api.errors import FieldError
 from kubeprio.api.gosyntax import GoSlice, GoStruct
 from kubeprio.api.validation.admissionrules import validate_match_resources
+from kubeprio.api.validation.matchconditions import validate_match_conditions
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -52,7 +53,6 @@ from kubeprio.api.validation.meta import (
 SUPPORTED_FAILURE_POLICIES: Final = ("Fail", "Ignore")
 SUPPORTED_REASONS: Final = ("Forbidden", "Invalid", "RequestEntityTooLarge")
 VALIDATION_ACTIONS: Final = (AUDIT, DENY, WARN)
-MAX_MATCH_CONDITIONS: Final = 64
 MAX_AUDIT_ANNOTATIONS: Final = 20
 MAX_VALUE_EXPRESSION_LENGTH: Final = 5 * 1024
 
@@ -139,46 +139,6 @@ def _validate_param_kind(kind: ParamKind, path: str) -> list[FieldError]:
                 "may have mixed case, but should otherwise match: " + ",".join(problems),
             )
         )
-    return found
-
-
-def _validate_match_conditions(spec: ValidatingAdmissionPolicySpec, path: str) -> list[FieldError]:
-    """``validateMatchConditions``: at most 64, named (qualified names, unique), each a
-    bool expression (``params`` only with a paramKind)."""
-    conditions = spec.match_conditions or ()
-    found: list[FieldError] = []
-    if len(conditions) > MAX_MATCH_CONDITIONS:
-        found.append(
-            errors.FieldError(
-                errors.ErrorType.TOO_MANY,
-                path,
-                len(conditions),
-                f"must have at most {MAX_MATCH_CONDITIONS} items",
-            )
-        )
-    names: set[str] = set()
-    for position, condition in enumerate(conditions):
-        item = index(path, position)
-        expression = (condition.expression or "").strip()
-        if not expression:
-            found.append(errors.required(child(item, "expression")))
-        else:
-            found.extend(
-                _compile_errors(
-                    expression,
-                    ResultType.BOOL,
-                    with_params=spec.param_kind is not None,
-                    path=child(item, "expression"),
-                )
-            )
-        name = condition.name or ""
-        if not name:
-            found.append(errors.required(child(item, "name")))
-        else:
-            found.extend(qualified_name_errors(name, child(item, "name")))
-            if name in names:
-                found.append(errors.duplicate(child(item, "name"), name))
-            names.add(name)
     return found
 
 
@@ -347,7 +307,13 @@ def _validate_policy_spec(
         if not spec.match_constraints.resource_rules:
             found.append(errors.required("spec.matchConstraints.resourceRules"))
     if check_match_conditions:
-        found.extend(_validate_match_conditions(spec, "spec.matchConditions"))
+        found.extend(
+            validate_match_conditions(
+                spec.match_conditions or (),
+                "spec.matchConditions",
+                with_params=spec.param_kind is not None,
+            )
+        )
     found.extend(_validate_variables(spec, "spec.variables"))
     if not spec.validations and not spec.audit_annotations:
         detail = "validations or auditAnnotations must contain at least one item"

@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from kubeprio.api import errors
-from kubeprio.api.celexpr import CompileError, ResultType, compile_expression
-from kubeprio.api.errors import ErrorType, FieldError
+from kubeprio.api.errors import FieldError
 from kubeprio.api.meta import LabelSelector
+from kubeprio.api.validation.matchconditions import validate_match_conditions
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -39,14 +39,12 @@ from kubeprio.api.validation.meta import (
     dns1035_label_errors,
     dns1123_subdomain_errors,
     index,
-    qualified_name_errors,
     validate_label_selector,
 )
 from kubeprio.api.validation.webhookrules import strings_value, validate_rule
 from kubeprio.api.validation.webhookurl import validate_client_config
 from kubeprio.api.webhookconfiguration import (
     AnyWebhook,
-    MatchCondition,
     MutatingWebhook,
     MutatingWebhookConfiguration,
     ValidatingWebhookConfiguration,
@@ -59,7 +57,6 @@ MATCH_POLICIES: Final = ("Equivalent", "Exact")
 REINVOCATION_POLICIES: Final = ("IfNeeded", "Never")
 SIDE_EFFECT_CLASSES: Final = ("None", "NoneOnDryRun", "Some", "Unknown")
 NO_SIDE_EFFECT_CLASSES: Final = ("None", "NoneOnDryRun")
-MAX_MATCH_CONDITIONS: Final = 64
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -90,42 +87,6 @@ def _fully_qualified_name(name: str, path: str) -> list[FieldError]:
             )
         ]
     return []
-
-
-def _validate_match_conditions(conditions: Sequence[MatchCondition], path: str) -> list[FieldError]:
-    """``validateMatchConditions``: count, names, and each expression compiled."""
-    found: list[FieldError] = []
-    if len(conditions) > MAX_MATCH_CONDITIONS:
-        found.append(
-            FieldError(
-                ErrorType.TOO_MANY,
-                path,
-                len(conditions),
-                f"must have at most {MAX_MATCH_CONDITIONS} items",
-            )
-        )
-    names: set[str] = set()
-    for position, condition in enumerate(conditions):
-        condition_path = index(path, position)
-        expression = (condition.expression or "").strip()
-        if not expression:
-            found.append(errors.required(child(condition_path, "expression")))
-        else:
-            try:
-                compile_expression(expression, ResultType.BOOL, with_params=False)
-            except CompileError as failure:
-                found.append(
-                    errors.invalid(child(condition_path, "expression"), expression, failure.detail)
-                )
-        name = condition.name or ""
-        if not name:
-            found.append(errors.required(child(condition_path, "name")))
-        else:
-            found.extend(qualified_name_errors(name, child(condition_path, "name")))
-            if name in names:
-                found.append(errors.duplicate(child(condition_path, "name"), name))
-            names.add(name)
-    return found
 
 
 def _validate_selector(
@@ -186,8 +147,8 @@ def _validate_webhook(webhook: AnyWebhook, options: _Options, path: str) -> list
     found.extend(validate_client_config(webhook.client_config, path))
     if not options.ignore_match_conditions:
         found.extend(
-            _validate_match_conditions(
-                webhook.match_conditions or (), child(path, "matchConditions")
+            validate_match_conditions(
+                webhook.match_conditions or (), child(path, "matchConditions"), with_params=False
             )
         )
     return found

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from kubeprio.api import errors
+from kubeprio.api.admissionpolicy import NamedRuleWithOperations
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.gotext import go_quote
 from kubeprio.api.validation.meta import child, index
@@ -87,8 +88,11 @@ def _validate_resources(resources: Sequence[str], path: str) -> list[FieldError]
     return found
 
 
-def validate_rule(rule: RuleWithOperations, path: str) -> list[FieldError]:
-    """``validateRuleWithOperations`` then ``validateRule`` (subresources allowed)."""
+def validate_rule(
+    rule: RuleWithOperations | NamedRuleWithOperations, path: str
+) -> list[FieldError]:
+    """``validateRuleWithOperations`` then ``validateRule`` (subresources allowed): a
+    webhook's rule, or the rule part of a policy's named rule."""
     found: list[FieldError] = []
     operations = rule.operations or ()
     operations_path = child(path, "operations")
