@@ -58,6 +58,7 @@ from kubeprio.api.gotext import go_quote
 from kubeprio.api.jsonpatch import PatchError, apply_json_patch
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 from kubeprio.api.service import Service
+from kubeprio.api.versionsignature import VersionSignature, version_signature
 from kubeprio.api.webhookconfiguration import (
     GROUP,
     IF_NEEDED,
@@ -109,14 +110,12 @@ class _Source(Generic[C]):
 
     def __init__(self, lister: Lister[C]) -> None:
         self._lister: Lister[C] = lister
-        self._signature: tuple[tuple[str, str], ...] | None = None
+        self._signature: VersionSignature | None = None
         self._index = WebhookIndex(())
 
     def index(self) -> WebhookIndex:
         configurations: Sequence[Configuration] = self._lister.list()
-        signature = tuple(
-            (c.metadata.name or "", c.metadata.resource_version or "") for c in configurations
-        )
+        signature = version_signature(configurations)
         if signature != self._signature:
             self._index = WebhookIndex(configurations)
             self._signature = signature

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from kubeprio.api import errors, fields, fieldselectors, labelparser, selectors
+from kubeprio.api import errors
 from kubeprio.api.componentstatus import (
     DEPRECATION_WARNING,
     HEALTHY,
@@ -41,6 +41,7 @@ from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import JsonDict
 from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver import status
+from kubeprio.apiserver.metaselection import meta_selection
 from kubeprio.apiserver.negotiation import flag, negotiate
 from kubeprio.apiserver.routes import Target
 from kubeprio.apiserver.tableformat import Column, name_column
@@ -50,8 +51,6 @@ Probe = Callable[[], ComponentCondition]
 """Checks one component now and returns its ``Healthy`` condition."""
 
 WARNINGS: Final = (DEPRECATION_WARNING,)
-SELECTABLE_FIELDS: Final = frozenset({"metadata.name", "metadata.namespace"})
-"""``runtime.DefaultMetaV1FieldSelectorConversion``: what the handler lets through."""
 
 COLUMNS: Final = (
     name_column(),
@@ -80,24 +79,6 @@ def unreachable(error: str) -> ComponentCondition:
 def component_status(name: str, probe: Probe) -> ComponentStatus:
     """``getComponentStatus``: the component named ``name`` with its probed condition."""
     return ComponentStatus(metadata=ObjectMeta(name=name), conditions=(probe(),))
-
-
-def _matcher(query: Mapping[str, str]) -> Callable[[ComponentStatus], bool]:
-    """``componentStatusPredicate``: the request's selectors over a component's (empty)
-    labels and its ``metadata.name`` (``DefaultClusterScopedAttr``)."""
-    try:
-        labels = labelparser.parse_label_selector(query.get("labelSelector") or "")
-        field_selector = fieldselectors.parse_field_selector(query.get("fieldSelector") or "")
-    except selectors.SelectorError as exc:
-        raise errors.bad_request(str(exc)) from exc
-    for requirement in field_selector.requirements:
-        if requirement.field not in SELECTABLE_FIELDS:
-            raise errors.bad_request(
-                f'"{requirement.field}" is not a known field selector: only '
-                '"metadata.name", "metadata.namespace"'
-            )
-    matches_fields = field_selector.matcher(fields.field_getters(ComponentStatus))
-    return lambda item: labels.matches(item.metadata.labels or {}) and matches_fields(item)
 
 
 def print_component_status(item: ComponentStatus) -> list[str]:
@@ -147,7 +128,7 @@ class ComponentStatusApi:
         output = negotiate(accept)
         components = self._components()
         if target.is_collection:
-            matches = _matcher(query)
+            matches = meta_selection(query, ComponentStatus)
             if flag(query, "watch"):
                 raise status.method_not_supported(target.info.plural, "", "watch")
             items = [

@@ -51,7 +51,7 @@ from kubeprio.apiserver.watch import ServiceWatch
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyExistsError, KeyNotFoundError, RevisionConflictError
-from kubeprio.store.interface import ObjectKey, object_revision
+from kubeprio.store.interface import KeyPrefix, ObjectKey, Store, object_revision
 
 PATCH_TYPES: Final = {
     PatchType.JSON_PATCH.value: PatchType.JSON_PATCH,
@@ -508,10 +508,8 @@ class CustomResourceRest:
         return listed
 
 
-def delete_all(store: Any, resource: str) -> int:
+def delete_all(store: Store, resource: str) -> int:
     """Remove every stored object of a custom resource (its CRD is gone); how many."""
-    from kubeprio.store.interface import KeyPrefix
-
     objects, _ = store.list(KeyPrefix(resource))
     for obj in objects:
         meta: ObjectMeta = obj.metadata

@@ -33,6 +33,7 @@ from kubeprio.api.apiextensions import (
     is_established,
 )
 from kubeprio.api.kinds import ResourceInfo, Subresource
+from kubeprio.api.versionsignature import VersionSignature, version_signature
 from kubeprio.apiserver import crdopenapi, crtables
 from kubeprio.apiserver.routes import RouteTable, Target
 from kubeprio.apiserver.tables import TablePrinter
@@ -135,7 +136,7 @@ class CustomResourceRegistry:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._fingerprint: tuple[tuple[str, str], ...] | None = None
+        self._fingerprint: VersionSignature | None = None
         self._versions: dict[tuple[str, str], CustomVersion] = {}
         self._served: tuple[ResourceInfo, ...] = ()
         self._routes = RouteTable(())
@@ -144,9 +145,7 @@ class CustomResourceRegistry:
     def refresh(self) -> None:
         """Re-read the CRDs; rebuild the rows when any changed."""
         crds, _ = self.store.list(KeyPrefix(CRD_RESOURCE))
-        fingerprint = tuple(
-            (crd.metadata.name or "", crd.metadata.resource_version or "") for crd in crds
-        )
+        fingerprint = version_signature(crds)
         if fingerprint == self._fingerprint:
             return
         self._fingerprint = fingerprint

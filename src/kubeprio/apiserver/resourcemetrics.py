@@ -36,15 +36,16 @@ Who drives it: ``apiserver.rest`` for every request below ``/apis/metrics.k8s.io
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Final, TypeVar, cast
+from typing import Final, TypeVar, cast
 
-from kubeprio.api import errors, fields, fieldselectors, kinds, labelparser, selectors
+from kubeprio.api import errors, kinds
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.model import JsonDict
 from kubeprio.api.podusage import answering, is_running, node_answers
 from kubeprio.api.resourcemetrics import API_VERSION, GROUP, NodeMetrics, PodMetrics
 from kubeprio.api.serialization import to_dict
 from kubeprio.apiserver import resourcemetricstable, resourceusage, status
+from kubeprio.apiserver.metaselection import ObjectFilter, meta_selection
 from kubeprio.apiserver.negotiation import flag, negotiate
 from kubeprio.apiserver.routes import Target
 from kubeprio.apiserver.tables import IncludeObject
@@ -59,29 +60,6 @@ PodsOnNode = Callable[[str], Sequence[Pod]]
 
 MODELS: Final = frozenset(info.model for info in kinds.RESOURCE_METRICS)
 """The metrics kinds' models (``apiserver.rest`` routes their requests here)."""
-SELECTABLE_FIELDS: Final = frozenset({"metadata.name", "metadata.namespace"})
-"""``runtime.DefaultMetaV1FieldSelectorConversion``: all a kind without its own has."""
-ObjectFilter = Callable[[Any], bool]
-
-
-def selection(query: Mapping[str, str]) -> ObjectFilter:
-    """The list's label and field selectors as one predicate over pods or nodes (400 when
-    one does not parse or names a field other than ``metadata.name``/``metadata.namespace``)."""
-    label_text = query.get("labelSelector") or ""
-    field_text = query.get("fieldSelector") or ""
-    try:
-        labels = labelparser.parse_label_selector(label_text)
-        field_selector = fieldselectors.parse_field_selector(field_text)
-    except selectors.SelectorError as exc:
-        raise errors.bad_request(str(exc)) from exc
-    for requirement in field_selector.requirements:
-        if requirement.field not in SELECTABLE_FIELDS:
-            raise errors.bad_request(
-                f'"{requirement.field}" is not a known field selector: only '
-                '"metadata.name", "metadata.namespace"'
-            )
-    matches_fields = field_selector.matcher(fields.field_getters(PodMetrics))
-    return lambda obj: labels.matches(obj.metadata.labels or {}) and matches_fields(obj)
 
 
 class ResourceMetricsApi:
@@ -102,7 +80,8 @@ class ResourceMetricsApi:
             raise status.method_not_allowed()
         output = negotiate(accept)
         if target.is_collection:
-            matches = selection(query)
+            # Pods and nodes alike: only the metadata getters are asked.
+            matches = meta_selection(query, PodMetrics)
             if flag(query, "watch"):
                 raise status.method_not_supported(target.info.plural, GROUP, "watch")
             items: list[PodMetrics] | list[NodeMetrics]
