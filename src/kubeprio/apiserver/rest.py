@@ -54,9 +54,7 @@ from kubeprio.apiserver import (
 from kubeprio.apiserver.authz import ReviewingAuthorizer
 from kubeprio.apiserver.negotiation import flag
 from kubeprio.apiserver.restmessages import LogFollow, Reply, RestRequest, TextReply, requalified
-from kubeprio.apiserver.restreads import RestReads
 from kubeprio.apiserver.restsubresources import RestSubresources
-from kubeprio.apiserver.restwrites import RestWrites
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
@@ -65,7 +63,7 @@ DEFAULT_WATCH_TIMEOUT: Final = 1800.0
 """Upstream's ``--min-request-timeout``: a watch without ``timeoutSeconds`` lasts this long."""
 
 
-class RestHandler(RestReads, RestWrites, RestSubresources):
+class RestHandler(RestSubresources):
     """Serves resource requests against one ``ApiService``."""
 
     def __init__(

@@ -32,11 +32,12 @@ from kubeprio.apiserver.restdecoding import (
     read_subresource,
 )
 from kubeprio.apiserver.restmessages import Reply, RestRequest
+from kubeprio.apiserver.restwrites import RestWrites
 from kubeprio.apiserver.service import ApiService
 from kubeprio.clock import Clock
 
 
-class RestSubresources:
+class RestSubresources(RestWrites):
     """Binding, eviction, token and scale over an ``ApiService``."""
 
     service: ApiService

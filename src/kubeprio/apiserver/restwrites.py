@@ -43,6 +43,7 @@ from kubeprio.apiserver.restmessages import (
     object_body,
     to_storage,
 )
+from kubeprio.apiserver.restreads import RestReads
 from kubeprio.apiserver.routes import Target
 from kubeprio.apiserver.service import ApiService
 from kubeprio.clock import Clock
@@ -52,7 +53,7 @@ RETURNS_DELETED_OBJECT: Final = frozenset({"pods", "services"})
 ``core/service`` storage); others answer a deletion with a Status."""
 
 
-class RestWrites:
+class RestWrites(RestReads):
     """Create, update, patch and delete over an ``ApiService``; the self reviews."""
 
     service: ApiService

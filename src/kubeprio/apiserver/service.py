@@ -46,7 +46,6 @@ from kubeprio.apiserver import binding as binding_rules
 from kubeprio.apiserver import eviction as eviction_rules
 from kubeprio.apiserver import scale
 from kubeprio.apiserver.servicecore import MAX_CONFLICT_RETRIES, WriteResult, stored_revision
-from kubeprio.apiserver.servicereads import ServiceReads
 from kubeprio.apiserver.servicewrites import ServiceWrites
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyNotFoundError, RevisionConflictError
@@ -55,7 +54,7 @@ from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
 DEFAULT_NAMESPACES = ("default", NODE_LEASE_NAMESPACE, "kube-public", "kube-system")
 
 
-class ApiService(ServiceWrites, ServiceReads):
+class ApiService(ServiceWrites):
     """The API server's logic without HTTP; a ``Client`` for in-process components."""
 
     def __init__(

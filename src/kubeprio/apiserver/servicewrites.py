@@ -49,10 +49,10 @@ from kubeprio.apiserver.patchapply import (
 )
 from kubeprio.apiserver.servicecore import (
     MAX_CONFLICT_RETRIES,
-    ServiceCore,
     WriteResult,
     stored_revision,
 )
+from kubeprio.apiserver.servicereads import ServiceReads
 from kubeprio.apiserver.serviceregistry import NO_ALLOCATION
 from kubeprio.client.protocol import DeleteRequest, PatchType
 from kubeprio.store.errors import KeyExistsError, KeyNotFoundError, RevisionConflictError
@@ -64,7 +64,7 @@ GENERATE_NAME_ATTEMPTS = 8
 """Names tried for a ``generateName`` object before AlreadyExists (upstream: 1 + 7 retries)."""
 
 
-class ServiceWrites(ServiceCore):
+class ServiceWrites(ServiceReads):
     """Create, update, patch and delete through the full write path, and the ``Client``
     protocol's write verbs over them."""
 

@@ -52,7 +52,7 @@ def _template_cells(template: PodTemplateSpec | None, selector: LabelSelector | 
     return [names, images, selector_string(selector)]
 
 
-DEPLOYMENT_COLUMNS: Final = (
+DEPLOYMENT_COLUMNS: Final[tuple[Column, ...]] = (
     name_column(),
     Column("Ready", "string", "Number of the pod with ready state"),
     Column("Up-to-date", "string", "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
@@ -80,7 +80,7 @@ def print_deployment(deploy: Deployment, now: float) -> tuple[Cells, RowConditio
     return cells, None
 
 
-REPLICA_SET_COLUMNS: Final = (
+REPLICA_SET_COLUMNS: Final[tuple[Column, ...]] = (
     name_column(),
     Column("Desired", "integer", "Replicas is the number of desired pods."),
     Column("Current", "integer", "Replicas is the most recently observed number of non-terminating pods."),
@@ -107,7 +107,7 @@ def print_replica_set(rs: ReplicaSet, now: float) -> tuple[Cells, RowConditions]
     return cells, None
 
 
-REPLICATION_CONTROLLER_COLUMNS: Final = (
+REPLICATION_CONTROLLER_COLUMNS: Final[tuple[Column, ...]] = (
     name_column(),
     Column("Desired", "integer", "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"),
     Column("Current", "integer", "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"),
@@ -137,7 +137,7 @@ def print_replication_controller(
     return cells, None
 
 
-DAEMON_SET_COLUMNS: Final = (
+DAEMON_SET_COLUMNS: Final[tuple[Column, ...]] = (
     name_column(),
     Column("Desired", "integer", "The number of nodes that should run the daemon pod."),
     Column("Current", "integer", "The number of those nodes running at least one daemon pod."),
@@ -161,7 +161,7 @@ def print_daemon_set(ds: DaemonSet, now: float) -> tuple[Cells, RowConditions]:
     return cells, None
 
 
-STATEFUL_SET_COLUMNS: Final = (
+STATEFUL_SET_COLUMNS: Final[tuple[Column, ...]] = (
     name_column(),
     Column("Ready", "string", "Number of the pod with ready state"),
     age_column(),
@@ -185,7 +185,7 @@ def print_stateful_set(sts: StatefulSet, now: float) -> tuple[Cells, RowConditio
     return cells, None
 
 
-CONTROLLER_REVISION_COLUMNS: Final = (
+CONTROLLER_REVISION_COLUMNS: Final[tuple[Column, ...]] = (
     name_column(),
     Column("Controller", "string", "The object that controls this revision."),
     Column("Revision", "string", "The revision's place in its controller's history."),
@@ -203,7 +203,7 @@ def print_controller_revision(cr: ControllerRevision, now: float) -> tuple[Cells
     ], None
 
 
-JOB_COLUMNS: Final = (
+JOB_COLUMNS: Final[tuple[Column, ...]] = (
     name_column(),
     Column("Status", "string", "Status of the job."),
     Column("Completions", "string", "The number of pods which reached phase Succeeded."),
@@ -265,7 +265,7 @@ def print_job(job: Job, now: float) -> tuple[Cells, RowConditions]:
     return cells, None
 
 
-CRON_JOB_COLUMNS: Final = (
+CRON_JOB_COLUMNS: Final[tuple[Column, ...]] = (
     name_column(),
     Column("Schedule", "string", "The cron schedule the Jobs are created on."),
     Column("Timezone", "string", "The time zone the schedule is read in."),
@@ -310,7 +310,7 @@ def print_cron_job(cron_job: CronJob, now: float) -> tuple[Cells, RowConditions]
     return cells, None
 
 
-POD_TEMPLATE_COLUMNS: Final = (
+POD_TEMPLATE_COLUMNS: Final[tuple[Column, ...]] = (
     name_column(),
     Column("Containers", "string", CONTAINERS_DOC),
     Column("Images", "string", IMAGES_DOC),

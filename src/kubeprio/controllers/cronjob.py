@@ -52,7 +52,7 @@ from kubeprio.api.batch import (
 )
 from kubeprio.api.core import ObjectReference
 from kubeprio.api.gotext import go_quote
-from kubeprio.api.meta import ApiObject
+from kubeprio.api.meta import ApiObject, OwnerReference
 from kubeprio.api.model import evolve
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
@@ -132,7 +132,8 @@ class CronJobController(Controller):
         """``updateJob``: the old controller too when the controller reference changed."""
         if old.metadata.resource_version == new.metadata.resource_version:
             return
-        old_ref, new_ref = old.metadata.controller_ref(), new.metadata.controller_ref()
+        old_ref: OwnerReference | None = old.metadata.controller_ref()
+        new_ref: OwnerReference | None = new.metadata.controller_ref()
         if old_ref != new_ref and old_ref is not None:
             self._enqueue_owner(old)
         if new_ref is not None:

@@ -157,9 +157,9 @@ def next_schedule_time_duration(
         base: float = now
     else:
         if recent.most_recent is not None:
-            base = recent.most_recent
+            base = float(recent.most_recent)
         elif recent.missed is Missed.NONE:
-            base = recent.earliest
+            base = float(recent.earliest)
         else:
             base = now
     following = schedule.next(base)

@@ -52,7 +52,7 @@ from kubeprio.api.daemonset import (
     DaemonSet,
     template_generation,
 )
-from kubeprio.api.meta import ApiObject, LabelSelector
+from kubeprio.api.meta import ApiObject, LabelSelector, OwnerReference
 from kubeprio.api.model import evolve
 from kubeprio.api.validation.core import semantic_equal
 from kubeprio.api.validation.meta import selector_is_empty
@@ -199,7 +199,8 @@ class DaemonSetsController(Controller):
         """``updatePod``/``updateHistory``: a changed controller reference queues the old
         owner; the new owner is returned. An orphan (None) whose labels or reference
         changed queues the DaemonSets that now select it."""
-        old_ref, new_ref = old.metadata.controller_ref(), new.metadata.controller_ref()
+        old_ref: OwnerReference | None = old.metadata.controller_ref()
+        new_ref: OwnerReference | None = new.metadata.controller_ref()
         if old_ref != new_ref and old_ref is not None:
             previous = self._owner(old)
             if previous is not None:

@@ -36,7 +36,7 @@ from typing import Any, ClassVar, Final, Generic, TypeVar
 from kubeprio.api import errors, selectors
 from kubeprio.api.apps import ReplicaSet, ReplicaSetStatus, WorkloadCondition
 from kubeprio.api.core import Pod
-from kubeprio.api.meta import ApiObject, LabelSelector, ObjectMeta
+from kubeprio.api.meta import ApiObject, LabelSelector, ObjectMeta, OwnerReference
 from kubeprio.api.model import evolve
 from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.client import record
@@ -158,7 +158,8 @@ class ReplicaManager(Controller, Generic[R]):
             if labels_changed:
                 self._pod_deleted(old)
             return
-        old_ref, new_ref = old.metadata.controller_ref(), new.metadata.controller_ref()
+        old_ref: OwnerReference | None = old.metadata.controller_ref()
+        new_ref: OwnerReference | None = new.metadata.controller_ref()
         if old_ref != new_ref and old_ref is not None:
             previous = self._owner(old)
             if previous is not None:

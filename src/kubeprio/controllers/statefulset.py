@@ -56,7 +56,7 @@ from typing import Final
 from kubeprio.api import errors, selectors
 from kubeprio.api.controllerrevision import ControllerRevision
 from kubeprio.api.core import Pod
-from kubeprio.api.meta import ApiObject
+from kubeprio.api.meta import ApiObject, OwnerReference
 from kubeprio.api.model import evolve
 from kubeprio.api.persistentvolume import PersistentVolumeClaim
 from kubeprio.api.statefulset import (
@@ -181,7 +181,8 @@ class StatefulSetController(Controller):
         ``minReadySeconds`` is looked at again once it can be available."""
         if old.metadata.resource_version == new.metadata.resource_version:
             return
-        old_ref, new_ref = old.metadata.controller_ref(), new.metadata.controller_ref()
+        old_ref: OwnerReference | None = old.metadata.controller_ref()
+        new_ref: OwnerReference | None = new.metadata.controller_ref()
         if old_ref != new_ref and old_ref is not None:
             previous = self._owner(old)
             if previous is not None:

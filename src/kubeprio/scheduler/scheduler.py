@@ -34,7 +34,6 @@ from kubeprio.client.record import EventRecorder
 from kubeprio.clock import Clock
 from kubeprio.scheduler import queue as scheduling_queue
 from kubeprio.scheduler.cache import Cache
-from kubeprio.scheduler.eventhandlers import EventHandlers
 from kubeprio.scheduler.fastpath import FastPath
 from kubeprio.scheduler.metrics import (
     RESULT_ERROR,
@@ -51,7 +50,7 @@ EVENT_FLUSH_BATCH: Final = 64
 """Deferred events written per ``run_once`` when no pod is ready (about 4 ms of writes)."""
 
 
-class Scheduler(SchedulingCycle, EventHandlers):
+class Scheduler(SchedulingCycle):
     """One scheduler (one profile) against one cluster, through a ``Client``."""
 
     def __init__(

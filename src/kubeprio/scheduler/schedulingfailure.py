@@ -25,10 +25,10 @@ from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.client.record import EVENT_TYPE_WARNING
 from kubeprio.client.statuswrite import write_status
 from kubeprio.clock import rfc3339
+from kubeprio.scheduler.eventhandlers import EventHandlers
 from kubeprio.scheduler.framework import NodeToStatus, QueuedPodInfo, Status
 from kubeprio.scheduler.nominator import NominatingInfo
 from kubeprio.scheduler.rowstatus import rejector_plugins
-from kubeprio.scheduler.schedulerhandle import SchedulerHandle
 
 LOG: Final = logging.getLogger("kubeprio.scheduler")
 
@@ -50,7 +50,7 @@ class ScheduleFailure:
     diagnosis: NodeToStatus | None = None
 
 
-class FailureHandling(SchedulerHandle):
+class FailureHandling(EventHandlers):
     """Failed attempts: event, condition, nomination, requeue."""
 
     def _handle_failure(self, queued: QueuedPodInfo, failure: ScheduleFailure) -> None:

@@ -15,12 +15,12 @@ Renew and acquire times are MicroTimes the decoder already checked. Metadata rul
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from kubeprio.api import errors
 from kubeprio.api.coordination import Lease, LeaseSpec
 from kubeprio.api.errors import FieldError
-from kubeprio.api.validation.meta import qualified_name_errors, validate_nonnegative
+from kubeprio.api.validation.meta import KindValidator, qualified_name_errors, validate_nonnegative
 
 LEASE_STRATEGIES: Final = ("OldestEmulationVersion",)
 """The Kubernetes-defined coordinated leader-election strategies."""
@@ -64,5 +64,5 @@ def validate_lease(lease: Lease) -> list[FieldError]:
     return validate_lease_spec(lease.spec or LeaseSpec())
 
 
-CREATE: Final = {Lease: validate_lease}
+CREATE: Final[dict[type[Any], KindValidator]] = {Lease: validate_lease}
 """Model class -> create validator, for ``validation``'s table."""

@@ -44,6 +44,8 @@ from kubeprio.api.service import (
 )
 from kubeprio.api.validation.ip import cidr_errors, ip_errors, non_special_ip_errors, parse_ip
 from kubeprio.api.validation.meta import (
+    KindUpdateValidator,
+    KindValidator,
     dns1123_label_errors,
     dns1123_subdomain_errors,
     qualified_name_errors,
@@ -576,9 +578,11 @@ def validate_service_status_update(new: Service, old: Service) -> list[FieldErro
     return found
 
 
-CREATE: Final = {Service: validate_service}
+CREATE: Final[dict[type[Any], KindValidator]] = {Service: validate_service}
 """Model class -> create validator, for ``validation``'s table."""
-UPDATE: Final = {Service: validate_service_update}
+UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {Service: validate_service_update}
 """Model class -> update validator."""
-STATUS_UPDATE: Final = {Service: validate_service_status_update}
+STATUS_UPDATE: Final[dict[type[Any], KindUpdateValidator]] = {
+    Service: validate_service_status_update
+}
 """Model class -> status update validator."""

@@ -258,7 +258,7 @@ def validate_validating_update(
     return _validate_configuration(webhooks, _update_options(webhooks, old_webhooks))
 
 
-REVALIDATE_META_ON_UPDATE: Final = frozenset(
+REVALIDATE_META_ON_UPDATE: Final[frozenset[type[Any]]] = frozenset(
     {MutatingWebhookConfiguration, ValidatingWebhookConfiguration}
 )
 """An update runs the whole create-time validation again, metadata included (the

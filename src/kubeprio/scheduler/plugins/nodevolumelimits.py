@@ -273,7 +273,7 @@ def after_claim_added(
     return QueueingHint.QUEUE if new.metadata.name in used else QueueingHint.QUEUE_SKIP
 
 
-EVENTS: Final = (
+EVENTS: Final[tuple[ClusterEventWithHint, ...]] = (
     # Any new CSINode may lift a limit, so no hint (upstream registers none either).
     ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD)),
     ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), after_pod_deleted),

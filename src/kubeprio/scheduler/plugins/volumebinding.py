@@ -270,7 +270,7 @@ def after_storage_class_change(
 
 
 _A = ActionType
-EVENTS: Final = (
+EVENTS: Final[tuple[ClusterEventWithHint, ...]] = (
     ClusterEventWithHint(
         ClusterEvent(EventResource.STORAGE_CLASS, _A.ADD | _A.UPDATE), after_storage_class_change
     ),

@@ -242,7 +242,7 @@ after_claim_added = after_named_claim
 """Upstream ``isSchedulableAfterPersistentVolumeClaimAdded``: a claim the pod names (``helper.claimhints``)."""
 
 
-EVENTS: Final = (
+EVENTS: Final[tuple[ClusterEventWithHint, ...]] = (
     ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE), after_pod_deleted),
     ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
     ClusterEventWithHint(

@@ -193,7 +193,7 @@ after_claim_change = after_named_claim
 
 
 _A = ActionType
-EVENTS: Final = (
+EVENTS: Final[tuple[ClusterEventWithHint, ...]] = (
     ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, _A.ADD)),
     ClusterEventWithHint(
         ClusterEvent(EventResource.NODE, _A.ADD | _A.UPDATE_NODE_LABEL | _A.UPDATE_NODE_TAINT)
