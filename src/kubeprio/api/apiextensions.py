@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from kubeprio.api.meta import Condition, ObjectMeta
-from kubeprio.api.model import JsonDict, extra_field, fast_init, json_name
+from kubeprio.api.model import JsonDict, evolve, extra_field, fast_init, json_name
 
 GROUP: Final = "apiextensions.k8s.io"
 VERSION: Final = "v1"
@@ -174,3 +174,47 @@ def storage_version(crd: CustomResourceDefinition) -> str | None:
         if version.storage:
             return version.name
     return None
+
+
+CUSTOM_RESOURCE_CLEANUP_FINALIZER: Final = "customresourcecleanup.apiextensions.k8s.io"
+"""The finalizer a deleted CRD carries until its custom resources are gone."""
+
+
+def is_terminating(crd: CustomResourceDefinition) -> bool:
+    """Whether the CRD's ``Terminating`` condition is ``True`` (being deleted: its
+    resources are still served, but new ones cannot be created)."""
+    found = condition(crd, TERMINATING)
+    return found is not None and found.status == "True"
+
+
+def with_condition(
+    crd: CustomResourceDefinition, new: Condition, now: str
+) -> CustomResourceDefinition:
+    """``SetCRDCondition``: ``crd`` with ``new`` replacing the condition of its type (or
+    appended). The transition time is ``now`` unless the status is unchanged, in which
+    case the old time is kept and only reason and message change."""
+    status = crd.status or CustomResourceDefinitionStatus()
+    conditions = list(status.conditions or ())
+    for index, existing in enumerate(conditions):
+        if existing.type != new.type:
+            continue
+        transition = existing.last_transition_time if existing.status == new.status else now
+        conditions[index] = Condition(
+            type=new.type,
+            status=new.status,
+            last_transition_time=transition,
+            reason=new.reason,
+            message=new.message,
+        )
+        break
+    else:
+        conditions.append(
+            Condition(
+                type=new.type,
+                status=new.status,
+                last_transition_time=now,
+                reason=new.reason,
+                message=new.message,
+            )
+        )
+    return evolve(crd, status=evolve(status, conditions=tuple(conditions)))

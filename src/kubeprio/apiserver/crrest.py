@@ -35,12 +35,11 @@ from kubeprio.api.apiextensions import CustomObject
 from kubeprio.api.crpruning import apply_defaults, prune
 from kubeprio.api.crvalidation import validate_custom_object
 from kubeprio.api.jsonpatch import PatchError, apply_json_patch, apply_merge_patch
-from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.patch import PatchType
 from kubeprio.api.serialization import from_dict, to_dict
 from kubeprio.api.validation.meta import validate_object_meta, validate_object_meta_update
-from kubeprio.apiserver import fieldvalidation, listing, status, tables
+from kubeprio.apiserver import crddeletion, fieldvalidation, listing, status, tables
 from kubeprio.apiserver.customresources import CustomVersion
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import flag, integer, media_type, negotiate
@@ -51,7 +50,7 @@ from kubeprio.apiserver.watch import ServiceWatch
 from kubeprio.apiserver.watchstream import WatchStream
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyExistsError, KeyNotFoundError, RevisionConflictError
-from kubeprio.store.interface import KeyPrefix, ObjectKey, Store, object_revision
+from kubeprio.store.interface import ObjectKey, object_revision
 
 PATCH_TYPES: Final = {
     PatchType.JSON_PATCH.value: PatchType.JSON_PATCH,
@@ -292,7 +291,9 @@ class CustomResourceRest:
             raise errors.invalid_error(info.kind, info.group, name, problems)
 
     def create(self, request: RestRequest, found: CustomVersion) -> Reply:
-        """POST: a new object (201)."""
+        """POST: a new object (201); refused while the CRD terminates."""
+        if found.terminating:
+            raise crddeletion.create_while_terminating(found.info.plural, found.info.group)
         data, duplicates = self._body(request, found)
         return self._create(request, found, data, duplicates)
 
@@ -506,15 +507,3 @@ class CustomResourceRest:
             except KeyNotFoundError:
                 continue
         return listed
-
-
-def delete_all(store: Store, resource: str) -> int:
-    """Remove every stored object of a custom resource (its CRD is gone); how many."""
-    objects, _ = store.list(KeyPrefix(resource))
-    for obj in objects:
-        meta: ObjectMeta = obj.metadata
-        try:
-            store.delete(ObjectKey(resource, meta.namespace or "", meta.name or ""))
-        except KeyNotFoundError:
-            continue
-    return len(objects)

@@ -12,8 +12,11 @@ discovery and authorized exactly like a built-in kind, and only its REST verbs
 
 The registry is rebuilt when the CRDs change (a fingerprint of their names and
 resourceVersions, one store list per request: there are few CRDs). As upstream, a
-CRD's resources are served from the moment it is ``Established`` and stop being served
-when it is deleted. Stored custom objects live under the store resource
+CRD's resources are served from the moment it is ``Established`` until the CRD is gone:
+while it terminates (``Terminating=True``, its custom resources being deleted by
+``controllers.crdfinalizer``) they are still read, updated and deleted, but discovery
+lists only ``delete, deletecollection, get, list, watch`` and a create is refused
+(``apiserver.crrest``). Stored custom objects live under the store resource
 ``<plural>.<group>`` (no built-in plural has a dot). Who drives it: ``apiserver.http``.
 """
 
@@ -31,6 +34,7 @@ from kubeprio.api.apiextensions import (
     CustomResourceDefinitionVersion,
     CustomResourceSubresourceScale,
     is_established,
+    is_terminating,
 )
 from kubeprio.api.kinds import ResourceInfo, Subresource
 from kubeprio.api.versionsignature import VersionSignature, version_signature
@@ -40,6 +44,9 @@ from kubeprio.apiserver.tables import TablePrinter
 from kubeprio.store.interface import KeyPrefix, Store
 
 SUBRESOURCE_VERBS: Final = ("get", "patch", "update")
+TERMINATING_VERBS: Final[tuple[str, ...]] = ("delete", "deletecollection", "get", "list", "watch")
+"""The verbs discovery lists for a terminating CRD's resources (upstream's discovery
+controller drops create, update and patch; only create is refused, by the handler)."""
 CRD_RESOURCE: Final = kinds.for_model(CustomResourceDefinition).plural
 
 
@@ -57,6 +64,11 @@ class CustomVersion:
     def store_resource(self) -> str:
         """Where its objects are stored: ``<plural>.<group>`` (every version shares it)."""
         return f"{self.info.plural}.{self.info.group}"
+
+    @property
+    def terminating(self) -> bool:
+        """Whether the CRD is being deleted (``Terminating=True``): no new objects."""
+        return is_terminating(self.crd)
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -115,6 +127,7 @@ def custom_versions(crd: CustomResourceDefinition) -> list[CustomVersion]:
             tuple(names.short_names or ()),
             tuple(names.categories or ()),
             subresources=tuple(subresources),
+            verbs=TERMINATING_VERBS if is_terminating(crd) else kinds.ALL_VERBS,
         )
         columns: tuple[CustomResourceColumnDefinition, ...] = tuple(
             version.additional_printer_columns or ()
@@ -151,8 +164,6 @@ class CustomResourceRegistry:
         self._fingerprint = fingerprint
         versions: dict[tuple[str, str], CustomVersion] = {}
         for crd in crds:
-            if crd.metadata.deletion_timestamp:
-                continue
             assert isinstance(crd, CustomResourceDefinition)
             for found in custom_versions(crd):
                 versions[(found.info.api_version, found.info.plural)] = found

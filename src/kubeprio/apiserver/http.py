@@ -56,7 +56,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kubeprio.admission.chain import UserInfo
 from kubeprio.api import errors, kinds
-from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.componentstatus import ComponentCondition
 from kubeprio.api.core import Pod
 from kubeprio.api.flowcontrol import HEADER_FLOW_SCHEMA_UID, HEADER_PRIORITY_LEVEL_UID
@@ -74,7 +73,7 @@ from kubeprio.apiserver import (
     requestmetrics,
     status,
 )
-from kubeprio.apiserver.crrest import CustomResourceRest, delete_all
+from kubeprio.apiserver.crrest import CustomResourceRest
 from kubeprio.apiserver.customresources import CustomResourceRegistry
 from kubeprio.apiserver.requestmetrics import RequestLabels, RequestMetrics
 from kubeprio.apiserver.resourcemetrics import PodsOnNode
@@ -535,8 +534,6 @@ class KubeApp:
                 reply = self.custom_rest.handle(rest_request, custom)
             else:
                 reply = self.rest.handle(rest_request)
-                if target.info.model is CustomResourceDefinition and request.method == "DELETE":
-                    self._clean_up_custom_resources(target)
         except errors.StatusError as exc:
             return error_response(exc)
         if isinstance(reply, WatchStream):
@@ -551,18 +548,6 @@ class KubeApp:
         if isinstance(reply, LogFollow):
             return StreamingResponse(self._follow(reply), headers={"Content-Type": TEXT_TYPE})
         return self._reply(reply)
-
-    def _clean_up_custom_resources(self, target: Target) -> None:
-        """A deleted CRD takes its custom resources with it (upstream's finalizer
-        controller deletes them before the CRD goes; here they go right after it)."""
-        names = [target.name] if target.name else []
-        if not names:
-            return
-        try:
-            self.service.store.get(ObjectKey(target.info.plural, "", target.name))
-        except KeyNotFoundError:
-            plural_group = target.name
-            delete_all(self.service.store, plural_group)
 
     async def _follow(self, follow: LogFollow) -> AsyncIterator[bytes]:
         """A followed log: open while the container runs (it prints nothing, so no chunk

@@ -27,6 +27,7 @@ from kubeprio.admission.chain import (
 )
 from kubeprio.api import errors, kinds, manifest, validation
 from kubeprio.api import patch as patching
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.core import Namespace
 from kubeprio.api.defaults import default_object
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
@@ -40,7 +41,7 @@ from kubeprio.api.serialization import (
     to_dict,
 )
 from kubeprio.api.service import Service
-from kubeprio.apiserver import deletion, strategy
+from kubeprio.apiserver import crddeletion, deletion, strategy
 from kubeprio.apiserver.patchapply import (
     apply_patch_members,
     check_patched_name,
@@ -305,8 +306,15 @@ class ServiceWrites(ServiceReads):
         deletion.validate_delete_options(options)
         key = self._key(info, name, namespace)
         current = self._get_key(info, key)
-        deletion.check_preconditions(info, current, options)
-        plan = deletion.plan_delete(current, options.grace_period_seconds, self.clock.now())
+        plan: deletion.DeletePlan | None = None
+        if isinstance(current, CustomResourceDefinition):
+            # The CRD REST's own Delete: marked for the finalizer controller.
+            crddeletion.check_preconditions(current, options)
+            plan = crddeletion.plan_first_delete(current, self._now())
+        else:
+            deletion.check_preconditions(info, current, options)
+        if plan is None:
+            plan = deletion.plan_delete(current, options.grace_period_seconds, self.clock.now())
         if options.dry_run:
             return plan.updated if plan.updated is not None else current
         result = current

@@ -102,7 +102,11 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import EMPTY_STATUS as EMPTY_STATEFUL_SET_STATUS
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import csrstrategy, templategeneration
-from kubeprio.apiserver.crdstrategy import crd_status_for_create, with_storage_version
+from kubeprio.apiserver.crdstrategy import (
+    crd_status_for_create,
+    crd_status_update,
+    with_storage_version,
+)
 
 STATUS_KINDS: Final = tuple(
     info.model for info in kinds.RESOURCES if info.has_subresource("status")
@@ -302,6 +306,8 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
     """Carry system fields over from ``old`` and keep each side of the spec/status split."""
     if isinstance(new, CertificateSigningRequest) and subresource in ("status", "approval"):
         return csrstrategy.prepare_for_update(new, old, subresource=subresource, now=now)
+    if subresource == "status" and isinstance(new, CustomResourceDefinition):
+        return crd_status_update(new, old)
     if subresource == "status":
         # A status write changes the status only (and nothing in metadata but labels and
         # annotations, which upstream status strategies also reset; we keep old metadata).

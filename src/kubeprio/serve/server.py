@@ -68,6 +68,7 @@ from kubeprio.api.rbac import ClusterRole
 from kubeprio.apiserver import componentstatus, issuerdiscovery, kubernetesservice, rbacbootstrap
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import Attributes, TenantAuthorizer
+from kubeprio.apiserver.crinstances import StoredCustomResources
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.flowclassifier import FlowClassifier
 from kubeprio.apiserver.flowcontrolconfig import FlowControlConfiguration
@@ -88,6 +89,7 @@ from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
 from kubeprio.controllers.base import Controller
 from kubeprio.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from kubeprio.controllers.crdfinalizer import CrdFinalizerController
 from kubeprio.controllers.crdnaming import CrdNamingController
 from kubeprio.controllers.csrsigning import CsrSigningController
 from kubeprio.controllers.endpoints import EndpointsController
@@ -450,7 +452,8 @@ class Serving:
         )
 
     def _wire_crd_naming_controller(self, seed: int) -> None:
-        """The apiextensions controllers: a new CRD's names accepted and established."""
+        """The apiextensions controllers: a new CRD's names accepted and established; a
+        deleted one's custom resources removed before it goes (the cleanup finalizer)."""
         crds: Informer[CustomResourceDefinition] = Informer(
             self.plane.api, CustomResourceDefinition
         )
@@ -459,6 +462,13 @@ class Serving:
             clock=self.clock,
             rng=derived_rng(seed, "crd-naming"),
             crds=crds,
+        )
+        self.crd_finalizer = CrdFinalizerController(
+            self.plane.api,
+            clock=self.clock,
+            rng=derived_rng(seed, "crd-finalizer"),
+            crds=crds,
+            instances=StoredCustomResources(self.store, clock=self.clock),
         )
         self.serve_informers = Informers([*self.serve_informers.informers, crds])
 
@@ -555,6 +565,7 @@ class Serving:
                 Due(self.tokens_controller, self.clock),
                 Due(self.root_ca_publisher, self.clock),
                 Due(self.crd_naming_controller, self.clock),
+                Due(self.crd_finalizer, self.clock),
                 Due(self.aggregation_controller, self.clock),
                 Due(self.csr_signing_controller, self.clock),
                 self.event_expiry,
