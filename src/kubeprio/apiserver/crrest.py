@@ -32,6 +32,7 @@ from typing import Any, Final
 from kubeprio.admission.chain import Operation
 from kubeprio.api import errors
 from kubeprio.api.apiextensions import CustomObject
+from kubeprio.api.apps import Scale
 from kubeprio.api.crpruning import apply_defaults, prune
 from kubeprio.api.crvalidation import validate_custom_object
 from kubeprio.api.jsonpatch import PatchError, apply_json_patch, apply_merge_patch
@@ -39,11 +40,11 @@ from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.patch import PatchType
 from kubeprio.api.serialization import from_dict, to_dict
 from kubeprio.api.validation.meta import validate_object_meta, validate_object_meta_update
-from kubeprio.apiserver import crddeletion, fieldvalidation, listing, status, tables
+from kubeprio.apiserver import crddeletion, crscale, fieldvalidation, listing, status, tables
 from kubeprio.apiserver.customresources import CustomVersion
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import flag, integer, media_type, negotiate
-from kubeprio.apiserver.restdecoding import parse_apply_body, parse_json
+from kubeprio.apiserver.restdecoding import parse_apply_body, parse_json, read_object
 from kubeprio.apiserver.restmessages import Reply, RestRequest
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.watch import ServiceWatch
@@ -87,7 +88,7 @@ class CustomResourceRest:
         method = request.method
         sub = target.subresource
         if sub == "scale":
-            raise status.method_not_allowed()
+            return self.scale(request, found)
         if target.is_collection:
             if method == "GET":
                 if flag(request.query, "watch"):
@@ -286,6 +287,8 @@ class CustomResourceRest:
             else validate_object_meta_update(obj.metadata, old.metadata)
         )
         problems += validate_custom_object(object_json(obj), found.schema)
+        if found.scale is not None:
+            problems += crscale.validate_scale_paths(object_json(obj), found.scale)
         if problems:
             name = obj.metadata.name or obj.metadata.generate_name or ""
             raise errors.invalid_error(info.kind, info.group, name, problems)
@@ -465,6 +468,35 @@ class CustomResourceRest:
         ):
             metadata["resourceVersion"] = current.metadata.resource_version
         return self._replace(request, found, current, patched, duplicates, require_version=False)
+
+    def scale(self, request: RestRequest, found: CustomVersion) -> Reply:
+        """GET, PUT or PATCH ``<plural>/<name>/scale`` (``apiserver.crscale``)."""
+        paths = found.scale
+        if paths is None:
+            raise status.path_not_found()
+        target = request.target
+        current = self._read(found, target.namespace, target.name)
+        document = self._versioned(found, current)
+        if request.method == "GET":
+            return Reply(200, to_dict(crscale.read_scale(document, paths)))
+        if request.method == "PUT":
+            new_scale, warnings = read_object(
+                request, Scale, expect_name=True, api_version="autoscaling/v1"
+            )
+        elif request.method == "PATCH":
+            new_scale, warnings = crscale.patched_scale(
+                request, crscale.scale_to_patch(document, paths)
+            )
+        else:
+            raise status.method_not_allowed()
+        updated = crscale.with_replicas(document, new_scale, paths)
+        written = self._replace(request, found, current, updated, [], require_version=False)
+        assert isinstance(written.body, dict)
+        try:
+            result, _ = crscale.scale_of(written.body, paths)
+        except crscale.ScalePathError as exc:
+            raise errors.bad_request(str(exc)) from None
+        return Reply(200, to_dict(result), warnings=(*warnings, *written.warnings))
 
     def delete(self, request: RestRequest, found: CustomVersion) -> Reply:
         """DELETE: removed at once (a success Status), or only marked while finalizers remain."""
