@@ -137,8 +137,9 @@ def scale_of(document: JsonDict, paths: CustomResourceSubresourceScale) -> tuple
                 resource_version=metadata.get("resourceVersion"),
                 creation_timestamp=metadata.get("creationTimestamp"),
             ),
-            spec=ScaleSpec(replicas=spec_replicas),
-            status=ScaleStatus(replicas=status_replicas, selector=selector),
+            # ``spec.replicas`` and ``status.selector`` are omitempty on the wire.
+            spec=ScaleSpec(replicas=spec_replicas or None),
+            status=ScaleStatus(replicas=status_replicas, selector=selector or None),
         ),
         found,
     )
