@@ -158,3 +158,36 @@ def test_a_held_resource_keeps_its_crd_terminating(served):
         '{"metadata":{"finalizers":null}}',
     )
     served.ok("wait", "--for=delete", "crd/sprockets.example.com", "--timeout=30s")
+
+
+HPA = """\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: g2, namespace: {ns}}}
+spec:
+  scaleTargetRef: {{apiVersion: example.com/v1, kind: Gadget, name: g2}}
+  minReplicas: 2
+  maxReplicas: 4
+  metrics:
+  - type: Resource
+    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 50}}}}
+"""
+
+
+def test_an_hpa_scales_a_custom_resource_through_its_scale(served):
+    """``horizontal.go``'s ``reconcileAutoscaler`` on a custom kind: one replica under
+    ``minReplicas`` is brought up to it through the CR's scale subresource."""
+    _establish(served, "gadgets", "Gadget")
+    ns = new_namespace(served, "hpa-cr")
+    served.ok("apply", "-f", "-", stdin=_cr("Gadget", "g2", ns))
+    served.ok("apply", "-f", "-", stdin=HPA.format(ns=ns))
+
+    def scaled() -> str | None:
+        found = served.ok("get", "gadget", "g2", "-n", ns, "-o", "jsonpath={.spec.replicas}")
+        return found if found == "2" else None
+
+    assert eventually(scaled, timeout=60) == "2"
+    hpa = served.json("get", "hpa", "g2", "-n", ns)
+    able = next(c for c in hpa["status"]["conditions"] if c["type"] == "AbleToScale")
+    assert able["reason"] == "SucceededRescale"
+    assert able["message"] == "the HPA controller was able to update the target scale to 2"

@@ -7,7 +7,7 @@ Mirrors ``pkg/controller/podautoscaler/horizontal.go`` (``HorizontalController``
   each reconcile queues it again;
 * ``reconcileAutoscaler``: the target's ``scale`` subresource through the ``Client``
   (any kind of the resource table with a ``scale`` subresource: Deployment, ReplicaSet,
-  StatefulSet; ``FailedGetScale``), then: a target at 0 replicas is left alone
+  StatefulSet), or a custom kind's (``controllers.scaletargets``; ``FailedGetScale``), then: a target at 0 replicas is left alone
   (``ScalingDisabled``), one outside [minReplicas, maxReplicas] is brought inside, and
   otherwise ``computeReplicasForMetrics`` asks every metric (the largest proposal wins;
   a failed metric is skipped unless all fail or the others would scale down),
@@ -72,6 +72,7 @@ from kubeprio.controllers.base import (
     split_key,
 )
 from kubeprio.controllers.hpastatus import FALSE, TRUE, Working
+from kubeprio.controllers.scaletargets import ClientScaleTarget, CustomScaleTargets, ScaleTarget
 from kubeprio.errors import KubeprioError
 
 DEFAULT_SYNC_PERIOD: Final = 15.0
@@ -89,14 +90,6 @@ def _gv_group(api_version: str) -> str:
     if api_version.count("/") > 1:
         raise HpaError(f"unexpected GroupVersion string: {api_version}")
     return api_version.rpartition("/")[0] if "/" in api_version else ""
-
-
-def _scale_target(group: str, kind: str) -> kinds.ResourceInfo:
-    """``RESTMappings(GroupKind)``: the row of the kind in its group (any version)."""
-    for info in kinds.RESOURCES:
-        if info.group == group and info.kind == kind:
-            return info
-    raise HpaError(f'no matches for kind "{kind}" in group "{group}"')
 
 
 class HorizontalController(Controller):
@@ -125,6 +118,8 @@ class HorizontalController(Controller):
         self.sync_period = sync_period
         self.downscale_stabilization = downscale_stabilization
         self.calculator = calculator or rc.Calculator()
+        self.custom_scales: CustomScaleTargets | None = None
+        """The custom kinds it can target (``controllers.scaletargets``); serve sets it."""
         self.recommendations: dict[str, list[hb.Recommendation]] = {}
         self.scale_up_events: dict[str, list[hb.ScaleEvent]] = {}
         self.scale_down_events: dict[str, list[hb.ScaleEvent]] = {}
@@ -200,6 +195,18 @@ class HorizontalController(Controller):
         )
         working.write(self.client)
 
+    def _scale_target(self, group: str, kind: str) -> ScaleTarget:
+        """``RESTMappings(GroupKind)``: the kind in its group (any version), a built-in one
+        or a custom one served now."""
+        for info in kinds.RESOURCES:
+            if info.group == group and info.kind == kind:
+                return ClientScaleTarget(self.client, info.model)
+        if self.custom_scales is not None:
+            custom = self.custom_scales.lookup(group, kind)
+            if custom is not None:
+                return custom
+        raise HpaError(f'no matches for kind "{kind}" in group "{group}"')
+
     def reconcile_autoscaler(self, hpa: HorizontalPodAutoscaler) -> None:
         """``reconcileAutoscaler``."""
         status = hpa.status or HorizontalPodAutoscalerStatus()
@@ -212,8 +219,8 @@ class HorizontalController(Controller):
         ref_name = (ref.name if ref else None) or ""
         try:
             group = _gv_group((ref.api_version if ref else None) or "")
-            info = _scale_target(group, ref_kind)
-            scale = self.client.get_scale(info.model, ref_name, hpa.metadata.namespace)
+            target = self._scale_target(group, ref_kind)
+            scale = target.get_scale(ref_name, hpa.metadata.namespace)
         except (HpaError, errors.StatusError) as exc:
             self._fail_get_scale(working, _text(exc))
             return
@@ -273,8 +280,7 @@ class HorizontalController(Controller):
             rescale = desired != current
         if rescale:
             try:
-                self.client.update_scale(
-                    info.model,
+                target.update_scale(
                     evolve(scale, spec=evolve(scale.spec or ScaleSpec(), replicas=desired)),
                 )
             except errors.StatusError as exc:

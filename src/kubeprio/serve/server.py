@@ -69,6 +69,7 @@ from kubeprio.apiserver import componentstatus, issuerdiscovery, kubernetesservi
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import Attributes, TenantAuthorizer
 from kubeprio.apiserver.crinstances import StoredCustomResources
+from kubeprio.apiserver.crscaletargets import CustomResourceScales
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.flowclassifier import FlowClassifier
 from kubeprio.apiserver.flowcontrolconfig import FlowControlConfiguration
@@ -373,6 +374,8 @@ class Serving:
             ),
         )
         self.kube: KubeApp = self.app.state.kube
+        # The HPA controller can target custom kinds with a scale subresource.
+        self.plane.hpa.custom_scales = CustomResourceScales(self.kube.custom, self.kube.custom_rest)
         # API Priority and Fairness: bootstrap objects, Dangling conditions, PF headers.
         self.flow_config = FlowControlConfiguration(
             self.plane.api, clock=self.clock, on_classifier=self._use_classifier
