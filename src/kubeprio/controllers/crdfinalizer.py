@@ -20,7 +20,8 @@ finalizer is finalized in steps, each a status write:
 3. the finalizer is removed in the same status write, and the API server deletes the CRD.
 
 Upstream blocks its worker during the one-minute poll; here the key is requeued every
-5 s instead, with the start of the wait remembered per CRD. Custom resources are
+5 s instead, with the start of the wait remembered per CRD. A write conflict is retried
+with backoff (upstream waits for its informer's resync, which kubeprio's lacks). Custom resources are
 untyped and not reachable through ``Client``; as upstream's ``CRClientGetter``, the
 controller is given a ``CustomResourceInstances`` that reaches their storage.
 Serve wires it (``serve.server``). Must not import ``apiserver``, ``store``, ``admission``.
@@ -156,20 +157,20 @@ class CrdFinalizerController(Controller):
         if cached is None or not needs_finalizing(cached):
             self._waiting_since.pop(key, None)
             return
+        # A conflict (the cache behind a write) is retried with backoff: upstream drops the
+        # key and counts on its informer's periodic resync, which this one does not have.
         try:
             crd = self._write_status(self._set(cached, IN_PROGRESS))
-        except (errors.NotFoundError, errors.ConflictError):
-            return  # deleted or changed meanwhile: the informer queues it again
+        except errors.NotFoundError:
+            return
         outcome = self._delete_instances(key, crd) if is_established(crd) else NEVER_ESTABLISHED
         done = self._set(crd, outcome)
         finalizers = tuple(
             f for f in done.metadata.finalizers or () if f != CUSTOM_RESOURCE_CLEANUP_FINALIZER
         )
         done = evolve(done, metadata=evolve(done.metadata, finalizers=finalizers))
-        try:
+        with contextlib.suppress(errors.NotFoundError):
             self._write_status(done)
-        except (errors.NotFoundError, errors.ConflictError):
-            return
 
     def _delete_instances(self, key: str, crd: CustomResourceDefinition) -> Condition:
         """``deleteInstances``: the outcome condition once none remain; raises to retry."""

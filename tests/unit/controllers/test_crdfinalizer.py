@@ -29,6 +29,7 @@ from kubeprio.api.apiextensions import (
     CustomResourceDefinitionStatus,
 )
 from kubeprio.api.meta import Condition, ObjectMeta
+from kubeprio.api.model import evolve
 from kubeprio.apiserver.crinstances import StoredCustomResources
 from kubeprio.controllers.crdfinalizer import changed_beyond_terminating
 from kubeprio.store.interface import KeyPrefix
@@ -200,3 +201,21 @@ def _terminating_crd(rv: str, reason: str, **meta: Any) -> CustomResourceDefinit
 )
 def test_update_handler_ignores_its_own_condition_writes(old, new, requeue):
     assert changed_beyond_terminating(old, new) is requeue
+
+
+def test_a_write_conflict_is_retried_not_dropped(stack):
+    """The cache behind the store: the status write conflicts and the key is requeued
+    with backoff (kubeprio's informers have no periodic resync to fall back on)."""
+    stack.create_crd()
+    stack.http.delete(CRD_URL)
+    stack.crds.pump()  # the cache holds the marked CRD...
+    current = stack.api.get(CustomResourceDefinition, CRD_NAME)
+    relabelled = evolve(current, metadata=evolve(current.metadata, labels={"x": "y"}))
+    stack.api.update(relabelled)  # ...and the store is one write ahead of it
+    stack.finalizer.queue.add(CRD_NAME)
+    stack.finalizer.run_once()
+    assert stack.finalizer.queue.num_requeues(CRD_NAME) == 1
+    assert stack.crd() is not None
+    stack.clock.advance(1)
+    stack.settle()
+    assert stack.crd() is None
