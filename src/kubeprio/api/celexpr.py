@@ -86,7 +86,7 @@ class Compiled:
 class Outcome:
     """The result of one evaluation: a plain Python value, or cel-go's error text."""
 
-    value: object = None
+    value: object | None = None
     error: str | None = None
 
 
