@@ -12,9 +12,12 @@ cel-go's texts where they differ (``no such key: x``, ``division by zero``).
 The library: CEL's standard functions and macros, the ``strings`` extension
 (``lowerAscii``, ``split``, ``join``, ``format``...), ``optional`` types, ``math``,
 ``cel.bind`` and ``base64``, plus Kubernetes' list (``isSorted``, ``sum``, ``min``,
-``max``) and regex (``find``, ``findAll``) libraries (``api.cellibrary``). Not available (an expression using them fails to compile with
-``undeclared reference``): ``authorizer``, ``quantity``, ``url``, ``ip``/``cidr``,
-``sets``. Every variable is ``dyn`` (upstream types ``object`` from the OpenAPI schema
+``max``, ``indexOf``, ``lastIndexOf``) and regex (``find``, ``findAll``) libraries
+(``api.cellibrary``), and the quantity, URL, IP, CIDR and sets libraries
+(``api.celextension``; their opaque values are ``api.celtypes`` messages, so the
+environment carries that descriptor pool). Not available (an expression using them
+fails to compile with ``undeclared reference``): ``authorizer`` and ``format``. Every
+variable is ``dyn`` (upstream types ``object`` from the OpenAPI schema
 only for the status ``typeChecking`` warnings, as a separate step).
 
 Who uses it: ``api.validation.admissionpolicy`` (compile errors at the field path) and
@@ -33,7 +36,7 @@ from typing import Any, Final
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_encoders, ext_math, ext_optional, ext_strings
 
-from kubeprio.api import cellibrary
+from kubeprio.api import celextension, cellibrary, celtypes
 
 OBJECT: Final = "object"
 OLD_OBJECT: Final = "oldObject"
@@ -97,6 +100,7 @@ def _environment(with_params: bool) -> Any:
     if with_params:
         declared[PARAMS] = cel.Type.DYN
     return cel.NewEnv(
+        descriptor_pool=celtypes.POOL,
         variables=declared,
         extensions=[
             ext_strings.ExtStrings(),
@@ -104,6 +108,7 @@ def _environment(with_params: bool) -> Any:
             ext_math.ExtMath(),
             ext_bindings.ExtBindings(),
             ext_encoders.ExtEncoders(),
+            celextension.extension(),
         ],
         functions=cellibrary.declarations(),
     )
