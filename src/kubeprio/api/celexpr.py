@@ -93,15 +93,12 @@ class Outcome:
     error: str | None = None
 
 
-@functools.cache
-def _environment(with_params: bool) -> Any:
-    declared = {name: cel.Type.DYN for name in (OBJECT, OLD_OBJECT, REQUEST, NAMESPACE_OBJECT)}
-    declared[VARIABLES] = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
-    if with_params:
-        declared[PARAMS] = cel.Type.DYN
+def new_environment(variables: Mapping[str, Any]) -> Any:
+    """An environment with Kubernetes' libraries and ``variables`` (name -> ``cel.Type``);
+    other scopes than admission policies (CRD rules: ``api.crdcel``) build theirs here."""
     return cel.NewEnv(
         descriptor_pool=celtypes.POOL,
-        variables=declared,
+        variables=dict(variables),
         extensions=[
             ext_strings.ExtStrings(),
             ext_optional.ExtOptional(),
@@ -112,6 +109,15 @@ def _environment(with_params: bool) -> Any:
         ],
         functions=cellibrary.declarations(),
     )
+
+
+@functools.cache
+def _environment(with_params: bool) -> Any:
+    declared = {name: cel.Type.DYN for name in (OBJECT, OLD_OBJECT, REQUEST, NAMESPACE_OBJECT)}
+    declared[VARIABLES] = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
+    if with_params:
+        declared[PARAMS] = cel.Type.DYN
+    return new_environment(declared)
 
 
 _STATUS_PREFIX: Final = re.compile(r"^[A-Z_]+: ")
@@ -151,19 +157,26 @@ def _report_at_identifier(text: str, issues: str) -> str:
     )
 
 
+def compile_in(environment: Any, text: str, prefix: str = "compilation failed: ") -> Compiled:
+    """Compile ``text`` in ``environment``; ``CompileError`` with ``prefix`` and cel-go's
+    issues when it does not compile (no result type check)."""
+    try:
+        program = environment.compile(text)
+    except RuntimeError as failure:
+        issues = _report_at_identifier(text, _issues_text(str(failure)))
+        raise CompileError(prefix + issues) from None
+    return Compiled(text, program)
+
+
 @functools.lru_cache(maxsize=4096)
 def compile_expression(text: str, result: ResultType, *, with_params: bool) -> Compiled:
     """Compile ``text`` as upstream's ``CompileCELExpression``; ``CompileError`` with its
     text (``compilation failed: ...`` or ``must evaluate to bool``) when it fails."""
-    try:
-        program = _environment(with_params).compile(text)
-    except RuntimeError as failure:
-        issues = _report_at_identifier(text, _issues_text(str(failure)))
-        raise CompileError("compilation failed: " + issues) from None
+    compiled = compile_in(_environment(with_params), text)
     allowed = _ALLOWED.get(result)
-    if allowed is not None and not any(program.return_type() == kind for kind in allowed):
+    if allowed is not None and not any(compiled.program.return_type() == k for k in allowed):
         raise CompileError(_REASONS[result])
-    return Compiled(text, program)
+    return compiled
 
 
 _KEY_NOT_FOUND: Final = re.compile(r'^Key not found in map : "(.*)"$')

@@ -17,7 +17,8 @@ Mirrors v1.32's ``apiextensions-apiserver/pkg/apis/apiextensions/validation/vali
 The structural-schema rules of the version schemas are ``api.crdschema``'s. Bad values
 that upstream prints with Go's ``%#v`` of internal structs (the whole ``spec.versions``
 list) are printed as JSON here: their pointers' addresses cannot be reproduced anyway.
-CEL rules (``x-kubernetes-validations``) are accepted and not compiled. Pure: no I/O.
+CEL rules (``x-kubernetes-validations``) are checked and compiled by
+``api.validation.crdrules`` (when the schema is structural). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from kubeprio.api.apiextensions import (
 from kubeprio.api.crdschema import validate_structural
 from kubeprio.api.errors import FieldError, GoValue, go_json
 from kubeprio.api.serialization import to_dict
+from kubeprio.api.validation.crdrules import validate_rules
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -233,7 +235,10 @@ def _validate_root_schema(schema: dict[str, object], path: str, status: bool) ->
             )
     if schema.get("nullable") is True:
         found.append(errors.forbidden(f"{root}.nullable", "nullable cannot be true at the root"))
-    found.extend(validate_structural(schema, root))
+    structural = validate_structural(schema, root)
+    found.extend(structural)
+    if not structural:
+        found.extend(validate_rules(schema, root))
     return found
 
 
