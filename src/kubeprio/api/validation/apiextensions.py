@@ -39,7 +39,7 @@ from kubeprio.api.apiextensions import (
 from kubeprio.api.crdschema import validate_structural
 from kubeprio.api.errors import FieldError, GoValue, go_json
 from kubeprio.api.serialization import to_dict
-from kubeprio.api.validation.crdrules import validate_rules
+from kubeprio.api.validation.crdrules import validate_spec_rules
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -147,6 +147,7 @@ def validate_spec(spec: CustomResourceDefinitionSpec) -> list[FieldError]:
                 "must have exactly one version marked as storage version",
             )
         )
+    found.extend(validate_spec_rules(spec))
     names = spec.names or CustomResourceDefinitionNames()
     for field, value in (
         ("plural", names.plural),
@@ -235,10 +236,7 @@ def _validate_root_schema(schema: dict[str, object], path: str, status: bool) ->
             )
     if schema.get("nullable") is True:
         found.append(errors.forbidden(f"{root}.nullable", "nullable cannot be true at the root"))
-    structural = validate_structural(schema, root)
-    found.extend(structural)
-    if not structural:
-        found.extend(validate_rules(schema, root))
+    found.extend(validate_structural(schema, root))
     return found
 
 

@@ -19,6 +19,12 @@ schema node (children first: ``additionalProperties``, then ``properties``, then
   <path>``; ``optionalOldSelf`` without ``oldSelf`` is ``may not be set if oldSelf is not
   used in rule``.
 
+Where: upstream's v1-to-internal conversion hoists a schema that every version shares
+to ``spec.validation``, so a CRD whose versions have one schema reports at
+``spec.validation.openAPIV3Schema...``; otherwise at
+``spec.versions[i].schema.openAPIV3Schema...``. A schema that is not structural
+(``api.crdschema``) is not checked here: upstream skips the CEL step then too.
+
 Every static error comes before every compile error (upstream keeps ``SchemaErrors`` and
 ``CELErrors`` apart and joins them at the end). Not checked: cost estimates. The
 ``%#v`` of a non-nil pointer field (``Reason``, ``OptionalOldSelf``) prints a fixed
@@ -31,6 +37,8 @@ import dataclasses
 from typing import Any
 
 from kubeprio.api import crdcel, errors
+from kubeprio.api.apiextensions import CustomResourceDefinitionSpec
+from kubeprio.api.crdschema import validate_structural
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.gotext import go_quote
 
@@ -41,6 +49,28 @@ _ADDRESS = "0xc000a1e000"
 class _Found:
     static: list[FieldError] = dataclasses.field(default_factory=list)
     compiled: list[FieldError] = dataclasses.field(default_factory=list)
+
+
+def validate_spec_rules(spec: CustomResourceDefinitionSpec) -> list[FieldError]:
+    """The rule errors of every version's schema, at the hoisted path when they share one."""
+    schemas = [
+        version.schema.open_apiv3_schema if version.schema is not None else None
+        for version in spec.versions or ()
+    ]
+    if not schemas or any(not isinstance(schema, dict) for schema in schemas):
+        return []
+    if all(schema == schemas[0] for schema in schemas):
+        return _checked(schemas[0], "spec.validation.openAPIV3Schema")
+    found: list[FieldError] = []
+    for i, schema in enumerate(schemas):
+        found.extend(_checked(schema, f"spec.versions[{i}].schema.openAPIV3Schema"))
+    return found
+
+
+def _checked(schema: Any, path: str) -> list[FieldError]:
+    if not isinstance(schema, dict) or validate_structural(schema, path):
+        return []
+    return validate_rules(schema, path)
 
 
 def validate_rules(schema: dict[str, Any], path: str) -> list[FieldError]:
