@@ -30,7 +30,7 @@ import copy
 from typing import Any, Final
 
 from kubeprio.admission.chain import Operation
-from kubeprio.api import errors
+from kubeprio.api import crdcel, errors
 from kubeprio.api.apiextensions import CustomObject
 from kubeprio.api.apps import Scale
 from kubeprio.api.crpruning import apply_defaults, prune
@@ -286,9 +286,13 @@ class CustomResourceRest:
             if old is None
             else validate_object_meta_update(obj.metadata, old.metadata)
         )
-        problems += validate_custom_object(object_json(obj), found.schema)
+        data = object_json(obj)
+        problems += validate_custom_object(data, found.schema)
         if found.scale is not None:
-            problems += crscale.validate_scale_paths(object_json(obj), found.scale)
+            # customResourceValidator.Validate checks the scale paths before the CEL rules.
+            problems += crscale.validate_scale_paths(data, found.scale)
+        old_data = object_json(old) if old is not None else None
+        problems += crdcel.rule_errors(data, old_data, found.schema, problems)
         if problems:
             name = obj.metadata.name or obj.metadata.generate_name or ""
             raise errors.invalid_error(info.kind, info.group, name, problems)
