@@ -40,6 +40,7 @@ from typing import Any, Final
 
 from kubeprio.admission import policymatching
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers
+from kubeprio.admission.operationoptions import operation_options
 from kubeprio.admission.policyevaluation import DEFAULT_REASON, Decision, validate
 from kubeprio.api import errors, kinds
 from kubeprio.api.admissionpolicy import (
@@ -129,6 +130,7 @@ def _request_json(request: AdmissionRequest) -> dict[str, Any]:
         "operation": request.operation.value,
         "userInfo": user_info,
         "dryRun": request.dry_run,
+        "options": operation_options(request),
     }
 
 
