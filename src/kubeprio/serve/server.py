@@ -371,6 +371,8 @@ class Serving:
             ),
         )
         self.kube: KubeApp = self.app.state.kube
+        # Quotas count custom resources too (count/<plural>.<group>).
+        self.plane.quota_controller.count_custom(self.kube.custom_counts)
         # API Priority and Fairness: bootstrap objects, Dangling conditions, PF headers.
         self.flow_config = FlowControlConfiguration(
             self.plane.api, clock=self.clock, on_classifier=self._use_classifier
