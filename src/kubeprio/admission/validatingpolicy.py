@@ -42,7 +42,7 @@ from collections import defaultdict
 from typing import Any, Final
 
 from kubeprio.admission import policymatching
-from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers
+from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers, Operation
 from kubeprio.admission.operationoptions import operation_options
 from kubeprio.admission.policyevaluation import DEFAULT_REASON, Decision, validate
 from kubeprio.admission.policyindex import PolicyIndexSource
@@ -139,6 +139,10 @@ def _request_json(request: AdmissionRequest) -> dict[str, Any]:
 
 
 def _name_of(request: AdmissionRequest) -> str:
+    """A create's object names itself (upstream's handler takes the name from it); a
+    DELETE's attributes carry only the request's name (``""`` in a deletecollection)."""
+    if request.operation is Operation.DELETE:
+        return ""
     metadata = getattr(
         request.obj if request.obj is not None else request.old_obj, "metadata", None
     )

@@ -302,3 +302,15 @@ def test_a_policy_sees_a_null_object_the_old_one_and_the_options(api: ApiService
         api.delete_object(ConfigMap, "settings", "default", options=orphan, collection=True)
     assert raised.value.message == f'configmaps "Unknown" is forbidden: {text}'
     api.get(ConfigMap, "settings", "default")
+
+
+def test_cel_request_names_what_the_delete_attributes_name(api: ApiService) -> None:
+    for obj in protect_policy("request.name == oldObject.metadata.name"):
+        api.create(obj)
+    api.create(config_map())
+    api.create(config_map("other"))
+    api.delete(ConfigMap, "other", "default")
+    # deletecollection: the attributes' name is "" (CreateAdmissionRequest takes it as is).
+    with pytest.raises(errors.StatusError) as raised:
+        api.delete_object(ConfigMap, "settings", "default", collection=True)
+    assert raised.value.message.endswith("denied request: keep settings")
