@@ -565,6 +565,9 @@ class Serving:
             clock=self.clock,
             store=self.store,
         )
+        # Custom objects live outside the driver's watches: their deletions wake it, so the
+        # quota controller recounts at once (controllers.quotacustom).
+        self.kube.custom_counts.subscribe(lambda _namespace, _name: driver.wake())
         self.kube.component_probes = {
             **component_probes(driver, scheduler=self.plane.scheduler),
             **self.kube.component_probes,
