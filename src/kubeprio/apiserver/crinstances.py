@@ -7,7 +7,8 @@ storage directly (``crdHandler.GetCustomResourceListerCollectionDeleter`` in
 REST API. Every version of a CRD shares one storage, ``<plural>.<group>`` (see
 ``apiserver.customresources``). A delete collection deletes each object of the
 namespace as ``Store.Delete`` would (``apiserver.deletion``'s plan): removed at once, or
-only marked (``deletionTimestamp`` = now) while it has finalizers of its own.
+only marked (``deletionTimestamp`` = now) while it has finalizers of its own; each removal
+is reported to the quota counts (``apiserver.customquota``) so quotas are replenished.
 
 Who drives it: the CRD finalizer controller, wired by ``serve.server``.
 """
@@ -15,7 +16,9 @@ Who drives it: the CRD finalizer controller, wired by ``serve.server``.
 from __future__ import annotations
 
 from kubeprio.api.apiextensions import CustomObject, CustomResourceDefinition
+from kubeprio.api.quotausage import COUNT_PREFIX
 from kubeprio.apiserver import deletion
+from kubeprio.apiserver.customquota import CustomResourceCounts
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyNotFoundError, RevisionConflictError
 from kubeprio.store.interface import KeyPrefix, ObjectKey, Store, object_revision
@@ -32,9 +35,12 @@ def storage_resource(crd: CustomResourceDefinition) -> str:
 class StoredCustomResources:
     """Lists and deletes a CRD's custom resources in the store."""
 
-    def __init__(self, store: Store, *, clock: Clock) -> None:
+    def __init__(
+        self, store: Store, *, clock: Clock, counts: CustomResourceCounts | None = None
+    ) -> None:
         self.store = store
         self.clock = clock
+        self.counts = counts
 
     def list_instances(self, crd: CustomResourceDefinition) -> list[CustomObject]:
         """Every stored object of the CRD, in all namespaces."""
@@ -53,6 +59,8 @@ class StoredCustomResources:
                     self.store.update(key, plan.updated, expected_revision=object_revision(obj))
                 elif plan.remove:
                     self.store.delete(key, expected_revision=object_revision(obj))
+                    if self.counts is not None:
+                        self.counts.deleted_resource(f"{COUNT_PREFIX}{resource}", namespace)
             except (KeyNotFoundError, RevisionConflictError):
                 # Changed or gone meanwhile: the finalizer's next list sees what remains.
                 continue

@@ -376,6 +376,10 @@ class Serving:
         self.kube: KubeApp = self.app.state.kube
         # The HPA controller can target custom kinds with a scale subresource.
         self.plane.hpa.custom_scales = CustomResourceScales(self.kube.custom, self.kube.custom_rest)
+        # Quotas count custom resources too (count/<plural>.<group>), also those the CRD
+        # finalizer deletes.
+        self.plane.quota_controller.count_custom(self.kube.custom_counts)
+        self.crd_instances.counts = self.kube.custom_counts
         # API Priority and Fairness: bootstrap objects, Dangling conditions, PF headers.
         self.flow_config = FlowControlConfiguration(
             self.plane.api, clock=self.clock, on_classifier=self._use_classifier
@@ -466,12 +470,13 @@ class Serving:
             rng=derived_rng(seed, "crd-naming"),
             crds=crds,
         )
+        self.crd_instances = StoredCustomResources(self.store, clock=self.clock)
         self.crd_finalizer = CrdFinalizerController(
             self.plane.api,
             clock=self.clock,
             rng=derived_rng(seed, "crd-finalizer"),
             crds=crds,
-            instances=StoredCustomResources(self.store, clock=self.clock),
+            instances=self.crd_instances,
         )
         self.serve_informers = Informers([*self.serve_informers.informers, crds])
 
@@ -577,6 +582,9 @@ class Serving:
             clock=self.clock,
             store=self.store,
         )
+        # Custom objects live outside the driver's watches: their deletions wake it, so the
+        # quota controller recounts at once (controllers.quotacustom).
+        self.kube.custom_counts.subscribe(lambda _namespace, _name: driver.wake())
         self.kube.component_probes = {
             **component_probes(driver, scheduler=self.plane.scheduler),
             **self.kube.component_probes,

@@ -31,6 +31,7 @@ from kubeprio.api.apiextensions import (
 from kubeprio.api.meta import Condition, ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.apiserver.crinstances import StoredCustomResources
+from kubeprio.apiserver.http import KubeApp
 from kubeprio.controllers.crdfinalizer import changed_beyond_terminating
 from kubeprio.store.interface import KeyPrefix
 from tests.unit.controllers.crdstack import CRD_NAME, CRD_URL, WIDGETS, CrdStack, widget
@@ -219,3 +220,22 @@ def test_a_write_conflict_is_retried_not_dropped(stack):
     stack.clock.advance(1)
     stack.settle()
     assert stack.crd() is None
+
+
+def test_each_instance_the_finalizer_removes_replenishes_quota(stack):
+    """The quota controller hears of every removal (``apiserver.customquota``), as of the
+    REST's deletes, so ``count/widgets.example.com`` is recounted."""
+    kube: KubeApp = stack.http.app.state.kube  # type: ignore[attr-defined]
+    stack.instances.counts = kube.custom_counts
+    heard: list[tuple[str, str]] = []
+    kube.custom_counts.subscribe(lambda namespace, name: heard.append((namespace, name)))
+    stack.create_crd()
+    _add_widgets(stack)
+    stack.http.delete(CRD_URL)
+    stack.settle()
+    assert stack.crd() is None
+    assert sorted(heard) == [
+        ("a", "count/widgets.example.com"),
+        ("a", "count/widgets.example.com"),
+        ("b", "count/widgets.example.com"),
+    ]
