@@ -9,7 +9,10 @@ call them (``webhook/mutating/dispatcher.go`` with ``reinvocationPolicy: IfNeede
 ``webhook/validating/dispatcher.go``). Also checked: the event loop runs other work while
 a call waits; ``timeoutSeconds`` ends a call with ``context deadline exceeded``
 (``util/webhook`` ``ErrCallingWebhook``) and ``failurePolicy`` decides; validating
-webhooks are called in parallel; an attempt that already wrote calls in place.
+webhooks are called in parallel; an attempt that already wrote calls in place; a replay
+after a concurrent write re-runs admission on the new old object, or answers 409 to an
+update that named the old resourceVersion (``registry/generic/registry/store.go``
+``Update`` inside ``GuaranteedUpdate``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from kubeprio.admission.webhookdeferral import ACTIVE_BOOK, MAX_DEFERRALS, Answe
 from kubeprio.api import errors
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.core import Pod
+from kubeprio.api.model import evolve
 from kubeprio.api.serialization import from_dict, to_dict
 from kubeprio.api.service import Service
 from kubeprio.api.webhookconfiguration import (
@@ -356,3 +360,64 @@ def test_writes_without_webhook_configurations_draw_as_before() -> None:
     got = asyncio.run(waits.run(lambda: waited.create_object(pod(generate=True)))).obj
     waits.close()
     assert (got.metadata.name, got.metadata.uid) == (expected.metadata.name, expected.metadata.uid)
+
+
+def _update_racing_a_status_write(
+    api: ApiService, caller: ThreadedCaller, *, precondition: bool
+) -> Any:
+    """Update the pod's labels through ``WebhookWaits`` while, as its webhook thinks,
+    another writer changes the pod's status (a subresource the webhook does not match)."""
+    waits = WebhookWaits(api, generators=(api.rng,))
+    current = api.get(Pod, "web", "default")
+    changed = evolve(
+        current,
+        metadata=evolve(
+            current.metadata,
+            labels={"tier": "web"},
+            resource_version=current.metadata.resource_version if precondition else None,
+        ),
+    )
+    caller.release.clear()
+
+    async def main() -> Any:
+        write = asyncio.create_task(waits.run(lambda: api.update_object(changed)))
+        while not caller.calls:
+            await asyncio.sleep(0.01)
+        status = evolve(current, status=evolve(current.status, phase="Running"))
+        api.update_object(status, subresource="status")
+        caller.release.set()
+        return await write
+
+    try:
+        return asyncio.run(main())
+    finally:
+        waits.close()
+
+
+def test_a_replay_sees_what_changed_meanwhile_and_asks_again() -> None:
+    # GuaranteedUpdate re-runs admission when the stored object moved under an update
+    # without a resourceVersion: the webhook sees the new old object.
+    caller = ThreadedCaller({"/v": allow()})
+    api = _service(caller)
+    api.create_object(pod())
+    _register(api, [], [hook("v.example.com", "/v")])
+    result = _update_racing_a_status_write(api, caller, precondition=False)
+    stored = result.obj
+    assert (stored.metadata.labels, stored.status.phase) == ({"tier": "web"}, "Running")
+    first, second = (request for _, request, _ in caller.calls)
+    assert first["oldObject"]["status"].get("phase") != "Running"
+    assert second["oldObject"]["status"]["phase"] == "Running"
+
+
+def test_a_replay_with_a_stale_resource_version_is_a_conflict() -> None:
+    caller = ThreadedCaller({"/v": allow()})
+    api = _service(caller)
+    api.create_object(pod())
+    _register(api, [], [hook("v.example.com", "/v")])
+    with pytest.raises(errors.ConflictError) as conflict:
+        _update_racing_a_status_write(api, caller, precondition=True)
+    assert conflict.value.message == (
+        'Operation cannot be fulfilled on pods "web": the object has been modified; please '
+        "apply your changes to the latest version and try again"
+    )
+    assert caller.paths() == ["/v"]
