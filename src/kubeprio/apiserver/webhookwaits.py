@@ -26,9 +26,8 @@ builds it with the generators and closes it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Final, TypeVar
 
@@ -83,20 +82,21 @@ class _Pins:
         self._states = [random.Random(g.getrandbits(64)).getstate() for g in generators]
         self._clock = FrozenClock(service.clock)
 
-    @contextlib.contextmanager
-    def applied(self) -> Iterator[None]:
-        """Run an attempt with the write's streams (from their start) and clock."""
-        outer = [g.getstate() for g in self._generators]
-        outer_clock = self._service.clock
+    def apply(self) -> tuple[list[tuple[object, ...]], Clock]:
+        """Switch to the write's streams (from their start) and clock; return what to
+        restore afterwards."""
+        outer = ([g.getstate() for g in self._generators], self._service.clock)
         for generator, state in zip(self._generators, self._states, strict=True):
             generator.setstate(state)
         self._service.clock = self._clock
-        try:
-            yield
-        finally:
-            self._service.clock = outer_clock
-            for generator, state in zip(self._generators, outer, strict=True):
-                generator.setstate(state)
+        return outer
+
+    def restore(self, outer: tuple[list[tuple[object, ...]], Clock]) -> None:
+        """Put back the streams and clock ``apply`` replaced."""
+        states, clock = outer
+        self._service.clock = clock
+        for generator, state in zip(self._generators, states, strict=True):
+            generator.setstate(state)
 
 
 class WebhookWaits:
@@ -125,13 +125,14 @@ class WebhookWaits:
         pins = _Pins(self._service, self._generators)
         while True:
             token = ACTIVE_BOOK.set(book)
+            outer = pins.apply()
             try:
-                with pins.applied():
-                    book.begin_attempt()
-                    return attempt()
+                book.begin_attempt()
+                return attempt()
             except PendingCallsError as deferred:
                 calls = deferred.calls
             finally:
+                pins.restore(outer)
                 ACTIVE_BOOK.reset(token)
             book.rounds += 1
             await asyncio.gather(*(self._settle(book, call) for call in calls))
