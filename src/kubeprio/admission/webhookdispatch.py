@@ -147,7 +147,7 @@ def _with_warnings(error: errors.StatusError, outcome: AdmissionOutcome) -> erro
 class _ReinvokeState:
     """Upstream's ``webhookReinvokeContext``, kept in the request's outcome."""
 
-    last_output: object = None
+    last_output: object | None = None
     previously_invoked: set[tuple[str, int]] = dataclasses.field(default_factory=set)
     to_reinvoke: set[tuple[str, int]] = dataclasses.field(default_factory=set)
 

@@ -12,9 +12,12 @@ cel-go's texts where they differ (``no such key: x``, ``division by zero``).
 The library: CEL's standard functions and macros, the ``strings`` extension
 (``lowerAscii``, ``split``, ``join``, ``format``...), ``optional`` types, ``math``,
 ``cel.bind`` and ``base64``, plus Kubernetes' list (``isSorted``, ``sum``, ``min``,
-``max``) and regex (``find``, ``findAll``) libraries (``api.cellibrary``). Not available (an expression using them fails to compile with
-``undeclared reference``): ``authorizer``, ``quantity``, ``url``, ``ip``/``cidr``,
-``sets``. Every variable is ``dyn`` (upstream types ``object`` from the OpenAPI schema
+``max``, ``indexOf``, ``lastIndexOf``) and regex (``find``, ``findAll``) libraries
+(``api.cellibrary``), and the quantity, URL, IP, CIDR and sets libraries
+(``api.celextension``; their opaque values are ``api.celtypes`` messages, so the
+environment carries that descriptor pool). Not available (an expression using them
+fails to compile with ``undeclared reference``): ``authorizer`` and ``format``. Every
+variable is ``dyn`` (upstream types ``object`` from the OpenAPI schema
 only for the status ``typeChecking`` warnings, as a separate step).
 
 Who uses it: ``api.validation.admissionpolicy`` (compile errors at the field path) and
@@ -33,7 +36,7 @@ from typing import Any, Final
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_encoders, ext_math, ext_optional, ext_strings
 
-from kubeprio.api import cellibrary
+from kubeprio.api import celextension, cellibrary, celtypes
 
 OBJECT: Final = "object"
 OLD_OBJECT: Final = "oldObject"
@@ -86,8 +89,26 @@ class Compiled:
 class Outcome:
     """The result of one evaluation: a plain Python value, or cel-go's error text."""
 
-    value: object = None
+    value: object | None = None
     error: str | None = None
+
+
+def new_environment(variables: Mapping[str, Any]) -> Any:
+    """An environment with Kubernetes' libraries and ``variables`` (name -> ``cel.Type``);
+    other scopes than admission policies (CRD rules: ``api.crdcel``) build theirs here."""
+    return cel.NewEnv(
+        descriptor_pool=celtypes.POOL,
+        variables=dict(variables),
+        extensions=[
+            ext_strings.ExtStrings(),
+            ext_optional.ExtOptional(),
+            ext_math.ExtMath(),
+            ext_bindings.ExtBindings(),
+            ext_encoders.ExtEncoders(),
+            celextension.extension(),
+        ],
+        functions=cellibrary.declarations(),
+    )
 
 
 @functools.cache
@@ -96,17 +117,7 @@ def _environment(with_params: bool) -> Any:
     declared[VARIABLES] = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
     if with_params:
         declared[PARAMS] = cel.Type.DYN
-    return cel.NewEnv(
-        variables=declared,
-        extensions=[
-            ext_strings.ExtStrings(),
-            ext_optional.ExtOptional(),
-            ext_math.ExtMath(),
-            ext_bindings.ExtBindings(),
-            ext_encoders.ExtEncoders(),
-        ],
-        functions=cellibrary.declarations(),
-    )
+    return new_environment(declared)
 
 
 _STATUS_PREFIX: Final = re.compile(r"^[A-Z_]+: ")
@@ -146,19 +157,26 @@ def _report_at_identifier(text: str, issues: str) -> str:
     )
 
 
+def compile_in(environment: Any, text: str, prefix: str = "compilation failed: ") -> Compiled:
+    """Compile ``text`` in ``environment``; ``CompileError`` with ``prefix`` and cel-go's
+    issues when it does not compile (no result type check)."""
+    try:
+        program = environment.compile(text)
+    except RuntimeError as failure:
+        issues = _report_at_identifier(text, _issues_text(str(failure)))
+        raise CompileError(prefix + issues) from None
+    return Compiled(text, program)
+
+
 @functools.lru_cache(maxsize=4096)
 def compile_expression(text: str, result: ResultType, *, with_params: bool) -> Compiled:
     """Compile ``text`` as upstream's ``CompileCELExpression``; ``CompileError`` with its
     text (``compilation failed: ...`` or ``must evaluate to bool``) when it fails."""
-    try:
-        program = _environment(with_params).compile(text)
-    except RuntimeError as failure:
-        issues = _report_at_identifier(text, _issues_text(str(failure)))
-        raise CompileError("compilation failed: " + issues) from None
+    compiled = compile_in(_environment(with_params), text)
     allowed = _ALLOWED.get(result)
-    if allowed is not None and not any(program.return_type() == kind for kind in allowed):
+    if allowed is not None and not any(compiled.program.return_type() == k for k in allowed):
         raise CompileError(_REASONS[result])
-    return Compiled(text, program)
+    return compiled
 
 
 _KEY_NOT_FOUND: Final = re.compile(r'^Key not found in map : "(.*)"$')

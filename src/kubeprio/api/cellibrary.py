@@ -3,8 +3,9 @@
 Mirrors ``k8s.io/apiserver/pkg/cel/library/lists.go`` (``isSorted``, ``sum``, ``min``,
 ``max`` on lists) and ``regex.go`` (``find``, ``findAll`` on strings, with an optional
 limit), which kube-apiserver adds to every admission policy environment. The list forms
-of ``indexOf`` and ``lastIndexOf`` are missing: the runtime cannot add overloads to the
-strings extension's functions of the same names (the string forms work). Python's ``re`` stands in for RE2 (the patterns policies
+of ``indexOf`` and ``lastIndexOf`` share names with the strings extension's functions,
+so they are declared in ``api.celsets`` (an extension may add overloads; plain
+declarations may not). Python's ``re`` stands in for RE2 (the patterns policies
 use are the common subset). Errors are raised as ``ValueError`` with cel-go's text; the
 runtime reports them as the expression's error. Pure: no I/O.
 """

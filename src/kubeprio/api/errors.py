@@ -77,7 +77,7 @@ class FieldError:
 
     type: ErrorType
     field: str
-    bad_value: object = OMIT
+    bad_value: object | None = OMIT
     detail: str = ""
 
     def body(self) -> str:

@@ -63,7 +63,7 @@ class GoPointer:
     """A Go pointer of type ``type_name`` (``*apps.RollingUpdateDeployment``) to ``target``."""
 
     type_name: str
-    target: object = None
+    target: object | None = None
 
 
 GoTyped = GoMap | GoSlice | GoStruct | GoPointer

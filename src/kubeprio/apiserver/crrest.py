@@ -30,7 +30,7 @@ import copy
 from typing import Any, Final
 
 from kubeprio.admission.chain import Operation
-from kubeprio.api import errors
+from kubeprio.api import crdcel, errors
 from kubeprio.api.apiextensions import CustomObject
 from kubeprio.api.crpruning import apply_defaults, prune
 from kubeprio.api.crvalidation import validate_custom_object
@@ -286,7 +286,10 @@ class CustomResourceRest:
             if old is None
             else validate_object_meta_update(obj.metadata, old.metadata)
         )
-        problems += validate_custom_object(object_json(obj), found.schema)
+        data = object_json(obj)
+        problems += validate_custom_object(data, found.schema)
+        old_data = object_json(old) if old is not None else None
+        problems += crdcel.rule_errors(data, old_data, found.schema, problems)
         if problems:
             name = obj.metadata.name or obj.metadata.generate_name or ""
             raise errors.invalid_error(info.kind, info.group, name, problems)

@@ -17,7 +17,8 @@ Mirrors v1.32's ``apiextensions-apiserver/pkg/apis/apiextensions/validation/vali
 The structural-schema rules of the version schemas are ``api.crdschema``'s. Bad values
 that upstream prints with Go's ``%#v`` of internal structs (the whole ``spec.versions``
 list) are printed as JSON here: their pointers' addresses cannot be reproduced anyway.
-CEL rules (``x-kubernetes-validations``) are accepted and not compiled. Pure: no I/O.
+CEL rules (``x-kubernetes-validations``) are checked and compiled by
+``api.validation.crdrules`` (when the schema is structural). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from kubeprio.api.apiextensions import (
 from kubeprio.api.crdschema import validate_structural
 from kubeprio.api.errors import FieldError, GoValue, go_json
 from kubeprio.api.serialization import to_dict
+from kubeprio.api.validation.crdrules import validate_spec_rules
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -145,6 +147,7 @@ def validate_spec(spec: CustomResourceDefinitionSpec) -> list[FieldError]:
                 "must have exactly one version marked as storage version",
             )
         )
+    found.extend(validate_spec_rules(spec))
     names = spec.names or CustomResourceDefinitionNames()
     for field, value in (
         ("plural", names.plural),
