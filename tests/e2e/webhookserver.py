@@ -9,6 +9,8 @@ Paths:
   ``admission.Denied`` answers) and allows everything else with a warning;
 * ``/add-label``: a mutating webhook that adds the label ``webhook-mutated: "true"`` with a
   JSONPatch;
+* ``/deny-delete``: a validating webhook that refuses a DELETE of an object labelled
+  ``keep: "true"`` (read from the review's ``oldObject``) and allows everything else;
 * ``/slow``: allows after sleeping two seconds (longer than a 1-second timeoutSeconds);
 * ``/sleep/SECONDS/PATH``: sleeps that long, then answers as ``/PATH`` (``/sleep/4/allow``
   allows: any other path does).
@@ -128,6 +130,21 @@ def answer(path: str, request: dict[str, Any]) -> dict[str, Any]:
         patch.append({"op": "add", "path": "/metadata/labels/webhook-mutated", "value": "true"})
         encoded = base64.b64encode(json.dumps(patch).encode()).decode()
         return _allow(uid, patchType="JSONPatch", patch=encoded)
+    if path.startswith("/deny-delete"):
+        # Refuses deleting what is labelled keep=true: only a DELETE's oldObject says so.
+        old = request.get("oldObject") or {}
+        labels = (old.get("metadata") or {}).get("labels") or {}
+        if request.get("operation") == "DELETE" and labels.get("keep") == "true":
+            return {
+                "uid": uid,
+                "allowed": False,
+                "status": {
+                    "code": 403,
+                    "reason": "Forbidden",
+                    "message": f"{old['metadata']['name']} is labelled keep=true",
+                },
+            }
+        return _allow(uid)
     if path.startswith("/slow"):
         time.sleep(2)
         return _allow(uid)

@@ -4,6 +4,12 @@
 
     decode -> default -> chain.mutate -> validation -> chain.validate -> store
 
+and, for every delete (``AdmissionChain.admit_delete``), the plugins that handle DELETE
+(upstream's ``Handles(admission.Delete)``: the webhook plugins and
+ValidatingAdmissionPolicy) with no new object, the stored one as the old object, and the
+request's DeleteOptions (``rest.AdmissionToValidateObjectDeleteFunc``: mutating, then
+validating, on the object about to be deleted).
+
 A plugin is a small object with a ``name`` and one method. It either returns the
 (possibly replaced) object, or raises ``api.errors.ForbiddenError``/``InvalidError``.
 Plugins read other objects only through ``Listers`` (docs/design.md, layer rules) and
@@ -32,6 +38,7 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.client.informer import Lister
+from kubeprio.client.protocol import DeleteRequest
 from kubeprio.frozen import fast_init
 
 
@@ -77,6 +84,9 @@ class AdmissionRequest:
     subresource: str = ""
     user: UserInfo | None = None
     dry_run: bool = False
+    delete_options: DeleteRequest | None = None
+    """A DELETE's options as the registry sees them (``GetOperationOptions``): what the
+    webhook review's ``options`` and CEL's ``request.options`` show."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -189,10 +199,14 @@ class ValidatingPlugin(Protocol):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class AdmissionChain:
-    """Ordered plugins; mutating run before validation, validating after."""
+    """Ordered plugins; mutating run before validation, validating after. ``deleting`` and
+    ``delete_validating`` are the plugins of each phase that handle DELETE (their own
+    tuples, so a delete no plugin handles costs nothing)."""
 
     mutating: Sequence[MutatingPlugin] = ()
     validating: Sequence[ValidatingPlugin] = ()
+    deleting: Sequence[MutatingPlugin] = ()
+    delete_validating: Sequence[ValidatingPlugin] = ()
 
     def mutate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
         """Run the mutating plugins in order; each sees the previous one's result. When a
@@ -217,3 +231,12 @@ class AdmissionChain:
         """Run the validating plugins in order."""
         for plugin in self.validating:
             plugin.validate(request, outcome)
+
+    def admit_delete(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
+        """Admit a DELETE: the mutating plugins that handle it (they see no object, so
+        they can only refuse), then the validating ones; raise a ``StatusError`` to
+        refuse."""
+        for mutator in self.deleting:
+            mutator.admit(request, outcome)
+        for validator in self.delete_validating:
+            validator.validate(request, outcome)

@@ -21,6 +21,9 @@ plugin on::
                     verbs) ->  CertificateSubjectRestriction (no system:masters CSRs)
                 ->  ValidatingAdmissionPolicy (CEL policies)  ->  ResourceQuota (charges usage)
 
+A DELETE runs only the plugins ``plugins.HANDLES_DELETE`` names (the two webhook plugins
+and ValidatingAdmissionPolicy), in the same order (``AdmissionChain.admit_delete``).
+
 (``Priority`` validates PriorityClasses only, the two before it pods and workloads only,
 so their relative order in the validating phase changes no outcome.)
 
@@ -159,10 +162,22 @@ def default_chain(
         built[accounts.name] = (accounts, accounts)
     mutating: list[MutatingPlugin] = []
     validating: list[ValidatingPlugin] = []
+    deleting: list[MutatingPlugin] = []
+    delete_validating: list[ValidatingPlugin] = []
     for name in enabled.names:
         mutator, validator = built.get(name, (None, None))
+        handles_delete = name in plugins.HANDLES_DELETE
         if mutator is not None:
             mutating.append(mutator)
+            if handles_delete:
+                deleting.append(mutator)
         if validator is not None:
             validating.append(validator)
-    return AdmissionChain(mutating=tuple(mutating), validating=tuple(validating))
+            if handles_delete:
+                delete_validating.append(validator)
+    return AdmissionChain(
+        mutating=tuple(mutating),
+        validating=tuple(validating),
+        deleting=tuple(deleting),
+        delete_validating=tuple(delete_validating),
+    )

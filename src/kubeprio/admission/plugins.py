@@ -167,6 +167,13 @@ IMPLEMENTED: Final = frozenset(
 NOT_IMPLEMENTED: Final = frozenset(ALL_ORDERED_PLUGINS) - IMPLEMENTED
 """Accepted by name (as upstream registers them), without effect in kubeprio."""
 
+HANDLES_DELETE: Final = frozenset(
+    {MUTATING_ADMISSION_WEBHOOK, VALIDATING_ADMISSION_WEBHOOK, validatingpolicy.PLUGIN_NAME}
+)
+"""The implemented plugins that take part in a DELETE (upstream's ``Handles(admission.Delete)``
+among them; ``NamespaceLifecycle``'s delete rules are the API service's own checks). The
+others are built for CREATE and UPDATE only (``admission.NewHandler(Create, Update)``)."""
+
 ALWAYS_ON: Final = frozenset({NAMESPACE_LIFECYCLE})
 """Built into the API service: disabling it is accepted and changes nothing."""
 

@@ -7,6 +7,9 @@ phase only, near the end of the chain (after every mutation, before ``ResourceQu
 
 * writes to the admission configuration kinds themselves are exempt
   (``IsExemptAdmissionConfigurationResource``);
+* a request no policy's rules name (operation, group, resource) is let through after a
+  few index lookups (``admission.policyindex``: a delete of a pod, when the policies are
+  about ConfigMaps, reads no binding);
 * for each policy (by name) whose ``matchConstraints`` match (``admission.policymatching``),
   each binding naming it whose ``matchResources`` match is evaluated with each of its
   parameters (``admission.policyevaluation``);
@@ -39,8 +42,10 @@ from collections import defaultdict
 from typing import Any, Final
 
 from kubeprio.admission import policymatching
-from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers
+from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers, Operation
+from kubeprio.admission.operationoptions import operation_options
 from kubeprio.admission.policyevaluation import DEFAULT_REASON, Decision, validate
+from kubeprio.admission.policyindex import PolicyIndexSource
 from kubeprio.api import errors, kinds
 from kubeprio.api.admissionpolicy import (
     AUDIT,
@@ -129,10 +134,15 @@ def _request_json(request: AdmissionRequest) -> dict[str, Any]:
         "operation": request.operation.value,
         "userInfo": user_info,
         "dryRun": request.dry_run,
+        "options": operation_options(request),
     }
 
 
 def _name_of(request: AdmissionRequest) -> str:
+    """A create's object names itself (upstream's handler takes the name from it); a
+    DELETE's attributes carry only the request's name (``""`` in a deletecollection)."""
+    if request.operation is Operation.DELETE:
+        return ""
     metadata = getattr(
         request.obj if request.obj is not None else request.old_obj, "metadata", None
     )
@@ -157,6 +167,7 @@ class ValidatingAdmissionPolicyPlugin:
 
     def __init__(self, listers: Listers) -> None:
         self._listers = listers
+        self._index = PolicyIndexSource()
 
     def _params(
         self, kind: ParamKind | None, ref: ParamRef | None, namespace: str
@@ -200,6 +211,13 @@ class ValidatingAdmissionPolicyPlugin:
         policies = self._listers.validating_admission_policies.list()
         if not policies:
             return
+        info = request.resource
+        candidates = self._index.index(policies).candidates(
+            request.operation.value, info.group, info.plural
+        )
+        if not candidates:
+            # No policy's rules name this operation on this resource (admission.policyindex).
+            return
         bindings: defaultdict[str, list[ValidatingAdmissionPolicyBinding]] = defaultdict(list)
         for binding in self._listers.validating_admission_policy_bindings.list():
             if binding.spec is not None and binding.spec.policy_name:
@@ -212,6 +230,8 @@ class ValidatingAdmissionPolicyPlugin:
         for policy in policies:
             spec = policy.spec or ValidatingAdmissionPolicySpec()
             name = policy.metadata.name or ""
+            if name not in candidates:
+                continue
             if not bindings.get(name) or not policymatching.matches(
                 spec.match_constraints, request, namespace
             ):

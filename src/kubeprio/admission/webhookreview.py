@@ -9,7 +9,8 @@ Mirrors v1.32's ``staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook``:
   Equivalent may pick another version), ``requestKind``/``requestResource``/
   ``requestSubResource`` as the request came, ``name``, ``namespace``, ``operation``,
   ``userInfo``, ``object``, ``oldObject``, ``dryRun`` and ``options`` (the operation's
-  ``CreateOptions``/``UpdateOptions``).
+  ``CreateOptions``/``UpdateOptions``/``DeleteOptions``, ``admission.operationoptions``);
+  a DELETE sends no ``object`` and the stored one as ``oldObject``.
 * ``VerifyAdmissionResponse``: the response must be there, carry the request's uid and
   the same apiVersion/kind, and a mutating webhook's ``patch`` and ``patchType`` come
   together (a validating webhook may send neither); each failure is the upstream text.
@@ -27,7 +28,8 @@ import binascii
 import dataclasses
 from typing import Any, Final
 
-from kubeprio.admission.chain import AdmissionRequest, Operation, UserInfo
+from kubeprio.admission.chain import AdmissionRequest, UserInfo
+from kubeprio.admission.operationoptions import operation_options
 from kubeprio.admission.webhookmatching import Invocation
 from kubeprio.api import errors
 from kubeprio.api.gotext import go_quote
@@ -41,11 +43,6 @@ IN_PROCESS_USER: Final = UserInfo(
     name="system:kube-controller-manager", groups=("system:authenticated",)
 )
 """Who kubeprio's in-process components (controllers, kubelets) write as, for webhooks."""
-_OPTIONS_KIND: Final = {
-    Operation.CREATE: "CreateOptions",
-    Operation.UPDATE: "UpdateOptions",
-    Operation.DELETE: "DeleteOptions",
-}
 
 
 class InvalidResponseError(Exception):
@@ -116,19 +113,13 @@ def build_review(
         body["name"] = request.name
     if request.namespace:
         body["namespace"] = request.namespace
-    options: dict[str, Any] = {
-        "kind": _OPTIONS_KIND[request.operation],
-        "apiVersion": "meta.k8s.io/v1",
-    }
-    if request.dry_run:
-        options["dryRun"] = ["All"]
     body.update(
         operation=str(request.operation),
         userInfo=_user_info(request.user),
         object=obj,
         oldObject=old_obj,
         dryRun=request.dry_run,
-        options=options,
+        options=operation_options(request),
     )
     return {"kind": "AdmissionReview", "apiVersion": f"{REVIEW_GROUP}/{version}", "request": body}
 

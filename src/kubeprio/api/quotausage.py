@@ -65,6 +65,10 @@ IGNORED: Final = frozenset({("", "events")})
 """Resources quota never counts (``install.DefaultIgnoredResources``)."""
 
 
+COUNT_PREFIX: Final = "count/"
+"""``ResourceObjectCountPrefix``: object count quota names start with it."""
+
+
 def count_name(info: ResourceInfo) -> str:
     """``ObjectCountQuotaResourceNameFor``: ``count/<resource>``, with ``.<group>`` outside core."""
     return f"count/{info.plural}.{info.group}" if info.group else f"count/{info.plural}"

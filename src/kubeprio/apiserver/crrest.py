@@ -19,7 +19,9 @@ kubectl and the client libraries send:
 * ``metadata.generation`` starts at 1 and grows when anything but metadata (and status,
   with the status subresource) changes; with the ``status`` subresource a main write
   keeps the stored status and ``/status`` writes change only the status;
-* reads as JSON or as a Table of the version's printer columns (``apiserver.crtables``).
+* reads as JSON or as a Table of the version's printer columns (``apiserver.crtables``);
+* every write and delete goes through the admission chain (``apiserver.cradmission``):
+  webhooks and policies that name the resource, ResourceQuota's ``count/<plural>.<group>``.
 
 Who drives it: ``apiserver.http`` for targets ``apiserver.customresources`` routed.
 """
@@ -27,9 +29,10 @@ Who drives it: ``apiserver.http`` for targets ``apiserver.customresources`` rout
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any, Final
 
-from kubeprio.admission.chain import Operation
+from kubeprio.admission.chain import AdmissionOutcome, Operation
 from kubeprio.api import crdcel, errors
 from kubeprio.api.apiextensions import CustomObject
 from kubeprio.api.crpruning import apply_defaults, prune
@@ -40,11 +43,13 @@ from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.patch import PatchType
 from kubeprio.api.serialization import from_dict, to_dict
 from kubeprio.api.validation.meta import validate_object_meta, validate_object_meta_update
-from kubeprio.apiserver import fieldvalidation, listing, status, tables
+from kubeprio.apiserver import deletion, fieldvalidation, listing, status, tables
+from kubeprio.apiserver.cradmission import CustomAdmission
+from kubeprio.apiserver.customquota import CustomResourceCounts
 from kubeprio.apiserver.customresources import CustomVersion
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import flag, integer, media_type, negotiate
-from kubeprio.apiserver.restdecoding import parse_apply_body, parse_json
+from kubeprio.apiserver.restdecoding import delete_options, parse_apply_body, parse_json
 from kubeprio.apiserver.restmessages import Reply, RestRequest
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.watch import ServiceWatch
@@ -76,11 +81,20 @@ def _decode(document: JsonDict) -> CustomObject:
 class CustomResourceRest:
     """Serves the requests of custom resources against the service's store."""
 
-    def __init__(self, service: ApiService, *, clock: Clock, watch_timeout: float) -> None:
+    def __init__(
+        self,
+        service: ApiService,
+        *,
+        clock: Clock,
+        watch_timeout: float,
+        counts: CustomResourceCounts | None = None,
+    ) -> None:
         self.service = service
+        self.counts = counts
         self.store = service.store
         self.clock = clock
         self.watch_timeout = watch_timeout
+        self.admission = CustomAdmission(service)
 
     def handle(self, request: RestRequest, found: CustomVersion) -> Reply | WatchStream:
         """Serve one request; raise ``StatusError`` for failures."""
@@ -308,6 +322,16 @@ class CustomResourceRest:
             data.pop("status", None)
         obj = _decode(data)
         meta = obj.metadata
+        # NamespaceLifecycle, then the mutating plugins (``apiserver.cradmission``).
+        self.service._check_namespace(
+            info, meta.namespace or "", Operation.CREATE, meta.name or meta.generate_name or ""
+        )
+        outcome = AdmissionOutcome()
+        admission = self.admission.request(request, found, Operation.CREATE, obj, None)
+        obj = self.admission.mutate(found, admission, outcome)
+        if found.has_status and "status" in obj.extra:
+            obj = evolve(obj, extra={k: v for k, v in obj.extra.items() if k != "status"})
+        meta = obj.metadata
         if not meta.name and meta.generate_name:
             meta = evolve(meta, name=self.service._generate_name(meta.generate_name))
         meta = evolve(
@@ -321,7 +345,8 @@ class CustomResourceRest:
         )
         obj = evolve(obj, metadata=meta)
         self._validate(found, obj, None)
-        self.service._check_namespace(info, meta.namespace or "", Operation.CREATE, meta.name or "")
+        self.admission.validate(admission, obj, outcome)
+        warnings.extend(outcome.warnings)
         if request.query.get("dryRun"):
             return Reply(201, self._versioned(found, obj), warnings=tuple(warnings))
         try:
@@ -329,6 +354,7 @@ class CustomResourceRest:
         except KeyExistsError:
             raise errors.already_exists(info.plural, info.group, meta.name or "") from None
         assert isinstance(stored, CustomObject)
+        self.admission.stored(outcome)
         return Reply(201, self._versioned(found, stored), warnings=tuple(warnings))
 
     def update(self, request: RestRequest, found: CustomVersion) -> Reply:
@@ -377,6 +403,9 @@ class CustomResourceRest:
                     )
                 ],
             )
+        outcome = AdmissionOutcome()
+        admission = self.admission.request(request, found, Operation.UPDATE, obj, current)
+        obj = self.admission.mutate(found, admission, outcome)
         old = current
         new_body = dict(obj.extra)
         old_body = dict(old.extra)
@@ -407,6 +436,8 @@ class CustomResourceRest:
                 metadata = evolve(metadata, generation=(old.metadata.generation or 0) + 1)
         updated = CustomObject(metadata=metadata, extra=new_body)
         self._validate(found, updated, old)
+        self.admission.validate(admission, updated, outcome)
+        warnings.extend(outcome.warnings)
         expected = int(given_version) if given_version else object_revision(old)
         if expected != object_revision(old):
             raise errors.conflict(info.plural, info.group, target.name)
@@ -415,12 +446,14 @@ class CustomResourceRest:
         key = self._key(found, target.namespace, target.name)
         if updated.metadata.deletion_timestamp and not updated.metadata.finalizers:
             self.store.delete(key, expected_revision=expected)
+            self._deleted(found, updated)
             return Reply(200, self._versioned(found, updated), warnings=tuple(warnings))
         try:
             stored = self.store.update(key, updated, expected_revision=expected)
         except RevisionConflictError:
             raise errors.conflict(info.plural, info.group, target.name) from None
         assert isinstance(stored, CustomObject)
+        self.admission.stored(outcome)
         return Reply(200, self._versioned(found, stored), warnings=tuple(warnings))
 
     def patch(self, request: RestRequest, found: CustomVersion) -> Reply:
@@ -472,13 +505,20 @@ class CustomResourceRest:
         """DELETE: removed at once (a success Status), or only marked while finalizers remain."""
         target = request.target
         info = found.info
+        options = delete_options(request)
+        deletion.validate_delete_options(options)
         current = self._read(found, target.namespace, target.name)
+        deletion.check_preconditions(info, current, options)
         key = self._key(found, target.namespace, target.name)
-        if request.query.get("dryRun"):
+        outcome = self.admission.admit_delete(request, found, current, options)
+        warnings = tuple(outcome.warnings) if outcome is not None else ()
+        if options.dry_run:
             return Reply(
                 200,
                 status.deleted_status(target.name, info.group, info.plural, current.metadata.uid),
+                warnings,
             )
+        self.admission.stored(outcome)
         if current.metadata.finalizers:
             if not current.metadata.deletion_timestamp:
                 marked = evolve(
@@ -491,24 +531,46 @@ class CustomResourceRest:
                     ),
                 )
                 current = self.store.update(key, marked, expected_revision=object_revision(current))  # type: ignore[assignment]
-            return Reply(200, self._versioned(found, current))
+            return Reply(200, self._versioned(found, current), warnings)
         self.store.delete(key)
+        self._deleted(found, current)
         return Reply(
-            200, status.deleted_status(target.name, info.group, info.plural, current.metadata.uid)
+            200,
+            status.deleted_status(target.name, info.group, info.plural, current.metadata.uid),
+            warnings,
         )
 
+    def _deleted(self, found: CustomVersion, obj: CustomObject) -> None:
+        """Tell the quota counts an object left (replenishment)."""
+        if self.counts is not None:
+            self.counts.deleted(found.info, obj.metadata.namespace or "")
+
     def delete_collection(self, request: RestRequest, found: CustomVersion) -> Reply:
-        """DELETE a collection: every selected object; answers the list of them."""
+        """DELETE a collection: every selected object, each admitted as a DELETE that
+        names no object; answers the list of them."""
+        options = delete_options(request)
         listed = self.list_collection(request, found)
         assert isinstance(listed.body, dict)
+        warnings: list[str] = []
         for item in listed.body["items"]:
             meta = item["metadata"]
             key = self._key(found, meta.get("namespace"), meta["name"])
             try:
+                current = self._read(found, meta.get("namespace"), meta["name"])
+            except errors.NotFoundError:
+                continue
+            outcome = self.admission.admit_delete(request, found, current, options, collection=True)
+            if outcome is not None:
+                warnings.extend(outcome.warnings)
+            if options.dry_run:
+                continue
+            try:
                 self.store.delete(key)
             except KeyNotFoundError:
                 continue
-        return listed
+            self._deleted(found, current)
+            self.admission.stored(outcome)
+        return dataclasses.replace(listed, warnings=tuple(dict.fromkeys(warnings)))
 
 
 def delete_all(store: Store, resource: str) -> int:

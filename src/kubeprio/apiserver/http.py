@@ -77,6 +77,7 @@ from kubeprio.apiserver import (
     status,
 )
 from kubeprio.apiserver.crrest import CustomResourceRest, delete_all
+from kubeprio.apiserver.customquota import CustomResourceCounts
 from kubeprio.apiserver.customresources import CustomResourceRegistry
 from kubeprio.apiserver.requestmetrics import RequestLabels, RequestMetrics
 from kubeprio.apiserver.resourcemetrics import PodsOnNode
@@ -209,7 +210,11 @@ class KubeApp:
         self.routes = RouteTable(kinds.SERVED)
         # The custom resources of Established CRDs (apiserver.customresources).
         self.custom = CustomResourceRegistry(service.store)
-        self.custom_rest = CustomResourceRest(service, clock=clock, watch_timeout=watch_timeout)
+        # Their object counts, for the quota controller (apiserver.customquota).
+        self.custom_counts = CustomResourceCounts(self.custom, service.store)
+        self.custom_rest = CustomResourceRest(
+            service, clock=clock, watch_timeout=watch_timeout, counts=self.custom_counts
+        )
         self.authenticator = authenticator
         self.streams: dict[WatchStream, Callable[[], None]] = {}
         self._closing = False

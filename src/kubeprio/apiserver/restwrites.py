@@ -190,13 +190,21 @@ class RestWrites(RestReads):
         target = request.target
         info = target.info
         options = delete_options(request)
+        warnings: list[str] = []
         obj = self.service.delete_object(
-            info.model, target.name, target.namespace, options=options, user=request.user
+            info.model,
+            target.name,
+            target.namespace,
+            options=options,
+            user=request.user,
+            warnings=warnings,
         )
         if options.dry_run or info.plural in RETURNS_DELETED_OBJECT or self._exists(target):
-            return Reply(200, object_body(info, obj))
+            return Reply(200, object_body(info, obj), tuple(warnings))
         return Reply(
-            200, status.deleted_status(target.name, info.group, info.plural, obj.metadata.uid)
+            200,
+            status.deleted_status(target.name, info.group, info.plural, obj.metadata.uid),
+            tuple(warnings),
         )
 
     def _exists(self, target: Target) -> bool:
@@ -220,6 +228,7 @@ class RestWrites(RestReads):
             field_selector=field_selector(info, request.query),
         )
         deleted = []
+        warnings: list[str] = []
         for item in result.items:
             try:
                 deleted.append(
@@ -229,6 +238,8 @@ class RestWrites(RestReads):
                         item.metadata.namespace,
                         options=options,
                         user=request.user,
+                        warnings=warnings,
+                        collection=True,
                     )
                 )
             except errors.NotFoundError:
@@ -241,4 +252,5 @@ class RestWrites(RestReads):
                 "metadata": {"resourceVersion": str(self.service.store.current_revision())},
                 "items": [object_body(info, obj) for obj in deleted],
             },
+            tuple(dict.fromkeys(warnings)),
         )

@@ -190,6 +190,9 @@ class ApiService(ServiceWrites):
           retryAfterSeconds 10; ``disruptionsAllowed == 0`` answers 429; else
           ``disruptionsAllowed`` is decremented and the pod recorded in
           ``disruptedPods`` before the pod is deleted (gracefully, per its options).
+
+        The pod's delete is not admitted (upstream deletes it with
+        ``rest.ValidateAllObjectFunc``): the eviction itself was.
         """
         name = eviction.metadata.name or ""
         namespace = eviction.metadata.namespace or ""
@@ -202,7 +205,7 @@ class ApiService(ServiceWrites):
             PHASE_FAILED,
             PHASE_PENDING,
         ):
-            self.delete_object(Pod, name, namespace, options=options)
+            self.delete_object(Pod, name, namespace, options=options, admit=False)
             return
         budgets = self._matching_budgets(pod)
         if len(budgets) > 1:
@@ -215,7 +218,7 @@ class ApiService(ServiceWrites):
             )
         if budgets and not eviction_rules.can_skip_budget(budgets[0], pod):
             self._consume_budget(budgets[0], pod, dry_run=options.dry_run)
-        self.delete_object(Pod, name, namespace, options=options)
+        self.delete_object(Pod, name, namespace, options=options, admit=False)
 
     def _matching_budgets(self, pod: Pod) -> builtins.list[PodDisruptionBudget]:
         """``getPodDisruptionBudgets``: budgets in the pod's namespace that select it.

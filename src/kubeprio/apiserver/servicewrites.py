@@ -40,7 +40,7 @@ from kubeprio.api.serialization import (
     to_dict,
 )
 from kubeprio.api.service import Service
-from kubeprio.apiserver import deletion, strategy
+from kubeprio.apiserver import deleteadmission, deletion, strategy
 from kubeprio.apiserver.patchapply import (
     apply_patch_members,
     check_patched_name,
@@ -292,12 +292,19 @@ class ServiceWrites(ServiceReads):
         *,
         options: DeleteRequest | None = None,
         user: UserInfo | None = None,
+        warnings: list[str] | None = None,
+        collection: bool = False,
+        admit: bool = True,
     ) -> Any:
         """Delete an object; return its state after the call (see ``apiserver.deletion``).
 
         Bound, non-terminal pods are deleted gracefully: they get a deletionTimestamp
         and stay until a delete with grace 0 (the kubelet's, or a force delete). Objects
         with finalizers are marked and stay until the finalizers are removed.
+
+        Admission runs first (``apiserver.deleteadmission``; ``admit=False`` for the
+        eviction's own delete); its warnings are added to ``warnings``; ``collection``
+        says the delete is one of a ``deletecollection`` (its attributes name no object).
         """
         options = options or DeleteRequest()
         info = kinds.for_model(kind)
@@ -307,6 +314,13 @@ class ServiceWrites(ServiceReads):
         current = self._get_key(info, key)
         deletion.check_preconditions(info, current, options)
         plan = deletion.plan_delete(current, options.grace_period_seconds, self.clock.now())
+        outcome = None
+        if admit and not deleteadmission.pending_graceful(plan):
+            outcome = deleteadmission.admit(
+                self.admission, info, current, options, user=user, collection=collection
+            )
+            if outcome is not None and warnings is not None:
+                warnings.extend(outcome.warnings)
         if options.dry_run:
             return plan.updated if plan.updated is not None else current
         result = current
@@ -318,7 +332,9 @@ class ServiceWrites(ServiceReads):
             except RevisionConflictError:
                 raise errors.conflict(info.plural, info.group, key.name) from None
         if plan.remove:
-            return self._remove(info, key, result)
+            result = self._remove(info, key, result)
+        if outcome is not None:
+            self._record_events(outcome)
         return result
 
     def _remove(self, info: ResourceInfo, key: ObjectKey, current: Any) -> Any:

@@ -12,7 +12,8 @@ and its replenishment monitors (``resource_quota_monitor.go``):
   ``persistentvolumeclaims``, ``requests.storage``, ``gold.storageclass.storage.k8s.io/
   requests.storage``, ...; these
   never match a scoped quota). Names no evaluator tracks (``count/events``) stay out of
-  ``status.used``, as upstream;
+  ``status.used``, as upstream; custom resources' ``count/<plural>.<group>`` are counted
+  through ``controllers.quotacustom`` when the composition root hands one in (``serve``);
 * replenishment: a deleted object, a pod whose charge changes (it finishes, or its
   deletion grace runs out) and a Service or claim whose charge changes (type or ports;
   size or class) make the
@@ -65,6 +66,7 @@ from kubeprio.controllers.base import (
     object_key,
     split_key,
 )
+from kubeprio.controllers.quotacustom import CustomObjectCounts
 
 
 def _same(left: Mapping[str, Quantity] | None, right: Mapping[str, Quantity] | None) -> bool:
@@ -105,6 +107,15 @@ class ResourceQuotaController(Controller):
         self.counted: dict[ResourceInfo, Informer[Any]] = {}
         for informer in (quotas, *counted):
             self.count(informer)
+        self.custom: CustomObjectCounts | None = None
+
+    def count_custom(self, custom: CustomObjectCounts) -> None:
+        """Count custom resources too (``count/<plural>.<group>``, ``controllers.quotacustom``)."""
+        self.custom = custom
+        custom.subscribe(self._custom_deleted)
+
+    def _custom_deleted(self, namespace: str, name: str) -> None:
+        self._replenish(namespace, lambda tracked: tracked == name)
 
     def count(self, informer: Informer[Any]) -> None:
         """Count the objects ``informer`` holds in quotas (pods, Events and a kind already
@@ -204,4 +215,12 @@ class ResourceQuotaController(Controller):
                 continue
             for obj in informer.by_index(NAMESPACE_INDEX, namespace):
                 used = add(used, mask(quotausage.object_usage(info, obj), names))
+        if self.custom is not None:
+            for name in sorted(hard):
+                if name in used or not name.startswith(quotausage.COUNT_PREFIX):
+                    continue
+                count = self.custom.count(namespace, name)
+                if count is not None:
+                    # The generic evaluator matches no scope either.
+                    used[name] = Quantity.from_int(0 if scoped else count)
         return used

@@ -72,6 +72,11 @@ class RealTimeDriver:
     def _on_write(self) -> None:
         self._wake.set()
 
+    def wake(self) -> None:
+        """Settle soon: a component got work from outside the watched writes (a custom
+        object's deletion the quota controller recounts after; on the loop thread)."""
+        self._wake.set()
+
     def _subscribe(self) -> None:
         revision = self.store.current_revision()
         for info in kinds.RESOURCES:

@@ -379,6 +379,8 @@ class Serving:
             self.plane.api, generators=(self.plane.api.rng, service_account_rng)
         )
         self.kube.webhook_waits = self.webhook_waits
+        # Quotas count custom resources too (count/<plural>.<group>).
+        self.plane.quota_controller.count_custom(self.kube.custom_counts)
         # API Priority and Fairness: bootstrap objects, Dangling conditions, PF headers.
         self.flow_config = FlowControlConfiguration(
             self.plane.api, clock=self.clock, on_classifier=self._use_classifier
@@ -571,6 +573,9 @@ class Serving:
             clock=self.clock,
             store=self.store,
         )
+        # Custom objects live outside the driver's watches: their deletions wake it, so the
+        # quota controller recounts at once (controllers.quotacustom).
+        self.kube.custom_counts.subscribe(lambda _namespace, _name: driver.wake())
         self.kube.component_probes = {
             **component_probes(driver, scheduler=self.plane.scheduler),
             **self.kube.component_probes,
