@@ -24,9 +24,8 @@ the attempt, so those webhooks are called in parallel, as upstream's dispatcher 
 
 Two guards keep a replay safe. An attempt that already wrote to the store (a request
 that writes twice, such as an eviction or a ``deletecollection``) calls any further
-webhook in place instead of
-deferring, so nothing is written twice; and after ``MAX_DEFERRALS`` rounds (a review that
-keeps changing) the attempt calls in place too. Without a book (in-process callers:
+webhook in place instead of deferring, so nothing is written twice; and after
+``MAX_DEFERRALS`` rounds (a review that keeps changing) the attempt calls in place too. Without a book (in-process callers:
 controllers, the scheduler, ``kubeprio simulate``, which calls no webhooks at all) every
 call is made in place, as before.
 """
