@@ -421,3 +421,28 @@ def test_a_replay_with_a_stale_resource_version_is_a_conflict() -> None:
         "apply your changes to the latest version and try again"
     )
     assert caller.paths() == ["/v"]
+
+
+@pytest.mark.parametrize("allowed", [True, False])
+def test_a_delete_waits_on_its_webhook_the_same_way(allowed: bool) -> None:
+    # Admission on DELETE (apiserver.deleteadmission): the review is posted on a worker
+    # thread and the delete replayed with the answer.
+    caller = ThreadedCaller({"/d": allow() if allowed else deny("keep it")})
+    api = _service(caller)
+    api.create_object(pod())
+    deleting = hook("d.example.com", "/d")
+    deleting["rules"][0]["operations"] = ["DELETE"]
+    _register(api, [], [deleting])
+    waits = WebhookWaits(api, generators=(api.rng,))
+    refusal = ""
+    try:
+        asyncio.run(waits.run(lambda: api.delete_object(Pod, "web", "default")))
+    except errors.StatusError as exc:
+        refusal = exc.message
+    waits.close()
+    [(path, request, thread)] = caller.calls
+    assert (path, request["operation"], thread.startswith("webhook")) == ("/d", "DELETE", True)
+    assert api.store.count("pods") == (0 if allowed else 1)
+    assert refusal == (
+        "" if allowed else 'admission webhook "d.example.com" denied the request: keep it'
+    )
