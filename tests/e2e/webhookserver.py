@@ -11,7 +11,12 @@ Paths:
   JSONPatch;
 * ``/deny-delete``: a validating webhook that refuses a DELETE of an object labelled
   ``keep: "true"`` (read from the review's ``oldObject``) and allows everything else;
-* ``/slow``: allows after sleeping two seconds (longer than a 1-second timeoutSeconds).
+* ``/slow``: allows after sleeping two seconds (longer than a 1-second timeoutSeconds);
+* ``/sleep/SECONDS/PATH``: sleeps that long, then answers as ``/PATH`` (``/sleep/4/allow``
+  allows: any other path does).
+
+``reviews`` records a review as it arrives, ``answered`` its path once the answer is sent,
+so a test can tell a call in flight from one that finished.
 """
 
 from __future__ import annotations
@@ -100,6 +105,10 @@ def answer(path: str, request: dict[str, Any]) -> dict[str, Any]:
     """The webhook's response to one AdmissionReview request."""
     uid = request["uid"]
     obj = request.get("object") or {}
+    if path.startswith("/sleep/"):
+        seconds, _, rest = path.removeprefix("/sleep/").partition("/")
+        time.sleep(float(seconds))
+        return answer(f"/{rest}", request)
     if path.startswith("/deny-priority"):
         wanted = (obj.get("spec") or {}).get("priorityClassName")
         if wanted == FORBIDDEN_CLASS:
@@ -142,12 +151,20 @@ def answer(path: str, request: dict[str, Any]) -> dict[str, Any]:
     return _allow(uid)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Answers sent after the caller gave up (past its timeout) fail quietly."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
 class WebhookServer:
     """The HTTPS webhook server; ``reviews`` holds (path, review) of every call."""
 
     def __init__(self, directory: Path) -> None:
         self.ca_pem, cert, key = _certificates(directory)
         self.reviews: list[tuple[str, dict[str, Any]]] = []
+        self.answered: list[str] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -167,11 +184,12 @@ class WebhookServer:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+                server.answered.append(self.path)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert, key)
         self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)

@@ -23,8 +23,12 @@ Mirrors v1.32's ``staging/src/k8s.io/apiserver/pkg/util/webhook`` (``ClientManag
   webhook response: ...`` or ``could not create admission objects: ...``. The
   dispatchers decide with ``failurePolicy`` what it means.
 
-The HTTPS itself is a ``WebhookCaller`` the composition root hands in (``kubeprio serve``:
-``serve.webhookclient``); nothing here does I/O.
+A call is two halves: ``WebhookClient.prepare`` builds the review and resolves the
+target on the event loop (it reads listers), ``perform`` posts it and checks the answer
+(network only, so ``kubeprio serve`` runs it on a worker thread while the server goes on
+serving: ``admission.webhookdeferral``). The HTTPS itself is a ``WebhookCaller`` the
+composition root hands in (``kubeprio serve``: ``serve.webhookclient``); nothing here
+does I/O.
 """
 
 from __future__ import annotations
@@ -212,6 +216,28 @@ def _answer_error(answer: HttpAnswer) -> str:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class PreparedCall:
+    """One review ready to post: everything ``WebhookClient.perform`` needs, worked out
+    on the event loop (the listers are read here), so that the post itself touches
+    nothing but the network and can wait anywhere (``admission.webhookdeferral``)."""
+
+    webhook_name: str
+    uid: str
+    version: str
+    mutating: bool
+    target: WebhookTarget
+    timeout: float
+    review: dict[str, Any]
+
+    def deadline_error(self) -> CallingError:
+        """The failure when ``timeoutSeconds`` pass without an answer (Go's context)."""
+        return CallingError(
+            self.webhook_name,
+            f"failed to call webhook: Post {go_quote(self.target.url)}: context deadline exceeded",
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class WebhookClient:
     """Calls webhooks through ``caller``, resolving services through the listers."""
 
@@ -228,7 +254,20 @@ class WebhookClient:
         *,
         mutating: bool,
     ) -> ReviewResponse:
-        """Send the review; raise ``CallingError`` when the call fails."""
+        """Send the review and wait for the answer; raise ``CallingError`` when the call
+        fails."""
+        return self.perform(self.prepare(invocation, request, encode, mutating=mutating))
+
+    def prepare(
+        self,
+        invocation: Invocation,
+        request: AdmissionRequest,
+        encode: Callable[[object, Invocation], dict[str, Any] | None],
+        *,
+        mutating: bool,
+    ) -> PreparedCall:
+        """Build the review and resolve where it goes; raise ``CallingError`` when it
+        cannot be built or the service does not resolve."""
         webhook = invocation.webhook
         name = webhook.name or ""
         version = review_version(webhook)
@@ -248,11 +287,10 @@ class WebhookClient:
             old_obj=encode(request.old_obj, invocation),
         )
         target = target_of(webhook)
-        timeout = float(webhook.timeout_seconds or DEFAULT_TIMEOUT_SECONDS)
-        try:
-            config = webhook.client_config
-            if config is not None and config.service is not None:
-                service = config.service
+        config = webhook.client_config
+        if config is not None and config.service is not None:
+            service = config.service
+            try:
                 host, port = _resolve_service(
                     self.services,
                     self.endpoints,
@@ -260,8 +298,30 @@ class WebhookClient:
                     service.name or "",
                     target.port,
                 )
-                target = dataclasses.replace(target, host=host, port=port)
-            answer = self.caller.post(target, json.dumps(review).encode(), timeout)
+            except TransportError as exc:
+                raise CallingError(
+                    name, f"failed to call webhook: Post {go_quote(target.url)}: {exc}"
+                ) from None
+            target = dataclasses.replace(target, host=host, port=port)
+        return PreparedCall(
+            webhook_name=name,
+            uid=uid,
+            version=version,
+            mutating=mutating,
+            target=target,
+            timeout=float(webhook.timeout_seconds or DEFAULT_TIMEOUT_SECONDS),
+            review=review,
+        )
+
+    def perform(self, prepared: PreparedCall) -> ReviewResponse:
+        """Post a prepared review and read the answer (blocking network I/O, nothing
+        else: safe on a worker thread); raise ``CallingError`` when the call fails."""
+        name = prepared.webhook_name
+        target = prepared.target
+        try:
+            answer = self.caller.post(
+                target, json.dumps(prepared.review).encode(), prepared.timeout
+            )
         except TransportError as exc:
             raise CallingError(
                 name, f"failed to call webhook: Post {go_quote(target.url)}: {exc}"
@@ -273,6 +333,8 @@ class WebhookClient:
         except ValueError as exc:
             raise CallingError(name, f"failed to call webhook: {exc}") from None
         try:
-            return verify_response(decoded, uid=uid, version=version, mutating=mutating)
+            return verify_response(
+                decoded, uid=prepared.uid, version=prepared.version, mutating=prepared.mutating
+            )
         except InvalidResponseError as exc:
             raise CallingError(name, f"received invalid webhook response: {exc}") from None

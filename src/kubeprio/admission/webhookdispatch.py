@@ -17,9 +17,12 @@ managers: the webhooks of every configuration, configurations sorted by name, ar
   change are called again (upstream's ``webhookReinvokeContext``), and all of them if a
   built-in plugin changed the object in between.
 * **Validating** (after the built-in validating plugins but before ResourceQuota, as in
-  ``AllOrderedPlugins``): every matching webhook is called (upstream calls them in
-  parallel; kubeprio in order) and the first refusal or failure, in webhook order, is
-  the answer.
+  ``AllOrderedPlugins``): every matching webhook is called (in parallel under ``kubeprio
+  serve``, as upstream; in order when called in place) and the first refusal or
+  failure, in webhook order, is the answer.
+* **Waiting**: under ``kubeprio serve`` a call the write has no answer for yet stops the
+  write, which is run again once the answer is in (``admission.webhookdeferral``), so
+  the server keeps serving meanwhile.
 * **Failures** (``CallingError``): ``failurePolicy: Ignore`` skips the webhook; ``Fail``
   answers ``500 Internal error occurred: failed calling webhook "NAME": ...``.
 * ``warnings`` in an answer become ``Warning:`` headers, also on a refused request.
@@ -42,6 +45,7 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest
 from kubeprio.admission.webhookcall import CallingError, WebhookClient
 from kubeprio.admission.webhookconditions import activation_of, conditions_hold
+from kubeprio.admission.webhookdeferral import PendingCall, PendingCallsError, answered_call
 from kubeprio.admission.webhookmatching import (
     Configuration,
     IndexedWebhook,
@@ -206,7 +210,7 @@ class _WebhookPlugin:
         refusal or the failure otherwise."""
         webhook = invocation.webhook
         try:
-            response = self._client.call(invocation, request, _encoder, mutating=mutating)
+            response = answered_call(self._client, invocation, request, _encoder, mutating=mutating)
         except CallingError as exc:
             if webhook.failure_policy == IGNORE:
                 return None
@@ -313,15 +317,22 @@ class ValidatingWebhookPlugin(_WebhookPlugin):
         self._source = _Source(listers.validating_webhook_configurations)
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
-        """Call each matching webhook; raise the first refusal or failure in order."""
+        """Call each matching webhook; raise the first refusal or failure in order. Under
+        ``kubeprio serve`` the answers still missing are asked for all at once, so the
+        webhooks are called in parallel (``admission.webhookdeferral``)."""
         candidates = self._candidates(self._source.index(), request)
         first: errors.StatusError | None = None
+        pending: list[PendingCall] = []
         for entry in candidates:
             try:
                 invocation = self._invocation(entry, request)
                 if invocation is not None:
                     self._call(invocation, request, outcome, mutating=False)
+            except PendingCallsError as deferred:
+                pending.extend(deferred.calls)
             except errors.StatusError as exc:
                 first = first or exc
+        if pending:
+            raise PendingCallsError(tuple(pending))
         if first is not None:
             raise _with_warnings(first, outcome)

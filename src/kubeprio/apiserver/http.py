@@ -29,6 +29,8 @@ Who drives it: an ASGI server (uvicorn in ``kubeprio serve`` and in the e2e test
 Starlette's ``TestClient`` in unit tests. Handlers are ``async`` and call ``ApiService``
 synchronously on the event loop: the service and its store are not thread-safe, and the
 real-time driver of ``kubeprio serve`` runs the scheduler and kubelets on the same loop.
+A write that must wait on admission webhooks is run by ``apiserver.webhookwaits``: the
+calls wait on worker threads between synchronous attempts of the write.
 A watch waits on the store watch's listener and wakes with ``call_soon_threadsafe``; its
 bookmarks and ``timeoutSeconds`` use the event loop's monotonic timer, and request
 durations (``apiserver.requestmetrics``) ``time.perf_counter``: the places this package
@@ -87,6 +89,7 @@ from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.tokenrequest import TokenIssuer
 from kubeprio.apiserver.tokenreview import TokenReviewAuthenticator
 from kubeprio.apiserver.watchstream import WatchStream
+from kubeprio.apiserver.webhookwaits import WebhookWaits
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyNotFoundError
 from kubeprio.store.interface import ObjectKey
@@ -201,6 +204,9 @@ class KubeApp:
         self.component_probes: dict[str, componentstatus.Probe] = {"etcd-0": self._etcd_probe}
         # Set by serve's APF configuration controller (apiserver.flowcontrolconfig).
         self.flow_classifier: flowclassifier.FlowClassifier | None = None
+        # Set by serve when admission webhooks run: writes then wait on them off the
+        # event loop (apiserver.webhookwaits); without it a write is one plain call.
+        self.webhook_waits: WebhookWaits | None = None
         self.routes = RouteTable(kinds.SERVED)
         # The custom resources of Established CRDs (apiserver.customresources).
         self.custom = CustomResourceRegistry(service.store)
@@ -537,9 +543,13 @@ class KubeApp:
             custom = self.custom.version_of(target)
             reply: Reply | WatchStream | TextReply | LogFollow
             if custom is not None:
-                reply = self.custom_rest.handle(rest_request, custom)
+                reply = await self._handle(
+                    request.method, functools.partial(self.custom_rest.handle, rest_request, custom)
+                )
             else:
-                reply = self.rest.handle(rest_request)
+                reply = await self._handle(
+                    request.method, functools.partial(self.rest.handle, rest_request)
+                )
                 if target.info.model is CustomResourceDefinition and request.method == "DELETE":
                     self._clean_up_custom_resources(target)
         except errors.StatusError as exc:
@@ -556,6 +566,14 @@ class KubeApp:
         if isinstance(reply, LogFollow):
             return StreamingResponse(self._follow(reply), headers={"Content-Type": TEXT_TYPE})
         return self._reply(reply)
+
+    async def _handle(
+        self, method: str, handle: Callable[[], Reply | WatchStream | TextReply | LogFollow]
+    ) -> Reply | WatchStream | TextReply | LogFollow:
+        """Serve a request; a write with webhooks to wait on lets the loop run meanwhile."""
+        if self.webhook_waits is None or method == "GET":
+            return handle()
+        return await self.webhook_waits.run(handle)
 
     def _clean_up_custom_resources(self, target: Target) -> None:
         """A deleted CRD takes its custom resources with it (upstream's finalizer

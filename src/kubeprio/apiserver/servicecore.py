@@ -80,6 +80,12 @@ class ServiceCore:
         """Checks a caller's writes before admission (``serve`` sets RBAC's escalation
         guard, ``apiserver.rbacescalation``)."""
 
+    @property
+    def rng(self) -> random.Random:
+        """The generator uids, generated names and Service allocations come from
+        (``apiserver.webhookwaits`` replays a write's draws from it)."""
+        return self._rng
+
     # --- services -----------------------------------------------------------------------
 
     def _service_registry(self, ips: ServiceIPRange, node_ports: NodePortRange) -> ServiceRegistry:

@@ -84,6 +84,7 @@ from kubeprio.apiserver.serviceaccountauthn import (
 from kubeprio.apiserver.serviceranges import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
 from kubeprio.apiserver.tokenrequest import DEFAULT_ISSUER, TokenIssuer
 from kubeprio.apiserver.tokensigning import PublicKeys, SigningKey, TokenSigner
+from kubeprio.apiserver.webhookwaits import WebhookWaits
 from kubeprio.apiserver.x509authn import ClientCertAuthenticator
 from kubeprio.client.informer import Informer
 from kubeprio.clock import RealClock, rfc3339
@@ -276,6 +277,7 @@ class Serving:
         data_dir.mkdir(parents=True, exist_ok=True)
         self.store = SqliteStore(data_dir / DATABASE)
         seed = _seed(options)
+        service_account_rng = derived_rng(seed, "serviceaccount-admission")
         try:
             self.plane = ControlPlane(
                 self.store,
@@ -293,7 +295,7 @@ class Serving:
                 limited_resources=options.limited_resources,
                 admission_plugins=options.admission_plugins,
                 default_tolerations=options.default_tolerations,
-                service_account_rng=derived_rng(seed, "serviceaccount-admission"),
+                service_account_rng=service_account_rng,
                 stopwatch=time.perf_counter,
                 authorize_signer=self._authorize_signer,
                 webhook_caller=HttpsWebhookCaller(),
@@ -372,6 +374,12 @@ class Serving:
             ),
         )
         self.kube: KubeApp = self.app.state.kube
+        # Writes wait on admission webhooks off the event loop; a replayed write draws
+        # the same names and uids from the generators the write path uses.
+        self.webhook_waits = WebhookWaits(
+            self.plane.api, generators=(self.plane.api.rng, service_account_rng)
+        )
+        self.kube.webhook_waits = self.webhook_waits
         # Quotas count custom resources too (count/<plural>.<group>).
         self.plane.quota_controller.count_custom(self.kube.custom_counts)
         # API Priority and Fairness: bootstrap objects, Dangling conditions, PF headers.
@@ -621,7 +629,8 @@ class Serving:
         self._print(f"kubeprio serve: stopped at {rfc3339(self.clock.now())}")
 
     def close(self) -> None:
-        """Close the store (checkpoints the WAL)."""
+        """Close the store (checkpoints the WAL) and the webhook call threads."""
+        self.webhook_waits.close()
         self.store.close()
 
 

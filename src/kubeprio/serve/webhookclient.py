@@ -13,8 +13,9 @@ HOST:PORT: connect: connection refused``, ``context deadline exceeded`` when
 ``timeoutSeconds`` pass, ``tls: failed to verify certificate: x509: certificate signed by
 unknown authority``.
 
-While a webhook is called the server waits: kubeprio serves requests one at a time on one
-event loop (docs/serve.md), so a slow webhook slows every client, up to its timeout.
+A post blocks its thread until the answer or the timeout: ``kubeprio serve`` posts the
+reviews of HTTP writes on worker threads (``apiserver.webhookwaits``), so the event loop
+goes on serving; in-process writers (controllers) call in place.
 Who drives it: ``serve.server`` hands it to the control plane. I/O: the network.
 """
 
