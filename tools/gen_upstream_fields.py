@@ -77,6 +77,7 @@ ROOTS = {
     "CSIDriver": "V1CSIDriver",
     "CSINode": "V1CSINode",
     "VolumeAttachment": "V1VolumeAttachment",
+    "CSIStorageCapacity": "V1CSIStorageCapacity",
     "Ingress": "V1Ingress",
     "IngressClass": "V1IngressClass",
     "NetworkPolicy": "V1NetworkPolicy",
@@ -207,6 +208,7 @@ PACKAGES = (
     ("CSIDriver", "storage.v1"),
     ("CSINode", "storage.v1"),
     ("VolumeAttachment", "storage.v1"),
+    ("CSIStorageCapacity", "storage.v1"),
     ("VolumeNodeResources", "storage.v1"),
     ("VolumeError", "storage.v1"),
     # Ingress, IngressClass and their parts; NetworkPolicy and its peers and ports.

@@ -15,6 +15,8 @@ from typing import Any, Final
 from kubeprio.api.admissionpolicy import GROUP as ADMISSION_POLICY_GROUP
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apiextensions import CustomResourceDefinition
+from kubeprio.api.apiregistration import GROUP as APIREGISTRATION_GROUP
+from kubeprio.api.apiregistration import APIService
 from kubeprio.api.apps import Deployment, ReplicaSet, Scale
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
@@ -59,6 +61,7 @@ from kubeprio.api.secret import Secret
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
+from kubeprio.api.storagecapacity import CSIStorageCapacity
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.api.tokenrequest import TokenRequest
@@ -203,6 +206,12 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
                  ServiceAccount, ("sa",),
                  subresources=(Subresource("token", AUTHENTICATION_GROUP, "v1", "TokenRequest",
                                            ("create",)),)),
+    # apiregistration.k8s.io: the first group upstream's /apis lists (the aggregator's own);
+    # the local APIServices are kept by apiserver.autoregister.
+    ResourceInfo(APIREGISTRATION_GROUP, "v1", "APIService", "apiservices", "apiservice", False,
+                 APIService, (), ("api-extensions",),
+                 subresources=(Subresource("status", APIREGISTRATION_GROUP, "v1", "APIService",
+                                           ("get", "patch", "update")),)),
     ResourceInfo("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass",
                  False, PriorityClass, ("pc",), legacy_versions=("v1beta1", "v1alpha1")),
     ResourceInfo("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",
@@ -256,6 +265,8 @@ RESOURCES: Final[tuple[ResourceInfo, ...]] = (
     # CSI objects (storage.k8s.io/v1): drivers, per-node driver registrations, attachments.
     ResourceInfo("storage.k8s.io", "v1", "CSIDriver", "csidrivers", "csidriver", False, CSIDriver),
     ResourceInfo("storage.k8s.io", "v1", "CSINode", "csinodes", "csinode", False, CSINode),
+    ResourceInfo("storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities",
+                 "csistoragecapacity", True, CSIStorageCapacity),
     ResourceInfo("storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments",
                  "volumeattachment", False, VolumeAttachment,
                  subresources=(Subresource("status", "storage.k8s.io", "v1", "VolumeAttachment",

@@ -187,6 +187,18 @@ TYPES: Final[dict[str, str]] = {
         "spec is immutable and its status, written through the status subresource, says "
         "whether the volume is attached. kubeprio serves it; nothing attaches volumes."
     ),
+    "CSIStorageCapacity": (
+        "A CSIStorageCapacity records one CSI GetCapacity answer: the capacity a StorageClass "
+        "has on the nodes nodeTopology selects. kubeprio stores and serves it; its "
+        "VolumeBinding scheduler plugin does not consult it."
+    ),
+    "APIService": (
+        "An APIService says which server answers one API group/version, named "
+        "<version>.<group>. kubeprio keeps a local APIService (no spec.service, always "
+        "Available) for each group/version it serves, CRD ones included; it does not proxy "
+        "to aggregated API servers, so one naming a service is stored and reported "
+        "unavailable."
+    ),
     "CustomResourceDefinition": (
         "A CustomResourceDefinition declares a new kind: its group, names, scope and the "
         "versions it is served at, each with an OpenAPI v3 schema that validates, prunes and "

@@ -45,6 +45,12 @@ from kubeprio.api.admissionpolicy import (
     ValidatingAdmissionPolicyStatus,
 )
 from kubeprio.api.apiextensions import CustomResourceDefinition
+from kubeprio.api.apiregistration import (
+    APIService,
+    APIServiceStatus,
+    is_local,
+    local_available_condition,
+)
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import EMPTY_STATUS as EMPTY_HPA_STATUS
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
@@ -212,6 +218,10 @@ def prepare_for_create(obj: Any, *, uid: str, now: str, user: UserInfo | None = 
     elif isinstance(obj, VolumeAttachment):
         # volumeAttachmentStrategy.PrepareForCreate resets the status for v1 requests.
         changes["status"] = EMPTY_ATTACHMENT_STATUS
+    elif isinstance(obj, APIService):
+        # apiServerStrategy.PrepareForCreate: status reset; a local one is Available at once.
+        conditions = (local_available_condition(now),) if is_local(obj) else None
+        changes["status"] = APIServiceStatus(conditions=conditions)
     obj = evolve(obj, **changes)
     if isinstance(obj, Job):
         obj = generate_job_selector(obj)

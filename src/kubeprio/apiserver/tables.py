@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from kubeprio.api.apiextensions import CustomResourceDefinition
+from kubeprio.api.apiregistration import APIService
 from kubeprio.api.apps import Deployment, ReplicaSet
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.batch import CronJob, Job
@@ -60,6 +61,7 @@ from kubeprio.api.serialization import to_dict
 from kubeprio.api.service import Service
 from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import StatefulSet
+from kubeprio.api.storagecapacity import CSIStorageCapacity
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.webhookconfiguration import (
     MutatingWebhookConfiguration,
@@ -67,6 +69,7 @@ from kubeprio.api.webhookconfiguration import (
 )
 from kubeprio.apiserver import (
     admissionpolicytables,
+    apiregistrationtables,
     autoscalingtables,
     certificatetables,
     configtables,
@@ -77,6 +80,7 @@ from kubeprio.apiserver import (
     rbactables,
     runtimeclasstables,
     servicetables,
+    storagecapacitytables,
     storagetables,
     webhooktables,
     workloadtables,
@@ -445,6 +449,14 @@ PRINTERS: Final[dict[type[Any], tuple[tuple[Column, ...], Printer]]] = {
     CSIDriver: (csitables.CSI_DRIVER_COLUMNS, csitables.print_csi_driver),
     CSINode: (csitables.CSI_NODE_COLUMNS, csitables.print_csi_node),
     VolumeAttachment: (csitables.VOLUME_ATTACHMENT_COLUMNS, csitables.print_volume_attachment),
+    CSIStorageCapacity: (
+        storagecapacitytables.CSI_STORAGE_CAPACITY_COLUMNS,
+        storagecapacitytables.print_csi_storage_capacity,
+    ),
+    APIService: (
+        apiregistrationtables.API_SERVICE_COLUMNS,
+        apiregistrationtables.print_api_service,
+    ),
     RuntimeClass: (
         runtimeclasstables.RUNTIME_CLASS_COLUMNS,
         runtimeclasstables.print_runtime_class,

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
+from kubeprio.apiserver.apiregistrationtable import APIREGISTRATION_ROOTS, APIREGISTRATION_TYPES
+
 TypeEntry = dict[str, Any]
 """``{"schema": str, "required": [str], "fields": {json name: type}}``."""
 
@@ -109,6 +111,6 @@ def served() -> UpstreamTable:
     raw = resources.files("kubeprio.apiserver").joinpath("upstream_fields.json").read_text()
     data = json.loads(raw)
     return UpstreamTable(
-        {**data["roots"], **KUBEPRIO_ROOTS, **APIEXTENSIONS_ROOTS},
-        {**data["types"], **KUBEPRIO_TYPES, **APIEXTENSIONS_TYPES},
+        {**data["roots"], **KUBEPRIO_ROOTS, **APIEXTENSIONS_ROOTS, **APIREGISTRATION_ROOTS},
+        {**data["types"], **KUBEPRIO_TYPES, **APIEXTENSIONS_TYPES, **APIREGISTRATION_TYPES},
     )

@@ -68,6 +68,7 @@ from kubeprio.api.rbac import ClusterRole
 from kubeprio.apiserver import componentstatus, issuerdiscovery, kubernetesservice, rbacbootstrap
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import Attributes, TenantAuthorizer
+from kubeprio.apiserver.autoregister import APIServiceRegistration
 from kubeprio.apiserver.crinstances import StoredCustomResources
 from kubeprio.apiserver.crscaletargets import CustomResourceScales
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
@@ -392,6 +393,8 @@ class Serving:
         self.flow_config = FlowControlConfiguration(
             self.plane.api, clock=self.clock, on_classifier=self._use_classifier
         )
+        # The aggregator's autoregistration: local APIServices, CRD ones, availability.
+        self.api_services = APIServiceRegistration(self.plane.api, clock=self.clock)
         self.signer = signer
         self.stop = asyncio.Event()
         self.url = ""
@@ -572,6 +575,7 @@ class Serving:
         self.serve_informers.start()
         self.event_expiry.start()
         self.flow_config.start()
+        self.api_services.start()
         driver = RealTimeDriver(
             [
                 *self.plane.components,
@@ -586,6 +590,7 @@ class Serving:
                 Due(self.csr_signing_controller, self.clock),
                 self.event_expiry,
                 self.flow_config,
+                self.api_services,
             ],
             clock=self.clock,
             store=self.store,

@@ -7,7 +7,7 @@ API group (``validation.core``, ``validation.apps``, ``validation.batch`` (CronJ
 ``validation.coordination``, ``validation.policy``, ``validation.scheduling``, ...; Services
 in ``validation.service``, DaemonSets and ControllerRevisions in ``validation.daemonset``,
 StatefulSets in ``validation.statefulset``, ReplicationControllers in ``validation.replicationcontroller``, Endpoints and EndpointSlices in ``validation.endpoints``, ResourceQuotas in
-``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, CSIDrivers, CSINodes and VolumeAttachments in ``validation.csi``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, FlowSchemas in ``validation.flowcontrol``, PriorityLevelConfigurations in ``validation.prioritylevel``, ConfigMaps, Secrets and ServiceAccounts in
+``validation.resourcequota``, LimitRanges in ``validation.limitrange``, PersistentVolumes, claims and StorageClasses in ``validation.storage``, RuntimeClasses in ``validation.node``, PodTemplates in ``validation.podtemplate``, CSIDrivers, CSINodes and VolumeAttachments in ``validation.csi``, CSIStorageCapacities in ``validation.storagecapacity``, APIServices in ``validation.apiregistration``, Ingresses and IngressClasses in ``validation.ingress``, NetworkPolicies in ``validation.networkpolicy``, RBAC kinds in ``validation.rbac``, FlowSchemas in ``validation.flowcontrol``, PriorityLevelConfigurations in ``validation.prioritylevel``, ConfigMaps, Secrets and ServiceAccounts in
 ``validation.configmap``, ``validation.secret`` and ``validation.serviceaccount``; Events
 written through events.k8s.io/v1 in ``validation.events``; a pod's
 ``ephemeralcontainers`` writes in ``validation.ephemeral``) and are
@@ -38,19 +38,12 @@ from kubeprio.api.runtimeclass import RuntimeClass
 from kubeprio.api.scheduling import PriorityClass
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.api.tenant import Tenant
-from kubeprio.api.validation.meta import (
-    KindUpdateValidator,
-    KindUpdateWarnings,
-    KindValidator,
-    KindWarnings,
-    validate_object_meta,
-    validate_object_meta_update,
-)
 
 # The per-group modules import validation.meta, so they come after it.
-from kubeprio.api.validation import (  # isort: skip
+from kubeprio.api.validation import (
     admissionpolicy,
     apiextensions,
+    apiregistration,
     apps,
     autoscaling,
     batch,
@@ -63,15 +56,15 @@ from kubeprio.api.validation import (  # isort: skip
     daemonset,
     endpoints,
     ephemeral,
-    flowcontrol,
     events,
+    flowcontrol,
     ingress,
     limitrange,
     networkpolicy,
     node,
     podtemplate,
-    prioritylevel,
     policy,
+    prioritylevel,
     rbac,
     replicationcontroller,
     resourcequota,
@@ -81,8 +74,17 @@ from kubeprio.api.validation import (  # isort: skip
     serviceaccount,
     statefulset,
     storage,
+    storagecapacity,
     tenant,
     webhookconfiguration,
+)
+from kubeprio.api.validation.meta import (
+    KindUpdateValidator,
+    KindUpdateWarnings,
+    KindValidator,
+    KindWarnings,
+    validate_object_meta,
+    validate_object_meta_update,
 )
 
 KindValidatorAt = Callable[[Any, ResourceInfo], list[FieldError]]
@@ -108,6 +110,8 @@ CREATE_VALIDATORS: Final[dict[type[Any], KindValidator]] = {
     **secret.CREATE,
     **storage.CREATE,
     **csi.CREATE,
+    **storagecapacity.CREATE,
+    **apiregistration.CREATE,
     **node.CREATE,
     **podtemplate.CREATE,
     **ingress.CREATE,
@@ -142,6 +146,8 @@ UPDATE_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **secret.UPDATE,
     **storage.UPDATE,
     **csi.UPDATE,
+    **storagecapacity.UPDATE,
+    **apiregistration.UPDATE,
     **node.UPDATE,
     **podtemplate.UPDATE,
     **ingress.UPDATE,
@@ -171,6 +177,7 @@ STATUS_VALIDATORS: Final[dict[type[Any], KindUpdateValidator]] = {
     **resourcequota.STATUS_UPDATE,
     **storage.STATUS_UPDATE,
     **csi.STATUS_UPDATE,
+    **apiregistration.STATUS_UPDATE,
     **ingress.STATUS_UPDATE,
     **flowcontrol.STATUS_UPDATE,
     **prioritylevel.STATUS_UPDATE,
@@ -213,6 +220,7 @@ _REVALIDATE_META_ON_UPDATE: Final = frozenset(
     # ValidatingAdmissionPolicy kinds: their update validation calls ValidateObjectMeta.
     | {ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding}
     | webhookconfiguration.REVALIDATE_META_ON_UPDATE
+    | apiregistration.REVALIDATE_META_ON_UPDATE
 )
 """Kinds whose update validation re-runs the create-time metadata rules (a DaemonSet or
 StatefulSet update calls ``ValidateDaemonSet``/``ValidateStatefulSet``, a RuntimeClass

@@ -315,6 +315,8 @@ _NAME_RULES: Final[dict[str, Callable[[str, bool], list[str]]]] = {
     "clusterroles": path_segment_errors,
     "rolebindings": path_segment_errors,
     "clusterrolebindings": path_segment_errors,
+    # ValidateAPIService: a path segment (and version.group, in validation.apiregistration).
+    "apiservices": path_segment_errors,
     # ValidateCertificateRequestName accepts any name.
     "certificatesigningrequests": lambda _name, _prefix: [],
 }
