@@ -127,7 +127,9 @@ def crd_api_services(
     wanted: dict[str, APIService] = {}
     for crd in crds:
         spec = crd.spec
-        if spec is None or crd.metadata.deletion_timestamp:
+        # A terminating CRD keeps its APIService until it is gone, as upstream's
+        # crdregistration controller only looks at the served versions.
+        if spec is None:
             continue
         for version in spec.versions or ():
             if not version.served:

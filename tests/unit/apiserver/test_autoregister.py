@@ -17,6 +17,7 @@ from typing import Any
 from kubeprio.api import kinds, serialization
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apiregistration import APIService, available_condition
+from kubeprio.api.model import evolve
 from kubeprio.api.service import Service
 from kubeprio.apiserver.autoregister import (
     APIServiceRegistration,
@@ -133,6 +134,12 @@ def test_crd_versions_come_and_go(api: ApiService) -> None:
     assert widget["spec"]["versionPriority"] == 100
     assert available_condition(services["v1.example.com"]).reason == "Local"
     api.delete(CustomResourceDefinition, "widgets.example.com")
+    settle(loop)
+    # crdregistration_controller.go handleVersionUpdate: a terminating CRD still serves
+    # its versions, so its APIService stays until the finalizer lets the CRD go.
+    assert "v1.example.com" in stored(api)
+    terminating = api.get(CustomResourceDefinition, "widgets.example.com")
+    api.update_status(evolve(terminating, metadata=evolve(terminating.metadata, finalizers=None)))
     settle(loop)
     assert "v1.example.com" not in stored(api)
     assert sorted(stored(api)) == sorted(BUILT_IN)
