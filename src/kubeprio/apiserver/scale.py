@@ -56,9 +56,11 @@ def scale_of(obj: Any) -> Scale:
             resource_version=metadata.resource_version,
             creation_timestamp=metadata.creation_timestamp,
         ),
-        spec=ScaleSpec(replicas=(spec.replicas if spec else None) or 0),
+        # autoscaling/v1: spec.replicas and status.selector are omitempty (an empty
+        # value is left out); status.replicas is always written.
+        spec=ScaleSpec(replicas=(spec.replicas if spec else None) or None),
         status=ScaleStatus(
-            replicas=(obj.status.replicas if obj.status else None) or 0, selector=selector
+            replicas=(obj.status.replicas if obj.status else None) or 0, selector=selector or None
         ),
     )
 

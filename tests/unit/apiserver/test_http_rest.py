@@ -485,6 +485,24 @@ def test_scale_subresource_reads_and_writes_an_autoscaling_v1_scale(client):
     assert client.put(f"{DEPLOYS}/web/scale", json=scale).json()["spec"]["replicas"] == 4
 
 
+def test_a_scale_of_zero_replicas_leaves_out_the_omitempty_fields(client):
+    """autoscaling/v1 types.go: ScaleSpec.Replicas is ``omitempty`` (0 is left out),
+    ScaleStatus.Replicas is not; ScaleStatus.Selector is ``omitempty``."""
+    client.post(DEPLOYS, json=deployment_manifest())
+    response = client.patch(
+        f"{DEPLOYS}/web/scale",
+        json={"spec": {"replicas": 0}},
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert response.status_code == 200
+    assert response.json()["spec"] == {}
+    assert client.get(f"{DEPLOYS}/web").json()["spec"]["replicas"] == 0
+    assert client.get(f"{DEPLOYS}/web/scale").json()["status"] == {
+        "replicas": 0,
+        "selector": "app=web",
+    }
+
+
 def test_status_subresource_changes_only_status(client):
     client.post(PODS, json=pod_manifest("a"))
     response = client.patch(
