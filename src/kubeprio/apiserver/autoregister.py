@@ -57,8 +57,8 @@ from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.api.service import Service
 from kubeprio.apiserver.service import ApiService
+from kubeprio.apiserver.writefollower import WriteFollower
 from kubeprio.clock import Clock, rfc3339
-from kubeprio.store.interface import KeyPrefix, StoreWatch
 
 LOG: Final = logging.getLogger("kubeprio.apiserver")
 WATCHED: Final = ("apiservices", "customresourcedefinitions", "services")
@@ -235,48 +235,22 @@ def with_condition(api_service: APIService, desired: APIServiceCondition) -> API
     return evolve(api_service, status=APIServiceStatus(conditions=(*others, desired)))
 
 
-class APIServiceRegistration:
+class APIServiceRegistration(WriteFollower):
     """Keeps the local APIServices and the availability of the others current."""
 
     def __init__(self, api: ApiService, *, clock: Clock) -> None:
+        super().__init__(api.store)
         self._api = api
         self._clock = clock
-        self._watches: list[StoreWatch] = []
-        self._dirty = False
 
     def start(self) -> None:
         """Register the built-in group/versions once, then follow the watched kinds."""
-        revision = self._api.store.current_revision()
-        self._watches = [self._api.store.watch(KeyPrefix(r), revision) for r in WATCHED]
+        self.follow(WATCHED)
         stored = self._stored()
         for desired in built_in_api_services(kinds.SERVED):
             if desired.metadata.name not in stored:
                 self._write(partial(self._api.create_object, desired))
         self.reconcile()
-
-    def pump(self) -> int:
-        """Note writes to APIServices, CRDs and Services."""
-        changes = sum(len(watch.poll()) for watch in self._watches)
-        if changes:
-            self._dirty = True
-        return changes
-
-    def run_once(self) -> bool:
-        """Reconcile once after a change; False when nothing changed."""
-        if not self._dirty:
-            return False
-        self._dirty = False
-        self.reconcile()
-        return True
-
-    def next_wakeup(self) -> float | None:
-        """Event-driven: no timer."""
-        return None
-
-    def stop(self) -> None:
-        """Stop following writes."""
-        for watch in self._watches:
-            watch.close()
 
     def _stored(self) -> dict[str, APIService]:
         return {obj.metadata.name or "": obj for obj in self._api.list(APIService).items}

@@ -38,8 +38,8 @@ from kubeprio.api.model import evolve
 from kubeprio.apiserver import flowcontrolensure
 from kubeprio.apiserver.flowclassifier import FlowClassifier, level_name
 from kubeprio.apiserver.service import ApiService
+from kubeprio.apiserver.writefollower import WriteFollower
 from kubeprio.clock import Clock, rfc3339
-from kubeprio.store.interface import KeyPrefix, StoreWatch
 
 LOG: Final = logging.getLogger("kubeprio.apiserver")
 RESOURCES: Final = ("flowschemas", "prioritylevelconfigurations")
@@ -92,7 +92,7 @@ def with_dangling(schema: FlowSchema, found: bool, now: str) -> FlowSchema | Non
     return evolve(schema, status=status)
 
 
-class FlowControlConfiguration:
+class FlowControlConfiguration(WriteFollower):
     """Keeps the bootstrap objects, the Dangling conditions and the classifier current."""
 
     def __init__(
@@ -102,42 +102,16 @@ class FlowControlConfiguration:
         clock: Clock,
         on_classifier: Callable[[FlowClassifier], None],
     ) -> None:
+        super().__init__(api.store)
         self._api = api
         self._clock = clock
         self._on_classifier = on_classifier
-        self._watches: list[StoreWatch] = []
-        self._dirty = False
         self.classifier: FlowClassifier | None = None
 
     def start(self) -> None:
         """Ensure the bootstrap configuration, digest it, then follow the two kinds."""
-        revision = self._api.store.current_revision()
-        self._watches = [self._api.store.watch(KeyPrefix(r), revision) for r in RESOURCES]
+        self.follow(RESOURCES)
         self.reconcile()
-
-    def pump(self) -> int:
-        """Note writes to FlowSchemas and PriorityLevelConfigurations."""
-        changes = sum(len(watch.poll()) for watch in self._watches)
-        if changes:
-            self._dirty = True
-        return changes
-
-    def run_once(self) -> bool:
-        """Reconcile once after a change; False when nothing changed."""
-        if not self._dirty:
-            return False
-        self._dirty = False
-        self.reconcile()
-        return True
-
-    def next_wakeup(self) -> float | None:
-        """Event-driven: no timer."""
-        return None
-
-    def stop(self) -> None:
-        """Stop following writes."""
-        for watch in self._watches:
-            watch.close()
 
     # --- one reconciliation ----------------------------------------------------------------
 
