@@ -64,6 +64,7 @@ from kubeprio.apiserver.restdecoding import (
     read_object,
 )
 from kubeprio.apiserver.restmessages import Reply, RestRequest
+from kubeprio.apiserver.scale import patched_scale
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.watch import ServiceWatch
 from kubeprio.apiserver.watchstream import WatchStream
@@ -534,9 +535,7 @@ class CustomResourceRest:
                 request, Scale, expect_name=True, api_version="autoscaling/v1"
             )
         elif request.method == "PATCH":
-            new_scale, warnings = crscale.patched_scale(
-                request, crscale.scale_to_patch(document, paths)
-            )
+            new_scale, warnings = patched_scale(request, crscale.scale_to_patch(document, paths))
         else:
             raise status.method_not_allowed()
         updated = crscale.with_replicas(document, new_scale, paths)

@@ -34,10 +34,6 @@ from kubeprio.api.apiextensions import CustomResourceSubresourceScale
 from kubeprio.api.apps import Scale, ScaleSpec, ScaleStatus
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import JsonDict
-from kubeprio.api.patch import PatchError, apply_patch
-from kubeprio.api.serialization import DecodeError, from_dict, to_dict
-from kubeprio.apiserver.restdecoding import parse_json, patch_type_of
-from kubeprio.apiserver.restmessages import RestRequest
 
 INT32_MAX: Final = 2**31 - 1
 UNSET_REPLICAS: Final = -(2**31)
@@ -232,21 +228,3 @@ def validate_scale_paths(
         except ScalePathError as exc:
             found.append(errors.invalid(selector_path, "", str(exc)))
     return found
-
-
-def patched_scale(request: RestRequest, current: Scale) -> tuple[Scale, list[str]]:
-    """A PATCH of the Scale view (JSON, merge or strategic merge: a Scale is typed)."""
-    body, _ = parse_json(request.body)
-    try:
-        patched = apply_patch(
-            to_dict(current), body, patch_type=patch_type_of(request), kind="Scale"
-        )
-        new_scale = from_dict(Scale, patched)
-    except PatchError as exc:
-        raise errors.bad_request(str(exc)) from exc
-    except DecodeError as exc:
-        raise errors.bad_request(
-            f'Scale in version "v1" cannot be handled as a Scale: {exc.message}'
-        ) from exc
-    assert isinstance(new_scale, Scale)
-    return new_scale, []

@@ -15,24 +15,21 @@ from __future__ import annotations
 
 import dataclasses
 
-from kubeprio.api import errors
 from kubeprio.api.apps import Scale
 from kubeprio.api.core import Binding
-from kubeprio.api.patch import PatchError, apply_patch
 from kubeprio.api.policy import Eviction
 from kubeprio.api.reviews import AUTHENTICATION_V1
-from kubeprio.api.serialization import DecodeError, from_dict, to_dict
+from kubeprio.api.serialization import to_dict
 from kubeprio.api.tokenrequest import TokenRequest, default_token_request
 from kubeprio.apiserver import status, tokenrequest
 from kubeprio.apiserver.negotiation import dry_run
 from kubeprio.apiserver.restdecoding import (
-    parse_json,
-    patch_type_of,
     read_object,
     read_subresource,
 )
 from kubeprio.apiserver.restmessages import Reply, RestRequest
 from kubeprio.apiserver.restwrites import RestWrites
+from kubeprio.apiserver.scale import patched_scale
 from kubeprio.apiserver.service import ApiService
 from kubeprio.clock import Clock
 
@@ -98,19 +95,8 @@ class RestSubresources(RestWrites):
                 request, Scale, expect_name=True, api_version="autoscaling/v1"
             )
         else:
-            scale_doc = to_dict(self.service.get_scale(info.model, target.name, target.namespace))
-            patch_type = patch_type_of(request)
-            body, _ = parse_json(request.body)
-            try:
-                patched = apply_patch(scale_doc, body, patch_type=patch_type, kind="Scale")
-                new_scale = from_dict(Scale, patched)
-            except PatchError as exc:
-                raise errors.bad_request(str(exc)) from exc
-            except DecodeError as exc:
-                raise errors.bad_request(
-                    f'Scale in version "v1" cannot be handled as a Scale: {exc.message}'
-                ) from exc
-            warnings = []
+            current = self.service.get_scale(info.model, target.name, target.namespace)
+            new_scale, warnings = patched_scale(request, current)
         new_scale = dataclasses.replace(
             new_scale,
             metadata=dataclasses.replace(

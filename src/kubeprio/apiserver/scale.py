@@ -9,7 +9,8 @@ normal update path, with the Scale's ``resourceVersion`` as a precondition and
 table with a ``scale`` subresource whose model has ``spec.replicas``, ``spec.selector`` and
 ``status.replicas`` (Deployment, ReplicaSet, StatefulSet, and ReplicationController, whose
 selector is a label map: ``pkg/registry/core/replicationcontroller/storage``'s
-``scaleFromRC``) is served the same way.
+``scaleFromRC``) is served the same way. ``patched_scale`` applies a PATCH to a Scale
+view, the built-in kinds' and the custom resources' (``apiserver.crscale``) alike.
 
 Who drives it: ``ApiService.get_scale``/``update_scale`` (the HPA controller through the
 ``Client`` protocol) and ``apiserver.rest`` (HTTP). Pure functions of their arguments.
@@ -25,8 +26,12 @@ from kubeprio.api.apps import Scale, ScaleSpec, ScaleStatus
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.api.patch import PatchError, apply_patch
 from kubeprio.api.replicationcontroller import selector_as_label_selector
+from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 from kubeprio.apiserver import status, tableformat
+from kubeprio.apiserver.restdecoding import parse_json, patch_type_of
+from kubeprio.apiserver.restmessages import RestRequest
 
 
 def check_scalable(info: ResourceInfo) -> None:
@@ -81,3 +86,21 @@ def scaled(current: Any, scale: Scale, name: str) -> Any:
     if requested_rv:
         metadata = evolve(metadata, resource_version=requested_rv)
     return evolve(current, spec=evolve(current.spec, replicas=replicas or 0), metadata=metadata)
+
+
+def patched_scale(request: RestRequest, current: Scale) -> tuple[Scale, list[str]]:
+    """A PATCH of the Scale view (JSON, merge or strategic merge: a Scale is typed)."""
+    body, _ = parse_json(request.body)
+    try:
+        patched = apply_patch(
+            to_dict(current), body, patch_type=patch_type_of(request), kind="Scale"
+        )
+        new_scale = from_dict(Scale, patched)
+    except PatchError as exc:
+        raise errors.bad_request(str(exc)) from exc
+    except DecodeError as exc:
+        raise errors.bad_request(
+            f'Scale in version "v1" cannot be handled as a Scale: {exc.message}'
+        ) from exc
+    assert isinstance(new_scale, Scale)
+    return new_scale, []
