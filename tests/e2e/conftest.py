@@ -22,6 +22,7 @@ from kubeprio.apiserver.http import create_app
 from kubeprio.apiserver.service import ApiService
 from kubeprio.clock import RealClock
 from kubeprio.store.memory import MemoryStore
+from tests.e2e.webhookserver import WebhookServer
 
 KUBECTL = shutil.which("kubectl")
 
@@ -74,3 +75,13 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 
 needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+
+
+@pytest.fixture(scope="module")
+def webhook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebhookServer]:
+    """A real HTTPS admission webhook server (``tests.e2e.webhookserver``) for a module."""
+    server = WebhookServer(tmp_path_factory.mktemp("webhook")).start()
+    try:
+        yield server
+    finally:
+        server.stop()

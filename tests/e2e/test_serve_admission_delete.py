@@ -112,15 +112,6 @@ spec:
 
 
 @pytest.fixture(scope="module")
-def webhook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebhookServer]:
-    server = WebhookServer(tmp_path_factory.mktemp("webhook-delete")).start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     with running(tmp_path_factory, "serve-admission-delete", ["--nodes", "1"]) as server:
         server.ok("get", "pods", "-A")

@@ -36,36 +36,15 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.webhookserver import ALLOW_WARNING, FORBIDDEN_CLASS, WebhookServer
+from tests.e2e.webhookserver import ALLOW_WARNING, FORBIDDEN_CLASS, PRIORITY_CLASSES, WebhookServer
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
-
-CLASSES = f"""\
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {{name: {FORBIDDEN_CLASS}}}
-value: 5000
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {{name: standard}}
-value: 100
-"""
-
-
-@pytest.fixture(scope="module")
-def webhook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebhookServer]:
-    server = WebhookServer(tmp_path_factory.mktemp("webhook")).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     with running(tmp_path_factory, "serve-webhook-waits", ["--nodes", "1"]) as server:
-        server.ok("apply", "-f", "-", stdin=CLASSES)
+        server.ok("apply", "-f", "-", stdin=PRIORITY_CLASSES)
         yield server
 
 

@@ -40,6 +40,19 @@ from cryptography.x509.oid import NameOID
 FORBIDDEN_CLASS = "forbidden"
 ALLOW_WARNING = "deny-priority webhook: priority class checked"
 
+PRIORITY_CLASSES = f"""\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {{name: {FORBIDDEN_CLASS}}}
+value: 5000
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {{name: standard}}
+value: 100
+"""
+"""The class the deny-priority webhook refuses, and one it allows."""
+
 
 def _certificates(directory: Path) -> tuple[bytes, Path, Path]:
     """A CA (PEM) and a serving certificate and key for 127.0.0.1, written to files."""
