@@ -6,7 +6,9 @@ does not put it in the request scope. ``ClientCertProtocol`` is uvicorn's HTTP p
 that, once the TLS handshake is done, wraps the app of its connection so every request
 on it carries the ASGI TLS extension: ``scope["extensions"]["tls"]["client_cert_chain"]``
 (the peer certificate as PEM; OpenSSL gives the server only the peer's own certificate,
-which it has already verified against the CA). ``apiserver.x509authn`` reads it.
+which it has already verified against the CA). ``apiserver.x509authn`` reads it. It
+also hands uvicorn the connection's transport wrapped in a ``serve.coalescing``
+``CoalescingTransport`` (one TLS write per loop turn).
 
 Who drives it: ``serve.server`` passes the class as uvicorn's ``http`` protocol. One of
 the two modules of serve that import uvicorn (an import-linter contract).
@@ -16,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from typing import Any
+from typing import Any, cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from kubeprio.serve.coalescing import CoalescingTransport
 
 TLS_EXTENSION = "tls"
 CLIENT_CERT_CHAIN = "client_cert_chain"
@@ -39,8 +43,9 @@ class ClientCertProtocol(HttpToolsProtocol):
     """uvicorn's HTTP/1.1 protocol, adding the peer certificate to each request's scope."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        """Read the verified peer certificate (if any) once the connection is up."""
-        super().connection_made(transport)
+        """Read the verified peer certificate (if any) once the connection is up, and
+        have the connection's writes gathered per loop turn (``serve.coalescing``)."""
+        super().connection_made(cast(asyncio.Transport, CoalescingTransport(transport)))
         ssl_object = transport.get_extra_info("ssl_object")
         der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
         if der:
