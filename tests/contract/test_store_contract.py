@@ -215,6 +215,35 @@ def test_count_matches_the_list_of_each_resource(store: Store) -> None:
     assert store.count("pods") == len(store.list(KeyPrefix("pods"))[0]) == 3
 
 
+def test_generation_moves_with_each_change_of_its_resource_and_only_then(store: Store) -> None:
+    """``Store.generation``: what caches of a resource's objects compare instead of
+    listing (the admission webhook index, the admission policies)."""
+    assert store.generation("pods") == store.generation("nodes") == 0
+    seen = [store.generation("pods")]
+
+    def moved() -> bool:
+        now = store.generation("pods")
+        changed = now != seen[-1]
+        seen.append(now)
+        return changed
+
+    first = create_pod(store, "a", v="1")
+    assert moved()
+    store.update(pod_key("a"), labelled(first, v="2"), expected_revision=None)
+    assert moved()
+    nodes = store.generation("nodes")
+    store.create(ObjectKey("nodes", "", "n1"), node("n1").build())
+    assert not moved()
+    assert store.generation("nodes") != nodes
+    with pytest.raises(KeyExistsError):
+        create_pod(store, "a")
+    with pytest.raises(RevisionConflictError):
+        store.update(pod_key("a"), labelled(first, v="3"), expected_revision=1)
+    assert not moved()  # refused writes change nothing
+    store.delete(pod_key("a"))
+    assert moved()
+
+
 # --- update -------------------------------------------------------------------------------
 
 

@@ -39,6 +39,7 @@ from kubeprio.api.storageclass import StorageClass
 from kubeprio.api.tenant import Tenant
 from kubeprio.client.informer import Lister
 from kubeprio.client.protocol import DeleteRequest
+from kubeprio.client.versionedlister import VersionedLister
 from kubeprio.frozen import fast_init
 
 
@@ -157,7 +158,7 @@ class Listers(Protocol):
 
     # ValidatingAdmissionPolicy: its policies, bindings, and parameters of any kind.
     @property
-    def validating_admission_policies(self) -> Lister[ValidatingAdmissionPolicy]:
+    def validating_admission_policies(self) -> VersionedLister[ValidatingAdmissionPolicy]:
         """All ValidatingAdmissionPolicies."""
         ...
 

@@ -168,6 +168,10 @@ class ValidatingAdmissionPolicyPlugin:
     def __init__(self, listers: Listers) -> None:
         self._listers = listers
         self._index = PolicyIndexSource()
+        # The policies as last listed, with the lister's generation then: an unchanged
+        # set is not listed again (client.versionedlister).
+        self._policies: list[ValidatingAdmissionPolicy] = []
+        self._policies_generation = -1
 
     def _params(
         self, kind: ParamKind | None, ref: ParamRef | None, namespace: str
@@ -204,11 +208,19 @@ class ValidatingAdmissionPolicyPlugin:
             )
         return params
 
+    def _current_policies(self) -> list[ValidatingAdmissionPolicy]:
+        lister = self._listers.validating_admission_policies
+        generation = lister.generation()
+        if generation != self._policies_generation:
+            self._policies = lister.list()
+            self._policies_generation = generation
+        return self._policies
+
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
         """Evaluate every matching policy and binding; raise on the first denial."""
         if request.resource.group == GROUP and request.resource.plural in _EXEMPT_RESOURCES:
             return
-        policies = self._listers.validating_admission_policies.list()
+        policies = self._current_policies()
         if not policies:
             return
         info = request.resource

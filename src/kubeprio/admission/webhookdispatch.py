@@ -72,6 +72,7 @@ from kubeprio.api.webhookconfiguration import (
     ValidatingWebhookConfiguration,
 )
 from kubeprio.client.informer import Lister
+from kubeprio.client.versionedlister import VersionedLister
 
 MUTATING_PLUGIN: Final = "MutatingAdmissionWebhook"
 VALIDATING_PLUGIN: Final = "ValidatingAdmissionWebhook"
@@ -84,12 +85,14 @@ class WebhookListers(Protocol):
     namespaceSelector) and Services with their Endpoints (for service references)."""
 
     @property
-    def mutating_webhook_configurations(self) -> Lister[MutatingWebhookConfiguration]:
+    def mutating_webhook_configurations(self) -> VersionedLister[MutatingWebhookConfiguration]:
         """All MutatingWebhookConfigurations."""
         ...
 
     @property
-    def validating_webhook_configurations(self) -> Lister[ValidatingWebhookConfiguration]:
+    def validating_webhook_configurations(
+        self,
+    ) -> VersionedLister[ValidatingWebhookConfiguration]:
         """All ValidatingWebhookConfigurations."""
         ...
 
@@ -110,19 +113,27 @@ class WebhookListers(Protocol):
 
 
 class _Source(Generic[C]):
-    """The index of one kind of configuration, rebuilt when the configurations change."""
+    """The index of one kind of configuration, rebuilt when the configurations change
+    (upstream's ``hookSource``: a snapshot that moves only with its configurations). The
+    lister's generation says when they changed, so an unchanged set costs one number's
+    comparison per request, not a list."""
 
-    def __init__(self, lister: Lister[C]) -> None:
-        self._lister: Lister[C] = lister
+    def __init__(self, lister: VersionedLister[C]) -> None:
+        self._lister: VersionedLister[C] = lister
+        self._generation = -1
         self._signature: VersionSignature | None = None
         self._index = WebhookIndex(())
 
     def index(self) -> WebhookIndex:
+        generation = self._lister.generation()
+        if generation == self._generation:
+            return self._index
         configurations: Sequence[Configuration] = self._lister.list()
         signature = version_signature(configurations)
         if signature != self._signature:
             self._index = WebhookIndex(configurations)
             self._signature = signature
+        self._generation = generation
         return self._index
 
 

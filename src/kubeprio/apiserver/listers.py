@@ -53,6 +53,10 @@ class StoreLister(Generic[T]):
         items, _ = self._store.list(KeyPrefix(self._info.plural, namespace))
         return items  # type: ignore[return-value]
 
+    def generation(self) -> int:
+        """The store's generation of the resource (``client.versionedlister``)."""
+        return self._store.generation(self._info.plural)
+
 
 class StoreListers:
     """The ``admission.chain.Listers`` bundle backed by a store."""

@@ -112,10 +112,21 @@ class WebhookWaits:
         self._service = service
         self._generators = tuple(generators)
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="webhook")
+        # Whether any configuration exists, counted again only when the configurations'
+        # generations moved (Store.generation): one comparison per write otherwise.
+        self._seen_generations: tuple[int, ...] = ()
+        self._any_configuration = False
 
     def _configured(self) -> bool:
         store = self._service.store
-        return any(store.count(resource) for resource in CONFIGURATION_RESOURCES)
+        mutating, validating = CONFIGURATION_RESOURCES
+        generations = (store.generation(mutating), store.generation(validating))
+        if generations != self._seen_generations:
+            self._any_configuration = any(
+                store.count(resource) for resource in CONFIGURATION_RESOURCES
+            )
+            self._seen_generations = generations
+        return self._any_configuration
 
     async def run(self, attempt: Callable[[], R]) -> R:
         """Run ``attempt`` (a synchronous write) until it needs no more webhook answers."""

@@ -121,6 +121,12 @@ class Store(Protocol):
         """How many objects of ``resource`` (a plural) are stored, without listing them."""
         ...
 
+    def generation(self, resource: str) -> int:
+        """A number that moves whenever an object of ``resource`` is created, updated or
+        deleted, and only then (this process's count, not a revision: caches of what is
+        derived from a resource compare it instead of listing)."""
+        ...
+
     def create(self, key: ObjectKey, obj: ApiObject) -> ApiObject:
         """Store a new object; raise ``KeyExistsError`` if the key is taken."""
         ...

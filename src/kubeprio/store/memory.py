@@ -43,6 +43,10 @@ class MemoryStore:
         """How many objects of ``resource`` are stored."""
         return self._objects.count(resource)
 
+    def generation(self, resource: str) -> int:
+        """How many times ``resource``'s objects changed."""
+        return self._objects.generation(resource)
+
     def create(self, key: ObjectKey, obj: ApiObject) -> ApiObject:
         """Store a new object at the next revision."""
         if key in self._objects:

@@ -8,7 +8,10 @@ immutable models, so the index holds and hands out the same instances.
 Objects live in one dict per resource and namespace, keyed by name, so a list touches
 only the resource (and namespace) asked for: listing 100 pods of one namespace among
 150,000 does not walk the other 149,900. Pure data structure: no I/O, no revisions of
-its own.
+its own. Each resource also has a *generation*, a count of the changes made to its
+objects (not persisted, not a revision): a cache of something derived from a resource's
+few objects (the admission webhook configurations, say) asks for it on every use and
+derives again only when it moved, instead of listing the objects each time.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class ObjectIndex:
         # the nested buckets that lists walk.
         self._by_key: dict[ObjectKey, ApiObject] = {}
         self._buckets: dict[str, dict[str, dict[str, ApiObject]]] = {}
+        self._generations: dict[str, int] = {}
 
     def __contains__(self, key: ObjectKey) -> bool:
         return key in self._by_key
@@ -57,8 +61,14 @@ class ObjectIndex:
         """How many objects ``resource`` has (one length per namespace, no object read)."""
         return sum(len(names) for names in self._buckets.get(resource, {}).values())
 
+    def generation(self, resource: str) -> int:
+        """How many times ``resource``'s objects changed (put or removed) in this index."""
+        return self._generations.get(resource, 0)
+
     def put(self, key: ObjectKey, obj: ApiObject) -> None:
         """Store ``obj`` at ``key``, replacing what was there."""
+        generations = self._generations
+        generations[key.resource] = generations.get(key.resource, 0) + 1
         namespaces = self._buckets.get(key.resource)
         if namespaces is None:
             namespaces = self._buckets[key.resource] = {}
@@ -71,6 +81,7 @@ class ObjectIndex:
     def remove(self, key: ObjectKey) -> None:
         """Forget the object at ``key`` (which must exist)."""
         namespaces = self._buckets[key.resource]
+        self._generations[key.resource] += 1
         names = namespaces[key.namespace]
         del names[key.name]
         del self._by_key[key]

@@ -211,6 +211,10 @@ class SqliteStore:
         self._check_usable()
         return self._objects.count(resource)
 
+    def generation(self, resource: str) -> int:
+        """How many times ``resource``'s objects changed since the store opened."""
+        return self._objects.generation(resource)
+
     def create(self, key: ObjectKey, obj: ApiObject) -> ApiObject:
         """Store a new object at the next revision."""
         self._check_usable()
