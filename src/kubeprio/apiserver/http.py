@@ -706,6 +706,15 @@ def create_app(
         cert_authenticator=cert_authenticator,
     )
     routes = [
+        # The resource paths first, the longest (the object and collection paths) ahead:
+        # nearly every request is one, and Starlette tries the routes in order, a regular
+        # expression each (~2 us). No two of these match the same path and no other
+        # route's path starts with /api/v1 or /apis/, so the order changes no match.
+        Route("/api/v1/{rest:path}", app_state.core, methods=RESOURCE_METHODS),
+        Route("/apis/{group}/{version}/{rest:path}", app_state.group, methods=RESOURCE_METHODS),
+        Route("/api/v1", app_state.core, methods=RESOURCE_METHODS),
+        Route("/apis/{group}", app_state.group, methods=RESOURCE_METHODS),
+        Route("/apis/{group}/{version}", app_state.group, methods=RESOURCE_METHODS),
         Route("/version", app_state.version, methods=["GET"]),
         Route("/version/", app_state.version, methods=["GET"]),
         *(Route(path, app_state.health, methods=["GET"]) for path in HEALTH_PATHS),
@@ -725,11 +734,6 @@ def create_app(
         Route("/openapi/v3", app_state.openapi_root, methods=["GET"]),
         Route("/openapi/v3/", app_state.openapi_root, methods=["GET"]),
         Route("/openapi/v3/{path:path}", app_state.openapi_doc, methods=["GET"]),
-        Route("/api/v1", app_state.core, methods=RESOURCE_METHODS),
-        Route("/api/v1/{rest:path}", app_state.core, methods=RESOURCE_METHODS),
-        Route("/apis/{group}", app_state.group, methods=RESOURCE_METHODS),
-        Route("/apis/{group}/{version}", app_state.group, methods=RESOURCE_METHODS),
-        Route("/apis/{group}/{version}/{rest:path}", app_state.group, methods=RESOURCE_METHODS),
         Route("/{path:path}", app_state.not_found, methods=RESOURCE_METHODS),
     ]
     app = Starlette(routes=routes)
