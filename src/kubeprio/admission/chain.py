@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
@@ -202,12 +202,17 @@ class ValidatingPlugin(Protocol):
 class AdmissionChain:
     """Ordered plugins; mutating run before validation, validating after. ``deleting`` and
     ``delete_validating`` are the plugins of each phase that handle DELETE (their own
-    tuples, so a delete no plugin handles costs nothing)."""
+    tuples, so a delete no plugin handles costs nothing; ``delete_interest`` rules out, by an
+    index look-up, the deletes that no configured webhook or policy names)."""
 
     mutating: Sequence[MutatingPlugin] = ()
     validating: Sequence[ValidatingPlugin] = ()
     deleting: Sequence[MutatingPlugin] = ()
     delete_validating: Sequence[ValidatingPlugin] = ()
+    delete_interest: Callable[[ResourceInfo], bool] | None = None
+    """Whether any DELETE plugin could act on a delete of this resource now (its
+    configurations name it); ``None``: assume one could. A delete no plugin could act on
+    is not admitted at all (``apiserver.deleteadmission``)."""
 
     def mutate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
         """Run the mutating plugins in order; each sees the previous one's result. When a

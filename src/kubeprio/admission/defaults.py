@@ -57,8 +57,9 @@ their accounts and token volumes, so they leave it out (docs/admission.md).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kubeprio.admission import plugins
 from kubeprio.admission.certificates import (
@@ -67,7 +68,13 @@ from kubeprio.admission.certificates import (
     CertificateSubjectRestrictionPlugin,
     SignerAuthorizer,
 )
-from kubeprio.admission.chain import AdmissionChain, Listers, MutatingPlugin, ValidatingPlugin
+from kubeprio.admission.chain import (
+    AdmissionChain,
+    Listers,
+    MutatingPlugin,
+    Operation,
+    ValidatingPlugin,
+)
 from kubeprio.admission.defaulttolerationseconds import (
     DefaultTolerations,
     DefaultTolerationSecondsPlugin,
@@ -89,6 +96,7 @@ from kubeprio.admission.webhookdispatch import (
     ValidatingWebhookPlugin,
     WebhookListers,
 )
+from kubeprio.api.kinds import ResourceInfo
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -146,13 +154,19 @@ def default_chain(
             CertificateSigningPlugin(authorize_signer),
         ):
             built[check.name] = (None, check)
+    # Each DELETE plugin's look-up of whether its configurations name a resource now
+    # (AdmissionChain.delete_interest).
+    delete_checks: dict[str, Callable[[ResourceInfo], bool]] = {}
     if webhooks is not None:
         mutating_webhooks = MutatingWebhookPlugin(webhooks.listers, webhooks.client)
         built[mutating_webhooks.name] = (mutating_webhooks, None)
+        delete_checks[mutating_webhooks.name] = mutating_webhooks.may_act
         validating_webhooks = ValidatingWebhookPlugin(webhooks.listers, webhooks.client)
         built[validating_webhooks.name] = (None, validating_webhooks)
+        delete_checks[validating_webhooks.name] = validating_webhooks.may_act
     policies = ValidatingAdmissionPolicyPlugin(listers)
     built[policies.name] = (None, policies)
+    delete_checks[policies.name] = functools.partial(policies.may_act, Operation.DELETE)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(
             listers,
@@ -175,9 +189,26 @@ def default_chain(
             validating.append(validator)
             if handles_delete:
                 delete_validating.append(validator)
+    delete_names = [name for name in enabled.names if name in plugins.HANDLES_DELETE]
+    found = [delete_checks.get(name) for name in delete_names if name in built]
+    checks = [check for check in found if check is not None]
     return AdmissionChain(
         mutating=tuple(mutating),
         validating=tuple(validating),
         deleting=tuple(deleting),
         delete_validating=tuple(delete_validating),
+        # A plugin without a look-up (none today) could act on any delete: admit them all.
+        delete_interest=_any_interested(checks) if len(checks) == len(found) else None,
     )
+
+
+def _any_interested(
+    checks: Sequence[Callable[[ResourceInfo], bool]],
+) -> Callable[[ResourceInfo], bool]:
+    """Whether any of ``checks`` says its plugin could act on a delete of a resource."""
+    ready = tuple(checks)
+
+    def interested(info: ResourceInfo) -> bool:
+        return any(check(info) for check in ready)
+
+    return interested

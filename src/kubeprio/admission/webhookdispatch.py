@@ -60,6 +60,7 @@ from kubeprio.api.defaults import default_object
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.gotext import go_quote
 from kubeprio.api.jsonpatch import PatchError, apply_json_patch
+from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 from kubeprio.api.service import Service
 from kubeprio.api.versionsignature import VersionSignature, version_signature
@@ -181,11 +182,15 @@ class _WebhookPlugin:
     def _candidates(
         self, index: WebhookIndex, request: AdmissionRequest
     ) -> tuple[IndexedWebhook, ...]:
-        if request.resource.group == GROUP:
+        return self._candidates_of(index, request.resource)
+
+    @staticmethod
+    def _candidates_of(index: WebhookIndex, info: ResourceInfo) -> tuple[IndexedWebhook, ...]:
+        if info.group == GROUP:
             # IsExemptAdmissionConfigurationResource: webhooks never see the objects that
             # configure admission, so a broken webhook cannot lock its own fix out.
             return ()
-        return index.candidates(request.resource.group, request.resource.plural)
+        return index.candidates(info.group, info.plural)
 
     def _invocation(self, entry: IndexedWebhook, request: AdmissionRequest) -> Invocation | None:
         invocation = should_call(entry.webhook, entry.configuration, request, self._namespace)
@@ -242,6 +247,11 @@ class MutatingWebhookPlugin(_WebhookPlugin):
     def __init__(self, listers: WebhookListers, client: WebhookClient) -> None:
         super().__init__(listers, client)
         self._source = _Source(listers.mutating_webhook_configurations)
+
+    def may_act(self, info: ResourceInfo) -> bool:
+        """Whether a configured webhook's rules name ``info`` (if not, ``admit`` returns the
+        object untouched without a call)."""
+        return bool(self._candidates_of(self._source.index(), info))
 
     def admit(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
         """Call the matching mutating webhooks in order; return the patched object."""
@@ -326,6 +336,11 @@ class ValidatingWebhookPlugin(_WebhookPlugin):
     def __init__(self, listers: WebhookListers, client: WebhookClient) -> None:
         super().__init__(listers, client)
         self._source = _Source(listers.validating_webhook_configurations)
+
+    def may_act(self, info: ResourceInfo) -> bool:
+        """Whether a configured webhook's rules name ``info`` (if not, ``validate`` calls
+        nothing)."""
+        return bool(self._candidates_of(self._source.index(), info))
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
         """Call each matching webhook; raise the first refusal or failure in order. Under

@@ -18,8 +18,10 @@ object) as ``registry/generic/registry/store.go`` calls it:
   through ``pods/eviction`` is not (``EvictionREST`` deletes with
   ``rest.ValidateAllObjectFunc``).
 
-When no enabled plugin handles DELETE the request is not even built: the cost of a
-delete stays a length check. Who uses it: ``ServiceWrites.delete_object`` and the custom
+When no enabled plugin handles DELETE, or none of them could act on this resource
+(``AdmissionChain.delete_interest``: no configured webhook's or policy's rules name it,
+an index look-up), the request is not even built: the cost of a delete stays a length
+check and that look-up. Who uses it: ``ServiceWrites.delete_object`` and the custom
 resource deletes of ``apiserver.crrest``.
 """
 
@@ -94,6 +96,10 @@ def admit(
     """Run the chain's DELETE plugins on deleting ``current``; raise their refusal.
     ``None`` when no plugin handles DELETE (nothing was built or run)."""
     if not chain.deleting and not chain.delete_validating:
+        return None
+    if chain.delete_interest is not None and not chain.delete_interest(info):
+        # No configured webhook or policy names this resource: each plugin would return
+        # at once, so neither the request nor the outcome is built.
         return None
     outcome = AdmissionOutcome()
     request = delete_request(info, current, options, user=user, collection=collection)

@@ -314,3 +314,34 @@ def test_cel_request_names_what_the_delete_attributes_name(api: ApiService) -> N
     with pytest.raises(errors.StatusError) as raised:
         api.delete_object(ConfigMap, "settings", "default", collection=True)
     assert raised.value.message.endswith("denied request: keep settings")
+
+
+def test_a_delete_no_configuration_names_is_not_admitted_until_one_does(
+    api: ApiService, caller: InProcessCaller
+) -> None:
+    """``AdmissionChain.delete_interest``: the DELETE plugins' indexes rule a delete out
+    before its attributes are built; a configuration that names the resource (a webhook
+    or a policy, created or changed later) brings admission back on the next delete."""
+    chain = api.admission
+    assert chain.delete_interest is not None
+    pods, config_maps = kinds.for_model(Pod), kinds.for_model(ConfigMap)
+    options = DeleteRequest()
+    assert not chain.delete_interest(pods)
+    assert deleteadmission.admit(chain, pods, pod(), options, user=None) is None
+
+    for obj in protect_policy("true"):  # a policy on configmaps only
+        api.create(obj)
+    assert chain.delete_interest(config_maps)
+    assert not chain.delete_interest(pods)
+    assert deleteadmission.admit(chain, config_maps, config_map(), options, user=None) is not None
+
+    watch_deletes(api, caller)  # a webhook on configmaps and pods
+    assert chain.delete_interest(pods)
+    api.create(pod("gone"))
+    api.delete(Pod, "gone", "default", options=DeleteRequest(grace_period_seconds=0))
+    assert [request["name"] for request in reviews(caller)] == ["gone"]
+
+    api.delete(ValidatingWebhookConfiguration, "deletes")
+    assert not chain.delete_interest(pods)
+    # Webhooks never see the objects that configure admission: nothing to admit there.
+    assert not chain.delete_interest(kinds.for_model(ValidatingWebhookConfiguration))
