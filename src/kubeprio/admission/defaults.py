@@ -117,7 +117,8 @@ def default_chain(
     are DefaultTolerationSeconds' two flags; ``authorize_signer`` (serve's authorizer)
     turns on CertificateApproval and CertificateSigning; ``webhooks`` (``serve`` only)
     builds the MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins;
-    ``authorize_policy`` (serve's authorizer) answers policies' ``authorizer`` checks."""
+    ``authorize_policy`` (serve's authorizer) answers the ``authorizer`` checks of
+    policies and of webhooks' ``matchConditions``."""
     ranger = LimitRangerPlugin(listers)
     tenant = TenantPriorityClassPlugin(listers)
     priority = PriorityPlugin(listers)
@@ -150,9 +151,13 @@ def default_chain(
         ):
             built[check.name] = (None, check)
     if webhooks is not None:
-        mutating_webhooks = MutatingWebhookPlugin(webhooks.listers, webhooks.client)
+        mutating_webhooks = MutatingWebhookPlugin(
+            webhooks.listers, webhooks.client, authorize_policy
+        )
         built[mutating_webhooks.name] = (mutating_webhooks, None)
-        validating_webhooks = ValidatingWebhookPlugin(webhooks.listers, webhooks.client)
+        validating_webhooks = ValidatingWebhookPlugin(
+            webhooks.listers, webhooks.client, authorize_policy
+        )
         built[validating_webhooks.name] = (None, validating_webhooks)
     policies = ValidatingAdmissionPolicyPlugin(listers, authorize_policy)
     built[policies.name] = (None, policies)
