@@ -361,14 +361,32 @@ class ServiceWrites(ServiceReads):
 
     def create(self, obj: T, *, dry_run: bool = False) -> T:
         """Create an object."""
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            return deferred.run(
+                f"create\0{obj!r}\0{dry_run}",
+                lambda: cast(T, self.create_object(obj, dry_run=dry_run).obj),
+            )
         return cast(T, self.create_object(obj, dry_run=dry_run).obj)
 
     def update(self, obj: T, *, dry_run: bool = False) -> T:
         """Replace an object."""
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            return deferred.run(
+                f"update\0{obj!r}\0{dry_run}",
+                lambda: cast(T, self.update_object(obj, dry_run=dry_run).obj),
+            )
         return cast(T, self.update_object(obj, dry_run=dry_run).obj)
 
     def update_status(self, obj: T) -> T:
         """Replace an object's status."""
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            return deferred.run(
+                f"status\0{obj!r}",
+                lambda: cast(T, self.update_object(obj, subresource="status").obj),
+            )
         return cast(T, self.update_object(obj, subresource="status").obj)
 
     def patch(
@@ -382,15 +400,23 @@ class ServiceWrites(ServiceReads):
         subresource: str | None = None,
     ) -> T:
         """Patch an object or its status."""
-        result = self.patch_object(
-            kind,
-            name,
-            patch,
-            namespace=namespace,
-            patch_type=patch_type,
-            subresource=subresource or "",
-        )
-        return cast(T, result.obj)
+
+        def attempt() -> T:
+            result = self.patch_object(
+                kind,
+                name,
+                patch,
+                namespace=namespace,
+                patch_type=patch_type,
+                subresource=subresource or "",
+            )
+            return cast(T, result.obj)
+
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            identity = f"patch\0{kind.__name__}\0{namespace}\0{name}\0{subresource}\0{patch_type}"
+            return deferred.run(f"{identity}\0{patch!r}", attempt)
+        return attempt()
 
     def delete(
         self,
@@ -401,6 +427,12 @@ class ServiceWrites(ServiceReads):
         options: DeleteRequest | None = None,
     ) -> T:
         """Delete an object."""
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            return deferred.run(
+                f"delete\0{kind.__name__}\0{namespace}\0{name}\0{options!r}",
+                lambda: cast(T, self.delete_object(kind, name, namespace, options=options)),
+            )
         return cast(T, self.delete_object(kind, name, namespace, options=options))
 
     # --- after a write ------------------------------------------------------------------------
