@@ -9,11 +9,16 @@ API call, and its retry, once the answers are in, replays the write with them: a
 webhook is called once per review, as on a real cluster where the controller's call
 simply blocks until the answer.
 
-A retry is recognised as the same *logical write*: a write of the same verb and input
-(``identity``, e.g. the pod a ReplicaSet creates from its template). Each logical write
-keeps, across its attempts, its ``AnswerBook`` and its ``WritePins`` (the uid,
-``generateName`` suffix and other draws, and the frozen clock), so the retry builds the
-same reviews, names the object as the first attempt did, and creates it once. Identical
+A retry is recognised as the same *logical write* by its ``identity``: a create's verb
+and input (the pod a ReplicaSet creates from its template), an update's, patch's or
+delete's verb and target object. Each logical write keeps, across its attempts, its
+``AnswerBook``, its ``WritePins`` (the uid, ``generateName`` suffix and other draws, and
+the frozen clock) and its first attempt, which every retry replays: the retry builds the
+same reviews, names the object as the first attempt did, and writes it once. It is the
+write the controller's blocked call would have completed upstream; a retry whose input
+changed meanwhile (a status with a newer timestamp) thus completes the first write, and
+the controller's next sync writes the rest, instead of asking the webhook about each
+newer input and never catching up. Identical
 writes can also be distinct logical writes (a ReplicaSet creates its pods from one
 template, several in one sync): within one synchronous stretch of the event loop (a
 controller's sync runs in one; the answers that bring its retry arrive in a later one)
@@ -32,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 from kubeprio.admission.webhookdeferral import (
     ACTIVE_BOOK,
@@ -60,7 +65,9 @@ def _no_wake() -> None:
 class LogicalWrite:
     """One controller write across its attempts: its answers, pins and waiting callers."""
 
-    def __init__(self, book: AnswerBook, pins: WritePins) -> None:
+    def __init__(self, attempt: Callable[[], Any], book: AnswerBook, pins: WritePins) -> None:
+        self.attempt = attempt
+        """The first attempt's call: every retry replays it (see the module docstring)."""
         self.book = book
         self.pins = pins
         self.in_flight: set[str] = set()
@@ -103,12 +110,12 @@ class ControllerWebhookWrites:
         except RuntimeError:  # no loop to wait on (a synchronous caller): call in place
             return attempt()
         self._open_stretch(loop)
-        write = self._claim(identity)
+        write = self._claim(identity, attempt)
         token = ACTIVE_BOOK.set(write.book)
         outer = write.pins.apply()
         try:
             write.book.begin_attempt()
-            result = attempt()
+            result = cast(R, write.attempt())
         except PendingCallsError as deferred:
             calls = deferred.calls
         except BaseException:
@@ -147,14 +154,17 @@ class ControllerWebhookWrites:
     def _close_stretch(self) -> None:
         self._stretch_open = False
 
-    def _claim(self, identity: str) -> LogicalWrite:
-        """The oldest logical write of ``identity`` not yet taken in this stretch, or a new one."""
+    def _claim(self, identity: str, attempt: Callable[[], Any]) -> LogicalWrite:
+        """The oldest logical write of ``identity`` not yet taken in this stretch, or a new
+        one of ``attempt``."""
         writes = self._writes.setdefault(identity, [])
         for write in writes:
             if write.taken_in != self._stretch:
                 write.taken_in = self._stretch
                 return write
-        write = LogicalWrite(AnswerBook(self._service.store.current_revision), self._waits.pins())
+        write = LogicalWrite(
+            attempt, AnswerBook(self._service.store.current_revision), self._waits.pins()
+        )
         write.taken_in = self._stretch
         writes.append(write)
         return write

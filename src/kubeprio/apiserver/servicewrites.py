@@ -65,6 +65,11 @@ GENERATE_NAME_ATTEMPTS = 8
 """Names tried for a ``generateName`` object before AlreadyExists (upstream: 1 + 7 retries)."""
 
 
+def _target(obj: Any) -> str:
+    """The object a controller's update names (``apiserver.controllerwebhooks``' identity)."""
+    return f"{type(obj).__name__}\0{obj.metadata.namespace}\0{obj.metadata.name}"
+
+
 class ServiceWrites(ServiceReads):
     """Create, update, patch and delete through the full write path, and the ``Client``
     protocol's write verbs over them."""
@@ -374,7 +379,7 @@ class ServiceWrites(ServiceReads):
         deferred = self.controller_writes
         if deferred is not None and deferred.applies():
             return deferred.run(
-                f"update\0{obj!r}\0{dry_run}",
+                f"update\0{_target(obj)}\0{dry_run}",
                 lambda: cast(T, self.update_object(obj, dry_run=dry_run).obj),
             )
         return cast(T, self.update_object(obj, dry_run=dry_run).obj)
@@ -384,7 +389,7 @@ class ServiceWrites(ServiceReads):
         deferred = self.controller_writes
         if deferred is not None and deferred.applies():
             return deferred.run(
-                f"status\0{obj!r}",
+                f"status\0{_target(obj)}",
                 lambda: cast(T, self.update_object(obj, subresource="status").obj),
             )
         return cast(T, self.update_object(obj, subresource="status").obj)
@@ -414,8 +419,8 @@ class ServiceWrites(ServiceReads):
 
         deferred = self.controller_writes
         if deferred is not None and deferred.applies():
-            identity = f"patch\0{kind.__name__}\0{namespace}\0{name}\0{subresource}\0{patch_type}"
-            return deferred.run(f"{identity}\0{patch!r}", attempt)
+            identity = f"patch\0{kind.__name__}\0{namespace}\0{name}\0{subresource}"
+            return deferred.run(identity, attempt)
         return attempt()
 
     def delete(
@@ -430,7 +435,7 @@ class ServiceWrites(ServiceReads):
         deferred = self.controller_writes
         if deferred is not None and deferred.applies():
             return deferred.run(
-                f"delete\0{kind.__name__}\0{namespace}\0{name}\0{options!r}",
+                f"delete\0{kind.__name__}\0{namespace}\0{name}",
                 lambda: cast(T, self.delete_object(kind, name, namespace, options=options)),
             )
         return cast(T, self.delete_object(kind, name, namespace, options=options))

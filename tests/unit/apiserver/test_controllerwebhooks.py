@@ -22,7 +22,9 @@ from typing import Any
 import pytest
 
 from kubeprio.api import errors
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.configmap import ConfigMap
+from kubeprio.api.model import evolve
+from kubeprio.api.serialization import from_dict, to_dict
 from kubeprio.apiserver.controllerwebhooks import ControllerWebhookWrites
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.webhookwaits import WebhookWaits
@@ -209,3 +211,37 @@ def test_a_controller_requeues_a_pending_key_when_its_answers_are_in() -> None:
     assert controller.reconciled == ["default/web", "default/web"]
     assert controller.retryable == [True, True]
     assert not RETRYABLE_WRITES.get()
+
+
+def test_a_retry_with_a_newer_input_completes_the_first_write() -> None:
+    """An update's retry is the write the blocked call would have completed upstream: a
+    newer input (a fresher timestamp) does not ask the webhook again, which would never
+    catch up; the next sync writes the newer state."""
+    caller = ThreadedCaller({"/v": allow()})
+    api = _service(caller)
+    _register(api, [], [hook("v.example.com", "/v", resource="configmaps")])
+    cm = from_dict(ConfigMap, {"metadata": {"name": "c", "namespace": "default"}})
+    stored = api.create(cm)  # in place: nobody opted in
+    writes, waits = _deferring(api)
+
+    def version(n: int) -> Callable[[], ConfigMap]:
+        return lambda: api.update(evolve(stored, data={"at": str(n)}))
+
+    async def main() -> list[str]:
+        token = RETRYABLE_WRITES.set(True)
+        try:
+            with pytest.raises(WritePendingError) as raised:
+                version(1)()
+            answered = asyncio.Event()
+            raised.value.when_answered(answered.set)
+            await answered.wait()
+            first = version(2)()  # the retry, built a little later
+        finally:
+            RETRYABLE_WRITES.reset(token)
+        return [(first.data or {})["at"]]
+
+    assert asyncio.run(main()) == ["1"]
+    waits.close()
+    assert [request["object"]["data"] for _, request, _ in caller.calls[1:]] == [{"at": "1"}]
+    assert writes.posted == 1
+    assert not writes._writes
