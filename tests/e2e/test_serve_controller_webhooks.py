@@ -39,7 +39,7 @@ from tests.e2e.webhookserver import WebhookServer
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
-DELAY = 3.0
+DELAY = 4.0
 """Seconds the webhook thinks before it allows a pod."""
 
 

@@ -27,7 +27,7 @@ a write beyond those starts a new one. A logical write ends when an attempt retu
 fails with anything but pending answers; one whose retry never came is forgotten
 ``STALE_AFTER`` seconds after its answers arrived.
 
-Who drives it: ``ServiceWrites``'s ``Client`` verbs (``apiserver.servicewrites``) when
+Who drives it: ``ApiService``'s ``Client`` write verbs (``apiserver.serviceclientwrites``) when
 ``serve.server`` has set ``ServiceCore.controller_writes``; ``wake`` is the real-time
 driver's, so the requeued controller runs as soon as an answer is in.
 """
