@@ -317,17 +317,17 @@ class SchedulingQueue:
 
         Costs O(pods rejected by plugins registered for the event), at most O(pool).
         """
-        if not self._hints.is_event_of_interest(event):
+        interest = self._hints.interest(event)
+        if not interest.of_interest:
             return
-        if event.is_wildcard():
+        if interest.wildcard:
             if isinstance(new, Pod):
                 target = self._unschedulable.get(_key(new))
                 candidates = [target] if target is not None else []
             else:
                 candidates = list(self._unschedulable)
         else:
-            plugins = self._hints.interested_plugins(event)
-            candidates = self._unschedulable.rejected_by(plugins)
+            candidates = self._unschedulable.rejected_by(interest.plugins)
         if pre_check is not None:
             candidates = [qpi for qpi in candidates if pre_check(qpi.pod)]
         self._move_pods(candidates, event, old, new)
@@ -354,9 +354,10 @@ class SchedulingQueue:
         new: object | None,
     ) -> None:
         """Upstream ``movePodsToActiveOrBackoffQueue``."""
-        if not self._hints.is_event_of_interest(event):
+        interest = self._hints.interest(event)
+        if not interest.of_interest:
             return
-        label = event.label
+        label = interest.label
         for qpi in candidates:
             if self._hints.gate_ignores(qpi, event):
                 continue  # the gate does not care about this event

@@ -11,6 +11,7 @@ No clock, no I/O.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Mapping, Sequence
 
@@ -36,6 +37,24 @@ class Strategy(enum.IntEnum):
     IMMEDIATELY = 2
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class EventInterest:
+    """What the enabled plugins make of one distinct event, worked out once.
+
+    The queue asks these questions several times per event (whether it concerns anyone,
+    which plugins, its label); each asks the event's hash and flags again otherwise.
+    """
+
+    wildcard: bool
+    of_interest: bool
+    """Upstream ``isEventOfInterest``: a wildcard, or some plugin registered a match."""
+    plugins: frozenset[str]
+    """Plugins that registered an event this one matches."""
+    hints: tuple[HintEntry, ...]
+    """The (plugin, registration) pairs this event matches, in registration order."""
+    label: str
+
+
 class HintEvaluator:
     """Registered events and hints of the enabled plugins, queried per event."""
 
@@ -48,27 +67,39 @@ class HintEvaluator:
         self._entries: tuple[HintEntry, ...] = tuple(
             (plugin, entry) for plugin, entries in hints.items() for entry in entries
         )
-        self._by_event: dict[ClusterEvent, tuple[HintEntry, ...]] = {}
+        self._by_event: dict[ClusterEvent, EventInterest] = {}
 
-    def hints_for(self, event: ClusterEvent) -> tuple[HintEntry, ...]:
-        """The registrations ``event`` matches (cached per distinct event)."""
+    def interest(self, event: ClusterEvent) -> EventInterest:
+        """What ``event`` means to the enabled plugins (cached per distinct event)."""
         cached = self._by_event.get(event)
         if cached is None:
-            cached = tuple(
+            hints = tuple(
                 (plugin, entry)
                 for plugin, entry in self._entries
                 if match_cluster_events(entry.event, event)
             )
+            wildcard = event.is_wildcard()
+            cached = EventInterest(
+                wildcard=wildcard,
+                of_interest=wildcard or bool(hints),
+                plugins=frozenset(plugin for plugin, _ in hints),
+                hints=hints,
+                label=event.label,
+            )
             self._by_event[event] = cached
         return cached
 
-    def interested_plugins(self, event: ClusterEvent) -> set[str]:
+    def hints_for(self, event: ClusterEvent) -> tuple[HintEntry, ...]:
+        """The registrations ``event`` matches."""
+        return self.interest(event).hints
+
+    def interested_plugins(self, event: ClusterEvent) -> frozenset[str]:
         """Plugins that registered an event ``event`` matches."""
-        return {plugin for plugin, _ in self.hints_for(event)}
+        return self.interest(event).plugins
 
     def is_event_of_interest(self, event: ClusterEvent) -> bool:
         """Upstream ``isEventOfInterest``: a wildcard, or some plugin registered a match."""
-        return event.is_wildcard() or bool(self.hints_for(event))
+        return self.interest(event).of_interest
 
     def gate_ignores(self, qpi: QueuedPodInfo, event: ClusterEvent) -> bool:
         """Whether ``qpi`` is gated by a PreEnqueue plugin that did not register ``event``."""
@@ -91,14 +122,15 @@ class HintEvaluator:
         rejectors = qpi.unschedulable_plugins | pending
         if not rejectors:
             return Strategy.AFTER_BACKOFF
-        if event.is_wildcard():
+        interest = self.interest(event)
+        if interest.wildcard:
             if new is not None and not (
                 isinstance(new, Pod) and (new.metadata.uid or "") == qpi.pod_info.uid
             ):
                 return Strategy.SKIP  # a wildcard aimed at another pod
             return Strategy.AFTER_BACKOFF
         strategy = Strategy.SKIP
-        for plugin, entry in self.hints_for(event):
+        for plugin, entry in interest.hints:
             if plugin not in rejectors:
                 continue
             hint = entry.hint
