@@ -24,11 +24,10 @@ scheduler's, see ``VolumeBinding.pre_bind``). Must not import the scheduler's cy
 from __future__ import annotations
 
 import dataclasses
-from typing import Final, Generic, TypeVar
+from typing import Final
 
 from kubeprio.api import errors, storagehelpers
 from kubeprio.api.core import Node, Pod
-from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
 from kubeprio.api.persistentvolume import (
     CLAIM_LOST,
@@ -42,6 +41,7 @@ from kubeprio.api.storageclass import BINDING_WAIT_FOR_FIRST_CONSUMER, StorageCl
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
 from kubeprio.errors import KubeprioError
+from kubeprio.scheduler.plugins.assumecache import AssumeCache, version_of
 from kubeprio.scheduler.plugins.capacitycheck import CapacityCheck
 
 ERR_REASON_BIND_CONFLICT: Final = "node(s) didn't find available persistent volumes to bind"
@@ -63,61 +63,6 @@ def by_class(volume: PersistentVolume) -> list[str]:
 
 class BinderError(KubeprioError):
     """A binder step failed; the message is upstream's error text."""
-
-
-_T = TypeVar("_T", PersistentVolume, PersistentVolumeClaim)
-
-
-def _version(obj: ApiObject) -> int:
-    try:
-        return int(obj.metadata.resource_version or "0")
-    except ValueError:
-        return 0
-
-
-class AssumeCache(Generic[_T]):
-    """An informer's objects with in-memory "assumed" versions on top (``AssumeCache``).
-
-    An assumed object wins until the informer holds a version newer than the one it was
-    assumed from (upstream drops it on such an update); ``restore`` drops it at once.
-    """
-
-    def __init__(self, informer: Informer[_T]) -> None:
-        self.informer: Informer[_T] = informer
-        self._assumed: dict[tuple[str, str], tuple[_T, int]] = {}
-
-    @staticmethod
-    def _key(name: str, namespace: str | None) -> tuple[str, str]:
-        return (namespace or "", name)
-
-    def get(self, name: str, namespace: str | None = None) -> _T | None:
-        """The assumed object if still current, else the informer's."""
-        key = self._key(name, namespace)
-        latest = self.informer.get(name, namespace)
-        assumed = self._assumed.get(key)
-        if assumed is not None:
-            if latest is not None and _version(latest) > assumed[1]:
-                del self._assumed[key]
-            else:
-                return assumed[0]
-        return latest
-
-    def get_api(self, name: str, namespace: str | None = None) -> _T | None:
-        """The informer's object, ignoring assumptions (``GetAPIPV``/``GetAPIPVC``)."""
-        return self.informer.get(name, namespace)
-
-    def assume(self, obj: _T) -> None:
-        """Hold ``obj`` as the current version (``Assume``)."""
-        meta = obj.metadata
-        self._assumed[self._key(meta.name or "", meta.namespace)] = (obj, _version(obj))
-
-    def restore(self, name: str, namespace: str | None = None) -> None:
-        """Forget the assumed version (``Restore``)."""
-        self._assumed.pop(self._key(name, namespace), None)
-
-    def assumed_names(self) -> set[str]:
-        """Names of the objects currently assumed (for list views)."""
-        return {key[1] for key in self._assumed}
 
 
 @dataclasses.dataclass(slots=True)
@@ -382,7 +327,7 @@ class VolumeBinder:
                 raise BinderError(
                     f'failed to check binding: PersistentVolumeClaim "{_claim_key(claim)}" not found'
                 )
-            if _version(written) > _version(volume):
+            if version_of(written) > version_of(volume):
                 return False  # our write has not reached the informer yet
             if not storagehelpers.check_node_affinity(volume, node):
                 raise BinderError(
@@ -404,7 +349,7 @@ class VolumeBinder:
                     f'"{_claim_key(written_claim)}" not found'
                 )
             claim = latest
-            if _version(written_claim) > _version(claim):
+            if version_of(written_claim) > version_of(claim):
                 return False
             selected = storagehelpers.annotations_of(claim.metadata).get(
                 storagehelpers.ANN_SELECTED_NODE
