@@ -75,6 +75,7 @@ from kubeprio.admission.defaulttolerationseconds import (
 from kubeprio.admission.ingressclass import DefaultIngressClassPlugin
 from kubeprio.admission.limitranger import LimitRangerPlugin
 from kubeprio.admission.plugins import EnabledPlugins
+from kubeprio.admission.policyauthorizer import PolicyAuthorizer
 from kubeprio.admission.priority import PriorityPlugin
 from kubeprio.admission.resourcequota import LimitedResource, ResourceQuotaPlugin
 from kubeprio.admission.runtimeclass import RuntimeClassPlugin
@@ -108,13 +109,16 @@ def default_chain(
     default_tolerations: DefaultTolerations | None = None,
     authorize_signer: SignerAuthorizer | None = None,
     webhooks: WebhookSetup | None = None,
+    authorize_policy: PolicyAuthorizer | None = None,
 ) -> AdmissionChain:
     """The admission plugins ``enabled`` names that kubeprio implements, reading through
     ``listers``, in ``plugins.ALL_ORDERED_PLUGINS`` order (the default: every plugin on by
     default; ``ServiceAccount`` only with ``service_account_rng``); ``default_tolerations``
     are DefaultTolerationSeconds' two flags; ``authorize_signer`` (serve's authorizer)
     turns on CertificateApproval and CertificateSigning; ``webhooks`` (``serve`` only)
-    builds the MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins."""
+    builds the MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins;
+    ``authorize_policy`` (serve's authorizer) answers the ``authorizer`` checks of
+    policies and of webhooks' ``matchConditions``."""
     ranger = LimitRangerPlugin(listers)
     tenant = TenantPriorityClassPlugin(listers)
     priority = PriorityPlugin(listers)
@@ -147,11 +151,15 @@ def default_chain(
         ):
             built[check.name] = (None, check)
     if webhooks is not None:
-        mutating_webhooks = MutatingWebhookPlugin(webhooks.listers, webhooks.client)
+        mutating_webhooks = MutatingWebhookPlugin(
+            webhooks.listers, webhooks.client, authorize_policy
+        )
         built[mutating_webhooks.name] = (mutating_webhooks, None)
-        validating_webhooks = ValidatingWebhookPlugin(webhooks.listers, webhooks.client)
+        validating_webhooks = ValidatingWebhookPlugin(
+            webhooks.listers, webhooks.client, authorize_policy
+        )
         built[validating_webhooks.name] = (None, validating_webhooks)
-    policies = ValidatingAdmissionPolicyPlugin(listers)
+    policies = ValidatingAdmissionPolicyPlugin(listers, authorize_policy)
     built[policies.name] = (None, policies)
     if service_account_rng is not None:
         accounts = ServiceAccountPlugin(

@@ -26,8 +26,8 @@ The activation holds JSON forms: ``object``/``oldObject`` (null on create/delete
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from typing import Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from kubeprio.api.admissionpolicy import FAIL, IGNORE, ValidatingAdmissionPolicySpec
 from kubeprio.api.celexpr import (
@@ -61,16 +61,24 @@ class Result:
     audit_annotations: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
-def _run(
-    text: str, result: ResultType, activation: Mapping[str, object], with_params: bool
-) -> Outcome:
+@dataclasses.dataclass(frozen=True, slots=True)
+class Scope:
+    """What every expression of one evaluation shares besides the activation: whether
+    the policy has ``params``, and the functions bound to the request (``authorizer``'s
+    ``check``: ``admission.policyauthorizer``)."""
+
+    with_params: bool
+    functions: tuple[Any, ...] = ()
+
+
+def _run(text: str, result: ResultType, activation: Mapping[str, object], scope: Scope) -> Outcome:
     try:
-        compiled = compile_expression(text, result, with_params=with_params)
+        compiled = compile_expression(text, result, with_params=scope.with_params)
     except CompileError as failure:
         # Stored policies compile (validation checked them); a library change could
         # still make one fail, which upstream reports as an evaluation error.
         return Outcome(error=failure.detail)
-    return evaluate(compiled, activation)
+    return evaluate(compiled, activation, scope.functions)
 
 
 def _failed(expression: str, outcome: Outcome) -> str:
@@ -78,7 +86,7 @@ def _failed(expression: str, outcome: Outcome) -> str:
 
 
 def _with_variables(
-    spec: ValidatingAdmissionPolicySpec, activation: dict[str, object], with_params: bool
+    spec: ValidatingAdmissionPolicySpec, activation: dict[str, object], scope: Scope
 ) -> tuple[dict[str, object], dict[str, str]]:
     values: dict[str, object] = {}
     failures: dict[str, str] = {}
@@ -88,7 +96,7 @@ def _with_variables(
             variable.expression or "",
             ResultType.ANY,
             {**activation, VARIABLES: values},
-            with_params,
+            scope,
         )
         if outcome.error is not None:
             failures[name] = _failed(variable.expression or "", outcome)
@@ -111,10 +119,10 @@ def _message(
     message: str | None,
     message_expression: str | None,
     activation: Mapping[str, object],
-    with_params: bool,
+    scope: Scope,
 ) -> str:
     if message_expression:
-        outcome = _run(message_expression, ResultType.STRING, activation, with_params)
+        outcome = _run(message_expression, ResultType.STRING, activation, scope)
         if outcome.error is None and isinstance(outcome.value, str):
             text = outcome.value.strip()
             if text and len(text.encode()) <= MAX_MESSAGE_BYTES and "\n" not in text:
@@ -125,13 +133,13 @@ def _message(
 
 
 def _match_conditions(
-    spec: ValidatingAdmissionPolicySpec, activation: Mapping[str, object], with_params: bool
+    spec: ValidatingAdmissionPolicySpec, activation: Mapping[str, object], scope: Scope
 ) -> tuple[bool, str | None]:
     """Whether every condition holds; an error text when none is false but some failed."""
     errors: list[str] = []
     for condition in spec.match_conditions or ():
         expression = condition.expression or ""
-        outcome = _run(expression, ResultType.BOOL, activation, with_params)
+        outcome = _run(expression, ResultType.BOOL, activation, scope)
         if outcome.error is not None:
             errors.append(_failed(expression, outcome))
         elif outcome.value is False:
@@ -147,21 +155,24 @@ def validate(
     activation: dict[str, object],
     *,
     with_params: bool,
+    functions: Sequence[Any] = (),
 ) -> Result:
-    """Evaluate the policy's expressions on ``activation`` (``validator.Validate``)."""
+    """Evaluate the policy's expressions on ``activation`` (``validator.Validate``), with
+    ``functions`` bound for the request."""
+    scope = Scope(with_params, tuple(functions))
     fail = (spec.failure_policy or FAIL) != IGNORE
     result = Result()
-    applies, condition_error = _match_conditions(spec, activation, with_params)
+    applies, condition_error = _match_conditions(spec, activation, scope)
     if not applies:
         return result
     if condition_error is not None:
         if fail:
             result.decisions.append(Decision(condition_error))
         return result
-    activation, failures = _with_variables(spec, activation, with_params)
+    activation, failures = _with_variables(spec, activation, scope)
     for position, validation in enumerate(spec.validations or ()):
         expression = validation.expression or ""
-        outcome = _run(expression, ResultType.BOOL, activation, with_params)
+        outcome = _run(expression, ResultType.BOOL, activation, scope)
         if outcome.error is not None:
             if fail:
                 text = _error_text(expression, outcome, failures)
@@ -170,14 +181,14 @@ def validate(
         if outcome.value is True:
             continue
         message = _message(
-            expression, validation.message, validation.message_expression, activation, with_params
+            expression, validation.message, validation.message_expression, activation, scope
         )
         result.decisions.append(
             Decision(message, validation.reason or DEFAULT_REASON, expression_index=position)
         )
     for annotation in spec.audit_annotations or ():
         expression = annotation.value_expression or ""
-        outcome = _run(expression, ResultType.STRING_OR_NULL, activation, with_params)
+        outcome = _run(expression, ResultType.STRING_OR_NULL, activation, scope)
         if outcome.error is not None:
             if fail:
                 result.decisions.append(Decision(_error_text(expression, outcome, failures)))

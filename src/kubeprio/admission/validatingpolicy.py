@@ -31,6 +31,9 @@ phase only, near the end of the chain (after every mutation, before ``ResourceQu
   cause, which kubectl prints as ``The pods "x" is invalid: : ValidatingAdmissionPolicy
   ...`` (``Error from server (Forbidden): ...`` for ``reason: Forbidden``).
 
+The ``authorizer`` variable asks the ``PolicyAuthorizer`` the composition root passes
+(``admission.policyauthorizer``) for the request's user.
+
 Reads policies, bindings, namespaces and parameters through the listers only.
 """
 
@@ -41,9 +44,10 @@ import json
 from collections import defaultdict
 from typing import Any, Final
 
-from kubeprio.admission import policymatching
+from kubeprio.admission import policyauthorizer, policymatching
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers, Operation
 from kubeprio.admission.operationoptions import operation_options
+from kubeprio.admission.policyauthorizer import PolicyAuthorizer
 from kubeprio.admission.policyevaluation import DEFAULT_REASON, Decision, validate
 from kubeprio.admission.policyindex import PolicyIndexSource
 from kubeprio.api import errors, kinds
@@ -165,9 +169,10 @@ class ValidatingAdmissionPolicyPlugin:
 
     name = PLUGIN_NAME
 
-    def __init__(self, listers: Listers) -> None:
+    def __init__(self, listers: Listers, authorize: PolicyAuthorizer | None = None) -> None:
         self._listers = listers
         self._index = PolicyIndexSource()
+        self._authorize: PolicyAuthorizer = authorize or policyauthorizer.allow_all
 
     def _params(
         self, kind: ParamKind | None, ref: ParamRef | None, namespace: str
@@ -227,6 +232,7 @@ class ValidatingAdmissionPolicyPlugin:
             namespace = self._listers.namespaces.get(request.namespace)
         denials: list[_Denial] = []
         activation: dict[str, object] | None = None
+        functions: list[Any] = []
         for policy in policies:
             spec = policy.spec or ValidatingAdmissionPolicySpec()
             name = policy.metadata.name or ""
@@ -242,9 +248,18 @@ class ValidatingAdmissionPolicyPlugin:
                     OLD_OBJECT: _json_of(request.old_obj),
                     REQUEST: _request_json(request),
                     NAMESPACE_OBJECT: _json_of(namespace),
+                    **policyauthorizer.activation_values(request, _name_of(request)),
                 }
+                functions = policyauthorizer.check_functions(self._authorize, request)
             self._evaluate_policy(
-                policy, spec, bindings[name], request, namespace, activation, outcome, denials
+                policy,
+                spec,
+                bindings[name],
+                request,
+                namespace,
+                (activation, functions),
+                outcome,
+                denials,
             )
         if denials:
             raise _denial_error(request, denials[0])
@@ -256,10 +271,13 @@ class ValidatingAdmissionPolicyPlugin:
         bindings: list[ValidatingAdmissionPolicyBinding],
         request: AdmissionRequest,
         namespace: Namespace | None,
-        activation: dict[str, object],
+        bound: tuple[dict[str, object], list[Any]],
         outcome: AdmissionOutcome,
         denials: list[_Denial],
     ) -> None:
+        """Each matching binding, with each of its parameters; ``bound`` is the
+        request's activation and the functions bound to it."""
+        activation, functions = bound
         name = policy.metadata.name or ""
         ignore = spec.failure_policy == IGNORE
         with_params = spec.param_kind is not None
@@ -279,7 +297,9 @@ class ValidatingAdmissionPolicyPlugin:
             for param in params:
                 if with_params:
                     activation = {**activation, PARAMS: _json_of(param)}
-                result = validate(name, spec, activation, with_params=with_params)
+                result = validate(
+                    name, spec, activation, with_params=with_params, functions=functions
+                )
                 outcome.annotations.update(result.audit_annotations)
                 for decision in result.decisions:
                     self._act(name, binding, decision, outcome, denials)

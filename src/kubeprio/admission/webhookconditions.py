@@ -8,13 +8,14 @@ first one that is not ``true`` means the webhook is skipped; when none is false 
 failed, the request is refused, ``403 <resource> "<name>" is forbidden: expression '...'
 resulted in error: ...`` (several errors ``utilerrors.NewAggregate``-joined), whatever the
 failure policy (upstream fails closed here). The expressions are compiled and run by
-``api.celexpr`` (shared with ValidatingAdmissionPolicy); ``authorizer`` is not available,
-so a condition using it does not compile and is refused at validation. No I/O.
+``api.celexpr`` (shared with ValidatingAdmissionPolicy), ``authorizer`` included: the
+caller binds it to the request's user (``admission.policyauthorizer``). No I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from kubeprio.api import errors
 from kubeprio.api.celexpr import (
@@ -36,6 +37,7 @@ def conditions_hold(
     resource: str,
     group: str,
     name: str,
+    functions: Sequence[Any] = (),
 ) -> bool:
     """Whether every condition holds; raises the Forbidden refusal when none is false but
     some failed."""
@@ -44,7 +46,9 @@ def conditions_hold(
         expression = condition.expression or ""
         try:
             outcome = evaluate(
-                compile_expression(expression, ResultType.BOOL, with_params=False), activation
+                compile_expression(expression, ResultType.BOOL, with_params=False),
+                activation,
+                functions,
             )
         except CompileError as failure:
             failures.append(failure.detail)

@@ -42,7 +42,9 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final, Generic, Protocol, TypeVar
 
+from kubeprio.admission import policyauthorizer
 from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest
+from kubeprio.admission.policyauthorizer import PolicyAuthorizer
 from kubeprio.admission.webhookcall import CallingError, WebhookClient
 from kubeprio.admission.webhookconditions import activation_of, conditions_hold
 from kubeprio.admission.webhookdeferral import PendingCall, PendingCallsError, answered_call
@@ -160,9 +162,15 @@ class _WebhookPlugin:
     """What the two plugins share: the listers, the client and one call with its
     failure policy."""
 
-    def __init__(self, listers: WebhookListers, client: WebhookClient) -> None:
+    def __init__(
+        self,
+        listers: WebhookListers,
+        client: WebhookClient,
+        authorize: PolicyAuthorizer | None = None,
+    ) -> None:
         self._listers = listers
         self._client = client
+        self._authorize: PolicyAuthorizer = authorize or policyauthorizer.allow_all
 
     def _namespace(self, name: str) -> Namespace | None:
         return self._listers.namespaces.get(name)
@@ -189,12 +197,17 @@ class _WebhookPlugin:
             old_obj=_encoder(request.old_obj, invocation),
         )
         body = review["request"]
+        activation = {
+            **activation_of(body["object"], body["oldObject"], body),
+            **policyauthorizer.activation_values(request, request.name),
+        }
         holds = conditions_hold(
             entry.webhook,
-            activation_of(body["object"], body["oldObject"], body),
+            activation,
             resource=request.resource.plural,
             group=request.resource.group,
             name=request.name,
+            functions=policyauthorizer.check_functions(self._authorize, request),
         )
         return invocation if holds else None
 
@@ -228,8 +241,13 @@ class MutatingWebhookPlugin(_WebhookPlugin):
 
     name = MUTATING_PLUGIN
 
-    def __init__(self, listers: WebhookListers, client: WebhookClient) -> None:
-        super().__init__(listers, client)
+    def __init__(
+        self,
+        listers: WebhookListers,
+        client: WebhookClient,
+        authorize: PolicyAuthorizer | None = None,
+    ) -> None:
+        super().__init__(listers, client, authorize)
         self._source = _Source(listers.mutating_webhook_configurations)
 
     def admit(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
@@ -312,8 +330,13 @@ class ValidatingWebhookPlugin(_WebhookPlugin):
 
     name = VALIDATING_PLUGIN
 
-    def __init__(self, listers: WebhookListers, client: WebhookClient) -> None:
-        super().__init__(listers, client)
+    def __init__(
+        self,
+        listers: WebhookListers,
+        client: WebhookClient,
+        authorize: PolicyAuthorizer | None = None,
+    ) -> None:
+        super().__init__(listers, client, authorize)
         self._source = _Source(listers.validating_webhook_configurations)
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:

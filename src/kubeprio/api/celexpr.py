@@ -15,8 +15,10 @@ The library: CEL's standard functions and macros, the ``strings`` extension
 ``max``, ``indexOf``, ``lastIndexOf``) and regex (``find``, ``findAll``) libraries
 (``api.cellibrary``), and the quantity, URL, IP, CIDR and sets libraries
 (``api.celextension``; their opaque values are ``api.celtypes`` messages, so the
-environment carries that descriptor pool). Not available (an expression using them
-fails to compile with ``undeclared reference``): ``authorizer`` and ``format``. Every
+environment carries that descriptor pool), the ``format`` library (``api.celformat``)
+and, for admission policies only, the ``authorizer`` library with the variables
+``authorizer`` and ``authorizer.requestResource`` (``api.celauthz``). The environment
+is an ``api.celenv.Environment`` (a checking and a running half). Every other
 variable is ``dyn`` (upstream types ``object`` from the OpenAPI schema
 only for the status ``typeChecking`` warnings, as a separate step).
 
@@ -30,13 +32,12 @@ import dataclasses
 import enum
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from cel_expr_python import cel
-from cel_expr_python.ext import ext_bindings, ext_encoders, ext_math, ext_optional, ext_strings
 
-from kubeprio.api import celextension, cellibrary, celtypes
+from kubeprio.api import celauthz, celenv, celextension, celoverloadtext
 
 OBJECT: Final = "object"
 OLD_OBJECT: Final = "oldObject"
@@ -93,31 +94,22 @@ class Outcome:
     error: str | None = None
 
 
-def new_environment(variables: Mapping[str, Any]) -> Any:
+def new_environment(variables: Mapping[str, Any], *, authorizer: bool = False) -> Any:
     """An environment with Kubernetes' libraries and ``variables`` (name -> ``cel.Type``);
-    other scopes than admission policies (CRD rules: ``api.crdcel``) build theirs here."""
-    return cel.NewEnv(
-        descriptor_pool=celtypes.POOL,
-        variables=dict(variables),
-        extensions=[
-            ext_strings.ExtStrings(),
-            ext_optional.ExtOptional(),
-            ext_math.ExtMath(),
-            ext_bindings.ExtBindings(),
-            ext_encoders.ExtEncoders(),
-            celextension.extension(),
-        ],
-        functions=cellibrary.declarations(),
-    )
+    other scopes than admission policies (CRD rules: ``api.crdcel``) build theirs here.
+    ``authorizer`` adds the authorization library (its variables are the caller's)."""
+    return celenv.Environment(variables, celextension.library(authorizer=authorizer))
 
 
 @functools.cache
 def _environment(with_params: bool) -> Any:
     declared = {name: cel.Type.DYN for name in (OBJECT, OLD_OBJECT, REQUEST, NAMESPACE_OBJECT)}
     declared[VARIABLES] = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
+    declared[celauthz.AUTHORIZER] = celauthz.AUTHORIZER_TYPE
+    declared[celauthz.REQUEST_RESOURCE] = celauthz.RESOURCE_CHECK_TYPE
     if with_params:
         declared[PARAMS] = cel.Type.DYN
-    return new_environment(declared)
+    return new_environment(declared, authorizer=True)
 
 
 _STATUS_PREFIX: Final = re.compile(r"^[A-Z_]+: ")
@@ -164,6 +156,7 @@ def compile_in(environment: Any, text: str, prefix: str = "compilation failed: "
         program = environment.compile(text)
     except RuntimeError as failure:
         issues = _report_at_identifier(text, _issues_text(str(failure)))
+        issues = celoverloadtext.with_receivers(text, issues)
         raise CompileError(prefix + issues) from None
     return Compiled(text, program)
 
@@ -199,11 +192,14 @@ def runtime_error_text(message: str) -> str:
     return _RENAMED.get(text, text)
 
 
-def evaluate(compiled: Compiled, activation: Mapping[str, object]) -> Outcome:
+def evaluate(
+    compiled: Compiled, activation: Mapping[str, object], functions: Sequence[Any] = ()
+) -> Outcome:
     """Run ``compiled`` on ``activation`` (JSON-like values: dicts, lists, str, int,
-    float, bool, None)."""
+    float, bool, None, and the library's messages), with ``functions`` bound for this
+    evaluation (``cel.Function``: the ``authorizer`` library's ``check``)."""
     try:
-        value = compiled.program.eval(data=activation)
+        value = compiled.program.eval(data=activation, functions=list(functions))
     except (RuntimeError, ValueError, TypeError) as failure:
         return Outcome(error=runtime_error_text(str(failure)))
     if value.type() == cel.Type.ERROR:

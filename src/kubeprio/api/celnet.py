@@ -10,13 +10,13 @@ Mirrors v1.32's ``k8s.io/apiserver/pkg/cel/library/ip.go`` and ``cidr.go``:
 * ``cidr(string)`` (whose error repeats upstream's prefix ``network address parse error
   during conversion from string:`` twice, as ``stringToCIDR`` wraps ``parseCIDR``'s
   already-prefixed error), ``isCIDR``, and the methods
-  ``containsIP`` and ``containsCIDR`` (of a value or a string), ``ip``, ``masked`` and
-  ``prefixLength``.
+  ``containsIP`` and ``containsCIDR`` (of a value or a string), ``ip``, ``masked``,
+  ``prefixLength`` and ``string(cidr)``.
 
 A string argument that does not parse behaves as upstream's: ``containsIP`` answers
 ``no such overload``, ``containsCIDR`` the parse error. Parsing is ``api.netipparse``;
-values are ``api.celtypes`` messages. Missing: ``string(cidr)`` (the runtime cannot hold
-two ``string`` overloads on message values; ``string(ip)`` is the one kept). Pure: no I/O.
+values are ``api.celtypes`` messages. ``string(ip)`` and ``string(cidr)`` (``netip``'s
+``String()`` of the value) share one runtime overload (``api.celenv``). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from cel_expr_python import cel
 
-from kubeprio.api import celtypes
+from kubeprio.api import celenv, celtypes
 from kubeprio.api.gotext import go_quote
 from kubeprio.api.netipparse import Addr, NetipError, Prefix, parse_addr, parse_prefix
 
@@ -136,8 +136,8 @@ def _global(overload: str, result: Any, params: list[Any], impl: Any) -> Any:
 
 
 def declarations() -> list[Any]:
-    """The two libraries' function declarations (``string`` and the global ``ip`` share
-    names with other functions: ``api.celextension`` merges them)."""
+    """The two libraries' function declarations but ``string`` (``shared_declarations``;
+    the global ``ip`` shares its name with the ``cidr.ip()`` method)."""
     ip, cidr = celtypes.IP, celtypes.CIDR
     string, boolean = cel.Type.STRING, cel.Type.BOOL
     predicates: list[tuple[str, str, Callable[[Addr], bool]]] = [
@@ -210,13 +210,16 @@ def declarations() -> list[Any]:
                 )
             ],
         ),
-        (
-            "string",
-            [
-                # Only one: the runtime registers overloads by argument kind, every
-                # message is one kind, so string(cidr) cannot be added beside it.
-                _global("ip_to_string", string, [ip], celtypes.carried),
-            ],
-        ),
     ]
     return [cel.FunctionDecl(name, overloads) for name, overloads in table]
+
+
+def shared_declarations() -> list[celenv.SharedFunction]:
+    """``string(ip)`` and ``string(cidr)``: both take a message, so the runtime holds one
+    overload that dispatches on the message's type (``api.celenv``)."""
+    string = cel.Type.STRING
+    variants = (
+        celenv.Variant("ip_to_string", string, (celtypes.IP,), celtypes.carried),
+        celenv.Variant("cidr_to_string", string, (celtypes.CIDR,), celtypes.carried),
+    )
+    return [celenv.SharedFunction("string", False, variants)]

@@ -12,7 +12,10 @@ from a hand-written descriptor, and holding a canonical string of the value:
   message equality is upstream's ``Quantity.Equal`` (``Cmp == 0``: ``1Ki == 1024``);
 * ``net.IP``: ``netip.Addr.String()``; ``net.CIDR``: ``netip.Prefix.String()``
   (equality of the Go values is equality of these texts);
-* ``kubernetes.URL``: the text that was parsed.
+* ``kubernetes.URL``: the text that was parsed;
+* ``kubernetes.NamedFormat``: the format's name (``api.celformat``);
+* the ``authorizer`` library's ``kubernetes.authorization.*`` types, several fields
+  each (``api.celauthztypes``).
 
 The type names, ``type(x)`` and ``==`` therefore behave as upstream's. One difference:
 a message's field can be read (``ip('1.2.3.4').value``) or built with a message literal,
@@ -29,8 +32,11 @@ from typing import Any, Final
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from kubeprio.api import celauthztypes
+
 QUANTITY_NAME: Final = "kubernetes.Quantity"
 URL_NAME: Final = "kubernetes.URL"
+NAMED_FORMAT_NAME: Final = "kubernetes.NamedFormat"
 IP_NAME: Final = "net.IP"
 CIDR_NAME: Final = "net.CIDR"
 
@@ -54,8 +60,9 @@ def _file(package: str, messages: tuple[str, ...]) -> descriptor_pb2.FileDescrip
 
 def _pool() -> descriptor_pool.DescriptorPool:
     pool = descriptor_pool.DescriptorPool()
-    pool.Add(_file("kubernetes", ("Quantity", "URL")))
+    pool.Add(_file("kubernetes", ("Quantity", "URL", "NamedFormat")))
     pool.Add(_file("net", ("IP", "CIDR")))
+    pool.Add(celauthztypes.file_descriptor())
     return pool
 
 
@@ -69,11 +76,13 @@ def _message_class(name: str) -> Any:
 
 _QUANTITY_CLASS: Final[Any] = _message_class(QUANTITY_NAME)
 _URL_CLASS: Final[Any] = _message_class(URL_NAME)
+_NAMED_FORMAT_CLASS: Final[Any] = _message_class(NAMED_FORMAT_NAME)
 _IP_CLASS: Final[Any] = _message_class(IP_NAME)
 _CIDR_CLASS: Final[Any] = _message_class(CIDR_NAME)
 
 QUANTITY: Final[Any] = cel.Type(QUANTITY_NAME)
 URL: Final[Any] = cel.Type(URL_NAME)
+NAMED_FORMAT: Final[Any] = cel.Type(NAMED_FORMAT_NAME)
 IP: Final[Any] = cel.Type(IP_NAME)
 CIDR: Final[Any] = cel.Type(CIDR_NAME)
 
@@ -86,6 +95,12 @@ def quantity_value(nanos: int) -> Any:
 def url_value(text: str) -> Any:
     """A ``kubernetes.URL`` for the (already validated) ``text``."""
     return _URL_CLASS(value=text)
+
+
+def named_format_value(name: str) -> Any:
+    """A ``kubernetes.NamedFormat`` (``api.celformat``) for the format called ``name``
+    (empty: none, the zero value that ``optional.ofNonZeroValue`` drops)."""
+    return _NAMED_FORMAT_CLASS(value=name)
 
 
 def ip_value(canonical: str) -> Any:

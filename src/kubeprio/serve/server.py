@@ -58,6 +58,7 @@ from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.api import errors
 from kubeprio.api.apiextensions import CustomResourceDefinition
+from kubeprio.api.celauthz import AuthorizationAnswer, AuthorizationRequest
 from kubeprio.api.certificates import GROUP as CERTIFICATES_GROUP
 from kubeprio.api.certificates import CertificateSigningRequest
 from kubeprio.api.componentstatus import ComponentCondition
@@ -65,7 +66,13 @@ from kubeprio.api.core import Namespace, Node
 from kubeprio.api.discovery import EndpointSlice
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.rbac import ClusterRole
-from kubeprio.apiserver import componentstatus, issuerdiscovery, kubernetesservice, rbacbootstrap
+from kubeprio.apiserver import (
+    componentstatus,
+    issuerdiscovery,
+    kubernetesservice,
+    policyauthz,
+    rbacbootstrap,
+)
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import Attributes, TenantAuthorizer
 from kubeprio.apiserver.autoregister import APIServiceRegistration
@@ -302,6 +309,7 @@ class Serving:
                 service_account_rng=service_account_rng,
                 stopwatch=time.perf_counter,
                 authorize_signer=self._authorize_signer,
+                authorize_policy=self._authorize_policy_check,
                 webhook_caller=HttpsWebhookCaller(),
             )
             self.plane.attach_fleet()
@@ -436,6 +444,13 @@ class Serving:
         return self.authorizer.authorize(
             Attributes(user, verb, CERTIFICATES_GROUP, "signers", name=name)
         )
+
+    def _authorize_policy_check(
+        self, user: UserInfo | None, check: AuthorizationRequest
+    ) -> AuthorizationAnswer:
+        """The authorizer's answer to a policy's CEL ``authorizer`` check
+        (``apiserver.policyauthz``; ``self.authorizer`` is set up by ``_wire_rbac``)."""
+        return policyauthz.answer(self.authorizer, user, check)
 
     def _wire_rbac(self, seed: int) -> None:
         """The authorization chain (admins, the tenant policy, then RBAC), the escalation

@@ -27,6 +27,7 @@ from kubeprio.admission import plugins
 from kubeprio.admission.certificates import SignerAuthorizer
 from kubeprio.admission.defaults import WebhookSetup, default_chain
 from kubeprio.admission.defaulttolerationseconds import DefaultTolerations
+from kubeprio.admission.policyauthorizer import PolicyAuthorizer
 from kubeprio.admission.resourcequota import LimitedResource
 from kubeprio.admission.webhookcall import WebhookCaller, WebhookClient
 from kubeprio.api.apps import Deployment, ReplicaSet
@@ -111,6 +112,7 @@ class ControlPlane:
         stopwatch: Callable[[], float] | None = None,
         authorize_signer: SignerAuthorizer | None = None,
         webhook_caller: WebhookCaller | None = None,
+        authorize_policy: PolicyAuthorizer | None = None,
     ) -> None:
         """Wire the components.
 
@@ -142,6 +144,8 @@ class ControlPlane:
         turns on the CertificateApproval and CertificateSigning plugins (``serve``).
         ``webhook_caller``: run the MutatingAdmissionWebhook and ValidatingAdmissionWebhook
         plugins, posting AdmissionReviews through it (``serve``; simulations call no one).
+        ``authorize_policy``: the authorizer's answer to ValidatingAdmissionPolicies'
+        ``authorizer`` checks (``serve``; simulations have no users and allow them).
         """
         self.seed = seed
         self.clock = clock
@@ -159,6 +163,7 @@ class ControlPlane:
             enabled=admission_plugins,
             default_tolerations=default_tolerations,
             authorize_signer=authorize_signer,
+            authorize_policy=authorize_policy,
             webhooks=(
                 None
                 if webhook_caller is None

@@ -303,7 +303,26 @@ def test_sets_and_list_index(expression: str, value: object) -> None:
     assert_value(expression, value)
 
 
-def test_string_of_a_cidr_is_not_available() -> None:
-    """The one v1.32 overload kubeprio lacks (see api.celnet): refused at compile time."""
+# cidr.go / ip.go: string(cidr) and string(ip) (netip's String(); api.celenv dispatch)
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("string(cidr('192.168.0.0/24'))", "192.168.0.0/24"),
+        ("string(cidr('::1/128'))", "::1/128"),
+        ("string(cidr('2001:DB8::/32'))", "2001:db8::/32"),
+        ("string(cidr('192.168.0.1/24').masked())", "192.168.0.0/24"),
+        ("string(cidr('192.168.0.1/24').ip())", "192.168.0.1"),
+        ("string(ip('192.168.0.1'))", "192.168.0.1"),
+        ("string(dyn(cidr('10.0.0.0/8'))) + string(dyn(ip('::1')))", "10.0.0.0/8::1"),
+        ("string(1) + string('x')", "1x"),
+    ],
+)
+def test_string_of_ip_and_cidr(expression: str, value: object) -> None:
+    assert_value(expression, value)
+
+
+def test_string_of_another_message_is_no_such_overload() -> None:
+    """A ``dyn`` URL reaches the shared message overload at run time: cel-go's answer."""
+    assert run("string(dyn(url('https://example.com')))") == (None, "no such overload")
     with pytest.raises(CompileError, match="found no matching overload for 'string'"):
-        compile_expression("string(cidr('10.0.0.0/8')) == ''", ResultType.BOOL, with_params=False)
+        compile_expression("string(url('https://x')) == ''", ResultType.BOOL, with_params=False)

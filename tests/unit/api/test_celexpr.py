@@ -18,6 +18,7 @@ from kubeprio.api.celexpr import (
     evaluate,
     runtime_error_text,
 )
+from kubeprio.api.crdcel import compile_rule
 
 OBJECT = {"metadata": {"name": "web", "labels": {"app": "web"}}, "spec": {"replicas": 3}}
 
@@ -79,13 +80,17 @@ def test_compile_errors(expression: str, result: ResultType, detail: str) -> Non
     assert raised.value.detail == detail
 
 
-def test_authorizer_is_not_declared() -> None:
-    """kubeprio has no ``authorizer`` library: such a policy is refused at write time."""
-    with pytest.raises(CompileError) as raised:
-        compile_expression(
-            "authorizer.group('').check('get').allowed()", ResultType.BOOL, with_params=False
-        )
-    assert raised.value.detail.startswith(
+def test_authorizer_is_declared_for_policies_only() -> None:
+    """``authorizer`` is a policy variable (``admission/plugin/cel/compile.go``); CRD
+    rules (``apiextensions-apiserver/pkg/apiserver/schema/cel``) have none."""
+    compile_expression(
+        "authorizer.group('').resource('pods').check('get').allowed()",
+        ResultType.BOOL,
+        with_params=False,
+    )
+    compiled = compile_rule("authorizer.group('').resource('pods').check('get').allowed()")
+    assert compiled.error is not None
+    assert compiled.error.startswith(
         "compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer'"
     )
 
