@@ -423,9 +423,14 @@ class JobController(Controller):
                 pending = exc
                 continue
             except errors.NotFoundError:
+                # Upstream lowers the expectations on any failed delete, "because the
+                # informer won't observe this deletion"; a missing pod still counts as
+                # removed.
+                self.expectations.deletion_observed(object_key(job), object_key(pod))
                 deleted += 1
                 continue
             except errors.StatusError as exc:
+                self.expectations.deletion_observed(object_key(job), object_key(pod))
                 self.recorder.event(
                     job, record.EVENT_TYPE_WARNING, "FailedDelete", f"Error deleting: {exc}"
                 )
