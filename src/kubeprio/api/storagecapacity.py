@@ -7,8 +7,9 @@ The fields are top level: the kind has no ``spec``. ``nodeTopology`` and
 ``storageClassName`` are immutable.
 
 Validation is in ``api.validation.storagecapacity``, the Table in
-``apiserver.storagecapacitytables``. kubeprio stores and serves these objects; its
-VolumeBinding scheduler plugin does not consult them (docs/http-api.md). Pure data.
+``apiserver.storagecapacitytables``. The VolumeBinding scheduler plugin reads them
+(``scheduler.plugins.capacitycheck``) for CSI drivers that track storage capacity.
+Pure data.
 """
 
 from __future__ import annotations

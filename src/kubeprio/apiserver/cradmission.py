@@ -18,7 +18,7 @@ kinds lets a custom object pass.
   delete's too);
 * ``admit_delete``: the DELETE attributes of ``apiserver.deleteadmission``.
 
-Who drives it: ``apiserver.crrest``.
+Who drives it: ``apiserver.crwrites``.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ has that type (else ``null``); ``date`` cells the timestamp string; ``string`` c
 value as the JSONPath printer prints it. A CRD version without printer columns gets
 ``Age`` (``.metadata.creationTimestamp``, type ``date``), upstream's default. Column
 descriptions are the CRD's, else upstream's ``Custom resource definition column (in
-JSONPath format): <path>``. Who drives it: ``apiserver.crrest``. Pure.
+JSONPath format): <path>``. Who drives it: ``apiserver.crreads``. Pure.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ What it is: the ``controllers.quotacustom.CustomObjectCounts`` of ``kubeprio ser
 resource of that group and plural in a namespace (upstream's generic object count
 evaluator over the resource the quota controller discovered), ``None`` for a name no
 Established CRD serves (the quota leaves it out of ``status.used``, as upstream leaves
-names no evaluator tracks). ``apiserver.crrest`` reports each deletion, which the
+names no evaluator tracks). ``apiserver.crwrites`` reports each deletion, which the
 controller subscribes to (its replenishment).
 
 Who uses it: ``apiserver.http`` builds one over its custom resource registry; serve's

@@ -8,6 +8,8 @@ assembled from parts, one concept each:
   which uids and generated names come, admission chain, Service registry) and helpers;
 * ``apiserver.servicewrites``: the write path (create, update, patch, delete) in
   upstream's order, so bad input never changes the store;
+* ``apiserver.serviceclientwrites``: the ``Client`` write verbs over it (a controller's
+  write that waits on a webhook is retried: ``apiserver.controllerwebhooks``);
 * ``apiserver.servicereads``: get, list and watch with label and field selectors.
 
 This module adds the bootstrap (default namespaces, system PriorityClasses) and the
@@ -45,8 +47,8 @@ from kubeprio.api.scheduling import SYSTEM_PRIORITY_CLASSES
 from kubeprio.apiserver import binding as binding_rules
 from kubeprio.apiserver import eviction as eviction_rules
 from kubeprio.apiserver import scale
+from kubeprio.apiserver.serviceclientwrites import ServiceClientWrites
 from kubeprio.apiserver.servicecore import MAX_CONFLICT_RETRIES, WriteResult, stored_revision
-from kubeprio.apiserver.servicewrites import ServiceWrites
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyNotFoundError, RevisionConflictError
 from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
@@ -54,7 +56,7 @@ from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
 DEFAULT_NAMESPACES = ("default", NODE_LEASE_NAMESPACE, "kube-public", "kube-system")
 
 
-class ApiService(ServiceWrites):
+class ApiService(ServiceClientWrites):
     """The API server's logic without HTTP; a ``Client`` for in-process components."""
 
     def __init__(

@@ -15,7 +15,8 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import random
-from typing import Any, Protocol, cast
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar, cast
 
 from kubeprio.admission.chain import AdmissionChain, Operation, UserInfo
 from kubeprio.api import errors, kinds, names
@@ -30,6 +31,8 @@ from kubeprio.apiserver.serviceregistry import NO_ALLOCATION, Allocation, Servic
 from kubeprio.clock import Clock, rfc3339
 from kubeprio.store.errors import KeyNotFoundError
 from kubeprio.store.interface import KeyPrefix, ObjectKey, Store
+
+_R = TypeVar("_R")
 
 MAX_CONFLICT_RETRIES = 8
 """Read-modify-write attempts (patch, binding) before a conflict is answered."""
@@ -47,6 +50,19 @@ def stored_revision(obj: ApiObject) -> int:
     """The object's resourceVersion as the store's revision (0 when unset)."""
     version = obj.metadata.resource_version
     return int(version) if version else 0
+
+
+class DeferredWrites(Protocol):
+    """Runs the in-process controllers' writes so that webhook calls wait off the event
+    loop (``apiserver.controllerwebhooks.ControllerWebhookWrites``)."""
+
+    def applies(self) -> bool:
+        """Whether the write running now is one to run through ``run``."""
+        ...
+
+    def run(self, identity: str, attempt: Callable[[], _R]) -> _R:
+        """Run one attempt of the write ``identity`` names (or raise that it waits)."""
+        ...
 
 
 class WriteGuard(Protocol):
@@ -79,6 +95,9 @@ class ServiceCore:
         self.write_guard: WriteGuard | None = None
         """Checks a caller's writes before admission (``serve`` sets RBAC's escalation
         guard, ``apiserver.rbacescalation``)."""
+        self.controller_writes: DeferredWrites | None = None
+        """Set by ``serve``: the in-process controllers' writes wait on admission webhooks
+        off the event loop (``apiserver.controllerwebhooks``); None: they call in place."""
 
     @property
     def rng(self) -> random.Random:

@@ -17,7 +17,7 @@ REST handlers, in-process components) call these methods on an ``ApiService``.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from kubeprio.admission.chain import (
     AdmissionOutcome,
@@ -66,8 +66,8 @@ GENERATE_NAME_ATTEMPTS = 8
 
 
 class ServiceWrites(ServiceReads):
-    """Create, update, patch and delete through the full write path, and the ``Client``
-    protocol's write verbs over them."""
+    """Create, update, patch and delete through the full write path (the ``Client``
+    protocol's write verbs over them: ``apiserver.serviceclientwrites``)."""
 
     # --- create --------------------------------------------------------------------------------
 
@@ -357,52 +357,6 @@ class ServiceWrites(ServiceReads):
             self.services.release(removed)
         return removed
 
-    # --- Client protocol writes -------------------------------------------------------------
-
-    def create(self, obj: T, *, dry_run: bool = False) -> T:
-        """Create an object."""
-        return cast(T, self.create_object(obj, dry_run=dry_run).obj)
-
-    def update(self, obj: T, *, dry_run: bool = False) -> T:
-        """Replace an object."""
-        return cast(T, self.update_object(obj, dry_run=dry_run).obj)
-
-    def update_status(self, obj: T) -> T:
-        """Replace an object's status."""
-        return cast(T, self.update_object(obj, subresource="status").obj)
-
-    def patch(
-        self,
-        kind: type[T],
-        name: str,
-        patch: object,
-        *,
-        namespace: str | None = None,
-        patch_type: PatchType = PatchType.MERGE_PATCH,
-        subresource: str | None = None,
-    ) -> T:
-        """Patch an object or its status."""
-        result = self.patch_object(
-            kind,
-            name,
-            patch,
-            namespace=namespace,
-            patch_type=patch_type,
-            subresource=subresource or "",
-        )
-        return cast(T, result.obj)
-
-    def delete(
-        self,
-        kind: type[T],
-        name: str,
-        namespace: str | None = None,
-        *,
-        options: DeleteRequest | None = None,
-    ) -> T:
-        """Delete an object."""
-        return cast(T, self.delete_object(kind, name, namespace, options=options))
-
     # --- after a write ------------------------------------------------------------------------
 
     def _charge_quotas(self, outcome: AdmissionOutcome) -> None:
@@ -411,7 +365,7 @@ class ServiceWrites(ServiceReads):
         # A quota changed since admission read it is left to the controller.
         for quota in outcome.quota_status:
             try:
-                self.update_status(quota)
+                self.update_object(quota, subresource="status")
             except errors.StatusError:
                 continue
 

@@ -17,7 +17,8 @@ service account volume suffix) are switched to a stream of the write's own, rest
 at each attempt, and the service's clock is frozen at its first reading (an object's
 ``creationTimestamp`` is then taken before its validating webhooks are called, as
 upstream's ``BeforeCreate`` does). Writes while no webhook configuration exists run as
-one plain call, exactly as before.
+one plain call, exactly as before. Writes by the in-process controllers wait the same
+way, each attempt a retry of the controller's (``apiserver.controllerwebhooks``).
 
 Who drives it: ``apiserver.http`` for POST, PUT, PATCH and DELETE; ``serve.server``
 builds it with the generators and closes it.
@@ -38,6 +39,7 @@ from kubeprio.admission.webhookdeferral import (
     PendingCall,
     PendingCallsError,
 )
+from kubeprio.admission.webhookreview import ReviewResponse
 from kubeprio.api.kinds import for_model
 from kubeprio.api.webhookconfiguration import (
     MutatingWebhookConfiguration,
@@ -71,7 +73,7 @@ class FrozenClock:
         return self._value
 
 
-class _Pins:
+class WritePins:
     """What one write's attempts share: the generators' streams and the frozen clock."""
 
     def __init__(self, service: ServiceCore, generators: Sequence[random.Random]) -> None:
@@ -117,7 +119,8 @@ class WebhookWaits:
         self._seen_generations: tuple[int, ...] = ()
         self._any_configuration = False
 
-    def _configured(self) -> bool:
+    def configured(self) -> bool:
+        """Whether any webhook configuration exists (else writes run as plain calls)."""
         store = self._service.store
         mutating, validating = CONFIGURATION_RESOURCES
         generations = (store.generation(mutating), store.generation(validating))
@@ -128,12 +131,16 @@ class WebhookWaits:
             self._seen_generations = generations
         return self._any_configuration
 
+    def pins(self) -> WritePins:
+        """Fresh streams and a frozen clock for one write's attempts."""
+        return WritePins(self._service, self._generators)
+
     async def run(self, attempt: Callable[[], R]) -> R:
         """Run ``attempt`` (a synchronous write) until it needs no more webhook answers."""
-        if not self._configured():
+        if not self.configured():
             return attempt()
         book = AnswerBook(self._service.store.current_revision)
-        pins = _Pins(self._service, self._generators)
+        pins = self.pins()
         while True:
             token = ACTIVE_BOOK.set(book)
             outer = pins.apply()
@@ -150,17 +157,20 @@ class WebhookWaits:
 
     async def _settle(self, book: AnswerBook, call: PendingCall) -> None:
         """Post one review on a worker thread and record its answer or failure."""
+        book.record(call.key, await self.answer_of(call))
+
+    async def answer_of(self, call: PendingCall) -> ReviewResponse | CallingError:
+        """Post one review on a worker thread: its answer, or the failure (the deadline's
+        once ``timeoutSeconds`` passed)."""
         loop = asyncio.get_running_loop()
         try:
-            answer = await asyncio.wait_for(
+            return await asyncio.wait_for(
                 loop.run_in_executor(self._executor, call.run), timeout=call.timeout
             )
         except CallingError as exc:
-            book.record(call.key, exc)
+            return exc
         except TimeoutError:
-            book.record(call.key, call.deadline)
-        else:
-            book.record(call.key, answer)
+            return call.deadline
 
     def close(self) -> None:
         """Stop taking calls; threads still posting end with their socket timeouts."""

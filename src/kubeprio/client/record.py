@@ -33,6 +33,7 @@ from kubeprio.api.core import Event, EventSource, ObjectReference
 from kubeprio.api.meta import ApiObject, ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.client.protocol import Client
+from kubeprio.client.writepending import RETRYABLE_WRITES
 from kubeprio.clock import Clock, rfc3339
 from kubeprio.frozen import fast_init
 
@@ -217,12 +218,15 @@ class EventRecorder:
     def _bump(self, previous: Event, now: float) -> Event | None:
         """Fold a repeat into ``previous`` (upstream ``EventCorrelator`` + PATCH)."""
         patch = {"count": (previous.count or 1) + 1, "lastTimestamp": rfc3339(now)}
+        token = RETRYABLE_WRITES.set(False)  # best effort: see _create
         try:
             return self._client.patch(
                 Event, previous.metadata.name or "", patch, namespace=previous.metadata.namespace
             )
         except errors.StatusError:
             return None
+        finally:
+            RETRYABLE_WRITES.reset(token)
 
     def _new_event(
         self,
@@ -273,12 +277,17 @@ class EventRecorder:
             # name; the next nanosecond keeps names unique and deterministic.
             name = f"{ref.name}.{nanos + attempt:x}"
             named = evolve(event, metadata=evolve(event.metadata, name=name))
+            # An event is best effort and its retry is nobody's: a webhook on events is
+            # called in place even inside a controller's retryable writes.
+            token = RETRYABLE_WRITES.set(False)
             try:
                 stored = self._client.create(named)
             except errors.AlreadyExistsError:
                 continue
             except errors.StatusError:
                 return None
+            finally:
+                RETRYABLE_WRITES.reset(token)
             self._named[taken] = attempt + 1
             return stored
         return None

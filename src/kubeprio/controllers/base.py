@@ -14,7 +14,8 @@
   success forgets the key; ``TemporaryError(delay)`` requeues after ``delay``;
   ``PermanentError`` records a Warning event (reason ``ReconcileFailed``) on the object
   and drops the key; an API error (any ``KubeprioError``) is retried with rate-limited
-  backoff. Anything else is a bug and propagates (the simulator aborts on it).
+  backoff; a write waiting on admission webhooks (``client.writepending``) is retried
+  once their answers are in. Anything else is a bug and propagates (the simulator aborts on it).
 
 Drivers call ``run_once()`` when ``next_wakeup()`` is due. No threads, no sleeping;
 time from the injected ``Clock``. Must not import ``apiserver``, ``store``, ``admission``.
@@ -23,6 +24,7 @@ time from the injected ``Clock``. Must not import ``apiserver``, ``store``, ``ad
 from __future__ import annotations
 
 import abc
+import functools
 import heapq
 import random
 from collections.abc import Iterable
@@ -32,6 +34,7 @@ from kubeprio.api.meta import ApiObject, LabelSelector
 from kubeprio.client import record
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
+from kubeprio.client.writepending import RETRYABLE_WRITES, WritePendingError
 from kubeprio.clock import Clock
 from kubeprio.errors import KubeprioError, PermanentError, TemporaryError
 
@@ -291,8 +294,16 @@ class Controller(abc.ABC):
     def run_once(self) -> int:
         """Reconcile every key due now; return how many were processed."""
         keys = self.queue.pop_due()
-        for key in keys:
-            self.process(key)
+        if not keys:
+            return 0
+        # A write of ours that waits on an admission webhook raises WritePendingError
+        # instead of holding kubeprio serve's loop (client.writepending); process handles it.
+        token = RETRYABLE_WRITES.set(True)
+        try:
+            for key in keys:
+                self.process(key)
+        finally:
+            RETRYABLE_WRITES.reset(token)
         return len(keys)
 
     def next_wakeup(self) -> float | None:
@@ -310,6 +321,11 @@ class Controller(abc.ABC):
             target = self.event_target(key)
             if target is not None:
                 self.recorder.event(target, record.EVENT_TYPE_WARNING, "ReconcileFailed", str(exc))
+        except WritePendingError as exc:
+            # Upstream's worker would block on the webhook, then go on: the key comes
+            # back as soon as the answers are in (at the latest after their deadline).
+            self.queue.add_after(key, exc.retry_after)
+            exc.when_answered(functools.partial(self.queue.add, key))
         except KubeprioError:
             self.queue.add_rate_limited(key)
         else:

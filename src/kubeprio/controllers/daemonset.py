@@ -59,6 +59,7 @@ from kubeprio.api.validation.meta import selector_is_empty
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.clock import Clock
 from kubeprio.controllers import (
     daemonsethistory,
@@ -465,6 +466,10 @@ class DaemonSetsController(Controller):
         pod = podutil.pod_from_template(pinned, ds, generate_name=prefix)
         try:
             created = self.client.create(pod)
+        except WritePendingError as exc:
+            # Waiting on a webhook (client.writepending): not created, so not expected.
+            self.expectations.creation_observed(key)
+            return exc
         except errors.StatusError as exc:
             self.expectations.creation_observed(key)
             self.recorder.event(
@@ -484,6 +489,9 @@ class DaemonSetsController(Controller):
         namespace = ds.metadata.namespace or ""
         try:
             self.client.delete(Pod, name, namespace)
+        except WritePendingError as exc:
+            self.expectations.deletion_observed(key, f"{namespace}/{name}")
+            return exc
         except errors.NotFoundError:
             self.expectations.deletion_observed(key, f"{namespace}/{name}")
             return None

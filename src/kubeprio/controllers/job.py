@@ -47,6 +47,7 @@ from kubeprio.api.patch import PatchType
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.controllers import jobutil as ju
 from kubeprio.controllers import podutil
@@ -367,7 +368,8 @@ class JobController(Controller):
         remaining = count
         batch = min(count, podutil.SLOW_START_INITIAL_BATCH_SIZE)
         failed = False
-        while remaining > 0 and not failed:
+        pending: WritePendingError | None = None
+        while remaining > 0 and not failed and pending is None:
             for _ in range(batch):
                 pod = podutil.pod_from_template(
                     template,
@@ -378,6 +380,12 @@ class JobController(Controller):
                 )
                 try:
                     new = self.client.create(pod)
+                except WritePendingError as exc:
+                    # Waiting on a webhook (client.writepending): not created, so not
+                    # expected; the sync is retried once the answers are in.
+                    self.expectations.creation_observed(key)
+                    pending = exc
+                    continue
                 except errors.StatusError as exc:
                     self.expectations.creation_observed(key)
                     self.recorder.event(
@@ -394,22 +402,35 @@ class JobController(Controller):
                 )
             remaining -= batch
             batch = min(2 * batch, remaining)
-        for _ in range(remaining if failed else 0):
+        for _ in range(remaining if failed or pending is not None else 0):
             self.expectations.creation_observed(key)
+        if pending is not None:
+            raise pending
         return created
 
     def _delete_pods(self, job: Job, pods: list[Pod], *, remove_finalizers: bool) -> int:
         """``deleteJobPods``/``deleteActivePods``: graceful deletes; how many succeeded."""
         deleted = 0
+        pending: WritePendingError | None = None
         for pod in pods:
             if remove_finalizers and not self._remove_finalizer(pod):
                 continue
             try:
                 self.client.delete(Pod, pod.metadata.name or "", pod.metadata.namespace)
+            except WritePendingError as exc:
+                # Waiting on a webhook (client.writepending): not deleted yet.
+                self.expectations.deletion_observed(object_key(job), object_key(pod))
+                pending = exc
+                continue
             except errors.NotFoundError:
+                # Upstream lowers the expectations on any failed delete, "because the
+                # informer won't observe this deletion"; a missing pod still counts as
+                # removed.
+                self.expectations.deletion_observed(object_key(job), object_key(pod))
                 deleted += 1
                 continue
             except errors.StatusError as exc:
+                self.expectations.deletion_observed(object_key(job), object_key(pod))
                 self.recorder.event(
                     job, record.EVENT_TYPE_WARNING, "FailedDelete", f"Error deleting: {exc}"
                 )
@@ -421,6 +442,8 @@ class JobController(Controller):
                 "SuccessfulDelete",
                 f"Deleted pod: {pod.metadata.name}",
             )
+        if pending is not None:
+            raise pending
         return deleted
 
     def _remove_finalizer(self, pod: Pod) -> bool:

@@ -2,8 +2,11 @@
 
 No storage exists behind kubeprio, so, as KWOK fakes nodes, this controller fakes the
 external provisioner (``sigs.k8s.io/sig-storage-lib-external-provisioner``'s
-controller) for the classes whose ``provisioner`` it owns: ``kubeprio.io/simulated``
-and ``rancher.io/local-path`` (k3s's default class, so k3s-style manifests behave).
+controller) for the classes whose ``provisioner`` it owns: ``kubeprio.io/simulated``,
+``rancher.io/local-path`` (k3s's default class, so k3s-style manifests behave) and
+``csi.kubeprio.io`` (a valid CSIDriver name, so a manifest can declare a CSIDriver with
+``storageCapacity: true`` and CSIStorageCapacity objects for it; volumes as
+``kubeprio.io/simulated``'s).
 
 * A claim the PV controller annotated ``volume.kubernetes.io/storage-provisioner: <ours>``
   and not bound yet is provisioned — Immediate classes at once, WaitForFirstConsumer
@@ -49,11 +52,14 @@ from kubeprio.controllers.base import Controller, split_key
 
 SIMULATED: Final = "kubeprio.io/simulated"
 LOCAL_PATH: Final = "rancher.io/local-path"
-PROVISIONERS: Final = (SIMULATED, LOCAL_PATH)
+SIMULATED_CSI: Final = "csi.kubeprio.io"
+"""The simulated provisioner under a CSI driver name (CSIDriver names may not hold ``/``)."""
+PROVISIONERS: Final = (SIMULATED, LOCAL_PATH, SIMULATED_CSI)
 """The provisioner names this controller acts for."""
 HOSTNAME_LABEL: Final = "kubernetes.io/hostname"
 _STORAGE_ROOTS: Final = {
     SIMULATED: "/var/lib/kubeprio/storage",
+    SIMULATED_CSI: "/var/lib/kubeprio/csi-storage",
     LOCAL_PATH: "/var/lib/rancher/k3s/storage",
 }
 CLAIM_PREFIX: Final = "claim:"

@@ -16,7 +16,10 @@ cheap, self-contained check of the event objects:
   (and, on update, did not before); the pod's own toleration change always helps.
 * SchedulingGates: only the removal of this pod's own gates helps.
 * VolumeBinding (``volumebinding``): a claim of this pod added or updated; a new storage
-  class, or one whose ``allowedTopologies`` changed; any volume add/update.
+  class, or one whose ``allowedTopologies`` changed; any volume add/update; a new
+  CSINode or a changed migrated-plugins annotation; a CSIDriver of an inline volume that
+  stopped tracking capacity; a new CSIStorageCapacity or one whose limit grew
+  (``csievents``).
 * VolumeRestrictions (``volumerestrictions``): a deleted pod of the namespace that used a
   disk or a claim of this pod; a new node; a new claim of this pod.
 * NodeVolumeLimits (``nodevolumelimits``): any new CSINode; a deleted bound pod with a

@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kubeprio.api.core import Namespace, Node
-from kubeprio.api.csi import CSINode
+from kubeprio.api.csi import CSIDriver, CSINode
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
+from kubeprio.api.storagecapacity import CSIStorageCapacity
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
@@ -29,6 +30,11 @@ from kubeprio.scheduler.cache import Cache
 from kubeprio.scheduler.executor import ClientExecutor
 from kubeprio.scheduler.fastpreemption import FastPreemption
 from kubeprio.scheduler.plugins import registry
+from kubeprio.scheduler.plugins.capacitycheck import (
+    CAPACITY_CLASS_INDEX,
+    CapacityCheck,
+    by_storage_class,
+)
 from kubeprio.scheduler.plugins.defaultpreemption import DefaultPreemption
 from kubeprio.scheduler.plugins.queuesort import PrioritySort
 from kubeprio.scheduler.plugins.schedulinggates import SchedulingGates
@@ -112,25 +118,49 @@ class _Requeue:
         NodeVolumeLimits)."""
 
 
+class _ForgetCapacity:
+    """Drops a deleted CSIStorageCapacity's compiled topology from the capacity check."""
+
+    def __init__(self, check: CapacityCheck) -> None:
+        self._check = check
+
+    def on_add(self, obj: CSIStorageCapacity) -> None:
+        """Nothing: topologies are compiled when first used."""
+
+    def on_update(self, old: CSIStorageCapacity, new: CSIStorageCapacity) -> None:
+        """Nothing: the check recompiles a replaced object."""
+
+    def on_delete(self, obj: CSIStorageCapacity) -> None:
+        self._check.forget(obj)
+
+
 def _volume_informers(
     client: Client, requeue: Callable[[cluster_events.ClusterEvent, object, object], None]
 ) -> tuple[VolumeBinder, list[Informer[Any]]]:
-    """The claim, volume and class informers VolumeBinding reads, each turning its adds
-    and updates into the cluster events the plugin registers (upstream's
-    ``addAllEventHandlers`` for the plugins' GVKs)."""
+    """The claim, volume, class, CSIDriver and CSIStorageCapacity informers VolumeBinding
+    reads, each turning its adds and updates into the cluster events the plugin registers
+    (upstream's ``addAllEventHandlers`` for the plugins' GVKs)."""
     claims: Informer[PersistentVolumeClaim] = Informer(client, PersistentVolumeClaim)
     volumes: Informer[PersistentVolume] = Informer(client, PersistentVolume)
     volumes.add_index(CLASS_INDEX, by_class)
     classes: Informer[StorageClass] = Informer(client, StorageClass)
-    informers: list[Informer[Any]] = [classes, volumes, claims]
+    drivers: Informer[CSIDriver] = Informer(client, CSIDriver)
+    capacities: Informer[CSIStorageCapacity] = Informer(client, CSIStorageCapacity)
+    capacities.add_index(CAPACITY_CLASS_INDEX, by_storage_class)
+    informers: list[Informer[Any]] = [classes, volumes, claims, drivers, capacities]
     resources = (
         cluster_events.EventResource.STORAGE_CLASS,
         cluster_events.EventResource.PERSISTENT_VOLUME,
         cluster_events.EventResource.PERSISTENT_VOLUME_CLAIM,
+        cluster_events.EventResource.CSI_DRIVER,
+        cluster_events.EventResource.CSI_STORAGE_CAPACITY,
     )
     for informer, resource in zip(informers, resources, strict=True):
         informer.add_handler(_Requeue(resource, requeue))
-    return VolumeBinder(client, claims=claims, volumes=volumes, classes=classes), informers
+    check = CapacityCheck(drivers, capacities)
+    capacities.add_handler(_ForgetCapacity(check))
+    binder = VolumeBinder(client, claims=claims, volumes=volumes, classes=classes, capacity=check)
+    return binder, informers
 
 
 def new_scheduler(
@@ -171,8 +201,9 @@ def new_scheduler(
     if VOLUME_PLUGINS.intersection(profile.plugin_names()):
         binder, volume_informers = _volume_informers(client, requeue)
     csi_nodes: Informer[CSINode] | None = None
-    if "NodeVolumeLimits" in profile.plugin_names():
-        # NodeVolumeLimits reads each node's CSINode; a new one may lift a limit.
+    if {"NodeVolumeLimits", "VolumeBinding"}.intersection(profile.plugin_names()):
+        # NodeVolumeLimits reads each node's CSINode; a new one may lift a limit. Both
+        # plugins register CSINode events (VolumeBinding for in-tree migration).
         csi_nodes = Informer(client, CSINode)
         csi_nodes.add_handler(_Requeue(cluster_events.EventResource.CSI_NODE, requeue))
         volume_informers.append(csi_nodes)

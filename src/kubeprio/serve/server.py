@@ -76,6 +76,7 @@ from kubeprio.apiserver import (
 from kubeprio.apiserver.authn import TokenAuthenticator, UnionAuthenticator
 from kubeprio.apiserver.authz import Attributes, TenantAuthorizer
 from kubeprio.apiserver.autoregister import APIServiceRegistration
+from kubeprio.apiserver.controllerwebhooks import ControllerWebhookWrites
 from kubeprio.apiserver.crinstances import StoredCustomResources
 from kubeprio.apiserver.crscaletargets import CustomResourceScales
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
@@ -393,6 +394,10 @@ class Serving:
             self.plane.api, generators=(self.plane.api.rng, service_account_rng)
         )
         self.kube.webhook_waits = self.webhook_waits
+        # The in-process controllers' writes wait on webhooks off the loop too: they are
+        # retried once the answers are in (apiserver.controllerwebhooks).
+        self.controller_writes = ControllerWebhookWrites(self.plane.api, self.webhook_waits)
+        self.plane.api.controller_writes = self.controller_writes
         # Quotas count custom resources too (count/<plural>.<group>), also those the CRD
         # finalizer deletes.
         self.plane.quota_controller.count_custom(self.kube.custom_counts)
@@ -610,6 +615,8 @@ class Serving:
             clock=self.clock,
             store=self.store,
         )
+        # A controller's write whose webhook answers came in is retried at once.
+        self.controller_writes.wake = driver.wake
         # Custom objects live outside the driver's watches: their deletions wake it, so the
         # quota controller recounts at once (controllers.quotacustom).
         self.kube.custom_counts.subscribe(lambda _namespace, _name: driver.wake())
@@ -662,6 +669,7 @@ class Serving:
 
     def close(self) -> None:
         """Close the store (checkpoints the WAL) and the webhook call threads."""
+        self.controller_writes.close()
         self.webhook_waits.close()
         self.store.close()
 

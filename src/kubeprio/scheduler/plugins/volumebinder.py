@@ -2,12 +2,14 @@
 
 Mirrors ``pkg/scheduler/framework/plugins/volumebinding/binder.go`` (``volumeBinder``)
 and its assume caches (``assume_cache.go``), trimmed to what kubeprio models (no CSI
-translation, no CSIStorageCapacity: ``hasEnoughCapacity`` is always true):
+translation of in-tree volumes):
 
 * ``get_pod_volume_claims`` sorts the pod's claims into bound, unbound delayed-binding
   (WaitForFirstConsumer, no ``volumeName``) and unbound immediate ones;
 * ``find_pod_volumes`` decides, for one node, the static bindings (smallest matching
-  Available volume per claim, node affinity checked) and the claims to provision, or the
+  Available volume per claim, node affinity checked) and the claims to provision (their
+  class's provisioner and topology, and, for a CSI driver tracking storage capacity, a
+  CSIStorageCapacity with room reachable from the node: ``capacitycheck``), or the
   conflict reasons;
 * ``assume_pod_volumes`` / ``revert_assumed_pod_volumes`` keep those decisions in the
   assume caches, so the next pods' cycles see the volumes as taken;
@@ -22,11 +24,10 @@ scheduler's, see ``VolumeBinding.pre_bind``). Must not import the scheduler's cy
 from __future__ import annotations
 
 import dataclasses
-from typing import Final, Generic, TypeVar
+from typing import Final
 
 from kubeprio.api import errors, storagehelpers
 from kubeprio.api.core import Node, Pod
-from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
 from kubeprio.api.persistentvolume import (
     CLAIM_LOST,
@@ -40,6 +41,8 @@ from kubeprio.api.storageclass import BINDING_WAIT_FOR_FIRST_CONSUMER, StorageCl
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
 from kubeprio.errors import KubeprioError
+from kubeprio.scheduler.plugins.assumecache import AssumeCache, version_of
+from kubeprio.scheduler.plugins.capacitycheck import CapacityCheck
 
 ERR_REASON_BIND_CONFLICT: Final = "node(s) didn't find available persistent volumes to bind"
 ERR_REASON_NODE_CONFLICT: Final = "node(s) had volume node affinity conflict"
@@ -60,61 +63,6 @@ def by_class(volume: PersistentVolume) -> list[str]:
 
 class BinderError(KubeprioError):
     """A binder step failed; the message is upstream's error text."""
-
-
-_T = TypeVar("_T", PersistentVolume, PersistentVolumeClaim)
-
-
-def _version(obj: ApiObject) -> int:
-    try:
-        return int(obj.metadata.resource_version or "0")
-    except ValueError:
-        return 0
-
-
-class AssumeCache(Generic[_T]):
-    """An informer's objects with in-memory "assumed" versions on top (``AssumeCache``).
-
-    An assumed object wins until the informer holds a version newer than the one it was
-    assumed from (upstream drops it on such an update); ``restore`` drops it at once.
-    """
-
-    def __init__(self, informer: Informer[_T]) -> None:
-        self.informer: Informer[_T] = informer
-        self._assumed: dict[tuple[str, str], tuple[_T, int]] = {}
-
-    @staticmethod
-    def _key(name: str, namespace: str | None) -> tuple[str, str]:
-        return (namespace or "", name)
-
-    def get(self, name: str, namespace: str | None = None) -> _T | None:
-        """The assumed object if still current, else the informer's."""
-        key = self._key(name, namespace)
-        latest = self.informer.get(name, namespace)
-        assumed = self._assumed.get(key)
-        if assumed is not None:
-            if latest is not None and _version(latest) > assumed[1]:
-                del self._assumed[key]
-            else:
-                return assumed[0]
-        return latest
-
-    def get_api(self, name: str, namespace: str | None = None) -> _T | None:
-        """The informer's object, ignoring assumptions (``GetAPIPV``/``GetAPIPVC``)."""
-        return self.informer.get(name, namespace)
-
-    def assume(self, obj: _T) -> None:
-        """Hold ``obj`` as the current version (``Assume``)."""
-        meta = obj.metadata
-        self._assumed[self._key(meta.name or "", meta.namespace)] = (obj, _version(obj))
-
-    def restore(self, name: str, namespace: str | None = None) -> None:
-        """Forget the assumed version (``Restore``)."""
-        self._assumed.pop(self._key(name, namespace), None)
-
-    def assumed_names(self) -> set[str]:
-        """Names of the objects currently assumed (for list views)."""
-        return {key[1] for key in self._assumed}
 
 
 @dataclasses.dataclass(slots=True)
@@ -149,11 +97,15 @@ class VolumeBinder:
         claims: Informer[PersistentVolumeClaim],
         volumes: Informer[PersistentVolume],
         classes: Informer[StorageClass],
+        capacity: CapacityCheck | None = None,
     ) -> None:
         self.client = client
         self.claims = AssumeCache(claims)
         self.volumes = AssumeCache(volumes)
         self.classes = classes
+        self.capacity = capacity
+        """Upstream's ``CapacityCheck`` (CSIDriver and CSIStorageCapacity listers); None
+        when the scheduler has no such informers, which skips the check."""
 
     # --- PreFilter ------------------------------------------------------------------------
 
@@ -194,17 +146,19 @@ class VolumeBinder:
         """``FindPodVolumes``: this node's bindings and provisions, or the reasons it
         cannot serve the pod's claims (raises ``BinderError`` on an error)."""
         volumes = PodVolumes([], [])
-        bound_satisfied = pvs_found = unbound_satisfied = True
+        bound_satisfied = pvs_found = unbound_satisfied = sufficient_storage = True
         if claims.bound:
             bound_satisfied, pvs_found = self._check_bound_claims(claims.bound, node)
         to_bind = claims.unbound_delay_binding
         if to_bind:
-            unbound_satisfied = self._find_unbound(to_bind, node, volumes)
+            unbound_satisfied, sufficient_storage = self._find_unbound(to_bind, node, volumes)
         reasons: list[str] = []
         if not bound_satisfied:
             reasons.append(ERR_REASON_NODE_CONFLICT)
         if not unbound_satisfied:
             reasons.append(ERR_REASON_BIND_CONFLICT)
+        if not sufficient_storage:
+            reasons.append(ERR_REASON_NOT_ENOUGH_SPACE)
         if not pvs_found:
             reasons.append(ERR_REASON_PV_NOT_EXIST)
         return volumes, reasons
@@ -223,7 +177,8 @@ class VolumeBinder:
 
     def _find_unbound(
         self, claims: list[PersistentVolumeClaim], node: Node, result: PodVolumes
-    ) -> bool:
+    ) -> tuple[bool, bool]:
+        """(the unbound claims are satisfied, there is storage enough to provision)."""
         node_name = node.metadata.name or ""
         to_match: list[PersistentVolumeClaim] = []
         to_provision: list[PersistentVolumeClaim] = []
@@ -233,7 +188,7 @@ class VolumeBinder:
             )
             if selected is not None:
                 if selected != node_name:
-                    return False  # upstream's fast path: provisioning is for another node
+                    return False, True  # upstream's fast path: provisioning is for another node
                 to_provision.append(claim)
             else:
                 to_match.append(claim)
@@ -252,8 +207,9 @@ class VolumeBinder:
                 chosen.append(volume.metadata.name or "")
                 result.static_bindings.append((claim, volume))
         if to_provision:
-            satisfied = self._check_volume_provisions(to_provision, node, result)
-        return satisfied
+            # As upstream, the provisioning verdict replaces the matching one.
+            return self._check_volume_provisions(to_provision, node, result)
+        return satisfied, True
 
     def _volumes_of_class(self, name: str) -> list[PersistentVolume]:
         """``pvCache.ListPVs(class)``: the informer's volumes of a class, assumed versions
@@ -263,8 +219,9 @@ class VolumeBinder:
 
     def _check_volume_provisions(
         self, claims: list[PersistentVolumeClaim], node: Node, result: PodVolumes
-    ) -> bool:
-        """``checkVolumeProvisions``: every claim's class can provision on this node."""
+    ) -> tuple[bool, bool]:
+        """``checkVolumeProvisions``: (every claim's class can provision on this node,
+        its driver reports room for it there); the first failing claim decides."""
         provisions: list[PersistentVolumeClaim] = []
         for claim in claims:
             name = claim_class(claim)
@@ -275,12 +232,17 @@ class VolumeBinder:
                 raise BinderError(f'failed to find storage class "{name}"')
             provisioner = storage_class.provisioner or ""
             if provisioner in ("", storagehelpers.NOT_SUPPORTED_PROVISIONER):
-                return False
+                return False, True
             if not _matches_topology(storage_class, node):
-                return False
+                return False, True
+            capacity = self.capacity
+            if capacity is not None and not capacity.has_enough_capacity(
+                provisioner, claim, name, node
+            ):
+                return True, False
             provisions.append(claim)
         result.dynamic_provisions = provisions
-        return True
+        return True, True
 
     # --- Reserve / Unreserve ---------------------------------------------------------------
 
@@ -365,7 +327,7 @@ class VolumeBinder:
                 raise BinderError(
                     f'failed to check binding: PersistentVolumeClaim "{_claim_key(claim)}" not found'
                 )
-            if _version(written) > _version(volume):
+            if version_of(written) > version_of(volume):
                 return False  # our write has not reached the informer yet
             if not storagehelpers.check_node_affinity(volume, node):
                 raise BinderError(
@@ -387,7 +349,7 @@ class VolumeBinder:
                     f'"{_claim_key(written_claim)}" not found'
                 )
             claim = latest
-            if _version(written_claim) > _version(claim):
+            if version_of(written_claim) > version_of(claim):
                 return False
             selected = storagehelpers.annotations_of(claim.metadata).get(
                 storagehelpers.ANN_SELECTED_NODE

@@ -8,7 +8,9 @@ Mirrors ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go`` (v1.
   PersistentVolumeClaims``) make the pod UnschedulableAndUnresolvable.
 * Filter: ``VolumeBinder.find_pod_volumes`` for the node; its reasons (``node(s) had
   volume node affinity conflict``, ``node(s) didn't find available persistent volumes to
-  bind``, ...) are UnschedulableAndUnresolvable: preempting pods cannot help.
+  bind``, ``node(s) did not have enough free storage`` when a CSI driver tracking storage
+  capacity reports no CSIStorageCapacity with room for a claim to provision, ...) are
+  UnschedulableAndUnresolvable: preempting pods cannot help.
 * Reserve/Unreserve: assume the chosen bindings in the binder's caches, or revert them.
 * PreBind: write the bindings, then wait until the PV controller (and the provisioner)
   bound every claim. Upstream blocks its binding goroutine in ``wait.PollUntilContextTimeout``
@@ -19,7 +21,8 @@ Mirrors ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go`` (v1.
 * Score: off (``VolumeCapacityPriority`` is alpha and disabled in v1.32).
 
 Its registered events (storage class, claim and volume add/update; node add and label
-update) and queueing hints are ``EVENTS``. Driven by ``scheduler.runtime``.
+update; CSINode add/update, CSIDriver update, CSIStorageCapacity add/update) and queueing
+hints are ``EVENTS``. Driven by ``scheduler.runtime``.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from kubeprio.scheduler.events import (
     EventResource,
     QueueingHint,
 )
+from kubeprio.scheduler.plugins import csievents
 from kubeprio.scheduler.plugins.volumebinder import (
     BinderError,
     PodVolumeClaims,
@@ -279,6 +283,16 @@ EVENTS: Final[tuple[ClusterEventWithHint, ...]] = (
     ),
     ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, _A.ADD | _A.UPDATE)),
     ClusterEventWithHint(ClusterEvent(EventResource.NODE, _A.ADD | _A.UPDATE_NODE_LABEL)),
+    ClusterEventWithHint(
+        ClusterEvent(EventResource.CSI_NODE, _A.ADD | _A.UPDATE), csievents.after_csi_node_change
+    ),
+    ClusterEventWithHint(
+        ClusterEvent(EventResource.CSI_DRIVER, _A.UPDATE), csievents.after_csi_driver_change
+    ),
+    ClusterEventWithHint(
+        ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, _A.ADD | _A.UPDATE),
+        csievents.after_csi_storage_capacity_change,
+    ),
 )
-"""Upstream ``EventsToRegister`` with queueing hints on (CSINode, CSIDriver and
-CSIStorageCapacity are not modelled)."""
+"""Upstream ``EventsToRegister`` with queueing hints on (the CSI objects' hints are in
+``csievents``)."""

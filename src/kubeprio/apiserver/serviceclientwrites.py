@@ -1,0 +1,108 @@
+"""``ServiceClientWrites``: the ``Client`` protocol's write verbs of ``ApiService``.
+
+What it is: ``create``, ``update``, ``update_status``, ``patch`` and ``delete`` as the
+in-process components call them, over the full write path of ``ServiceWrites``. In
+``kubeprio serve`` a controller's write (``client.writepending.RETRYABLE_WRITES``) runs
+through ``ServiceCore.controller_writes`` (``apiserver.controllerwebhooks``), so that
+waiting on an admission webhook does not hold the event loop; the verb names the
+*logical write* its retries are recognised by: a create by its input, the other verbs
+by their target object. Everywhere else (the simulation, the scheduler, kubelets, HTTP
+requests, which wait in ``apiserver.webhookwaits``) a verb is one plain call.
+
+Who drives it: ``ApiService`` (``apiserver.service``) is built on it; in-process
+components call these methods on an ``ApiService``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar, cast
+
+from kubeprio.apiserver.servicewrites import ServiceWrites
+from kubeprio.client.protocol import DeleteRequest, PatchType
+
+T = TypeVar("T")
+
+
+def _target(obj: Any) -> str:
+    """The object a controller's update names (``apiserver.controllerwebhooks``' identity)."""
+    return f"{type(obj).__name__}\0{obj.metadata.namespace}\0{obj.metadata.name}"
+
+
+class ServiceClientWrites(ServiceWrites):
+    """The ``Client`` protocol's write verbs."""
+
+    def create(self, obj: T, *, dry_run: bool = False) -> T:
+        """Create an object."""
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            return deferred.run(
+                f"create\0{obj!r}\0{dry_run}",
+                lambda: cast(T, self.create_object(obj, dry_run=dry_run).obj),
+            )
+        return cast(T, self.create_object(obj, dry_run=dry_run).obj)
+
+    def update(self, obj: T, *, dry_run: bool = False) -> T:
+        """Replace an object."""
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            return deferred.run(
+                f"update\0{_target(obj)}\0{dry_run}",
+                lambda: cast(T, self.update_object(obj, dry_run=dry_run).obj),
+            )
+        return cast(T, self.update_object(obj, dry_run=dry_run).obj)
+
+    def update_status(self, obj: T) -> T:
+        """Replace an object's status."""
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            return deferred.run(
+                f"status\0{_target(obj)}",
+                lambda: cast(T, self.update_object(obj, subresource="status").obj),
+            )
+        return cast(T, self.update_object(obj, subresource="status").obj)
+
+    def patch(
+        self,
+        kind: type[T],
+        name: str,
+        patch: object,
+        *,
+        namespace: str | None = None,
+        patch_type: PatchType = PatchType.MERGE_PATCH,
+        subresource: str | None = None,
+    ) -> T:
+        """Patch an object or its status."""
+
+        def attempt() -> T:
+            result = self.patch_object(
+                kind,
+                name,
+                patch,
+                namespace=namespace,
+                patch_type=patch_type,
+                subresource=subresource or "",
+            )
+            return cast(T, result.obj)
+
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            identity = f"patch\0{kind.__name__}\0{namespace}\0{name}\0{subresource}"
+            return deferred.run(identity, attempt)
+        return attempt()
+
+    def delete(
+        self,
+        kind: type[T],
+        name: str,
+        namespace: str | None = None,
+        *,
+        options: DeleteRequest | None = None,
+    ) -> T:
+        """Delete an object."""
+        deferred = self.controller_writes
+        if deferred is not None and deferred.applies():
+            return deferred.run(
+                f"delete\0{kind.__name__}\0{namespace}\0{name}",
+                lambda: cast(T, self.delete_object(kind, name, namespace, options=options)),
+            )
+        return cast(T, self.delete_object(kind, name, namespace, options=options))

@@ -1,0 +1,131 @@
+"""A controller's write waiting on a slow admission webhook holds up nothing else.
+
+On a real cluster kube-controller-manager is its own process: a ReplicaSet's pod create
+that reaches a slow validating webhook blocks that controller's worker, and the API
+server goes on answering everyone else. kubeprio's controllers share ``kubeprio serve``'s
+event loop, so the create is deferred (``apiserver.controllerwebhooks``): the review is
+posted off the loop, the ReplicaSet requeues its key and its retry, once the answer is
+in, creates the pod with it. A real HTTPS webhook (``tests.e2e.webhookserver``,
+``/sleep/SECONDS/PATH`` answers late) and the real kubectl (v1.32) against a live server.
+
+Upstream rules checked:
+
+* ``pkg/controller/replicaset/replica_set.go`` ``manageReplicas``/``slowStartBatch``: the
+  Deployment's ReplicaSet creates its pods through the webhook, each exactly once, with
+  no ``FailedCreate`` event (the create was not refused, only slow);
+* ``registry/rest/create.go`` ``BeforeCreate`` and ``webhook/validating/dispatcher.go``:
+  each pod is reviewed once, with the ``uid`` it is stored with;
+* while the webhook thinks, ``kubectl get`` is answered well within its delay.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e.serving import (
+    CLIENT_SOCKET_WARNINGS,
+    ServeProcess,
+    eventually,
+    needs_kubectl,
+    new_namespace,
+    running,
+)
+from tests.e2e.webhookserver import WebhookServer
+
+pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
+
+DELAY = 4.0
+"""Seconds the webhook thinks before it allows a pod."""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    with running(tmp_path_factory, "serve-controller-webhooks", ["--nodes", "1"]) as server:
+        yield server
+
+
+def _configuration(name: str, url: str, ca: str, namespace: str) -> str:
+    hook: dict[str, Any] = {
+        "name": "slow.kubeprio.test",
+        "clientConfig": {"url": url, "caBundle": ca},
+        "rules": [
+            {
+                "operations": ["CREATE"],
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "resources": ["pods"],
+            }
+        ],
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+        "timeoutSeconds": 10,
+    }
+    return json.dumps(
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": name},
+            "webhooks": [hook],
+        }
+    )
+
+
+def _reviews(webhook: WebhookServer, path: str, ns: str) -> list[dict[str, Any]]:
+    return [
+        review["request"]
+        for seen, review in webhook.reviews
+        if seen.partition("?")[0] == path and review["request"].get("namespace") == ns
+    ]
+
+
+def _pods(served: ServeProcess, ns: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = served.json("get", "pods", "-n", ns)["items"]
+    return items
+
+
+def test_a_replicaset_creating_pods_through_a_slow_webhook_blocks_no_one(served, webhook):
+    ns = new_namespace(served, "ctrl-wh")
+    path = f"/sleep/{DELAY:g}/allow-{ns}"
+    served.ok(
+        "create",
+        "-f",
+        "-",
+        stdin=_configuration(f"slow-{ns}", webhook.url(path), webhook.ca_bundle, ns),
+    )
+    served.ok("create", "deployment", "web", "--image=nginx", "--replicas=3", "-n", ns)
+
+    # The ReplicaSet's first create is waiting on the webhook: the server answers anyway.
+    eventually(lambda: _reviews(webhook, path, ns), timeout=15)
+    started = time.monotonic()
+    listed = served.kubectl("get", "pods", "-n", ns, "-o", "name")
+    latency = time.monotonic() - started
+    still_waiting = not [seen for seen in webhook.answered if seen.startswith(path + "?")]
+    assert listed.returncode == 0
+    assert latency < DELAY / 2, f"kubectl get took {latency:.2f}s while the webhook thought"
+    if still_waiting:
+        assert listed.stdout.strip() == ""  # nothing is created before its answer
+
+    # The answers come in; the pods appear, each created once.
+    eventually(lambda: len(_pods(served, ns)) == 3, timeout=40)
+    time.sleep(DELAY + 1)  # a duplicate create would have had time to land
+    pods = _pods(served, ns)
+    assert len(pods) == 3
+    reviews = _reviews(webhook, path, ns)
+    assert sorted(r["object"]["metadata"]["uid"] for r in reviews) == sorted(
+        p["metadata"]["uid"] for p in pods
+    )
+    assert sorted(r["object"]["metadata"]["name"] for r in reviews) == sorted(
+        p["metadata"]["name"] for p in pods
+    )
+    rs = served.json("get", "replicasets", "-n", ns)["items"]
+    assert [r["status"].get("replicas") for r in rs] == [3]
+    events = served.json("get", "events", "-n", ns)["items"]
+    assert not [e for e in events if e["reason"] == "FailedCreate"]
+    created = [e for e in events if e["reason"] == "SuccessfulCreate"]
+    assert len(created) == 3
