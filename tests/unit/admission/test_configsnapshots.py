@@ -100,11 +100,11 @@ def test_the_webhook_wait_check_sees_a_configuration_come_and_go() -> None:
     waits = WebhookWaits(_Service(store))  # type: ignore[arg-type]
     try:
         key = ObjectKey("mutatingwebhookconfigurations", "", "hooks")
-        assert not waits._configured()
+        assert not waits.configured()
         store.create(key, _configuration("hooks", "pods"))
-        assert waits._configured()
-        assert waits._configured()
+        assert waits.configured()
+        assert waits.configured()
         store.delete(key)
-        assert not waits._configured()
+        assert not waits.configured()
     finally:
         waits.close()
