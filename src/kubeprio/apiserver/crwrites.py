@@ -56,6 +56,7 @@ from kubeprio.apiserver.restdecoding import (
 from kubeprio.apiserver.restmessages import Reply, RestRequest
 from kubeprio.apiserver.scale import patched_scale
 from kubeprio.apiserver.service import ApiService
+from kubeprio.apiserver.strategy import kept_on_update
 from kubeprio.clock import Clock
 from kubeprio.store.errors import KeyExistsError, KeyNotFoundError, RevisionConflictError
 from kubeprio.store.interface import object_revision
@@ -191,14 +192,7 @@ class CustomResourceWrites(CustomResourceReads):
                 new_body.pop("status", None)
                 if "status" in old_body:
                     new_body["status"] = old_body["status"]
-            metadata = evolve(
-                obj.metadata,
-                uid=obj.metadata.uid or old.metadata.uid,
-                creation_timestamp=old.metadata.creation_timestamp,
-                deletion_timestamp=old.metadata.deletion_timestamp,
-                deletion_grace_period_seconds=old.metadata.deletion_grace_period_seconds,
-                generation=old.metadata.generation,
-            )
+            metadata = kept_on_update(obj.metadata, old.metadata)
             ignored = ("status",) if found.has_status else ()
             if {k: v for k, v in new_body.items() if k not in ignored} != {
                 k: v for k, v in old_body.items() if k not in ignored

@@ -312,6 +312,22 @@ def _backfill_qos_class(status: PodStatus | None, old: PodStatus | None) -> PodS
     return evolve(status or PodStatus(), qos_class=stored)
 
 
+def kept_on_update(new: ObjectMeta, old: ObjectMeta) -> ObjectMeta:
+    """The metadata an update may not change, taken from the stored object (upstream
+    ``rest.BeforeUpdate``): the uid when the writer sent none (a different one fails
+    validation, as ``metadata.uid`` is immutable, which guards against updating a
+    recreated object), the creation and deletion marks, and the generation, which the
+    strategy bumps itself when the spec changes."""
+    return evolve(
+        new,
+        uid=new.uid or old.uid,
+        creation_timestamp=old.creation_timestamp,
+        deletion_timestamp=old.deletion_timestamp,
+        deletion_grace_period_seconds=old.deletion_grace_period_seconds,
+        generation=old.generation,
+    )
+
+
 def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -> Any:
     """Carry system fields over from ``old`` and keep each side of the spec/status split."""
     if isinstance(new, CertificateSigningRequest) and subresource in ("status", "approval"):
@@ -331,16 +347,7 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
         return drop_non_ephemeral_container_updates(new, old)
     if isinstance(new, StatefulSet):
         new = evolve(new, spec=drop_max_unavailable(new.spec, old.spec))
-    metadata = evolve(
-        new.metadata,
-        # rest.BeforeUpdate fills a missing uid; a different one fails validation
-        # (metadata.uid is immutable), which guards against updating a recreated object.
-        uid=new.metadata.uid or old.metadata.uid,
-        creation_timestamp=old.metadata.creation_timestamp,
-        deletion_timestamp=old.metadata.deletion_timestamp,
-        deletion_grace_period_seconds=old.metadata.deletion_grace_period_seconds,
-        generation=old.metadata.generation,
-    )
+    metadata = kept_on_update(new.metadata, old.metadata)
     if isinstance(new, GENERATION_KINDS) and _spec_of(new) != _spec_of(old):
         metadata = evolve(metadata, generation=(old.metadata.generation or 0) + 1)
     changes: dict[str, Any] = {"metadata": metadata}
