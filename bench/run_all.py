@@ -26,8 +26,14 @@ MEDIAN_KEYS = (
     "event_flush_s",
     "decision_p50_us",
     "decision_p99_us",
+    "attempt_p50_us",
+    "attempt_p99_us",
     "preemption_decision_p50_us",
     "preemption_decision_p99_us",
+    "preemption_attempt_p50_us",
+    "preemption_attempt_p99_us",
+    "preemption_evaluation_p50_us",
+    "preemption_evaluation_p99_us",
     "preemption_search_p50_us",
     "preemption_search_p99_us",
     "preemptions_per_s",
@@ -45,7 +51,9 @@ def main() -> int:
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    summary = {}
+    # A run of some workloads keeps the others' figures from the last full set.
+    summary_path = out / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     for workload in args.workloads:
         runs = []
         for _ in range(args.repeat):
@@ -64,7 +72,7 @@ def main() -> int:
         }
         summary[workload] = {"runs": len(runs), **medians}
         print(json.dumps({"workload": workload, **summary[workload]}), flush=True)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    summary_path.write_text(json.dumps(summary, indent=2) + "\n")
     return 0
 
 
