@@ -89,18 +89,6 @@ class HintEvaluator:
             self._by_event[event] = cached
         return cached
 
-    def hints_for(self, event: ClusterEvent) -> tuple[HintEntry, ...]:
-        """The registrations ``event`` matches."""
-        return self.interest(event).hints
-
-    def interested_plugins(self, event: ClusterEvent) -> frozenset[str]:
-        """Plugins that registered an event ``event`` matches."""
-        return self.interest(event).plugins
-
-    def is_event_of_interest(self, event: ClusterEvent) -> bool:
-        """Upstream ``isEventOfInterest``: a wildcard, or some plugin registered a match."""
-        return self.interest(event).of_interest
-
     def gate_ignores(self, qpi: QueuedPodInfo, event: ClusterEvent) -> bool:
         """Whether ``qpi`` is gated by a PreEnqueue plugin that did not register ``event``."""
         if not qpi.gating_plugin:
