@@ -49,7 +49,7 @@ from kubeprio.admission.chain import AdmissionOutcome, AdmissionRequest, Listers
 from kubeprio.admission.operationoptions import operation_options
 from kubeprio.admission.policyauthorizer import PolicyAuthorizer
 from kubeprio.admission.policyevaluation import DEFAULT_REASON, Decision, validate
-from kubeprio.admission.policyindex import PolicyIndexSource
+from kubeprio.admission.policyindex import PolicyIndex, PolicyIndexSource
 from kubeprio.api import errors, kinds
 from kubeprio.api.admissionpolicy import (
     AUDIT,
@@ -173,9 +173,10 @@ class ValidatingAdmissionPolicyPlugin:
         self._listers = listers
         self._index = PolicyIndexSource()
         self._authorize: PolicyAuthorizer = authorize or policyauthorizer.allow_all
-        # The policies as last listed, with the lister's generation then: an unchanged
-        # set is not listed again (client.versionedlister).
+        # The policies as last listed and their index, with the lister's generation then:
+        # an unchanged set is neither listed nor signed again (client.versionedlister).
         self._policies: list[ValidatingAdmissionPolicy] = []
+        self._policy_index = PolicyIndex(())
         self._policies_generation = -1
 
     def _params(
@@ -213,40 +214,30 @@ class ValidatingAdmissionPolicyPlugin:
             )
         return params
 
-    def _current_policies(self) -> list[ValidatingAdmissionPolicy]:
+    def _candidates(self, operation: Operation, info: kinds.ResourceInfo) -> frozenset[str]:
+        """The policies whose rules may name ``operation`` on ``info`` (none for the
+        exempt admission-configuration resources; admission.policyindex)."""
+        if info.group == GROUP and info.plural in _EXEMPT_RESOURCES:
+            return frozenset()
         lister = self._listers.validating_admission_policies
         generation = lister.generation()
         if generation != self._policies_generation:
             self._policies = lister.list()
+            self._policy_index = self._index.index(self._policies)
             self._policies_generation = generation
-        return self._policies
+        return self._policy_index.candidates(operation.value, info.group, info.plural)
 
     def may_act(self, operation: Operation, info: kinds.ResourceInfo) -> bool:
         """Whether a policy's rules name ``operation`` on ``info`` (if not, ``validate``
-        returns at once: the same three checks)."""
-        if info.group == GROUP and info.plural in _EXEMPT_RESOURCES:
-            return False
-        policies = self._current_policies()
-        if not policies:
-            return False
-        return bool(
-            self._index.index(policies).candidates(operation.value, info.group, info.plural)
-        )
+        returns at once)."""
+        return bool(self._candidates(operation, info))
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
         """Evaluate every matching policy and binding; raise on the first denial."""
-        if request.resource.group == GROUP and request.resource.plural in _EXEMPT_RESOURCES:
-            return
-        policies = self._current_policies()
-        if not policies:
-            return
-        info = request.resource
-        candidates = self._index.index(policies).candidates(
-            request.operation.value, info.group, info.plural
-        )
+        candidates = self._candidates(request.operation, request.resource)
         if not candidates:
-            # No policy's rules name this operation on this resource (admission.policyindex).
             return
+        policies = self._policies
         bindings: defaultdict[str, list[ValidatingAdmissionPolicyBinding]] = defaultdict(list)
         for binding in self._listers.validating_admission_policy_bindings.list():
             if binding.spec is not None and binding.spec.policy_name:
