@@ -170,19 +170,32 @@ class _ReinvokeState:
         self.previously_invoked = set()
 
 
+class _IndexSource(Protocol):
+    """Where a plugin reads the index of its kind of configuration (``_Source``)."""
+
+    def index(self) -> WebhookIndex: ...
+
+
 class _WebhookPlugin:
-    """What the two plugins share: the listers, the client and one call with its
-    failure policy."""
+    """What the two plugins share: the listers, the client, their configurations' index
+    and one call with its failure policy."""
 
     def __init__(
         self,
         listers: WebhookListers,
         client: WebhookClient,
+        source: _IndexSource,
         authorize: PolicyAuthorizer | None = None,
     ) -> None:
         self._listers = listers
         self._client = client
+        self._source = source
         self._authorize: PolicyAuthorizer = authorize or policyauthorizer.allow_all
+
+    def may_act(self, info: ResourceInfo) -> bool:
+        """Whether a configured webhook's rules name ``info`` (if not, the plugin returns
+        at once without a call)."""
+        return bool(self._candidates_of(self._source.index(), info))
 
     def _namespace(self, name: str) -> Namespace | None:
         return self._listers.namespaces.get(name)
@@ -263,13 +276,9 @@ class MutatingWebhookPlugin(_WebhookPlugin):
         client: WebhookClient,
         authorize: PolicyAuthorizer | None = None,
     ) -> None:
-        super().__init__(listers, client, authorize)
-        self._source = _Source(listers.mutating_webhook_configurations)
-
-    def may_act(self, info: ResourceInfo) -> bool:
-        """Whether a configured webhook's rules name ``info`` (if not, ``admit`` returns the
-        object untouched without a call)."""
-        return bool(self._candidates_of(self._source.index(), info))
+        super().__init__(
+            listers, client, _Source(listers.mutating_webhook_configurations), authorize
+        )
 
     def admit(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
         """Call the matching mutating webhooks in order; return the patched object."""
@@ -357,13 +366,9 @@ class ValidatingWebhookPlugin(_WebhookPlugin):
         client: WebhookClient,
         authorize: PolicyAuthorizer | None = None,
     ) -> None:
-        super().__init__(listers, client, authorize)
-        self._source = _Source(listers.validating_webhook_configurations)
-
-    def may_act(self, info: ResourceInfo) -> bool:
-        """Whether a configured webhook's rules name ``info`` (if not, ``validate`` calls
-        nothing)."""
-        return bool(self._candidates_of(self._source.index(), info))
+        super().__init__(
+            listers, client, _Source(listers.validating_webhook_configurations), authorize
+        )
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
         """Call each matching webhook; raise the first refusal or failure in order. Under
