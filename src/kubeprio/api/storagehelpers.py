@@ -32,6 +32,7 @@ from kubeprio.api.persistentvolume import (
     volume_class,
     volume_phase,
 )
+from kubeprio.api.quantity import Quantity
 
 ANN_BIND_COMPLETED: Final = "pv.kubernetes.io/bind-completed"
 """``AnnBindCompleted``: the claim's binding finished (value irrelevant; "yes")."""
@@ -141,11 +142,16 @@ def has_scheduling_volumes(pod: Pod) -> bool:
     )
 
 
-def claim_request(claim: PersistentVolumeClaim) -> int:
-    """``spec.resources.requests.storage`` in nano-units (0 when unset), for comparing."""
+def claim_storage_request(claim: PersistentVolumeClaim) -> Quantity | None:
+    """``spec.resources.requests.storage``, or None when the claim asks for no size."""
     resources = claim.spec.resources if claim.spec else None
     requests = resources.requests if resources else None
-    value = (requests or {}).get(STORAGE)
+    return (requests or {}).get(STORAGE)
+
+
+def claim_request(claim: PersistentVolumeClaim) -> int:
+    """``spec.resources.requests.storage`` in nano-units (0 when unset), for comparing."""
+    value = claim_storage_request(claim)
     return value.nanos if value is not None else 0
 
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from kubeprio.api import selectors
+from kubeprio.api import selectors, storagehelpers
 from kubeprio.api.core import Node
 from kubeprio.api.csi import CSIDriver
-from kubeprio.api.persistentvolume import STORAGE, PersistentVolumeClaim
+from kubeprio.api.persistentvolume import PersistentVolumeClaim
 from kubeprio.api.quantity import Quantity
 from kubeprio.api.storagecapacity import CSIStorageCapacity
 from kubeprio.client.informer import Informer
@@ -54,11 +54,10 @@ def capacity_sufficient(capacity: CSIStorageCapacity, size_in_bytes: int) -> boo
     return limit is not None and limit.value() >= size_in_bytes
 
 
-def claim_storage_request(claim: PersistentVolumeClaim) -> Quantity | None:
-    """``spec.resources.requests.storage``, or None when the claim asks for no size."""
-    resources = claim.spec.resources if claim.spec else None
-    requests = resources.requests if resources else None
-    return (requests or {}).get(STORAGE)
+def tracks_capacity(driver: CSIDriver | None) -> bool:
+    """Whether a CSIDriver opted into capacity tracking (``spec.storageCapacity``)."""
+    spec = driver.spec if driver is not None else None
+    return spec is not None and spec.storage_capacity is True
 
 
 class CapacityCheck:
@@ -77,15 +76,13 @@ class CapacityCheck:
 
     def driver_tracks_capacity(self, provisioner: str) -> bool:
         """Whether the provisioner is a CSIDriver that opted into capacity tracking."""
-        driver = self.drivers.get(provisioner)
-        spec = driver.spec if driver is not None else None
-        return spec is not None and spec.storage_capacity is True
+        return tracks_capacity(self.drivers.get(provisioner))
 
     def has_enough_capacity(
         self, provisioner: str, claim: PersistentVolumeClaim, class_name: str, node: Node
     ) -> bool:
         """Upstream ``hasEnoughCapacity``."""
-        quantity = claim_storage_request(claim)
+        quantity = storagehelpers.claim_storage_request(claim)
         if quantity is None:
             return True
         if not self.driver_tracks_capacity(provisioner):

@@ -26,7 +26,7 @@ from kubeprio.api.csi import MIGRATED_PLUGINS_ANNOTATION, CSIDriver, CSINode
 from kubeprio.api.storagecapacity import CSIStorageCapacity
 from kubeprio.scheduler import framework
 from kubeprio.scheduler.events import QueueingHint
-from kubeprio.scheduler.plugins.capacitycheck import volume_limit
+from kubeprio.scheduler.plugins.capacitycheck import tracks_capacity, volume_limit
 
 _QUEUE: Final = QueueingHint.QUEUE
 _SKIP: Final = QueueingHint.QUEUE_SKIP
@@ -55,10 +55,6 @@ def _inline_csi_drivers(pod: framework.PodInfo) -> Iterator[str]:
             yield str(source.get("driver") or "")
 
 
-def _tracks_capacity(driver: CSIDriver) -> bool:
-    return driver.spec is not None and driver.spec.storage_capacity is True
-
-
 def after_csi_driver_change(
     pod: framework.PodInfo, old: object | None, new: object | None
 ) -> QueueingHint:
@@ -67,7 +63,7 @@ def after_csi_driver_change(
         return _QUEUE
     name = new.metadata.name or ""
     for driver in _inline_csi_drivers(pod):
-        if driver == name and _tracks_capacity(old) and not _tracks_capacity(new):
+        if driver == name and tracks_capacity(old) and not tracks_capacity(new):
             return _QUEUE
     return _SKIP
 

@@ -97,15 +97,14 @@ class VolumeBinder:
         claims: Informer[PersistentVolumeClaim],
         volumes: Informer[PersistentVolume],
         classes: Informer[StorageClass],
-        capacity: CapacityCheck | None = None,
+        capacity: CapacityCheck,
     ) -> None:
         self.client = client
         self.claims = AssumeCache(claims)
         self.volumes = AssumeCache(volumes)
         self.classes = classes
         self.capacity = capacity
-        """Upstream's ``CapacityCheck`` (CSIDriver and CSIStorageCapacity listers); None
-        when the scheduler has no such informers, which skips the check."""
+        """Upstream's ``CapacityCheck`` (CSIDriver and CSIStorageCapacity listers)."""
 
     # --- PreFilter ------------------------------------------------------------------------
 
@@ -235,10 +234,7 @@ class VolumeBinder:
                 return False, True
             if not _matches_topology(storage_class, node):
                 return False, True
-            capacity = self.capacity
-            if capacity is not None and not capacity.has_enough_capacity(
-                provisioner, claim, name, node
-            ):
+            if not self.capacity.has_enough_capacity(provisioner, claim, name, node):
                 return True, False
             provisions.append(claim)
         result.dynamic_provisions = provisions
