@@ -141,12 +141,17 @@ def scale_of(document: JsonDict, paths: CustomResourceSubresourceScale) -> tuple
     )
 
 
-def read_scale(document: JsonDict, paths: CustomResourceSubresourceScale) -> Scale:
-    """``ScaleREST.Get``: the Scale, or a 500 when spec replicas are absent or mistyped."""
+def _stored_scale(document: JsonDict, paths: CustomResourceSubresourceScale) -> tuple[Scale, bool]:
+    """``scale_of`` on a stored object: a mistyped path is the server's fault (a 500)."""
     try:
-        scale, found = scale_of(document, paths)
+        return scale_of(document, paths)
     except ScalePathError as exc:
         raise errors.internal_error(str(exc)) from None
+
+
+def read_scale(document: JsonDict, paths: CustomResourceSubresourceScale) -> Scale:
+    """``ScaleREST.Get``: the Scale, or a 500 when spec replicas are absent or mistyped."""
+    scale, found = _stored_scale(document, paths)
     if not found:
         raise errors.internal_error(
             f'the spec replicas field "{paths.spec_replicas_path}" does not exist'
@@ -156,10 +161,7 @@ def read_scale(document: JsonDict, paths: CustomResourceSubresourceScale) -> Sca
 
 def scale_to_patch(document: JsonDict, paths: CustomResourceSubresourceScale) -> Scale:
     """The Scale a PATCH applies to: replicas ``UNSET_REPLICAS`` when the object has none."""
-    try:
-        scale, found = scale_of(document, paths)
-    except ScalePathError as exc:
-        raise errors.internal_error(str(exc)) from None
+    scale, found = _stored_scale(document, paths)
     if not found:
         scale = Scale(
             metadata=scale.metadata, spec=ScaleSpec(replicas=UNSET_REPLICAS), status=scale.status
