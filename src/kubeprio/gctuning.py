@@ -36,3 +36,16 @@ def tuned_for_throughput() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*previous)
+
+
+@contextlib.contextmanager
+def frozen_until_exit() -> Iterator[None]:
+    """Collect, then leave every object alive now out of later collections until the
+    block ends (``gc.freeze``): a benchmark's set-up is the old state of a long-running
+    process, which full collections would rarely walk."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

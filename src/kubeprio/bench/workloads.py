@@ -20,12 +20,12 @@ measured on the wall clock.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import random
 import time
 from collections.abc import Callable
 from typing import Any, Final
 
+from kubeprio import gctuning
 from kubeprio.admission.defaults import default_chain
 from kubeprio.api.core import (
     Container,
@@ -169,15 +169,17 @@ class Cluster:
         """
         self.clock.time = max(self.clock.time, time.perf_counter() - self._wall_origin)
         self.scheduler.pump()
-        t0 = time.perf_counter()
-        if self.scheduler.run_once():
-            self.last_attempt_s = time.perf_counter() - t0
+        if self._attempt():
             return True
         wakeup = self.scheduler.next_wakeup()
         if wakeup is None:
             return False
         self.clock.time = max(self.clock.time, wakeup)
         self.scheduler.pump()
+        return self._attempt()
+
+    def _attempt(self) -> bool:
+        """``run_once``, timed into ``last_attempt_s``."""
         t0 = time.perf_counter()
         worked = self.scheduler.run_once()
         self.last_attempt_s = time.perf_counter() - t0
@@ -228,19 +230,17 @@ def run_unschedulable(shape: Shape) -> dict[str, Any]:
     cluster.scheduler.pump()
     searches = _time_post_filter(cluster)
     latencies: list[float] = []
-    gc.collect()
-    gc.freeze()  # as in _measure
-    start = time.perf_counter()
-    attempts = 0
-    while attempts < shape.pods:
-        t0 = time.perf_counter()
-        if not cluster.scheduler.run_once():
-            break
-        latencies.append(time.perf_counter() - t0)
-        attempts += 1
-        cluster.scheduler.pump()
-    elapsed = time.perf_counter() - start
-    gc.unfreeze()
+    with gctuning.frozen_until_exit():  # as in _measure
+        start = time.perf_counter()
+        attempts = 0
+        while attempts < shape.pods:
+            t0 = time.perf_counter()
+            if not cluster.scheduler.run_once():
+                break
+            latencies.append(time.perf_counter() - t0)
+            attempts += 1
+            cluster.scheduler.pump()
+        elapsed = time.perf_counter() - start
     return {
         "workload": "unschedulable",
         "nodes": shape.nodes,
@@ -327,37 +327,35 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
     attempts_s: list[float] = []
     preemption_attempts_s: list[float] = []
     before = scheduler.scheduled
-    gc.collect()
     # The clock starts after the set-up's garbage is collected: that pause is not a
     # scheduling cost (it was counted in the first window until this was fixed). The
     # set-up's objects are then left out of later collections, as the state of a
     # long-running scheduler is old (a full collection walking it landed in the
     # measured window: 0.4 s of preemption-basic's 6.5 s).
-    gc.freeze()
-    sampler = ThroughputSampler()
-    flushing = 0.0
-    while scheduler.scheduled - before < target:
-        preempted = scheduler.preemptions
-        attempts = scheduler.scheduled + scheduler.failed_attempts
-        t0 = time.perf_counter()
-        worked = cluster.step()
-        elapsed = time.perf_counter() - t0
-        if not worked:
-            break
-        if scheduler.scheduled + scheduler.failed_attempts == attempts:
-            # The scheduler had no pod ready and wrote deferred events: not a decision.
-            flushing += elapsed
-            continue
-        latencies.append(elapsed)
-        attempts_s.append(cluster.last_attempt_s)
-        if scheduler.preemptions != preempted:
-            preemption_latencies.append(elapsed)
-            preemption_attempts_s.append(cluster.last_attempt_s)
-            preemption_evaluations.append(evaluations[-1])
-        done = scheduler.scheduled - before
-        if done > sampler.total:
-            sampler.count(done - sampler.total)
-    gc.unfreeze()
+    with gctuning.frozen_until_exit():
+        sampler = ThroughputSampler()
+        flushing = 0.0
+        while scheduler.scheduled - before < target:
+            preempted = scheduler.preemptions
+            attempts = scheduler.scheduled + scheduler.failed_attempts
+            t0 = time.perf_counter()
+            worked = cluster.step()
+            elapsed = time.perf_counter() - t0
+            if not worked:
+                break
+            if scheduler.scheduled + scheduler.failed_attempts == attempts:
+                # The scheduler had no pod ready and wrote deferred events: not a decision.
+                flushing += elapsed
+                continue
+            latencies.append(elapsed)
+            attempts_s.append(cluster.last_attempt_s)
+            if scheduler.preemptions != preempted:
+                preemption_latencies.append(elapsed)
+                preemption_attempts_s.append(cluster.last_attempt_s)
+                preemption_evaluations.append(evaluations[-1])
+            done = scheduler.scheduled - before
+            if done > sampler.total:
+                sampler.count(done - sampler.total)
     result: dict[str, Any] = {"workload": name, "nodes": shape.nodes, "pods": target}
     result.update(sampler.finish())
     result.update(
