@@ -15,6 +15,7 @@ components call these methods on an ``ApiService``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from kubeprio.apiserver.servicewrites import ServiceWrites
@@ -23,43 +24,47 @@ from kubeprio.client.protocol import DeleteRequest, PatchType
 T = TypeVar("T")
 
 
+def _named(kind_name: str, namespace: str | None, name: str | None) -> str:
+    """The object a controller's update, patch or delete names
+    (``apiserver.controllerwebhooks``' identity)."""
+    return f"{kind_name}\0{namespace}\0{name}"
+
+
 def _target(obj: Any) -> str:
-    """The object a controller's update names (``apiserver.controllerwebhooks``' identity)."""
-    return f"{type(obj).__name__}\0{obj.metadata.namespace}\0{obj.metadata.name}"
+    return _named(type(obj).__name__, obj.metadata.namespace, obj.metadata.name)
 
 
 class ServiceClientWrites(ServiceWrites):
     """The ``Client`` protocol's write verbs."""
 
-    def create(self, obj: T, *, dry_run: bool = False) -> T:
-        """Create an object."""
+    def _written(self, identity: Callable[[], str], attempt: Callable[[], T]) -> T:
+        """``attempt`` as a controller's retryable write when one is running (its identity
+        is only worked out then), else as one plain call."""
         deferred = self.controller_writes
         if deferred is not None and deferred.applies():
-            return deferred.run(
-                f"create\0{obj!r}\0{dry_run}",
-                lambda: cast(T, self.create_object(obj, dry_run=dry_run).obj),
-            )
-        return cast(T, self.create_object(obj, dry_run=dry_run).obj)
+            return deferred.run(identity(), attempt)
+        return attempt()
+
+    def create(self, obj: T, *, dry_run: bool = False) -> T:
+        """Create an object."""
+        return self._written(
+            lambda: f"create\0{obj!r}\0{dry_run}",
+            lambda: cast(T, self.create_object(obj, dry_run=dry_run).obj),
+        )
 
     def update(self, obj: T, *, dry_run: bool = False) -> T:
         """Replace an object."""
-        deferred = self.controller_writes
-        if deferred is not None and deferred.applies():
-            return deferred.run(
-                f"update\0{_target(obj)}\0{dry_run}",
-                lambda: cast(T, self.update_object(obj, dry_run=dry_run).obj),
-            )
-        return cast(T, self.update_object(obj, dry_run=dry_run).obj)
+        return self._written(
+            lambda: f"update\0{_target(obj)}\0{dry_run}",
+            lambda: cast(T, self.update_object(obj, dry_run=dry_run).obj),
+        )
 
     def update_status(self, obj: T) -> T:
         """Replace an object's status."""
-        deferred = self.controller_writes
-        if deferred is not None and deferred.applies():
-            return deferred.run(
-                f"status\0{_target(obj)}",
-                lambda: cast(T, self.update_object(obj, subresource="status").obj),
-            )
-        return cast(T, self.update_object(obj, subresource="status").obj)
+        return self._written(
+            lambda: f"status\0{_target(obj)}",
+            lambda: cast(T, self.update_object(obj, subresource="status").obj),
+        )
 
     def patch(
         self,
@@ -84,11 +89,9 @@ class ServiceClientWrites(ServiceWrites):
             )
             return cast(T, result.obj)
 
-        deferred = self.controller_writes
-        if deferred is not None and deferred.applies():
-            identity = f"patch\0{kind.__name__}\0{namespace}\0{name}\0{subresource}"
-            return deferred.run(identity, attempt)
-        return attempt()
+        return self._written(
+            lambda: f"patch\0{_named(kind.__name__, namespace, name)}\0{subresource}", attempt
+        )
 
     def delete(
         self,
@@ -99,10 +102,7 @@ class ServiceClientWrites(ServiceWrites):
         options: DeleteRequest | None = None,
     ) -> T:
         """Delete an object."""
-        deferred = self.controller_writes
-        if deferred is not None and deferred.applies():
-            return deferred.run(
-                f"delete\0{kind.__name__}\0{namespace}\0{name}",
-                lambda: cast(T, self.delete_object(kind, name, namespace, options=options)),
-            )
-        return cast(T, self.delete_object(kind, name, namespace, options=options))
+        return self._written(
+            lambda: f"delete\0{_named(kind.__name__, namespace, name)}",
+            lambda: cast(T, self.delete_object(kind, name, namespace, options=options)),
+        )
