@@ -46,7 +46,7 @@ from kubeprio.admission.webhookdeferral import (
     PendingCallsError,
 )
 from kubeprio.apiserver.servicecore import ServiceCore
-from kubeprio.apiserver.webhookwaits import WebhookWaits, WritePins
+from kubeprio.apiserver.webhookwaits import WebhookWaits, WritePins, attempt_with
 from kubeprio.client.writepending import RETRYABLE_WRITES, WritePendingError
 
 R = TypeVar("R")
@@ -111,11 +111,8 @@ class ControllerWebhookWrites:
             return attempt()
         self._open_stretch(loop)
         write = self._claim(identity, attempt)
-        token = ACTIVE_BOOK.set(write.book)
-        outer = write.pins.apply()
         try:
-            write.book.begin_attempt()
-            result = cast(R, write.attempt())
+            result = cast(R, attempt_with(write.book, write.pins, write.attempt))
         except PendingCallsError as deferred:
             calls = deferred.calls
         except BaseException:
@@ -124,10 +121,6 @@ class ControllerWebhookWrites:
         else:
             self._finish(identity, write)
             return result
-        finally:
-            write.pins.restore(outer)
-            ACTIVE_BOOK.reset(token)
-        write.book.rounds += 1
         write.answered_at = None
         for call in calls:
             if call.key not in write.in_flight:

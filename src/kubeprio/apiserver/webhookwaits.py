@@ -101,6 +101,23 @@ class WritePins:
             generator.setstate(state)
 
 
+def attempt_with(book: AnswerBook, pins: WritePins, attempt: Callable[[], R]) -> R:
+    """One attempt of a write with the answers in ``book`` and its pinned streams and
+    clock. Raises ``PendingCallsError`` (a round counted) when it needs answers that are
+    not in yet; the HTTP wait and the controllers' retries both run attempts this way."""
+    token = ACTIVE_BOOK.set(book)
+    outer = pins.apply()
+    try:
+        book.begin_attempt()
+        return attempt()
+    except PendingCallsError:
+        book.rounds += 1
+        raise
+    finally:
+        pins.restore(outer)
+        ACTIVE_BOOK.reset(token)
+
+
 class WebhookWaits:
     """Runs writes so that their webhook calls wait off the event loop."""
 
@@ -142,17 +159,10 @@ class WebhookWaits:
         book = AnswerBook(self._service.store.current_revision)
         pins = self.pins()
         while True:
-            token = ACTIVE_BOOK.set(book)
-            outer = pins.apply()
             try:
-                book.begin_attempt()
-                return attempt()
+                return attempt_with(book, pins, attempt)
             except PendingCallsError as deferred:
                 calls = deferred.calls
-            finally:
-                pins.restore(outer)
-                ACTIVE_BOOK.reset(token)
-            book.rounds += 1
             await asyncio.gather(*(self._settle(book, call) for call in calls))
 
     async def _settle(self, book: AnswerBook, call: PendingCall) -> None:
