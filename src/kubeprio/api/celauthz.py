@@ -32,7 +32,6 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from cel_expr_python import cel
-from google.protobuf import message_factory
 
 from kubeprio.api import celauthztypes, celenv, celtypes
 from kubeprio.api.celformat import name_rules
@@ -47,15 +46,11 @@ RESOURCE_CHECK_TYPE: Final[Any] = cel.Type(celauthztypes.RESOURCE_CHECK_NAME)
 DECISION_TYPE: Final[Any] = cel.Type(celauthztypes.DECISION_NAME)
 
 
-def _message_class(name: str) -> Any:
-    return message_factory.GetMessageClass(celtypes.POOL.FindMessageTypeByName(name))
-
-
-_AUTHORIZER: Final[Any] = _message_class(celauthztypes.AUTHORIZER_NAME)
-_PATH_CHECK: Final[Any] = _message_class(celauthztypes.PATH_CHECK_NAME)
-_GROUP_CHECK: Final[Any] = _message_class(celauthztypes.GROUP_CHECK_NAME)
-_RESOURCE_CHECK: Final[Any] = _message_class(celauthztypes.RESOURCE_CHECK_NAME)
-_DECISION: Final[Any] = _message_class(celauthztypes.DECISION_NAME)
+_AUTHORIZER: Final[Any] = celtypes.message_class(celauthztypes.AUTHORIZER_NAME)
+_PATH_CHECK: Final[Any] = celtypes.message_class(celauthztypes.PATH_CHECK_NAME)
+_GROUP_CHECK: Final[Any] = celtypes.message_class(celauthztypes.GROUP_CHECK_NAME)
+_RESOURCE_CHECK: Final[Any] = celtypes.message_class(celauthztypes.RESOURCE_CHECK_NAME)
+_DECISION: Final[Any] = celtypes.message_class(celauthztypes.DECISION_NAME)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from cel_expr_python import cel
 
-from kubeprio.api import celtypes, goparseurl
+from kubeprio.api import celenv, celtypes, goparseurl
 from kubeprio.api.celcheckedast import OptionalResult
 from kubeprio.api.labelvalidation import validate_label_key, validate_label_value
 
@@ -138,7 +138,7 @@ def _named(name: str) -> Any:
 def _errors(named: Any, text: str) -> list[str]:
     validator = VALIDATORS.get(celtypes.carried(named))
     if validator is None:
-        raise ValueError("no such overload")
+        raise ValueError(celenv.NO_SUCH_OVERLOAD)
     return validator(text)
 
 

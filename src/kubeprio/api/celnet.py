@@ -111,7 +111,7 @@ def _contains_ip_string(cidr: Any, text: str) -> bool:
     try:
         addr = _parse_ip(text)
     except ValueError:
-        raise ValueError("no such overload") from None
+        raise ValueError(celenv.NO_SUCH_OVERLOAD) from None
     return _prefix(cidr).contains(addr)
 
 

@@ -70,15 +70,16 @@ POOL: Final = _pool()
 """The descriptor pool every Kubernetes CEL environment is built with."""
 
 
-def _message_class(name: str) -> Any:
+def message_class(name: str) -> Any:
+    """The generated class of a message type in ``POOL``."""
     return message_factory.GetMessageClass(POOL.FindMessageTypeByName(name))
 
 
-_QUANTITY_CLASS: Final[Any] = _message_class(QUANTITY_NAME)
-_URL_CLASS: Final[Any] = _message_class(URL_NAME)
-_NAMED_FORMAT_CLASS: Final[Any] = _message_class(NAMED_FORMAT_NAME)
-_IP_CLASS: Final[Any] = _message_class(IP_NAME)
-_CIDR_CLASS: Final[Any] = _message_class(CIDR_NAME)
+_QUANTITY_CLASS: Final[Any] = message_class(QUANTITY_NAME)
+_URL_CLASS: Final[Any] = message_class(URL_NAME)
+_NAMED_FORMAT_CLASS: Final[Any] = message_class(NAMED_FORMAT_NAME)
+_IP_CLASS: Final[Any] = message_class(IP_NAME)
+_CIDR_CLASS: Final[Any] = message_class(CIDR_NAME)
 
 QUANTITY: Final[Any] = cel.Type(QUANTITY_NAME)
 URL: Final[Any] = cel.Type(URL_NAME)
