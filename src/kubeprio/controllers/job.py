@@ -412,28 +412,25 @@ class JobController(Controller):
         """``deleteJobPods``/``deleteActivePods``: graceful deletes; how many succeeded."""
         deleted = 0
         pending: WritePendingError | None = None
+        job_key = object_key(job)
         for pod in pods:
             if remove_finalizers and not self._remove_finalizer(pod):
                 continue
             try:
                 self.client.delete(Pod, pod.metadata.name or "", pod.metadata.namespace)
-            except WritePendingError as exc:
-                # Waiting on a webhook (client.writepending): not deleted yet.
-                self.expectations.deletion_observed(object_key(job), object_key(pod))
-                pending = exc
-                continue
-            except errors.NotFoundError:
+            except (WritePendingError, errors.StatusError) as exc:
                 # Upstream lowers the expectations on any failed delete, "because the
-                # informer won't observe this deletion"; a missing pod still counts as
-                # removed.
-                self.expectations.deletion_observed(object_key(job), object_key(pod))
-                deleted += 1
-                continue
-            except errors.StatusError as exc:
-                self.expectations.deletion_observed(object_key(job), object_key(pod))
-                self.recorder.event(
-                    job, record.EVENT_TYPE_WARNING, "FailedDelete", f"Error deleting: {exc}"
-                )
+                # informer won't observe this deletion"; so does a delete waiting on a
+                # webhook (client.writepending), which is not done yet.
+                self.expectations.deletion_observed(job_key, object_key(pod))
+                if isinstance(exc, WritePendingError):
+                    pending = exc
+                elif isinstance(exc, errors.NotFoundError):
+                    deleted += 1  # a missing pod still counts as removed
+                else:
+                    self.recorder.event(
+                        job, record.EVENT_TYPE_WARNING, "FailedDelete", f"Error deleting: {exc}"
+                    )
                 continue
             deleted += 1
             self.recorder.event(
