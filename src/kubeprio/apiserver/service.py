@@ -28,7 +28,13 @@ import builtins
 import random
 from typing import Any, cast
 
-from kubeprio.admission.chain import AdmissionChain, UserInfo
+from kubeprio.admission.chain import (
+    AdmissionChain,
+    AdmissionOutcome,
+    AdmissionRequest,
+    Operation,
+    UserInfo,
+)
 from kubeprio.api import errors, kinds, selectors, validation
 from kubeprio.api.apps import Scale
 from kubeprio.api.coordination import NODE_LEASE_NAMESPACE
@@ -131,15 +137,40 @@ class ApiService(ServiceClientWrites):
         )
         return WriteResult(scale.scale_of(result.obj), result.warnings)
 
-    def bind(self, binding: Binding) -> None:
+    def bind(self, binding: Binding, *, user: UserInfo | None = None) -> None:
+        """``pods/binding`` (see ``bind_object``); a controller's bind (the scheduler's)
+        that waits on an admission webhook is retried (``apiserver.controllerwebhooks``)."""
+        meta = binding.metadata
+        target = binding.target.name if binding.target else ""
+        self._written(
+            lambda: f"bind\0{meta.namespace}\0{meta.name}\0{meta.uid}\0{target}",
+            lambda: self.bind_object(binding, user=user),
+        )
+
+    def bind_object(self, binding: Binding, *, user: UserInfo | None = None) -> None:
         """``pods/binding``: set ``spec.nodeName`` and the PodScheduled condition.
 
         Mirrors ``BindingREST.Create``/``setPodNodeAndMetadata``
-        (``pkg/registry/core/pod/storage/storage.go``): the binding's uid and
-        resourceVersion are preconditions; a pod being deleted, already bound, or
-        still gated cannot be bound (409 on ``pods/binding``); the binding's
-        annotations are copied onto the pod.
+        (``pkg/registry/core/pod/storage/storage.go``): the Binding is admitted as a
+        CREATE of ``pods/binding`` (the create handler's mutating admission, then
+        ``ValidatePodBinding``, then ``createValidation``: webhooks and policies naming
+        ``pods/binding`` see it); the binding's uid and resourceVersion are
+        preconditions; a pod being deleted, already bound, or still gated cannot be
+        bound (409 on ``pods/binding``); the binding's annotations are copied onto the
+        pod.
         """
+        request = AdmissionRequest(
+            Operation.CREATE,
+            kinds.for_model(Pod),
+            binding,
+            None,
+            binding.metadata.namespace or "",
+            binding.metadata.name or "",
+            subresource="binding",
+            user=user,
+        )
+        outcome = AdmissionOutcome()
+        binding = cast(Binding, self.admission.mutate(request, outcome))
         name = binding.metadata.name or ""
         namespace = binding.metadata.namespace or ""
         found = validation.core.validate_binding(binding)
@@ -157,6 +188,7 @@ class ApiService(ServiceClientWrites):
             # Only the legacy ``bindings`` collection can get here without a pod name;
             # upstream's key function refuses it.
             raise errors.bad_request("Name parameter required.")
+        self.admission.validate(evolve(request, obj=binding), outcome)
         node_name = binding.target.name if binding.target else ""
         info = kinds.for_model(Pod)
         key = self._key(info, name, namespace)
