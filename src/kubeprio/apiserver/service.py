@@ -115,8 +115,13 @@ class ApiService(ServiceClientWrites):
         return scale.scale_of(self.get(kind, name, namespace))
 
     def update_scale(self, kind: type[Any], new_scale: Scale) -> Scale:
-        """PUT ``<kind>/scale`` (the ``Client`` protocol's verb)."""
-        return cast(Scale, self.update_scale_object(kind, new_scale).obj)
+        """PUT ``<kind>/scale`` (the ``Client`` protocol's verb; the HPA's write, retried
+        when it waits on an admission webhook: ``apiserver.controllerwebhooks``)."""
+        meta = new_scale.metadata
+        return self._written(
+            lambda: f"scale\0{kind.__name__}\0{meta.namespace}\0{meta.name}",
+            lambda: cast(Scale, self.update_scale_object(kind, new_scale).obj),
+        )
 
     def update_scale_object(
         self,

@@ -65,11 +65,14 @@ class AnsweredRetry:
         self.retried = 0
         """Retries run once their answers were in."""
 
-    def run(self, key: Hashable, write: Callable[[], None]) -> bool:
+    def run(
+        self, key: Hashable, write: Callable[[], None], *, again: Callable[[], None] | None = None
+    ) -> bool:
         """Run ``write``; True when it ran to its end, False when it waits on webhook
-        answers (it runs again once they are in) or an earlier ``write`` of ``key`` still
-        waits (the blocked call of upstream's goroutine, which nobody starts twice).
-        ``write`` handles its own API errors; anything it raises propagates."""
+        answers (``again``, by default ``write`` itself, runs once they are in) or an
+        earlier write of ``key`` still waits (the blocked call of upstream's goroutine,
+        which nobody starts twice). ``write`` handles its own API errors; anything else
+        it raises propagates."""
         if key in self._waiting:
             return False
         try:
@@ -77,7 +80,7 @@ class AnsweredRetry:
         except WritePendingError as pending:
             self._waiting.add(key)
             self.parked += 1
-            pending.when_answered(functools.partial(self._again, key, write))
+            pending.when_answered(functools.partial(self._again, key, again or write))
             return False
         return True
 
@@ -92,7 +95,7 @@ class AnsweredRetry:
         self._waiting.discard(key)
         self.retried += 1
         try:
-            self.run(key, write)
+            self.run(key, write, again=write)
         except KubeprioError as exc:  # refused: logged, as upstream's goroutine logs it
             LOG.warning("%s: a write retried after its webhook answers failed: %s", self.owner, exc)
         except Exception:  # the answering task must go on with its other listeners
