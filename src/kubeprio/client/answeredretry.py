@@ -26,7 +26,7 @@ import logging
 from collections.abc import Callable, Hashable
 from typing import Final, TypeVar
 
-from kubeprio.client.writepending import RETRYABLE_WRITES, WritePendingError
+from kubeprio.client.writepending import RETRYABLE_WRITES, WRITE_SCOPE, WritePendingError
 from kubeprio.errors import KubeprioError
 
 LOG: Final = logging.getLogger("kubeprio.client")
@@ -35,11 +35,14 @@ T = TypeVar("T")
 
 
 def retryable(call: Callable[[], T]) -> T:
-    """``call()`` with its writes opted in to ``WritePendingError`` (it handles them)."""
+    """``call()`` with its writes opted in to ``WritePendingError`` (it handles them), as
+    one unit of work (``WRITE_SCOPE``: a write repeated in a later call is its retry)."""
     token = RETRYABLE_WRITES.set(True)
+    scope = WRITE_SCOPE.set(object())
     try:
         return call()
     finally:
+        WRITE_SCOPE.reset(scope)
         RETRYABLE_WRITES.reset(token)
 
 
