@@ -50,16 +50,19 @@ from tests.unit.apiserver.test_webhookwaits import (
 )
 
 
-def rule_hook(name: str, path: str, resource: str, *operations: str) -> dict[str, Any]:
+def rule_hook(
+    name: str, path: str, resource: str, *operations: str, group: str = ""
+) -> dict[str, Any]:
+    resources = [resource] if group == "" else [resource, f"{resource}/*"]
     return {
         "name": name,
         "clientConfig": {"url": f"https://hooks.example.com{path}"},
         "rules": [
             {
                 "operations": list(operations),
-                "apiGroups": [""],
+                "apiGroups": [group],
                 "apiVersions": ["v1"],
-                "resources": [resource],
+                "resources": resources,
             }
         ],
         "sideEffects": "None",
