@@ -369,7 +369,7 @@ class FastPath:
         from the cache when the shape has a ``key``, else computed afresh."""
         if key is None:
             kinds = self._plain_kinds(pod, load)
-            return kinds, bool((kinds < 0).any())
+            return kinds, bool(np.count_nonzero(kinds < 0))
         entry = self._kinds_entry(key, load)
         return entry.kinds[: self.table.size].copy(), entry.fitted
 
@@ -414,7 +414,8 @@ class FastPath:
             cache.table_version[rows] = table.version[rows]
             if load_version is not None:
                 cache.load_version[rows] = load_version[rows]
-        cache.fitted = bool((cache.kinds[:n] < 0).any())
+        # count_nonzero: ndarray.any goes through a Python-level wrapper.
+        cache.fitted = bool(np.count_nonzero(cache.kinds[:n] < 0))
         return cache
 
     def score(self, pod: PodInfo, rows: IntArray) -> IntArray:
