@@ -112,6 +112,13 @@ def potential_rows(filtered: NodeToStatus, table: NodeTable) -> IntArray:
     statuses = filtered.statuses
     absent_helps = filtered.absent.code is Code.UNSCHEDULABLE
     if isinstance(statuses, RowStatuses) and len(statuses.kinds) == n:
+        present = statuses.present()  # computed once per failure (the message reads it)
+        if (absent_helps or sum(rows for _, rows in present) == n) and all(
+            statuses.palette[kind].code is Code.UNSCHEDULABLE for kind, _ in present
+        ):
+            # Every row's failure is one preemption may resolve (the usual "Insufficient
+            # cpu" everywhere): no per-row codes to gather.
+            return np.arange(n, dtype=np.int64)
         codes = statuses.codes()
         if absent_helps:
             codes = np.where(codes < 0, int(Code.UNSCHEDULABLE), codes)
