@@ -57,6 +57,8 @@ class Load:
     version: IntArray | None = None
     """For the load of every nominated pod: the ``NominatedLoad``'s per-row versions
     (callers cache per-row results against them); None for a load made for one pod."""
+    changes: RowChanges | None = None
+    """With ``version``: the log of the rows those versions were handed to."""
 
 
 class NominatedLoad:
@@ -218,6 +220,7 @@ class NominatedLoad:
                 totals[3, :n],
                 room=self._room[:, :n],
                 version=self.version[:n],
+                changes=self.changes,
             )
         return self._all_load
 
