@@ -57,7 +57,7 @@ class RestSubresources(RestWrites):
     def evict(self, request: RestRequest) -> Reply:
         """``pods/eviction``: 201 with a success Status, 429 when a PDB forbids it."""
         eviction, warnings = read_subresource(request, Eviction)
-        self.service.evict(eviction)
+        self.service.evict(eviction, user=request.user)
         return Reply(201, status.success_status(201), tuple(warnings))
 
     def create_token(self, request: RestRequest) -> Reply:

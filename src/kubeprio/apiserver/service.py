@@ -215,11 +215,14 @@ class ApiService(ServiceClientWrites):
                 continue
         raise errors.conflict("pods/binding", "", name)
 
-    def evict(self, eviction: Eviction) -> None:
+    def evict(self, eviction: Eviction, *, user: UserInfo | None = None) -> None:
         """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it.
 
         Mirrors ``EvictionREST.Create`` (``pkg/registry/core/pod/storage/eviction.go``):
 
+        * the Eviction is admitted as a CREATE of ``pods/eviction`` (the create handler's
+          mutating admission, then ``createValidation``), before the pod is read, so a
+          webhook or policy naming ``pods/eviction`` can refuse it;
         * pending, terminal and terminating pods ignore budgets and are deleted;
         * more than one matching budget answers 500 (unsupported);
         * a pod that is not Ready is deleted without touching its budget when the
@@ -233,9 +236,23 @@ class ApiService(ServiceClientWrites):
         The pod's delete is not admitted (upstream deletes it with
         ``rest.ValidateAllObjectFunc``): the eviction itself was.
         """
+        info = kinds.for_model(Pod)
+        request = AdmissionRequest(
+            Operation.CREATE,
+            info,
+            eviction,
+            None,
+            eviction.metadata.namespace or "",
+            eviction.metadata.name or "",
+            subresource="eviction",
+            user=user,
+            dry_run=bool(eviction.delete_options and eviction.delete_options.dry_run),
+        )
+        outcome = AdmissionOutcome()
+        eviction = cast(Eviction, self.admission.mutate(request, outcome))
+        self.admission.validate(evolve(request, obj=eviction), outcome)
         name = eviction.metadata.name or ""
         namespace = eviction.metadata.namespace or ""
-        info = kinds.for_model(Pod)
         pod: Pod = self._get_key(info, self._key(info, name, namespace))
         options = eviction_rules.delete_request(eviction)
         phase = pod.status.phase if pod.status else None
