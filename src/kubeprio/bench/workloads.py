@@ -71,7 +71,7 @@ DEFAULT_SHAPES: Final = {
     "scheduling-basic": Shape(5000, 1000, 10000),
     "preemption-basic": Shape(5000, 20000, 5000),
     # Upstream's Unschedulable/5kNodes/20kInit/10kPods measures 10,000 pods; with 200 (as
-    # until session 22) the p99 was the second-slowest search, one collector pause.
+    # before) the p99 was the second-slowest search: whichever one a collector pause hit.
     "unschedulable": Shape(5000, 20000, 10000),
     "preemption-async": Shape(5000, 20000, 5000),
     "scale-150k": Shape(5000, 0, 150000),
