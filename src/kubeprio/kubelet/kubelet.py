@@ -41,9 +41,9 @@ Must not import ``apiserver``, ``store`` or ``admission`` (import-linter enforce
 from __future__ import annotations
 
 import contextlib
+import functools
 import heapq
 import random
-from collections.abc import Callable
 from typing import Final
 
 from kubeprio.api import errors
@@ -55,15 +55,14 @@ from kubeprio.api.core import (
     NodeStatus,
     Pod,
     PodCondition,
-    PodStatus,
 )
 from kubeprio.api.meta import Preconditions
 from kubeprio.api.model import evolve
 from kubeprio.api.resources import PODS, ResourceAmounts, pod_requests
 from kubeprio.client import record
+from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client, DeleteRequest
-from kubeprio.client.statuswrite import write_status
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.kubelet import admission, containers, podips, registration, runtime, status
 from kubeprio.kubelet import node as node_status
@@ -73,8 +72,12 @@ from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT
 from kubeprio.kubelet.podrecord import Record, State
 from kubeprio.kubelet.pressure import PressureMonitor
 from kubeprio.kubelet.registration import register_node as register_node  # where serve finds it
+from kubeprio.kubelet.statusmanager import AfterWrite, PodStatusManager, StatusBuild
 
 COMPONENT: Final = "kubelet"
+FINAL_STATUS_ON_ITS_WAY: Final = float("inf")
+"""``_finished`` while a pod's final status waits on webhook answers: its events are
+ignored (it must not be admitted or adopted again) until the write is stored."""
 
 
 def _sort_key(pod: Pod) -> tuple[str, str, str]:
@@ -110,7 +113,7 @@ class Kubelet:
         self.node: Node | None = None
         self._records: dict[str, Record] = {}
         self._changed: dict[str, tuple[Pod, bool]] = {}
-        self._finished: dict[str, int] = {}
+        self._finished: dict[str, float] = {}
         self._timers: list[tuple[float, int, str]] = []
         self._timer_seq = 0
         self._used: dict[str, int] = {}
@@ -118,10 +121,14 @@ class Kubelet:
         self._ips = podips.PodIps(node_name)
         self._stamp_at = float("nan")
         self._stamp_text = ""
+        self.api_writes = AnsweredRetry(f"kubelet {node_name}")
+        """Writes waiting on webhook answers (``kubeprio serve``): see ``kubelet.statusmanager``."""
+        self.statuses = PodStatusManager(client, self.api_writes)
         self.pressure = PressureMonitor(
             client,
             node_name,
             self._recorder,
+            writes=self.api_writes,
             config=self.config.eviction,
             origin=clock.now(),
             system_memory_usage=self.config.system_memory_usage,
@@ -205,9 +212,13 @@ class Kubelet:
 
         The node lifecycle controller set them ``Unknown`` while this kubelet was silent;
         its next node status update (``setNodeStatus``) reports what it sees, with a fresh
-        heartbeat, and the ``NodeReady`` event when Ready comes back.
+        heartbeat, and the ``NodeReady`` event when Ready comes back. A write waiting on a
+        webhook is sent again once answered (a later resume meanwhile is not started
+        twice: upstream's node status loop runs one update at a time).
         """
-        now = self._clock.now()
+        self.api_writes.run(("node-status",), functools.partial(self._resume, self._clock.now()))
+
+    def _resume(self, now: float) -> None:
         try:
             latest = self._client.get(Node, self.node_name)
         except errors.StatusError:
@@ -299,15 +310,18 @@ class Kubelet:
         pod worker's ``SyncPod`` starts them after the regular ones): report them running.
         They hold no resources and change no condition; the pod's own run is unchanged."""
         pod = rec.pod
-        new = containers.unstarted_ephemeral(pod)
+        new = [
+            c for c in containers.unstarted_ephemeral(pod) if c.name not in rec.ephemeral_started
+        ]
         if not new:
             return
+        rec.ephemeral_started |= {c.name or "" for c in new}
         stamp = self._stamp(now)
-        stored = self._write_status(
-            pod, lambda p: containers.ephemeral_running_status(p, now=stamp)
+        self.statuses.set_status(
+            pod,
+            lambda p: containers.ephemeral_running_status(p, now=stamp),
+            functools.partial(self._refresh, rec),
         )
-        if stored is not None:
-            rec.pod = stored
         if self.config.container_events:
             containers.ephemeral_started_events(self._recorder, pod, new)
 
@@ -332,14 +346,13 @@ class Kubelet:
             )
         if not result.admit:
             self._recorder.event(pod, record.EVENT_TYPE_WARNING, result.reason, result.message)
-            stored = self._write_status(
+            stamp = self._stamp(now)
+            self._write_final_status(
                 pod,
                 lambda p: status.rejected_status(
-                    p, now=self._stamp(now), reason=result.reason, message=result.message
+                    p, now=stamp, reason=result.reason, message=result.message
                 ),
             )
-            if stored is not None:
-                self._finished[pod.metadata.uid or ""] = _revision(stored)
             return
         self._run(pod, now, requests, started_at=now, start_time=self._stamp(now))
 
@@ -380,14 +393,14 @@ class Kubelet:
         self._used_pods += 1
         self.pressure.hold(rec.script.stats, 1, now)
         host_ip = self._ips.host_ip
-        stored = self._write_status(
+        stamp = self._stamp(now)
+        self.statuses.set_status(
             pod,
             lambda p: status.running_status(
-                p, now=self._stamp(now), start_time=start_time, host_ip=host_ip, pod_ip=rec.pod_ip
+                p, now=stamp, start_time=start_time, host_ip=host_ip, pod_ip=rec.pod_ip
             ),
+            functools.partial(self._refresh, rec),
         )
-        if stored is not None:
-            rec.pod = stored
         if self.config.container_events:
             containers.started_events(self._recorder, pod)
         self._schedule(rec)
@@ -440,39 +453,32 @@ class Kubelet:
             # The eviction's status function forces Failed whatever the containers did.
             exit_code = exit_code or runtime.EXIT_CODE_SIGKILL
             reason, message = "Evicted", rec.evicted_message
-        stored = self._write_status(
+        stamp = self._stamp(now)
+        self._write_final_status(
             rec.pod,
             lambda p: status.terminal_status(
                 p,
-                now=self._stamp(now),
+                now=stamp,
                 start_time=rec.start_time,
                 exit_code=exit_code,
                 reason=reason,
                 message=message,
                 disruption=disruption,
             ),
+            delete_if_deleted=True,
         )
-        pod = stored or rec.pod
-        if stored is not None:
-            self._finished[rec.uid] = _revision(stored)
-        if pod.metadata.deletion_timestamp:
-            self._delete(pod)
         self._forget(rec)
 
     def _finish_unstarted(self, pod: Pod, now: float) -> None:
         """A pod deleted before it started: report it Failed and let it go."""
-        stored = self._write_status(
+        stamp = self._stamp(now)
+        self._write_final_status(
             pod,
             lambda p: status.terminal_status(
-                p,
-                now=self._stamp(now),
-                start_time=self._stamp(now),
-                exit_code=runtime.EXIT_CODE_SIGKILL,
+                p, now=stamp, start_time=stamp, exit_code=runtime.EXIT_CODE_SIGKILL
             ),
+            delete_always=True,
         )
-        if stored is not None:
-            self._finished[pod.metadata.uid or ""] = _revision(stored)
-        self._delete(stored or pod)
 
     def _clean_up_terminal(self, pod: Pod) -> None:
         """``HandlePodCleanups``: a terminal pod waiting out a grace period is deleted now."""
@@ -480,7 +486,14 @@ class Kubelet:
             self._delete(pod)
 
     def _delete(self, pod: Pod) -> None:
-        """The status manager's final delete: grace 0, preconditioned on the pod's UID."""
+        """The status manager's final delete: grace 0, preconditioned on the pod's UID.
+
+        One waiting on a webhook is sent again once answered (upstream's ``syncPod``
+        deletes from the status manager's goroutine); a repeat meanwhile is not started."""
+        uid = pod.metadata.uid or ""
+        self.api_writes.run(("delete", uid), functools.partial(self._delete_now, pod))
+
+    def _delete_now(self, pod: Pod) -> None:
         options = DeleteRequest(
             grace_period_seconds=0, preconditions=Preconditions(uid=pod.metadata.uid)
         )
@@ -523,17 +536,46 @@ class Kubelet:
 
     # --- status writes --------------------------------------------------------------------------
 
-    def _write_status(self, pod: Pod, build: Callable[[Pod], PodStatus]) -> Pod | None:
-        """Read the pod, apply ``build`` to its status, write it (retrying conflicts)."""
-        try:
-            return write_status(
-                self._client,
-                pod,
-                lambda current: evolve(current, status=build(current)),
-                read_first=True,
-            )
-        except errors.ConflictError:
-            return None
+    def _refresh(self, rec: Record, stored: Pod | None) -> None:
+        """Keep the pod as stored by a status write, unless an event brought a newer one."""
+        if stored is not None and _revision(stored) >= _revision(rec.pod):
+            rec.pod = stored
+
+    def _write_final_status(
+        self,
+        pod: Pod,
+        build: StatusBuild,
+        *,
+        delete_if_deleted: bool = False,
+        delete_always: bool = False,
+    ) -> None:
+        """Write a status after which the kubelet is done with the pod (rejected, or its
+        containers gone), then (``delete_*``) the final delete; upstream's status manager
+        deletes a pod being deleted once its terminal status is written (``syncPod``).
+        Until the status is stored, the pod's events are ignored (``_finished``)."""
+        uid = pod.metadata.uid or ""
+        self._finished[uid] = FINAL_STATUS_ON_ITS_WAY
+        after: AfterWrite = functools.partial(
+            self._final_status_stored, uid, pod, delete_if_deleted, delete_always
+        )
+        self.statuses.set_status(pod, build, after)
+
+    def _final_status_stored(
+        self,
+        uid: str,
+        pod: Pod,
+        delete_if_deleted: bool,
+        delete_always: bool,
+        stored: Pod | None,
+    ) -> None:
+        if stored is None:
+            if self._finished.get(uid) == FINAL_STATUS_ON_ITS_WAY:
+                del self._finished[uid]
+        elif uid in self._finished:  # (a deletion event meanwhile cleared it)
+            self._finished[uid] = _revision(stored)
+        latest = stored or pod
+        if delete_always or (delete_if_deleted and latest.metadata.deletion_timestamp):
+            self._delete(latest)
 
     # --- node-pressure eviction -------------------------------------------------------------------
 
@@ -573,12 +615,10 @@ class Kubelet:
             reason=status.REASON_TERMINATION_BY_KUBELET,
             message=message,
         )
-        stored = self._write_status(
+        stamp = self._stamp(now)
+        self.statuses.set_status(
             rec.pod,
-            lambda p: status.evicted_status(
-                p, now=self._stamp(now), message=message, disruption=disruption
-            ),
+            lambda p: status.evicted_status(p, now=stamp, message=message, disruption=disruption),
+            functools.partial(self._refresh, rec),
         )
-        if stored is not None:
-            rec.pod = stored
         self._terminate(rec, now, grace)

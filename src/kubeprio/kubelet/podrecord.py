@@ -9,7 +9,7 @@ stopping. The life cycle is drawn in ``kubelet.kubelet``'s docstring. Plain data
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from kubeprio.api.core import Pod
@@ -46,6 +46,8 @@ class Record:
     kill_at: float | None = None
     exit: runtime.Exit | None = None
     evicted_message: str | None = None
+    ephemeral_started: set[str] = field(default_factory=set)
+    """Ephemeral containers reported started (their status write may still wait)."""
 
     @property
     def uid(self) -> str:

@@ -14,18 +14,26 @@ After a pass it writes the ``MemoryPressure``/``DiskPressure`` node conditions w
 flip, with the events ``NodeHasInsufficientMemory`` & co., and records
 ``EvictionThresholdMet`` ("Attempting to reclaim memory") on the node. Choosing and
 killing the victim is the kubelet's (``Kubelet._evict``).
+
+A conditions write that waits on an admission webhook (``kubeprio serve``) does not hold
+the loop: it is sent again once answered (``client.answeredretry``), and if the
+conditions changed meanwhile, the latest are written after it, as upstream's node status
+loop writes what it sees at its next update.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from kubeprio.api import errors
 from kubeprio.api.core import Node, NodeStatus, Pod
 from kubeprio.api.model import evolve
 from kubeprio.api.resources import EPHEMERAL_STORAGE, MEMORY
 from kubeprio.client import record
+from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.protocol import Client
 from kubeprio.clock import rfc3339
 from kubeprio.kubelet import admission, node
@@ -37,6 +45,9 @@ from kubeprio.kubelet.evictionmanager import (
     PassResult,
     observe,
 )
+
+_CONDITIONS_WRITE: Final = ("node-conditions",)
+"""The ``AnsweredRetry`` key of the pressure conditions' write."""
 
 
 class PressureMonitor:
@@ -52,8 +63,12 @@ class PressureMonitor:
         origin: float,
         system_memory_usage: int = 0,
         system_disk_usage: int = 0,
+        writes: AnsweredRetry | None = None,
     ) -> None:
         self._client = client
+        self._writes = writes if writes is not None else AnsweredRetry(f"kubelet {node_name}")
+        self._later: tuple[tuple[str, ...], float] | None = None
+        """Conditions (and when) decided while a conditions write waits on webhooks."""
         self._node_name = node_name
         self._recorder = recorder
         self.config = config
@@ -123,7 +138,7 @@ class PressureMonitor:
         before = self.manager.node_conditions
         result = self.manager.synchronize(now, observe(self.node_usage(current)), candidates, stats)
         if before != result.node_conditions:
-            current = self._report(current, before, result, now) or current
+            current = self._report(current, result.node_conditions, now) or current
         if result.reclaiming is not None and current is not None:
             self._recorder.event(
                 current,
@@ -137,22 +152,43 @@ class PressureMonitor:
                     self.schedule(self.next_tick(due))
         return result, current
 
-    def _report(
-        self, current: Node | None, before: tuple[str, ...], result: PassResult, now: float
-    ) -> Node | None:
-        """Flip ``MemoryPressure``/``DiskPressure`` on the Node; one event per flip."""
+    def _report(self, current: Node | None, wanted: tuple[str, ...], now: float) -> Node | None:
+        """Flip ``MemoryPressure``/``DiskPressure`` on the Node; one event per flip. The
+        stored Node, or None (not written, or the write waits on webhook answers)."""
         if current is None:
             return None
+        if self._writes.waiting(_CONDITIONS_WRITE):
+            self._later = (wanted, now)
+            return None
+        return self._start_write(wanted, now)
+
+    def _start_write(self, wanted: tuple[str, ...], now: float) -> Node | None:
+        written: list[Node] = []
+        self._writes.run(
+            _CONDITIONS_WRITE,
+            functools.partial(self._write_conditions, wanted, now, written),
+            again=functools.partial(self._write_waited, wanted, now),
+        )
+        return written[0] if written else None
+
+    def _write_waited(self, wanted: tuple[str, ...], now: float) -> None:
+        """The write that waited, once answered; then what was decided meanwhile."""
+        self._write_conditions(wanted, now, [])
+        later, self._later = self._later, None
+        if later is not None and later[0] != wanted:
+            self._start_write(*later)
+
+    def _write_conditions(self, wanted: tuple[str, ...], now: float, written: list[Node]) -> None:
         try:
             latest = self._client.get(Node, self._node_name)
         except errors.NotFoundError:
-            return None
+            return
         conditions = latest.status.conditions if latest.status else None
         flips: list[tuple[str, bool]] = []
         for type_ in node.NODE_STATUS_EVENTS:
             if type_ == node.NODE_READY:
                 continue
-            value = type_ in result.node_conditions
+            value = type_ in wanted
             conditions, flipped = node.set_condition(conditions, type_, value, now=rfc3339(now))
             if flipped:
                 flips.append((type_, value))
@@ -160,7 +196,7 @@ class PressureMonitor:
         try:
             updated = self._client.update_status(evolve(latest, status=node_status))
         except errors.StatusError:
-            return None
+            return
         for type_, value in flips:
             reason = node.NODE_STATUS_EVENTS[type_][value]
             self._recorder.event(
@@ -169,4 +205,4 @@ class PressureMonitor:
                 reason,
                 f"Node {self._node_name} status is now: {reason}",
             )
-        return updated
+        written.append(updated)
