@@ -27,13 +27,20 @@ separate wake-ups of the serve loop, each of which costs more than the write its
 simulation keeps only the Leases of nodes whose kubelet can fail (``keeps_lease``: the
 ``kubeprio.io/fail-at`` annotation, ``kubelet.outage``), which the node lifecycle
 controller watches; the others would add 1.8 million writes per virtual hour on 5,000
-nodes and change nothing. A failed kubelet (``outages``) renews nothing until it is back. Driven like the other components
+nodes and change nothing. A failed kubelet (``outages``) renews nothing until it is back.
+
+A renewal (or creation) that waits on an admission webhook (``kubeprio serve``) does not
+hold the loop: it is sent again once answered (``client.answeredretry``: the API service
+replays it, one webhook call per review), and the renewals of that node due meanwhile
+are skipped, as upstream's lease controller, whose goroutine waits in its call, renews
+nothing else meanwhile. Driven like the other components
 (``run_once``/``next_wakeup``, through ``sim.drive.Due``); time comes from the injected
 clock.
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import logging
 import math
@@ -46,6 +53,7 @@ from kubeprio.api.coordination import NODE_LEASE_NAMESPACE, Lease, LeaseSpec
 from kubeprio.api.core import Node
 from kubeprio.api.meta import ObjectMeta, OwnerReference
 from kubeprio.api.model import evolve
+from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, rfc3339_micro
@@ -124,6 +132,8 @@ class NodeLeases:
         self._due: list[tuple[float, str, str, bool]] = []
         """(when, node name, node uid, first sync of that Node): a timer per running kubelet."""
         self.failures = 0
+        self.api_writes = AnsweredRetry("kubelet lease controller")
+        """Renewals waiting on webhook answers, by node name and uid."""
         nodes.add_handler(
             FuncHandler(
                 on_add=self._node_started,
@@ -170,7 +180,7 @@ class NodeLeases:
                 self._stopped.add(name)
                 continue
             due = True
-            self._sync(node, now)
+            self.api_writes.run((name, uid), functools.partial(self._sync, node, now))
             wait = self.renew_interval * (
                 self._rng.random() if first else 1.0 + JITTER_FACTOR * self._rng.random()
             )
