@@ -15,7 +15,9 @@ translation of in-tree volumes):
   assume caches, so the next pods' cycles see the volumes as taken;
 * ``bind_api_update`` writes them (a volume's ``claimRef``; a claim's
   ``volume.kubernetes.io/selected-node``) and ``check_bindings`` reports whether the PV
-  controller and the provisioner finished (``BindPodVolumes``' poll body).
+  controller and the provisioner finished (``BindPodVolumes``' poll body). A write that
+  waits on an admission webhook (``WritePendingError``) reverts nothing: the writes
+  done are counted in ``PodVolumes`` and the next call goes on from the one that waits.
 
 Reads through informers and the ``Client``; never blocks (the PreBind wait is the
 scheduler's, see ``VolumeBinding.pre_bind``). Must not import the scheduler's cycle.
@@ -40,6 +42,7 @@ from kubeprio.api.persistentvolume import (
 from kubeprio.api.storageclass import BINDING_WAIT_FOR_FIRST_CONSUMER, StorageClass
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.errors import KubeprioError
 from kubeprio.scheduler.plugins.assumecache import AssumeCache, version_of
 from kubeprio.scheduler.plugins.capacitycheck import CapacityCheck
@@ -81,6 +84,10 @@ class PodVolumes:
 
     static_bindings: list[tuple[PersistentVolumeClaim, PersistentVolume]]
     dynamic_provisions: list[PersistentVolumeClaim]
+    written_bindings: int = 0
+    """``static_bindings`` written so far (``bind_api_update`` goes on from there)."""
+    written_provisions: int = 0
+    """``dynamic_provisions`` written so far."""
 
 
 def _claim_key(claim: PersistentVolumeClaim) -> str:
@@ -286,20 +293,27 @@ class VolumeBinder:
 
     def bind_api_update(self, volumes: PodVolumes) -> None:
         """``bindAPIUpdate``: write the volumes' claimRefs and the claims' selected node
-        (raises the API error; unwritten assumptions are reverted)."""
-        done_bindings = done_provisions = 0
+        (raises the API error; unwritten assumptions are reverted). A write waiting on
+        webhook answers raises ``WritePendingError`` and reverts nothing: call again to
+        go on from it (the writes done are not sent twice)."""
         try:
-            for i, (claim, volume) in enumerate(volumes.static_bindings):
+            while volumes.written_bindings < len(volumes.static_bindings):
+                i = volumes.written_bindings
+                claim, volume = volumes.static_bindings[i]
                 volumes.static_bindings[i] = (claim, self.client.update(volume))
-                done_bindings += 1
-            for i, claim in enumerate(volumes.dynamic_provisions):
-                volumes.dynamic_provisions[i] = self.client.update(claim)
-                done_provisions += 1
-        finally:
-            for _claim, volume in volumes.static_bindings[done_bindings:]:
+                volumes.written_bindings += 1
+            while volumes.written_provisions < len(volumes.dynamic_provisions):
+                i = volumes.written_provisions
+                volumes.dynamic_provisions[i] = self.client.update(volumes.dynamic_provisions[i])
+                volumes.written_provisions += 1
+        except WritePendingError:
+            raise  # still assumed, as while upstream's binding goroutine waits on the call
+        except BaseException:
+            for _claim, volume in volumes.static_bindings[volumes.written_bindings :]:
                 self.volumes.restore(volume.metadata.name or "")
-            for claim in volumes.dynamic_provisions[done_provisions:]:
+            for claim in volumes.dynamic_provisions[volumes.written_provisions :]:
                 self.claims.restore(claim.metadata.name or "", claim.metadata.namespace)
+            raise
 
     def check_bindings(self, pod: Pod, node: Node | None, volumes: PodVolumes) -> bool:
         """``checkBindings``: True once every claim is fully bound; raises ``BinderError``

@@ -17,7 +17,12 @@ Mirrors ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go`` (v1.
   (every second, ``bindTimeoutSeconds``, 600 by default); kubeprio's scheduler is not
   blocked: PreBind returns ``Code.WAIT`` and the scheduler calls it again a second later
   (``Scheduler`` parks the assumed pod meanwhile), until it is bound, fails, or times out
-  with ``binding volumes: context deadline exceeded``.
+  with ``binding volumes: context deadline exceeded``. A binding write that waits on an
+  admission webhook (``kubeprio serve``) is the same kind of wait: PreBind answers
+  ``Code.WAIT`` with nothing reverted (the pod stays assumed, its volumes too), and the
+  next poll sends the write again (the API service replays it once answered: one
+  webhook call per review) and goes on with the rest; upstream's goroutine blocks in
+  that call, then polls. A refusal is PreBind's error, as upstream.
 * Score: off (``VolumeCapacityPriority`` is alpha and disabled in v1.32).
 
 Its registered events (storage class, claim and volume add/update; node add and label
@@ -35,6 +40,8 @@ from kubeprio.api import errors, storagehelpers
 from kubeprio.api.core import Node
 from kubeprio.api.persistentvolume import PersistentVolumeClaim
 from kubeprio.api.storageclass import StorageClass
+from kubeprio.client.answeredretry import retryable
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.clock import Clock
 from kubeprio.scheduler import framework
 from kubeprio.scheduler.events import (
@@ -229,7 +236,9 @@ class VolumeBinding:
             return framework.error(f'no pod volumes found for node "{node_name}"')
         if data.deadline is None:
             try:
-                self.binder.bind_api_update(volumes)
+                retryable(lambda: self.binder.bind_api_update(volumes))
+            except WritePendingError:
+                return framework.Status(framework.Code.WAIT)
             except errors.StatusError as exc:
                 return framework.error(str(exc))
             data.deadline = self.clock.now() + self.bind_timeout
