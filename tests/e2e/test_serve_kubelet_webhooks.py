@@ -1,0 +1,118 @@
+"""The kubelet's pod status write waiting on a slow admission webhook holds up nothing else.
+
+On a real node the kubelet's status manager writes each pod's status from a goroutine of
+its own (``pkg/kubelet/status/status_manager.go`` ``syncPod``), so a slow validating
+webhook on ``pods/status`` delays that write only. kubeprio's simulated kubelets share
+``kubeprio serve``'s event loop: the write is parked (``kubelet.statusmanager``,
+``client.answeredretry``) and the API service replays it once the answer is in
+(``apiserver.controllerwebhooks``). A real HTTPS webhook (``tests.e2e.webhookserver``,
+``/sleep/SECONDS/PATH`` answers late) and the real kubectl (v1.32) against a live server.
+
+Upstream rules checked:
+
+* the webhook sees an UPDATE of ``pods/status`` with the Running status, once;
+* while it thinks, ``kubectl get`` is answered well within its delay and the pod is not
+  Running; after the answer it turns Running, written once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e.serving import (
+    CLIENT_SOCKET_WARNINGS,
+    ServeProcess,
+    eventually,
+    needs_kubectl,
+    new_namespace,
+    running,
+)
+from tests.e2e.webhookserver import WebhookServer
+
+pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
+
+DELAY = 4.0
+"""Seconds the webhook thinks before it allows a status write."""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    with running(tmp_path_factory, "serve-kubelet-webhooks", ["--nodes", "1"]) as server:
+        yield server
+
+
+def _configuration(name: str, url: str, ca: str, namespace: str) -> str:
+    hook: dict[str, Any] = {
+        "name": "slow-status.kubeprio.test",
+        "clientConfig": {"url": url, "caBundle": ca},
+        "rules": [
+            {
+                "operations": ["UPDATE"],
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "resources": ["pods/status"],
+            }
+        ],
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+        "timeoutSeconds": 10,
+    }
+    return json.dumps(
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": name},
+            "webhooks": [hook],
+        }
+    )
+
+
+def _reviews(webhook: WebhookServer, path: str, ns: str) -> list[dict[str, Any]]:
+    return [
+        review["request"]
+        for seen, review in webhook.reviews
+        if seen.partition("?")[0] == path and review["request"].get("namespace") == ns
+    ]
+
+
+def _phase(served: ServeProcess, ns: str) -> str:
+    pod = served.json("get", "pod", "web", "-n", ns)
+    return str(pod.get("status", {}).get("phase") or "")
+
+
+def test_a_status_write_through_a_slow_webhook_blocks_no_one_and_is_written_once(served, webhook):
+    ns = new_namespace(served, "status-wh")
+    path = f"/sleep/{DELAY:g}/allow-{ns}"
+    served.ok(
+        "create",
+        "-f",
+        "-",
+        stdin=_configuration(f"slow-status-{ns}", webhook.url(path), webhook.ca_bundle, ns),
+    )
+    served.ok("run", "web", "--image=nginx", "-n", ns)
+
+    # The kubelet's Running status waits on the webhook: the server answers anyway.
+    eventually(lambda: _reviews(webhook, path, ns), timeout=15)
+    started = time.monotonic()
+    listed = served.kubectl("get", "pods", "-n", ns, "-o", "wide")
+    latency = time.monotonic() - started
+    still_waiting = not [seen for seen in webhook.answered if seen.startswith(path + "?")]
+    assert listed.returncode == 0
+    assert latency < DELAY / 2, f"kubectl get took {latency:.2f}s while the webhook thought"
+    if still_waiting:
+        assert _phase(served, ns) != "Running"
+
+    # The answer comes in: the pod turns Running, written once.
+    eventually(lambda: _phase(served, ns) == "Running", timeout=30)
+    time.sleep(DELAY + 1)  # a second write (and its review) would have had time to land
+    [review] = _reviews(webhook, path, ns)
+    assert review["operation"] == "UPDATE"
+    assert review["subResource"] == "status"
+    assert review["object"]["status"]["phase"] == "Running"
+    assert _phase(served, ns) == "Running"
