@@ -18,9 +18,9 @@ import asyncio
 import random
 from typing import Any
 
-from kubeprio.api import manifest
+from kubeprio.api import annotations, manifest
 from kubeprio.api.coordination import Lease
-from kubeprio.api.core import Node, Pod
+from kubeprio.api.core import Event, Node, Pod
 from kubeprio.api.persistentvolume import PersistentVolumeClaim
 from kubeprio.api.storagehelpers import ANN_SELECTED_NODE
 from kubeprio.client.informer import Informer
@@ -32,11 +32,11 @@ from tests.conftest import ManualClock
 from tests.unit.apiserver.test_componentwebhooks import Served, allow, rule_hook, served, until
 
 
-def _kubelet(env: Served, *pods: Pod) -> tuple[Kubelet, ManualClock]:
+def _kubelet(env: Served, *pods: Pod, memory: str = "4Gi") -> tuple[Kubelet, ManualClock]:
     api = env.api
     clock = api.clock
     assert isinstance(clock, ManualClock)
-    api.create(node("n1").allocatable(cpu="4", memory="4Gi", pods="10").build())
+    api.create(node("n1").allocatable(cpu="4", memory=memory, pods="10").build())
     kubelet = Kubelet(api, "n1", clock=clock, rng=random.Random(1))
     kubelet.start()
     for item in pods:
@@ -159,6 +159,48 @@ def test_a_lease_renewal_waiting_on_its_webhook_is_written_once_answered() -> No
     assert [lease.metadata.name for lease in api.list(Lease).items] == ["n1"]
     assert env.caller.paths() == ["/l"]
     assert env.writes.posted == 1
+
+
+def test_pressure_conditions_decided_while_their_write_waits_are_written_after_it() -> None:
+    """The node status update writes what the kubelet sees: ``MemoryPressure=True``
+    waits on its webhook while the pressure comes and goes; once answered, True is
+    written (the reviewed write), then False, each with its event, one review each."""
+    env = served({"/n": allow()}, rule_hook("n.example.com", "/n", "nodes/status", "UPDATE"))
+    hog = pod("hog").requests(memory="100Mi").annotate(annotations.USAGE, "memory=1000Mi")
+    kubelet, clock = _kubelet(env, hog.on("n1").build(), memory="1Gi")
+    at_start = len(env.caller.calls)  # the kubelet's start reported Ready (in place)
+    env.caller.release.clear()
+
+    def pressure() -> str | None:
+        current = env.api.get(Node, "n1")
+        conditions = (current.status.conditions if current.status else None) or ()
+        return next((c.status for c in conditions if c.type == "MemoryPressure"), None)
+
+    async def main() -> None:
+        kubelet.run_once()  # starts the hog; the first pass finds the node under pressure
+        assert kubelet.pressure.node_conditions == ("MemoryPressure",)
+        for _ in range(40):  # past the 5 min transition period after the hog is evicted
+            clock.advance(10)
+            kubelet.run_once()
+        assert "MemoryPressure" not in kubelet.pressure.node_conditions
+        assert pressure() != "True"
+        env.caller.release.set()
+        await until(lambda: len(kubelet.api_writes) == 0 and pressure() == "False")
+
+    asyncio.run(main())
+    env.waits.close()
+    reviewed = [
+        [c["status"] for c in r["object"]["status"]["conditions"] if c["type"] == "MemoryPressure"]
+        for _, r, _ in env.caller.calls[at_start:]
+    ]
+    assert reviewed == [["True"], ["False"]]
+    reasons = [
+        e.reason
+        for e in env.api.list(Event).items
+        if e.involved_object is not None and e.involved_object.kind == "Node"
+    ]
+    assert reasons.count("NodeHasInsufficientMemory") == 1
+    assert reasons.count("NodeHasSufficientMemory") == 1
 
 
 # --- the scheduler's VolumeBinding PreBind ----------------------------------------------------
