@@ -20,10 +20,8 @@ Upstream rules checked:
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -35,7 +33,10 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.webhookserver import WebhookServer
+from tests.e2e.webhookserver import (
+    namespaced_validating_configuration,
+    requests_in,
+)
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -47,41 +48,6 @@ DELAY = 4.0
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     with running(tmp_path_factory, "serve-binding-webhooks", ["--nodes", "1"]) as server:
         yield server
-
-
-def _configuration(name: str, url: str, ca: str, namespace: str) -> str:
-    hook: dict[str, Any] = {
-        "name": "slow-binding.kubeprio.test",
-        "clientConfig": {"url": url, "caBundle": ca},
-        "rules": [
-            {
-                "operations": ["CREATE"],
-                "apiGroups": [""],
-                "apiVersions": ["v1"],
-                "resources": ["pods/binding"],
-            }
-        ],
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-        "sideEffects": "None",
-        "admissionReviewVersions": ["v1"],
-        "timeoutSeconds": 10,
-    }
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingWebhookConfiguration",
-            "metadata": {"name": name},
-            "webhooks": [hook],
-        }
-    )
-
-
-def _reviews(webhook: WebhookServer, path: str, ns: str) -> list[dict[str, Any]]:
-    return [
-        review["request"]
-        for seen, review in webhook.reviews
-        if seen.partition("?")[0] == path and review["request"].get("namespace") == ns
-    ]
 
 
 def _node_of(served: ServeProcess, ns: str) -> str:
@@ -96,12 +62,19 @@ def test_a_bind_through_a_slow_webhook_blocks_no_one_and_binds_once(served, webh
         "create",
         "-f",
         "-",
-        stdin=_configuration(f"slow-bind-{ns}", webhook.url(path), webhook.ca_bundle, ns),
+        stdin=namespaced_validating_configuration(
+            f"slow-bind-{ns}",
+            "slow-binding.kubeprio.test",
+            webhook.url(path),
+            webhook.ca_bundle,
+            namespace=ns,
+            resource="pods/binding",
+        ),
     )
     served.ok("run", "web", "--image=nginx", "-n", ns)
 
     # The bind waits on the webhook: the server answers anyway, the pod is not bound yet.
-    eventually(lambda: _reviews(webhook, path, ns), timeout=15)
+    eventually(lambda: requests_in(webhook, path, ns), timeout=15)
     started = time.monotonic()
     listed = served.kubectl("get", "pods", "-n", ns, "-o", "wide")
     latency = time.monotonic() - started
@@ -114,7 +87,7 @@ def test_a_bind_through_a_slow_webhook_blocks_no_one_and_binds_once(served, webh
     # The answer comes in: the pod is bound, once.
     eventually(lambda: _node_of(served, ns) != "", timeout=30)
     time.sleep(DELAY + 1)  # a second bind (and its review) would have had time to land
-    [review] = _reviews(webhook, path, ns)
+    [review] = requests_in(webhook, path, ns)
     assert review["operation"] == "CREATE"
     assert review["subResource"] == "binding"
     assert review["kind"] == {"group": "", "version": "v1", "kind": "Binding"}
