@@ -17,10 +17,8 @@ Upstream rules checked:
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -32,7 +30,7 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.webhookserver import WebhookServer
+from tests.e2e.webhookserver import namespaced_validating_configuration, requests_in
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -44,41 +42,6 @@ DELAY = 4.0
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     with running(tmp_path_factory, "serve-kubelet-webhooks", ["--nodes", "1"]) as server:
         yield server
-
-
-def _configuration(name: str, url: str, ca: str, namespace: str) -> str:
-    hook: dict[str, Any] = {
-        "name": "slow-status.kubeprio.test",
-        "clientConfig": {"url": url, "caBundle": ca},
-        "rules": [
-            {
-                "operations": ["UPDATE"],
-                "apiGroups": [""],
-                "apiVersions": ["v1"],
-                "resources": ["pods/status"],
-            }
-        ],
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-        "sideEffects": "None",
-        "admissionReviewVersions": ["v1"],
-        "timeoutSeconds": 10,
-    }
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingWebhookConfiguration",
-            "metadata": {"name": name},
-            "webhooks": [hook],
-        }
-    )
-
-
-def _reviews(webhook: WebhookServer, path: str, ns: str) -> list[dict[str, Any]]:
-    return [
-        review["request"]
-        for seen, review in webhook.reviews
-        if seen.partition("?")[0] == path and review["request"].get("namespace") == ns
-    ]
 
 
 def _phase(served: ServeProcess, ns: str) -> str:
@@ -93,12 +56,20 @@ def test_a_status_write_through_a_slow_webhook_blocks_no_one_and_is_written_once
         "create",
         "-f",
         "-",
-        stdin=_configuration(f"slow-status-{ns}", webhook.url(path), webhook.ca_bundle, ns),
+        stdin=namespaced_validating_configuration(
+            f"slow-status-{ns}",
+            "slow-status.kubeprio.test",
+            webhook.url(path),
+            webhook.ca_bundle,
+            namespace=ns,
+            resource="pods/status",
+            operations=("UPDATE",),
+        ),
     )
     served.ok("run", "web", "--image=nginx", "-n", ns)
 
     # The kubelet's Running status waits on the webhook: the server answers anyway.
-    eventually(lambda: _reviews(webhook, path, ns), timeout=15)
+    eventually(lambda: requests_in(webhook, path, ns), timeout=15)
     started = time.monotonic()
     listed = served.kubectl("get", "pods", "-n", ns, "-o", "wide")
     latency = time.monotonic() - started
@@ -111,7 +82,7 @@ def test_a_status_write_through_a_slow_webhook_blocks_no_one_and_is_written_once
     # The answer comes in: the pod turns Running, written once.
     eventually(lambda: _phase(served, ns) == "Running", timeout=30)
     time.sleep(DELAY + 1)  # a second write (and its review) would have had time to land
-    [review] = _reviews(webhook, path, ns)
+    [review] = requests_in(webhook, path, ns)
     assert review["operation"] == "UPDATE"
     assert review["subResource"] == "status"
     assert review["object"]["status"]["phase"] == "Running"

@@ -227,16 +227,23 @@ class WebhookServer:
 
 
 def namespaced_validating_configuration(
-    name: str, hook_name: str, url: str, ca: str, *, namespace: str, resource: str
+    name: str,
+    hook_name: str,
+    url: str,
+    ca: str,
+    *,
+    namespace: str,
+    resource: str,
+    operations: tuple[str, ...] = ("CREATE",),
 ) -> str:
     """A ValidatingWebhookConfiguration (JSON, for ``kubectl apply -f -``) with one webhook
-    called on CREATE of ``resource`` (core/v1) in ``namespace`` only."""
+    called on ``operations`` (CREATE) of ``resource`` (core/v1) in ``namespace`` only."""
     hook: dict[str, Any] = {
         "name": hook_name,
         "clientConfig": {"url": url, "caBundle": ca},
         "rules": [
             {
-                "operations": ["CREATE"],
+                "operations": list(operations),
                 "apiGroups": [""],
                 "apiVersions": ["v1"],
                 "resources": [resource],
