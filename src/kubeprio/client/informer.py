@@ -115,6 +115,8 @@ class Informer(Generic[T]):
         self._started = False
         self._quiet = False
         """True while a notifying watch has delivered nothing since the last poll."""
+        self._wakeups: list[Callable[[], None]] = []
+        """Called whenever the informer stops being quiet (``client.informergroup``)."""
 
     # --- wiring ---------------------------------------------------------------------------
 
@@ -132,6 +134,17 @@ class Informer(Generic[T]):
             for value in index_fn(obj):
                 index.setdefault(value, {})[key] = obj
         self._indexes[name] = index
+
+    def add_wakeup(self, wakeup: Callable[[], None]) -> None:
+        """Call ``wakeup`` whenever a watch event (or the watch's end) arrives, so a driver
+        pumping many informers can skip the quiet ones without asking each."""
+        self._wakeups.append(wakeup)
+
+    @property
+    def quiet(self) -> bool:
+        """True if ``pump`` would do nothing until a wakeup: a notifying watch that has
+        delivered nothing since the last poll."""
+        return self._quiet
 
     @property
     def has_synced(self) -> bool:
@@ -243,6 +256,8 @@ class Informer(Generic[T]):
 
     def _on_pending(self) -> None:
         self._quiet = False
+        for wakeup in self._wakeups:
+            wakeup()
 
     def _upsert(self, obj: T) -> None:
         key = cache_key(obj)
