@@ -284,13 +284,17 @@ class Informer(Generic[T]):
     def _reindex(self, key: CacheKey, old: T | None, new: T | None) -> None:
         for name, index_fn in self._indexers.items():
             index = self._indexes[name]
-            if old is not None:
-                for value in index_fn(old):
+            old_values = index_fn(old) if old is not None else []
+            new_values = index_fn(new) if new is not None else []
+            if old_values != new_values:
+                for value in old_values:
                     bucket = index.get(value)
                     if bucket is not None:
                         bucket.pop(key, None)
                         if not bucket:
                             del index[value]
+            # Most updates (status writes) keep the indexed values: the new object then
+            # only replaces the old one in its buckets (``by_index`` sorts the keys).
             if new is not None:
-                for value in index_fn(new):
+                for value in new_values:
                     index.setdefault(value, {})[key] = new

@@ -58,18 +58,18 @@ class Due(TimedOnly):
     def __init__(self, component: Scheduled, clock: Clock) -> None:
         self.component = component
         self._clock = clock
+        # Bound once: the engine asks every controller at every settle round.
+        self.next_wakeup: Callable[[], float | None] = component.next_wakeup
+        self._run = component.run_once
+        self._now = clock.now
 
     def run_once(self) -> bool:
         """Run the component if it is due now."""
-        wakeup = self.component.next_wakeup()
-        if wakeup is None or wakeup > self._clock.now():
+        wakeup = self.next_wakeup()
+        if wakeup is None or wakeup > self._now():
             return False
-        self.component.run_once()
+        self._run()
         return True
-
-    def next_wakeup(self) -> float | None:
-        """The component's wakeup."""
-        return self.component.next_wakeup()
 
 
 class _Marking:
