@@ -14,7 +14,6 @@ the event sequence number and the seed (SimPy's rule: failures are never swallow
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol
@@ -81,12 +80,9 @@ class SimulationError(KubeprioError):
     """A component or action failed during the run."""
 
 
-@dataclasses.dataclass(order=True, slots=True)
-class _Scheduled:
-    time: float
-    priority: int
-    sequence: int
-    action: Callable[[], None] = dataclasses.field(compare=False)
+_Scheduled = tuple[float, int, int, Callable[[], None]]
+"""(time, priority, sequence, action): a plain tuple, compared in C (the sequence is
+unique, so the action is never compared); the heap holds every pending submission."""
 
 
 class Engine:
@@ -122,7 +118,7 @@ class Engine:
 
     def _push(self, time: float, action: Callable[[], None], priority: int) -> None:
         self._sequence += 1
-        heapq.heappush(self._heap, _Scheduled(time, priority, self._sequence, action))
+        heapq.heappush(self._heap, (time, priority, self._sequence, action))
 
     def settle(self) -> None:
         """Pump and run every component until none has work at the current instant."""
@@ -164,7 +160,7 @@ class Engine:
             self.settle()
             while True:
                 wakeup = self._next_wakeup()
-                event_time = self._heap[0].time if self._heap else None
+                event_time = self._heap[0][0] if self._heap else None
                 candidates = [t for t in (wakeup, event_time) if t is not None]
                 if not candidates or (event_time is None and stop is not None and stop()):
                     break
@@ -181,10 +177,10 @@ class Engine:
                 self.clock.time = max(next_time, self.clock.time)
                 # Every action due at this instant runs before components react to any of
                 # them (objects submitted together are seen together, as in a snapshot).
-                while self._heap and self._heap[0].time <= self.clock.time:
-                    item = heapq.heappop(self._heap)
+                while self._heap and self._heap[0][0] <= self.clock.time:
+                    action = heapq.heappop(self._heap)[3]
                     self.steps += 1
-                    item.action()
+                    action()
                 self.settle()
                 if on_step is not None:
                     on_step(self.clock.elapsed)
