@@ -73,6 +73,14 @@ class FuncHandler(Generic[T]):
         self._update = on_update
         self._delete = on_delete
 
+    def callbacks(
+        self,
+    ) -> tuple[
+        Callable[[T], None] | None, Callable[[T, T], None] | None, Callable[[T], None] | None
+    ]:
+        """The add, update and delete functions (an informer calls them directly)."""
+        return self._add, self._update, self._delete
+
     def on_add(self, obj: T) -> None:
         """Forward to the add function."""
         if self._add is not None:
@@ -108,6 +116,11 @@ class Informer(Generic[T]):
         self._field_selector = field_selector
         self._cache: dict[CacheKey, T] = {}
         self._handlers: list[EventHandler[T]] = []
+        # Each handler's callbacks, in registration order, resolved once: a pod event
+        # reaches a dozen handlers, and a FuncHandler's forwarding was a call per handler.
+        self._on_add: list[Callable[[T], None]] = []
+        self._on_update: list[Callable[[T, T], None]] = []
+        self._on_delete: list[Callable[[T], None]] = []
         self._indexers: dict[str, Callable[[T], list[str]]] = {}
         self._indexes: dict[str, dict[str, dict[CacheKey, T]]] = {}
         self._watch: Watch[T] | None = None
@@ -123,6 +136,17 @@ class Informer(Generic[T]):
     def add_handler(self, handler: EventHandler[T]) -> None:
         """Register callbacks; objects already cached are replayed as adds."""
         self._handlers.append(handler)
+        # Exactly a FuncHandler: a subclass may override the forwarding.
+        if isinstance(handler, FuncHandler) and type(handler) is FuncHandler:
+            on_add, on_update, on_delete = handler.callbacks()
+        else:
+            on_add, on_update, on_delete = handler.on_add, handler.on_update, handler.on_delete
+        if on_add is not None:
+            self._on_add.append(on_add)
+        if on_update is not None:
+            self._on_update.append(on_update)
+        if on_delete is not None:
+            self._on_delete.append(on_delete)
         for key in sorted(self._cache):
             handler.on_add(self._cache[key])
 
@@ -266,11 +290,12 @@ class Informer(Generic[T]):
             return
         self._cache[key] = obj
         self._reindex(key, old, obj)
-        for handler in self._handlers:
-            if old is None:
-                handler.on_add(obj)
-            else:
-                handler.on_update(old, obj)
+        if old is None:
+            for on_add in self._on_add:
+                on_add(obj)
+        else:
+            for on_update in self._on_update:
+                on_update(old, obj)
 
     def _remove(self, obj: T) -> None:
         key = cache_key(obj)
@@ -278,8 +303,8 @@ class Informer(Generic[T]):
         if old is None:
             return
         self._reindex(key, old, None)
-        for handler in self._handlers:
-            handler.on_delete(obj)
+        for on_delete in self._on_delete:
+            on_delete(obj)
 
     def _reindex(self, key: CacheKey, old: T | None, new: T | None) -> None:
         for name, index_fn in self._indexers.items():
