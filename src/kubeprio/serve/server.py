@@ -466,7 +466,7 @@ class Serving:
             rng=derived_rng(seed, "clusterrole-aggregation"),
             cluster_roles=cluster_roles,
         )
-        self.serve_informers = Informers([*self.serve_informers.informers, cluster_roles])
+        self.serve_informers.add(cluster_roles)
 
     def _wire_namespace_controllers(self, seed: int, root_ca: bytes) -> None:
         """What every namespace holds on a real cluster: the ``default`` ServiceAccount
@@ -509,7 +509,7 @@ class Serving:
             crds=crds,
             instances=self.crd_instances,
         )
-        self.serve_informers = Informers([*self.serve_informers.informers, crds])
+        self.serve_informers.add(crds)
 
     def _publish_issuer_discovery(self) -> None:
         """Render the issuer's OIDC documents for the listening address; an issuer they
@@ -555,7 +555,7 @@ class Serving:
             ca_key=self.pki.ca_key.read_bytes(),
             csrs=csrs,
         )
-        self.serve_informers = Informers([*self.serve_informers.informers, csrs])
+        self.serve_informers.add(csrs)
 
     @property
     def kubeconfig(self) -> Path:
