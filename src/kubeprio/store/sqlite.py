@@ -282,6 +282,10 @@ class SqliteStore:
             raise
         self._end_batch()
 
+    def failure(self) -> str | None:
+        """Why the store refuses use (a batch that ended so was rolled back), or None."""
+        return self._unusable
+
     def _end_batch(self) -> None:
         pending, self._batched = self._batched or [], None
         if self._unusable is None:
