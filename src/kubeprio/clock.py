@@ -12,6 +12,7 @@ Standard library only (layer 6).
 from __future__ import annotations
 
 import functools
+import math
 import time
 from datetime import UTC, datetime
 from typing import Protocol
@@ -48,8 +49,21 @@ def rfc3339(seconds: float) -> str:
 
 
 def rfc3339_micro(seconds: float) -> str:
-    """Format ``seconds`` as a ``metav1.MicroTime`` string (``...T03:04:05.123456Z``)."""
-    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """Format ``seconds`` as a ``metav1.MicroTime`` string (``...T03:04:05.123456Z``).
+
+    The memoised second and the microseconds rounded as ``datetime.fromtimestamp``
+    rounds them (half to even, a carry into the next second), without building a
+    ``datetime`` per call: every event and lease renewal carries one.
+    """
+    fraction, whole = math.modf(seconds)
+    micros = round(fraction * 1e6)
+    if micros >= 1_000_000:
+        whole += 1
+        micros -= 1_000_000
+    elif micros < 0:
+        whole -= 1
+        micros += 1_000_000
+    return f"{_rfc3339_second(int(whole))[:-1]}.{micros:06d}Z"
 
 
 @functools.lru_cache(maxsize=4096)
