@@ -39,6 +39,7 @@ from kubeprio.api.taints import LOST_NODE_TAINT_KEYS, TAINT_EFFECT_NO_EXECUTE, T
 from kubeprio.scheduler.framework import Code, PodInfo, Status, unresolvable, unschedulable
 from kubeprio.scheduler.nodetable import BoolArray, IntArray, NodeTable
 from kubeprio.scheduler.nominatedload import ROOM_CPU, ROOM_EPH, ROOM_MEM, ROOM_PODS, Load
+from kubeprio.scheduler.rowchanges import RowChanges
 from kubeprio.scheduler.rowstatus import RowStatuses
 from kubeprio.scheduler.shapecache import shape_entry
 
@@ -368,7 +369,7 @@ class FastPath:
         from the cache when the shape has a ``key``, else computed afresh."""
         if key is None:
             kinds = self._plain_kinds(pod, load)
-            return kinds, bool((kinds < 0).any())
+            return kinds, bool(np.count_nonzero(kinds < 0))
         entry = self._kinds_entry(key, load)
         return entry.kinds[: self.table.size].copy(), entry.fitted
 
@@ -383,10 +384,19 @@ class FastPath:
         )
         cpu, mem, eph, _with_load = key
         load_version = None if load is None else load.version
-        stale = cache.table_version[:n] != table.version[:n]
-        if load_version is not None:
-            stale |= cache.load_version[:n] != load_version[:n]
-        rows = np.flatnonzero(stale)
+        load_changes = None if load is None else load.changes
+        changed = cache.changed_rows(table.changes, load_changes)
+        if changed is None:
+            stale = cache.table_version[:n] != table.version[:n]
+            if load_version is not None:
+                stale |= cache.load_version[:n] != load_version[:n]
+            rows = np.flatnonzero(stale)
+        else:
+            rows = np.array(sorted(changed), np.int64)
+        cache.seen = (
+            table.changes.counter,
+            -1 if load_changes is None else load_changes.counter,
+        )
         if len(rows) > n // STALE_FRACTION:
             # Many rows moved (binds in a busy stream, or a new entry): gathering them
             # costs more than one pass over contiguous columns.
@@ -404,7 +414,8 @@ class FastPath:
             cache.table_version[rows] = table.version[rows]
             if load_version is not None:
                 cache.load_version[rows] = load_version[rows]
-        cache.fitted = bool((cache.kinds[:n] < 0).any())
+        # count_nonzero: ndarray.any goes through a Python-level wrapper.
+        cache.fitted = bool(np.count_nonzero(cache.kinds[:n] < 0))
         return cache
 
     def score(self, pod: PodInfo, rows: IntArray) -> IntArray:
@@ -496,7 +507,7 @@ class _KindsCache:
     """Every row's plain-filter kind for one request shape, with the row versions (of the
     table and, with nominated pods, of their load) it was computed from (-1: never)."""
 
-    __slots__ = ("epoch", "fitted", "kinds", "load_version", "table_version")
+    __slots__ = ("epoch", "fitted", "kinds", "load_version", "seen", "table_version")
 
     def __init__(self, epoch: int, capacity: int) -> None:
         self.epoch = epoch
@@ -505,6 +516,26 @@ class _KindsCache:
         self.load_version: IntArray = np.full(capacity, -1, np.int64)
         self.fitted = False
         """Whether some row fitted when the kinds were last brought up to date."""
+        self.seen = (-1, -1)
+        """``RowChanges`` counters (table, nominated load) when every row was last
+        brought up to date (-1: never)."""
+
+    def changed_rows(
+        self, table_changes: RowChanges, load_changes: RowChanges | None
+    ) -> set[int] | None:
+        """Rows bumped since the kinds were last brought up to date, or None when the
+        change logs cannot tell (compare every row's versions)."""
+        seen_table, seen_load = self.seen
+        changed = table_changes.since(seen_table)
+        if changed is None:
+            return None
+        rows = set(changed)
+        if load_changes is not None:
+            changed = load_changes.since(seen_load)
+            if changed is None:
+                return None
+            rows.update(changed)
+        return rows
 
 
 class _ScoreCache:

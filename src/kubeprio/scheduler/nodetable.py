@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubeprio.api.taints import LOST_NODE_TAINT_KEYS, TAINT_EFFECT_NO_EXECUTE
+from kubeprio.scheduler.rowchanges import RowChanges
 from kubeprio.scheduler.snapshot import NodeInfo
 
 IntArray = npt.NDArray[np.int64]
@@ -67,7 +68,8 @@ class NodeTable:
         """Bumped on every change to a row: lets callers cache per-row results."""
         self.epoch = 0
         """Bumped when rows are renumbered or reallocated: every cached row result is stale."""
-        self._version_counter = 0
+        self.changes = RowChanges()
+        """Hands out ``version`` values and remembers which rows got them."""
         self.alloc_version = 0
         """Bumped whenever some row's allocatable changes (or rows are renumbered)."""
         self.prefer_taint_total = 0
@@ -186,5 +188,4 @@ class NodeTable:
         self.pods[row] = len(node.pods)
         self.nz_cpu[row] = node.non_zero_cpu
         self.nz_mem[row] = node.non_zero_memory
-        self._version_counter += 1
-        self.version[row] = self._version_counter
+        self.version[row] = self.changes.bump(row)

@@ -30,6 +30,7 @@ from kubeprio import counts
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.nodetable import NodeTable
+from kubeprio.scheduler.rowchanges import RowChanges
 
 IntArray = npt.NDArray[np.int64]
 INITIAL_SLOTS: Final = 64
@@ -56,6 +57,8 @@ class Load:
     version: IntArray | None = None
     """For the load of every nominated pod: the ``NominatedLoad``'s per-row versions
     (callers cache per-row results against them); None for a load made for one pod."""
+    changes: RowChanges | None = None
+    """With ``version``: the log of the rows those versions were handed to."""
 
 
 class NominatedLoad:
@@ -77,7 +80,8 @@ class NominatedLoad:
         """Per row: summed cpu, memory, ephemeral storage and count of nominated pods."""
         self.version: IntArray = np.zeros(0, np.int64)
         """Per row: bumped whenever the pods nominated to it change."""
-        self._counter = 0
+        self.changes = RowChanges()
+        """Hands out ``version`` values and remembers which rows got them."""
         self._resolved = (-1, -1)
         """(table epoch, table size) the rows were resolved against."""
         self._priorities: dict[int, int] = {}
@@ -147,8 +151,7 @@ class NominatedLoad:
                 self.totals[i, target] += sign * amount
                 if room is not None:
                     room[i, target] -= sign * amount
-            self._counter += 1
-            self.version[target] = self._counter
+            self.version[target] = self.changes.bump(target)
         self.row[slot] = row
 
     def _grow(self) -> None:
@@ -180,8 +183,7 @@ class NominatedLoad:
                 self.totals[2, row] += self.eph[slot]
                 self.totals[3, row] += 1
         # Rows may have been renumbered: every row counts as changed.
-        self._counter += 1
-        self.version[:] = self._counter
+        self.version[:] = self.changes.bump_all()
         self._resolved = (self.table.epoch, self.table.size)
 
     # --- reading ---------------------------------------------------------------------------------
@@ -218,6 +220,7 @@ class NominatedLoad:
                 totals[3, :n],
                 room=self._room[:, :n],
                 version=self.version[:n],
+                changes=self.changes,
             )
         return self._all_load
 

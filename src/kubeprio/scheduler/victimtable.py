@@ -44,6 +44,7 @@ from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubeprio.clock import parse_rfc3339
 from kubeprio.scheduler.framework import PodInfo
 from kubeprio.scheduler.nodetable import NodeTable
+from kubeprio.scheduler.rowchanges import RowChanges
 
 IntArray = npt.NDArray[np.int64]
 
@@ -113,7 +114,8 @@ class VictimTable:
         """Latest start among the row's started entries (``NO_START`` if none)."""
         self.version: IntArray = np.zeros(0, np.int64)
         """Bumped on every change to a row (``fastpreemption`` caches per-row outcomes)."""
-        self._version_counter = 0
+        self.changes = RowChanges()
+        """Hands out ``version`` values and remembers which rows got them."""
         self.pods: list[PodInfo | None] = []
         """Slot -> PodInfo (the object in ``NodeInfo.pods``)."""
         self.namespace_pods: dict[str, int] = {}
@@ -204,8 +206,7 @@ class VictimTable:
         elif target > source:
             block[source:target] = block[source + 1 : target + 1]
         block[target] = _values(new, pod)
-        self._version_counter += 1
-        self.version[row] = self._version_counter
+        self.version[row] = self.changes.bump(row)
 
     def _place(self, name: str, entry: _Entry, pod: PodInfo) -> None:
         """Insert ``entry`` into the node's sorted entries and its row."""
@@ -226,8 +227,7 @@ class VictimTable:
             block[position + 1 : k + 1] = block[position:k]
         block[position] = _values(entry, pod)
         self.count[row] = k + 1
-        self._version_counter += 1
-        self.version[row] = self._version_counter
+        self.version[row] = self.changes.bump(row)
         if entry.start == STARTLESS:
             self.startless[row] += 1
         elif entry.start > self.latest_start[row]:
@@ -249,8 +249,7 @@ class VictimTable:
             block[position:k] = block[position + 1 : k + 1]
         block[k] = _PAD
         self.count[row] = k
-        self._version_counter += 1
-        self.version[row] = self._version_counter
+        self.version[row] = self.changes.bump(row)
         if entry.start == STARTLESS:
             self.startless[row] -= 1
         elif entry.start == self.latest_start[row]:
@@ -341,8 +340,7 @@ class VictimTable:
         self.count[row] = k
         self.startless[row] = startless
         self.latest_start[row] = latest
-        self._version_counter += 1
-        self.version[row] = self._version_counter
+        self.version[row] = self.changes.bump(row)
 
     # --- reading ---------------------------------------------------------------------------------
 

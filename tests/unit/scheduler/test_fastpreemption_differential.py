@@ -460,16 +460,23 @@ def _decide(h: Harness, preemptor: Pod) -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(uniform_scenarios(max_nodes=8) | scenarios(), st.lists(STEPS, min_size=1, max_size=25))
+@given(
+    uniform_scenarios(max_nodes=8) | scenarios(),
+    st.lists(STEPS, min_size=1, max_size=25),
+    st.sampled_from([0, 1, 2, None]),
+)
 def test_indexed_preemption_stays_equal_while_the_cluster_changes(
-    scenario: Scenario, steps: list[Step]
+    scenario: Scenario, steps: list[Step], catch_up_rows: int | None
 ) -> None:
     """Outcomes kept per row must be dropped whenever the row, its pods or the pods
-    nominated to it change: decisions between changes still equal the general path's."""
+    nominated to it change: decisions between changes still equal the general path's,
+    whether an entry catches up from the change logs or scans (``catch_up_rows`` 0: it
+    falls back to scanning whenever a row changed)."""
     h, _ = build(scenario)
     fast = h.evaluator.indexed
     assert isinstance(fast, FastPreemption)
     fast.chunk_rows = scenario.chunk_rows
+    fast.catch_up_rows = catch_up_rows
     shapes = [("1", 10), ("500m", 10), ("1", 100), ("200m", 0), ("2", 1000), ("1500m", 10)]
     preemptors = []
     for i, (cpu, priority) in enumerate(shapes):
@@ -631,12 +638,16 @@ def test_whole_runs_are_the_same_with_the_indexed_path_many(
 
 @pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(uniform_scenarios(max_nodes=16) | scenarios(), st.lists(STEPS, min_size=1, max_size=40))
+@given(
+    uniform_scenarios(max_nodes=16) | scenarios(),
+    st.lists(STEPS, min_size=1, max_size=40),
+    st.sampled_from([0, 1, 2, None]),
+)
 def test_indexed_preemption_stays_equal_while_the_cluster_changes_many(
-    scenario: Scenario, steps: list[Step]
+    scenario: Scenario, steps: list[Step], catch_up_rows: int | None
 ) -> None:
     test_indexed_preemption_stays_equal_while_the_cluster_changes.hypothesis.inner_test(  # type: ignore[attr-defined]
-        scenario, steps
+        scenario, steps, catch_up_rows
     )
 
 

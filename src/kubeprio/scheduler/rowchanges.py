@@ -1,0 +1,58 @@
+"""``RowChanges``: the rows of a per-node table in the order their versions were bumped.
+
+The scheduler's per-row tables (``NodeTable``, ``VictimTable``, ``NominatedLoad``) give
+each row a version, a counter value handed out on every change, so that the fast paths
+can cache per-row results and recompute only rows whose version moved. Finding those
+rows by comparing versions costs a pass over every row per decision. This log answers
+the same question from the other side: a consumer remembers the counter value it last
+caught up with and asks which rows were bumped since, a list as long as the changes,
+not as the table. The log keeps a bounded tail; a consumer that fell behind it (or
+asks after ``bump_all``) is told to compare every row, as before.
+
+Driven by the tables' writers (one ``bump`` per version change); pure bookkeeping.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+KEPT_CHANGES: Final = 1 << 16
+"""Changes kept before the older half is dropped (a consumer that far behind rescans)."""
+
+
+class RowChanges:
+    """Version counter of a per-row table, with the rows it was handed to."""
+
+    __slots__ = ("_base", "_rows", "counter")
+
+    def __init__(self) -> None:
+        self.counter = 0
+        """The last version handed out."""
+        self._rows: list[int] = []
+        """``_rows[i]`` received version ``_base + i + 1``."""
+        self._base = 0
+
+    def bump(self, row: int) -> int:
+        """A new version for ``row``."""
+        self.counter += 1
+        rows = self._rows
+        rows.append(row)
+        if len(rows) > KEPT_CHANGES:
+            dropped = len(rows) // 2
+            del rows[:dropped]
+            self._base += dropped
+        return self.counter
+
+    def bump_all(self) -> int:
+        """A new version for every row at once (rows renumbered): nobody catches up by rows."""
+        self.counter += 1
+        self._rows.clear()
+        self._base = self.counter
+        return self.counter
+
+    def since(self, seen: int) -> list[int] | None:
+        """Rows bumped after version ``seen`` (repeats kept), or None when the log no
+        longer reaches back that far (compare every row's version instead)."""
+        if seen < self._base:
+            return None
+        return self._rows[seen - self._base :]
