@@ -20,7 +20,6 @@ Upstream rules checked:
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -35,7 +34,10 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.webhookserver import WebhookServer
+from tests.e2e.webhookserver import (
+    namespaced_validating_configuration,
+    requests_in,
+)
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -47,41 +49,6 @@ DELAY = 4.0
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     with running(tmp_path_factory, "serve-controller-webhooks", ["--nodes", "1"]) as server:
         yield server
-
-
-def _configuration(name: str, url: str, ca: str, namespace: str) -> str:
-    hook: dict[str, Any] = {
-        "name": "slow.kubeprio.test",
-        "clientConfig": {"url": url, "caBundle": ca},
-        "rules": [
-            {
-                "operations": ["CREATE"],
-                "apiGroups": [""],
-                "apiVersions": ["v1"],
-                "resources": ["pods"],
-            }
-        ],
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-        "sideEffects": "None",
-        "admissionReviewVersions": ["v1"],
-        "timeoutSeconds": 10,
-    }
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingWebhookConfiguration",
-            "metadata": {"name": name},
-            "webhooks": [hook],
-        }
-    )
-
-
-def _reviews(webhook: WebhookServer, path: str, ns: str) -> list[dict[str, Any]]:
-    return [
-        review["request"]
-        for seen, review in webhook.reviews
-        if seen.partition("?")[0] == path and review["request"].get("namespace") == ns
-    ]
 
 
 def _pods(served: ServeProcess, ns: str) -> list[dict[str, Any]]:
@@ -96,12 +63,19 @@ def test_a_replicaset_creating_pods_through_a_slow_webhook_blocks_no_one(served,
         "create",
         "-f",
         "-",
-        stdin=_configuration(f"slow-{ns}", webhook.url(path), webhook.ca_bundle, ns),
+        stdin=namespaced_validating_configuration(
+            f"slow-{ns}",
+            "slow.kubeprio.test",
+            webhook.url(path),
+            webhook.ca_bundle,
+            namespace=ns,
+            resource="pods",
+        ),
     )
     served.ok("create", "deployment", "web", "--image=nginx", "--replicas=3", "-n", ns)
 
     # The ReplicaSet's first create is waiting on the webhook: the server answers anyway.
-    eventually(lambda: _reviews(webhook, path, ns), timeout=15)
+    eventually(lambda: requests_in(webhook, path, ns), timeout=15)
     started = time.monotonic()
     listed = served.kubectl("get", "pods", "-n", ns, "-o", "name")
     latency = time.monotonic() - started
@@ -116,7 +90,7 @@ def test_a_replicaset_creating_pods_through_a_slow_webhook_blocks_no_one(served,
     time.sleep(DELAY + 1)  # a duplicate create would have had time to land
     pods = _pods(served, ns)
     assert len(pods) == 3
-    reviews = _reviews(webhook, path, ns)
+    reviews = requests_in(webhook, path, ns)
     assert sorted(r["object"]["metadata"]["uid"] for r in reviews) == sorted(
         p["metadata"]["uid"] for p in pods
     )

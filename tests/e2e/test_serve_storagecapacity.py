@@ -14,6 +14,7 @@ capacity selects.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -85,17 +86,49 @@ def test_a_pod_waits_for_storage_capacity_then_lands_where_it_is(served, tmp_pat
 
     text = eventually(described)
     count = len(nodes)
-    assert (
+    not_enough = (
         f"0/{count} nodes are available: {count} node(s) did not have enough free storage. "
         f"preemption: 0/{count} nodes are available: "
         f"{count} Preemption is not helpful for scheduling."
-    ) in " ".join(text.split())
+    )
+    assert not_enough in " ".join(text.split())
 
-    # Too small a capacity changes nothing: the pod stays Pending.
+    def failed_scheduling() -> list[dict[str, Any]]:
+        events = served.json("get", "events", "-n", ns)["items"]
+        return [
+            e
+            for e in events
+            if e["reason"] == "FailedScheduling" and e["involvedObject"].get("name") == "db"
+        ]
+
+    def attempts(events: list[dict[str, Any]]) -> int:
+        """Failed attempts the events record (a repeat is a series: ``series.count``)."""
+        return sum((e.get("series") or {}).get("count") or e.get("count") or 1 for e in events)
+
+    before = attempts(failed_scheduling())
+
+    # Too small a capacity changes nothing: the new capacity wakes the pod
+    # (``isSchedulableAfterCSIStorageCapacityChange`` queues it on an add), whose next
+    # attempt fails for the same reason; it stays Pending.
     small = tmp_path / "small.yaml"
     small.write_text(CAPACITY.format(ns=ns, name="small", node=target, capacity="1Gi"))
     served.ok("apply", "-f", str(small))
+    retried = eventually(
+        lambda: (found := failed_scheduling()) and attempts(found) > before and found,
+        timeout=30,
+    )
+    assert [" ".join(e["message"].split()) for e in retried] == [not_enough] * len(retried)
     assert served.ok("get", "pod", "db", "-n", ns, "-o", "jsonpath={.spec.nodeName}") == ""
+    condition = served.ok(
+        "get",
+        "pod",
+        "db",
+        "-n",
+        ns,
+        "-o",
+        'jsonpath={.status.conditions[?(@.type=="PodScheduled")].reason}',
+    )
+    assert condition == "Unschedulable"
 
     roomy = tmp_path / "roomy.yaml"
     roomy.write_text(CAPACITY.format(ns=ns, name="roomy", node=target, capacity="100Gi"))

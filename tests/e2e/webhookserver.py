@@ -224,3 +224,43 @@ class WebhookServer:
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+def namespaced_validating_configuration(
+    name: str, hook_name: str, url: str, ca: str, *, namespace: str, resource: str
+) -> str:
+    """A ValidatingWebhookConfiguration (JSON, for ``kubectl apply -f -``) with one webhook
+    called on CREATE of ``resource`` (core/v1) in ``namespace`` only."""
+    hook: dict[str, Any] = {
+        "name": hook_name,
+        "clientConfig": {"url": url, "caBundle": ca},
+        "rules": [
+            {
+                "operations": ["CREATE"],
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "resources": [resource],
+            }
+        ],
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+        "timeoutSeconds": 10,
+    }
+    return json.dumps(
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": name},
+            "webhooks": [hook],
+        }
+    )
+
+
+def requests_in(webhook: WebhookServer, path: str, namespace: str) -> list[dict[str, Any]]:
+    """The review requests ``webhook`` got on ``path`` about objects in ``namespace``."""
+    return [
+        review["request"]
+        for seen, review in webhook.reviews
+        if seen.partition("?")[0] == path and review["request"].get("namespace") == namespace
+    ]

@@ -20,10 +20,11 @@ changed meanwhile (a status with a newer timestamp) thus completes the first wri
 the controller's next sync writes the rest, instead of asking the webhook about each
 newer input and never catching up. Identical
 writes can also be distinct logical writes (a ReplicaSet creates its pods from one
-template, several in one sync): within one synchronous stretch of the event loop (a
-controller's sync runs in one; the answers that bring its retry arrive in a later one)
-the n-th identical write takes the n-th logical write not yet taken, oldest first, and
-a write beyond those starts a new one. A logical write ends when an attempt returns or
+template, several in one sync): within one unit of work (``WRITE_SCOPE``: a controller's
+sync of one key, one retried write; else one synchronous stretch of the event loop) the
+n-th identical write takes the n-th logical write not yet taken, oldest first, and a
+write beyond those starts a new one. A sync run again in the same stretch (its key
+requeued by an informer event while its create waits) is a new unit: it retries. A logical write ends when an attempt returns or
 fails with anything but pending answers; one whose retry never came is forgotten
 ``STALE_AFTER`` seconds after its answers arrived.
 
@@ -47,7 +48,7 @@ from kubeprio.admission.webhookdeferral import (
 )
 from kubeprio.apiserver.servicecore import ServiceCore
 from kubeprio.apiserver.webhookwaits import WebhookWaits, WritePins, attempt_with
-from kubeprio.client.writepending import RETRYABLE_WRITES, WritePendingError
+from kubeprio.client.writepending import RETRYABLE_WRITES, WRITE_SCOPE, WritePendingError
 
 R = TypeVar("R")
 
@@ -73,8 +74,9 @@ class LogicalWrite:
         self.in_flight: set[str] = set()
         self.listeners: list[Callable[[], None]] = []
         self.answered_at: float | None = None
-        self.taken_in: int = -1
-        """The stretch of the event loop that last claimed it."""
+        self.taken_in: object = None
+        """The unit of work (``WRITE_SCOPE``, or the stretch of the event loop) that last
+        claimed it."""
 
 
 class ControllerWebhookWrites:
@@ -151,14 +153,16 @@ class ControllerWebhookWrites:
         """The oldest logical write of ``identity`` not yet taken in this stretch, or a new
         one of ``attempt``."""
         writes = self._writes.setdefault(identity, [])
+        scope = WRITE_SCOPE.get()
+        unit = scope if scope is not None else self._stretch
         for write in writes:
-            if write.taken_in != self._stretch:
-                write.taken_in = self._stretch
+            if write.taken_in != unit:
+                write.taken_in = unit
                 return write
         write = LogicalWrite(
             attempt, AnswerBook(self._service.store.current_revision), self._waits.pins()
         )
-        write.taken_in = self._stretch
+        write.taken_in = unit
         writes.append(write)
         return write
 

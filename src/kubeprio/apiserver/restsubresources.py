@@ -44,20 +44,20 @@ class RestSubresources(RestWrites):
     def bind(self, request: RestRequest) -> Reply:
         """``pods/binding``: 201 with a success Status (upstream ``BindingREST.Create``)."""
         binding, warnings = read_subresource(request, Binding)
-        self.service.bind(binding)
+        self.service.bind_object(binding, user=request.user)
         return Reply(201, status.success_status(201), tuple(warnings))
 
     def bind_legacy(self, request: RestRequest) -> Reply:
         """POST ``namespaces/<ns>/bindings``: ``pods/binding`` for the pod the body names
         (upstream ``LegacyBindingREST.Create`` passes the body's name as the URL's)."""
         binding, warnings = read_subresource(request, Binding, name_from_body=True)
-        self.service.bind(binding)
+        self.service.bind_object(binding, user=request.user)
         return Reply(201, status.success_status(201), tuple(warnings))
 
     def evict(self, request: RestRequest) -> Reply:
         """``pods/eviction``: 201 with a success Status, 429 when a PDB forbids it."""
         eviction, warnings = read_subresource(request, Eviction)
-        self.service.evict(eviction)
+        self.service.evict(eviction, user=request.user)
         return Reply(201, status.success_status(201), tuple(warnings))
 
     def create_token(self, request: RestRequest) -> Reply:

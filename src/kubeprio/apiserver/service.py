@@ -28,7 +28,13 @@ import builtins
 import random
 from typing import Any, cast
 
-from kubeprio.admission.chain import AdmissionChain, UserInfo
+from kubeprio.admission.chain import (
+    AdmissionChain,
+    AdmissionOutcome,
+    AdmissionRequest,
+    Operation,
+    UserInfo,
+)
 from kubeprio.api import errors, kinds, selectors, validation
 from kubeprio.api.apps import Scale
 from kubeprio.api.coordination import NODE_LEASE_NAMESPACE
@@ -109,8 +115,13 @@ class ApiService(ServiceClientWrites):
         return scale.scale_of(self.get(kind, name, namespace))
 
     def update_scale(self, kind: type[Any], new_scale: Scale) -> Scale:
-        """PUT ``<kind>/scale`` (the ``Client`` protocol's verb)."""
-        return cast(Scale, self.update_scale_object(kind, new_scale).obj)
+        """PUT ``<kind>/scale`` (the ``Client`` protocol's verb; the HPA's write, retried
+        when it waits on an admission webhook: ``apiserver.controllerwebhooks``)."""
+        meta = new_scale.metadata
+        return self._written(
+            lambda: f"scale\0{kind.__name__}\0{meta.namespace}\0{meta.name}",
+            lambda: cast(Scale, self.update_scale_object(kind, new_scale).obj),
+        )
 
     def update_scale_object(
         self,
@@ -131,15 +142,40 @@ class ApiService(ServiceClientWrites):
         )
         return WriteResult(scale.scale_of(result.obj), result.warnings)
 
-    def bind(self, binding: Binding) -> None:
+    def bind(self, binding: Binding, *, user: UserInfo | None = None) -> None:
+        """``pods/binding`` (see ``bind_object``); a controller's bind (the scheduler's)
+        that waits on an admission webhook is retried (``apiserver.controllerwebhooks``)."""
+        meta = binding.metadata
+        target = binding.target.name if binding.target else ""
+        self._written(
+            lambda: f"bind\0{meta.namespace}\0{meta.name}\0{meta.uid}\0{target}",
+            lambda: self.bind_object(binding, user=user),
+        )
+
+    def bind_object(self, binding: Binding, *, user: UserInfo | None = None) -> None:
         """``pods/binding``: set ``spec.nodeName`` and the PodScheduled condition.
 
         Mirrors ``BindingREST.Create``/``setPodNodeAndMetadata``
-        (``pkg/registry/core/pod/storage/storage.go``): the binding's uid and
-        resourceVersion are preconditions; a pod being deleted, already bound, or
-        still gated cannot be bound (409 on ``pods/binding``); the binding's
-        annotations are copied onto the pod.
+        (``pkg/registry/core/pod/storage/storage.go``): the Binding is admitted as a
+        CREATE of ``pods/binding`` (the create handler's mutating admission, then
+        ``ValidatePodBinding``, then ``createValidation``: webhooks and policies naming
+        ``pods/binding`` see it); the binding's uid and resourceVersion are
+        preconditions; a pod being deleted, already bound, or still gated cannot be
+        bound (409 on ``pods/binding``); the binding's annotations are copied onto the
+        pod.
         """
+        request = AdmissionRequest(
+            Operation.CREATE,
+            kinds.for_model(Pod),
+            binding,
+            None,
+            binding.metadata.namespace or "",
+            binding.metadata.name or "",
+            subresource="binding",
+            user=user,
+        )
+        outcome = AdmissionOutcome()
+        binding = cast(Binding, self.admission.mutate(request, outcome))
         name = binding.metadata.name or ""
         namespace = binding.metadata.namespace or ""
         found = validation.core.validate_binding(binding)
@@ -157,6 +193,7 @@ class ApiService(ServiceClientWrites):
             # Only the legacy ``bindings`` collection can get here without a pod name;
             # upstream's key function refuses it.
             raise errors.bad_request("Name parameter required.")
+        self.admission.validate(evolve(request, obj=binding), outcome)
         node_name = binding.target.name if binding.target else ""
         info = kinds.for_model(Pod)
         key = self._key(info, name, namespace)
@@ -178,11 +215,14 @@ class ApiService(ServiceClientWrites):
                 continue
         raise errors.conflict("pods/binding", "", name)
 
-    def evict(self, eviction: Eviction) -> None:
+    def evict(self, eviction: Eviction, *, user: UserInfo | None = None) -> None:
         """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it.
 
         Mirrors ``EvictionREST.Create`` (``pkg/registry/core/pod/storage/eviction.go``):
 
+        * the Eviction is admitted as a CREATE of ``pods/eviction`` (the create handler's
+          mutating admission, then ``createValidation``), before the pod is read, so a
+          webhook or policy naming ``pods/eviction`` can refuse it;
         * pending, terminal and terminating pods ignore budgets and are deleted;
         * more than one matching budget answers 500 (unsupported);
         * a pod that is not Ready is deleted without touching its budget when the
@@ -196,9 +236,23 @@ class ApiService(ServiceClientWrites):
         The pod's delete is not admitted (upstream deletes it with
         ``rest.ValidateAllObjectFunc``): the eviction itself was.
         """
+        info = kinds.for_model(Pod)
+        request = AdmissionRequest(
+            Operation.CREATE,
+            info,
+            eviction,
+            None,
+            eviction.metadata.namespace or "",
+            eviction.metadata.name or "",
+            subresource="eviction",
+            user=user,
+            dry_run=bool(eviction.delete_options and eviction.delete_options.dry_run),
+        )
+        outcome = AdmissionOutcome()
+        eviction = cast(Eviction, self.admission.mutate(request, outcome))
+        self.admission.validate(evolve(request, obj=eviction), outcome)
         name = eviction.metadata.name or ""
         namespace = eviction.metadata.namespace or ""
-        info = kinds.for_model(Pod)
         pod: Pod = self._get_key(info, self._key(info, name, namespace))
         options = eviction_rules.delete_request(eviction)
         phase = pod.status.phase if pod.status else None

@@ -45,6 +45,11 @@ class ServiceClientWrites(ServiceWrites):
             return deferred.run(identity(), attempt)
         return attempt()
 
+    def deferrable(self, identity: str, attempt: Callable[[], T]) -> T:
+        """Run another in-process write (a custom kind's ``scale``, written through its
+        REST) as the ``Client`` verbs run theirs: a controller's retryable write there."""
+        return self._written(lambda: identity, attempt)
+
     def create(self, obj: T, *, dry_run: bool = False) -> T:
         """Create an object."""
         return self._written(

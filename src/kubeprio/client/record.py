@@ -17,7 +17,15 @@ they describe; the scheduler uses it (as ``client.eventsrecord.SeriesRecorder``,
 the events.k8s.io recorder's rules) and flushes when it has nothing to schedule. Unlike
 client-go the queue is never dropped from, and there is no spam filter (client-go drops
 bursts above 25 events per object): in a simulation every event the components emit is
-kept. Time comes from the injected ``Clock``; no randomness is used. Failures to record
+kept.
+
+An event write that waits on an admission webhook (``kubeprio serve``) does not hold the
+event loop: it raises ``WritePendingError`` (``client.writepending``) and the event,
+with every later one, waits in a backlog that is written, in order, once the answers
+are in. That is client-go's sink: one goroutine writes a broadcaster's events one after
+the other (``StartRecordingToSink``), so a slow write holds back those behind it, which
+wait in the watcher's channel of ``maxQueuedEvents`` (1000); beyond that the broadcaster
+drops them (``watch.DropIfChannelFull``), and so does the backlog (``dropped``). Time comes from the injected ``Clock``; no randomness is used. Failures to record
 are swallowed, as upstream: an event is best effort and never fails the caller.
 """
 
@@ -32,14 +40,18 @@ from kubeprio.api import errors, kinds
 from kubeprio.api.core import Event, EventSource, ObjectReference
 from kubeprio.api.meta import ApiObject, ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.client.answeredretry import retryable
 from kubeprio.client.protocol import Client
-from kubeprio.client.writepending import RETRYABLE_WRITES
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.clock import Clock, rfc3339
 from kubeprio.frozen import fast_init
 
 EVENT_TYPE_NORMAL: Final = "Normal"
 EVENT_TYPE_WARNING: Final = "Warning"
 MAX_LRU_CACHE_ENTRIES: Final = 4096
+MAX_QUEUED_EVENTS: Final = 1000
+"""Events that wait behind a pending write before new ones are dropped (client-go's
+``maxQueuedEvents``)."""
 _MAX_NAME_ATTEMPTS: Final = 8
 
 
@@ -90,6 +102,10 @@ class EventRecorder:
         self.host = host
         self.deferred = deferred
         self._queued: collections.deque[_Queued] = collections.deque()
+        self._backlog: collections.deque[_Queued] = collections.deque()
+        """Events behind a write that waits on webhook answers, oldest first."""
+        self.dropped = 0
+        """Events dropped because the backlog was full."""
         self._cache: collections.OrderedDict[Hashable, Event] = collections.OrderedDict()
         self._named_at = -1
         self._named: dict[tuple[str, str], int] = {}
@@ -134,11 +150,11 @@ class EventRecorder:
         related: ObjectReference | None = None,
     ) -> Event | None:
         """Record an event about the object ``ref`` points to (or queue it, if deferred)."""
-        now = self._clock.now()
+        item = _Queued(ref, event_type, reason, message, action, related, self._clock.now())
         if self.deferred:
-            self._queued.append(_Queued(ref, event_type, reason, message, action, related, now))
+            self._queued.append(item)
             return None
-        return self._write(ref, event_type, reason, message, action, related, now)
+        return self._write_or_wait(item)
 
     @property
     def queued(self) -> int:
@@ -150,18 +166,52 @@ class EventRecorder:
         how many were written."""
         written = 0
         while self._queued and (limit is None or written < limit):
-            item = self._queued.popleft()
-            self._write(
-                item.ref,
-                item.event_type,
-                item.reason,
-                item.message,
-                item.action,
-                item.related,
-                item.at,
-            )
+            self._write_or_wait(self._queued.popleft())
             written += 1
         return written
+
+    @property
+    def backlog(self) -> int:
+        """Events waiting behind a write that waits on webhook answers."""
+        return len(self._backlog)
+
+    def _write_or_wait(self, item: _Queued) -> Event | None:
+        """Write ``item`` now, or (behind a pending write, or pending itself) in the backlog."""
+        if self._backlog:
+            if len(self._backlog) >= MAX_QUEUED_EVENTS:
+                self.dropped += 1
+            else:
+                self._backlog.append(item)
+            return None
+        return self._attempt(item)
+
+    def _attempt(self, item: _Queued) -> Event | None:
+        """Write ``item``; when it waits on webhook answers, it goes first in the backlog,
+        which is written once they are in."""
+        try:
+            return retryable(
+                lambda: self._write(
+                    item.ref,
+                    item.event_type,
+                    item.reason,
+                    item.message,
+                    item.action,
+                    item.related,
+                    item.at,
+                )
+            )
+        except WritePendingError as pending:
+            self._backlog.appendleft(item)
+            pending.when_answered(self._drain_backlog)
+            return None
+
+    def _drain_backlog(self) -> None:
+        """Write the backlog in order, until a write waits on answers again."""
+        while self._backlog:
+            item = self._backlog.popleft()
+            self._attempt(item)
+            if self._backlog and self._backlog[0] is item:
+                return  # pending again: this runs again once its answers are in
 
     def _write(
         self,
@@ -218,15 +268,12 @@ class EventRecorder:
     def _bump(self, previous: Event, now: float) -> Event | None:
         """Fold a repeat into ``previous`` (upstream ``EventCorrelator`` + PATCH)."""
         patch = {"count": (previous.count or 1) + 1, "lastTimestamp": rfc3339(now)}
-        token = RETRYABLE_WRITES.set(False)  # best effort: see _create
         try:
             return self._client.patch(
                 Event, previous.metadata.name or "", patch, namespace=previous.metadata.namespace
             )
         except errors.StatusError:
             return None
-        finally:
-            RETRYABLE_WRITES.reset(token)
 
     def _new_event(
         self,
@@ -277,17 +324,12 @@ class EventRecorder:
             # name; the next nanosecond keeps names unique and deterministic.
             name = f"{ref.name}.{nanos + attempt:x}"
             named = evolve(event, metadata=evolve(event.metadata, name=name))
-            # An event is best effort and its retry is nobody's: a webhook on events is
-            # called in place even inside a controller's retryable writes.
-            token = RETRYABLE_WRITES.set(False)
             try:
                 stored = self._client.create(named)
             except errors.AlreadyExistsError:
                 continue
             except errors.StatusError:
                 return None
-            finally:
-                RETRYABLE_WRITES.reset(token)
             self._named[taken] = attempt + 1
             return stored
         return None

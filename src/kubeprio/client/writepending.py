@@ -11,9 +11,13 @@ controller then handles it as a failed API call: its workqueue requeues the key
 (``when_answered``) or after ``retry_after`` seconds at the latest; the retry of the same
 write finds the answers (``apiserver.controllerwebhooks``).
 
-Only callers that handle the error opt in (``controllers.base.Controller.run_once``);
-every other in-process write (the scheduler, kubelets, the simulation) calls its
-webhooks in place, as before.
+Only callers that handle the error opt in (``controllers.base.Controller.run_once``,
+and through ``client.answeredretry`` the scheduler, the event recorders, the pod GC,
+node lifecycle and taint eviction controllers); every other in-process write (the
+kubelets, the simulation) calls its webhooks in place. Each unit of work sets
+``WRITE_SCOPE``, so that a unit run twice in one stretch of the loop (a key requeued by
+an informer event while its create waits) retries its writes instead of starting new
+ones.
 """
 
 from __future__ import annotations
@@ -28,6 +32,15 @@ RETRYABLE_WRITES: Final[contextvars.ContextVar[bool]] = contextvars.ContextVar(
     "kubeprio_retryable_writes", default=False
 )
 """True while the running caller handles ``WritePendingError`` (requeues and retries)."""
+
+
+WRITE_SCOPE: Final[contextvars.ContextVar[object | None]] = contextvars.ContextVar(
+    "kubeprio_write_scope", default=None
+)
+"""The unit of work running now (a controller's sync of one key, one retried write):
+identical writes within it are distinct writes (a ReplicaSet's pods from one template),
+while the same write in a later unit is the retry of the first. None: the event loop's
+synchronous stretch is the unit (``apiserver.controllerwebhooks``)."""
 
 
 class WritePendingError(KubeprioError):

@@ -34,7 +34,7 @@ from kubeprio.api.meta import ApiObject, LabelSelector
 from kubeprio.client import record
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
-from kubeprio.client.writepending import RETRYABLE_WRITES, WritePendingError
+from kubeprio.client.writepending import RETRYABLE_WRITES, WRITE_SCOPE, WritePendingError
 from kubeprio.clock import Clock
 from kubeprio.errors import KubeprioError, PermanentError, TemporaryError
 
@@ -312,6 +312,9 @@ class Controller(abc.ABC):
 
     def process(self, key: str) -> None:
         """Run ``reconcile(key)`` under the retry policy."""
+        # One sync is one unit of work for writes that wait on webhooks (their retries
+        # are recognised across syncs, identical writes within one are distinct).
+        scope = WRITE_SCOPE.set(object())
         try:
             self.reconcile(key)
         except TemporaryError as exc:
@@ -330,3 +333,5 @@ class Controller(abc.ABC):
             self.queue.add_rate_limited(key)
         else:
             self.queue.forget(key)
+        finally:
+            WRITE_SCOPE.reset(scope)

@@ -22,7 +22,9 @@ selector matches in its namespace and computes:
 A sync that fails (e.g. "found no controllers for pod") takes the fail-safe path:
 ``disruptionsAllowed`` 0 and ``DisruptionAllowed`` False/``SyncFailed``. Pods with a
 ``DisruptionTarget`` condition that were not deleted within 2 minutes get it reset to
-False (``syncStalePodDisruption``), except ones the kubelet set.
+False (``syncStalePodDisruption``), except ones the kubelet set; that reset, waiting on
+an admission webhook in ``kubeprio serve``, requeues its key until the answer is in (its
+own work queue, as upstream's ``stalePodDisruptionQueue``).
 
 Driven like every controller (``controllers.base``); sees the cluster through the
 pod, PDB, ReplicaSet, Deployment and (optionally) StatefulSet and ReplicationController
@@ -31,6 +33,7 @@ informers it is given.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from typing import Final
@@ -46,8 +49,10 @@ from kubeprio.api.replicationcontroller import KIND as RC_KIND
 from kubeprio.api.replicationcontroller import ReplicationController
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.client import record
+from kubeprio.client.answeredretry import retryable
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.controllers import podutil
 from kubeprio.controllers.base import (
@@ -231,7 +236,12 @@ class DisruptionController(Controller):
         processed = super().run_once()
         for key in self.stale_queue.pop_due():
             try:
-                self._sync_stale_pod_disruption(key)
+                retryable(functools.partial(self._sync_stale_pod_disruption, key))
+            except WritePendingError as pending:
+                # Upstream's stale-condition worker waits on the call; the key comes back
+                # once the answer is in (at the latest after its deadline).
+                self.stale_queue.add_after(key, pending.retry_after)
+                pending.when_answered(functools.partial(self.stale_queue.add, key))
             except errors.StatusError:
                 self.stale_queue.add_rate_limited(key)
             processed += 1

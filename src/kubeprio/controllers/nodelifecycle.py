@@ -29,6 +29,12 @@ The taints (``processTaintBaseEviction``, ``doNoExecuteTaintingPass`` at
 ``handleDisruption``, and ``doNoScheduleTaintingPass`` on every node event) are
 ``controllers.nodetainting``, driven from here.
 
+In ``kubeprio serve`` a write that waits on an admission webhook does not hold the loop
+(``client.writepending``): a node's status write is skipped for this pass and made by the
+next one (5 s later; the API service replays the first attempt with its answers), as
+after a failed update; a pod's Ready=False write and a taint change are done once the
+answer is in (``client.answeredretry``), as upstream's pass waits on its calls.
+
 Left out: the label reconciliation (kubeprio's kubelets set both label pairs).
 
 ``assume_healthy`` (simulation): nodes it accepts get no health check, as if their
@@ -43,6 +49,7 @@ all Unknown or unwatched has no timer. Time from the injected ``Clock``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import math
 from collections.abc import Callable, Sequence
@@ -54,8 +61,10 @@ from kubeprio.api.core import Node, NodeCondition, NodeStatus, ObjectReference, 
 from kubeprio.api.model import evolve
 from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.client import record
+from kubeprio.client.answeredretry import retryable
 from kubeprio.client.informer import CacheKey, FuncHandler, Informer, cache_key
 from kubeprio.client.protocol import Client
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.controllers.nodetainting import (
     FULL,
@@ -292,8 +301,10 @@ class NodeLifecycleController:
         result = None
         for attempt in range(RETRIES):
             try:
-                result = self._try_update_node_health(node, now)
+                result = retryable(functools.partial(self._try_update_node_health, node, now))
                 break
+            except WritePendingError:
+                return  # the next pass writes it, with the answers (see the docstring)
             except errors.StatusError as exc:
                 if attempt == RETRIES - 1:
                     LOG.warning("could not update the health of node %s: %s", name, exc)
@@ -428,20 +439,28 @@ class NodeLifecycleController:
             status = update_pod_condition(pod.status, evolve(ready, status="False"), now=now)
             if status is None:
                 continue
-            try:
-                self.client.update_status(evolve(pod, status=status))
-            except errors.NotFoundError:
-                continue
-            except errors.StatusError as exc:
-                LOG.warning(
-                    "could not mark pod %s/%s not ready: %s",
-                    pod.metadata.namespace,
-                    pod.metadata.name,
-                    exc,
-                )
-                ok = False
-            self.recorder.event(pod, record.EVENT_TYPE_WARNING, "NodeNotReady", "Node is not ready")
+            outcome: list[bool] = []
+            mark = functools.partial(self._mark_pod_not_ready, evolve(pod, status=status), outcome)
+            self.tainting.api_writes.run(("not-ready", pod.metadata.uid), mark)
+            ok = ok and all(outcome)
         return ok
+
+    def _mark_pod_not_ready(self, pod: Pod, outcome: list[bool]) -> None:
+        """One pod of ``MarkPodsNotReady``: its status, then the event (``outcome`` gets
+        False when the write failed)."""
+        try:
+            self.client.update_status(pod)
+        except errors.NotFoundError:
+            return
+        except errors.StatusError as exc:
+            LOG.warning(
+                "could not mark pod %s/%s not ready: %s",
+                pod.metadata.namespace,
+                pod.metadata.name,
+                exc,
+            )
+            outcome.append(False)
+        self.recorder.event(pod, record.EVENT_TYPE_WARNING, "NodeNotReady", "Node is not ready")
 
     def _node_event(self, node: Node, reason: str, event: str | None) -> None:
         """``RecordNodeEvent`` (``event`` given) or ``RecordNodeStatusChange``."""

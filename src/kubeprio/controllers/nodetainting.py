@@ -37,6 +37,7 @@ from kubeprio.api.taints import (
     TAINT_NODE_UNREACHABLE,
     TAINT_NODE_UNSCHEDULABLE,
 )
+from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, rfc3339
@@ -104,6 +105,9 @@ class NodeTainter:
         self.config = config
         self.zone_states: dict[str, str] = {}
         self.tainters: dict[str, RateLimitedTimedQueue] = {}
+        self.api_writes = AnsweredRetry("node-controller")
+        """Node and pod writes waiting on admission webhook answers (shared with
+        ``controllers.nodelifecycle``)."""
 
     def tainter(self, zone: str) -> RateLimitedTimedQueue:
         """The zone's tainting queue, created (state ``Initial``) on first use."""
@@ -202,7 +206,17 @@ class NodeTainter:
         return self.change_taints(node.metadata.name or "", (stamped,), (remove,))
 
     def change_taints(self, name: str, add: Sequence[Taint], remove: Sequence[Taint]) -> bool:
-        """``AddOrUpdateTaintOnNode`` then ``RemoveTaintOffNode`` on the latest copy."""
+        """``AddOrUpdateTaintOnNode`` then ``RemoveTaintOffNode`` on the latest copy. An
+        update that waits on an admission webhook (``kubeprio serve``) is done once the
+        answer is in, computed again on the then latest copy (``client.answeredretry``),
+        and counts as done: upstream's pass waits on its call and goes on."""
+        outcome: list[bool] = []
+        self.api_writes.run(
+            ("taints", name), lambda: outcome.append(self._try_change_taints(name, add, remove))
+        )
+        return outcome[0] if outcome else True
+
+    def _try_change_taints(self, name: str, add: Sequence[Taint], remove: Sequence[Taint]) -> bool:
         for _attempt in range(RETRIES):
             try:
                 latest = self.client.get(Node, name)

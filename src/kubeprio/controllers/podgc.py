@@ -14,6 +14,10 @@ over all pods and nodes and force-deletes (grace period 0):
 * terminating pods that were never scheduled.
 
 A pod that is not yet terminal is first patched to phase Failed (``markFailedAndDeletePod``).
+In ``kubeprio serve`` a pod's status write or delete that waits on an admission webhook
+does not hold the loop: it is written once the answer is in (``client.answeredretry``),
+as upstream's collection goroutine (one per pod, ``ParallelizeUntil``) ends its call
+then; meanwhile later checks leave that pod alone.
 
 Driven like the other controllers (``next_wakeup``/``run_once``): checks fall on the
 20 s grid from the controller's start, but ``next_wakeup`` names the next tick only while
@@ -24,6 +28,7 @@ a tick itself walks the candidates only. Time from the injected ``Clock``.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import logging
 import math
@@ -43,6 +48,7 @@ from kubeprio.api.core import (
 )
 from kubeprio.api.model import evolve
 from kubeprio.api.podconditions import update_pod_condition
+from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.informer import CacheKey, FuncHandler, Informer, cache_key
 from kubeprio.client.protocol import Client, DeleteRequest
 from kubeprio.client.statuswrite import write_status
@@ -126,6 +132,8 @@ class PodGCController:
         that were deleted while it watched: a snapshot may hold pods whose nodes it does not
         include, and those nodes existed in the cluster the snapshot came from."""
         self.client = client
+        self.api_writes = AnsweredRetry(self.name)
+        """Collections waiting on admission webhook answers, by pod."""
         self.orphans_of_unseen_nodes = orphans_of_unseen_nodes
         self._seen_nodes: set[str] = set()
         self.clock = clock
@@ -341,6 +349,23 @@ class PodGCController:
             self._mark_failed_and_delete(pod)
 
     def _mark_failed_and_delete(self, pod: Pod, *, orphaned: bool = False) -> None:
+        """Collect ``pod`` now, or once the webhook answers its writes wait on are in (a
+        retry reads the pod again: its status write may be done already)."""
+        self.api_writes.run(
+            cache_key(pod),
+            functools.partial(self._collect, pod, orphaned),
+            again=functools.partial(self._collect_latest, pod, orphaned),
+        )
+
+    def _collect_latest(self, pod: Pod, orphaned: bool) -> None:
+        try:
+            latest = self.client.get(Pod, pod.metadata.name or "", pod.metadata.namespace)
+        except errors.NotFoundError:
+            return
+        if latest.metadata.uid == pod.metadata.uid:
+            self._collect(latest, orphaned)
+
+    def _collect(self, pod: Pod, orphaned: bool) -> None:
         """``markFailedAndDeletePodWithCondition``: phase Failed (with the condition, set as
         ``UpdatePodCondition`` sets it) first, then delete at once."""
         name, namespace = pod.metadata.name or "", pod.metadata.namespace

@@ -19,7 +19,10 @@ Mirrors v1.32's separate ``taint-eviction-controller``
   <ns>/<name>", then the pod's status gets ``DisruptionTarget`` (reason
   ``DeletionByTaintManager``, message "Taint manager: deleting due to NoExecute taint"),
   then a plain DELETE (the pod's own grace period). A fired pod is not deleted again while
-  it exists (v1.32 keeps the fired key in the queue).
+  it exists (v1.32 keeps the fired key in the queue). In ``kubeprio serve`` a status
+  write or delete that waits on an admission webhook is done once the answer is in
+  (``client.answeredretry``; the worker's retry re-reads the pod, so a condition
+  already set is not written twice), as upstream's worker goroutine waits on its call.
 
 Timers are the injected ``Clock``'s: ``next_wakeup`` names the next eviction due (or now,
 while events wait), ``run_once`` handles node updates before pod updates, as upstream's
@@ -29,6 +32,7 @@ through ``client`` (informers, get, update_status, delete).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import logging
 from collections.abc import Sequence
@@ -41,6 +45,7 @@ from kubeprio.api.model import evolve
 from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.api.taints import TAINT_EFFECT_NO_EXECUTE, toleration_tolerates_taint
 from kubeprio.client import record
+from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.client.statuswrite import write_status
@@ -138,6 +143,8 @@ class TaintEvictionController:
     ) -> None:
         """Registers on both informers and adds the ``spec.nodeName`` index to ``pods``."""
         self.client = client
+        self.api_writes = AnsweredRetry(CONTROLLER_NAME)
+        """Evictions waiting on admission webhook answers, by pod key."""
         self.clock = clock
         self.pods = pods
         self.nodes = nodes
@@ -334,6 +341,11 @@ class TaintEvictionController:
             REASON_EVICTION,
             f"Marking for deletion Pod {key}",
         )
+        # The worker's call waits on any admission webhook; here it is written once the
+        # answer is in (``client.answeredretry``), the key staying fired meanwhile.
+        self.api_writes.run(key, functools.partial(self._evict, key, namespace, name))
+
+    def _evict(self, key: str, namespace: str, name: str) -> None:
         if self._add_condition_and_delete(namespace, name):
             self.deleted += 1
         else:

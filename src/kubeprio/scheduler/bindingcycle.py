@@ -7,6 +7,12 @@ goroutine; here it runs inline after the scheduling cycle, which in a single-thr
 driver keeps the observable order (assume first, bind next). A PreBind plugin that
 answers ``Code.WAIT`` (VolumeBinding waiting for its volumes) parks the assumed pod as a
 ``WaitingBind`` and is asked again every ``PRE_BIND_POLL_INTERVAL``, from that plugin on.
+A Bind whose ``pods/binding`` write waits on an admission webhook (``kubeprio serve``:
+``WritePendingError``) parks the same way, after PreBind: the pod stays assumed, as
+while upstream's binding goroutine waits on its call, and the bind is sent again once
+the answer is in (the API service replays the same write: one webhook call per
+review). A pending answer is not a failure, so nothing is unreserved or requeued; a
+refusal on the retry is a bind failure as any other.
 On success: ``Scheduled`` event and metrics; on failure: Unreserve, forget the assumed
 pod, free its room for others (``handleBindingCycleError``) and hand the failure to
 ``scheduler.schedulingfailure``.
@@ -21,7 +27,9 @@ import dataclasses
 from typing import Final
 
 from kubeprio.api.model import evolve
+from kubeprio.client.answeredretry import retryable
 from kubeprio.client.record import EVENT_TYPE_NORMAL
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.scheduler import events as cluster_events
 from kubeprio.scheduler.framework import (
     Code,
@@ -51,6 +59,8 @@ class WaitingBind:
     """The PreBind plugin that asked to wait ("" before the first PreBind)."""
     due: float
     attempt_start: float
+    bind_pending: bool = False
+    """PreBind is done: the Bind call waits on admission webhook answers."""
 
 
 class BindingCycle(FailureHandling):
@@ -90,16 +100,24 @@ class BindingCycle(FailureHandling):
             waiting.assumed,
             waiting.node_name,
         )
-        status = self.framework.run_pre_bind_plugins(
-            state, assumed, node_name, resume_from=waiting.plugin
-        )
+        status = None
+        if not waiting.bind_pending:
+            status = self.framework.run_pre_bind_plugins(
+                state, assumed, node_name, resume_from=waiting.plugin
+            )
         if status is not None and status.code is Code.WAIT:
             waiting.plugin = status.plugin
             waiting.due = self.clock.now() + PRE_BIND_POLL_INTERVAL
             self._waiting_binds[assumed.uid] = waiting
             return
         if status is None:
-            status = self.framework.run_bind_plugins(state, assumed, node_name)
+            try:
+                status = retryable(
+                    lambda: self.framework.run_bind_plugins(state, assumed, node_name)
+                )
+            except WritePendingError as pending:
+                self._park_pending_bind(waiting, pending)
+                return
         if status is not None:
             self._binding_failed(
                 queued, state, assumed, node_name, status, in_scheduling_cycle=False
@@ -122,6 +140,19 @@ class BindingCycle(FailureHandling):
             message=f"Successfully assigned {pod.metadata.namespace}/{pod.metadata.name} to {node_name}",
         )
 
+    def _park_pending_bind(self, waiting: WaitingBind, pending: WritePendingError) -> None:
+        """Keep the pod assumed until its bind's webhook answers are in (or their deadline)."""
+        waiting.bind_pending = True
+        waiting.due = self.clock.now() + pending.retry_after
+        uid = waiting.assumed.uid
+        self._waiting_binds[uid] = waiting
+
+        def answered() -> None:
+            if self._waiting_binds.get(uid) is waiting:
+                waiting.due = self.clock.now()
+
+        pending.when_answered(answered)
+
     def _resume_waiting_binds(self) -> int:
         """Poll the parked binding cycles that are due; returns how many were polled."""
         now = self.clock.now()
@@ -142,7 +173,8 @@ class BindingCycle(FailureHandling):
 
     @property
     def waiting_binds(self) -> int:
-        """Pods whose binding cycle waits in PreBind (VolumeBinding)."""
+        """Pods whose binding cycle waits in PreBind (VolumeBinding) or on its Bind's
+        webhook answers."""
         return len(self._waiting_binds)
 
     def _binding_failed(

@@ -13,16 +13,28 @@ set on the latest copy (retrying conflicts), which stores the same result, a new
 condition after the existing ones, without a JSON merge. One difference, on purpose: a
 victim replaced meanwhile by another pod of the same name (another uid) is left alone,
 where upstream's patch and delete by name would hit the newcomer.
+
+In ``kubeprio serve`` a victim's writes (its condition, its delete, then its event) or a
+nomination's clearing that waits on an admission webhook does not hold the scheduler:
+it is written once the answer is in (``client.answeredretry``), as upstream's
+``prepareCandidate`` issues them from goroutines (``preemptPod``; and with
+``SchedulerAsyncPreemption``, beta from v1.33, the whole of it). Meanwhile the preemptor
+is nominated to the node and waits for the victims' deletion as after any preemption;
+v1.32's default, a scheduling cycle that waits for every victim's call, is the one
+difference (the loop is shared with the API server). A victim whose retry is refused is
+only logged, as upstream's asynchronous calls are.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from kubeprio.api import errors
 from kubeprio.api.core import Pod, PodCondition
 from kubeprio.api.model import evolve
 from kubeprio.api.podconditions import update_pod_condition
+from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.protocol import Client
 from kubeprio.client.record import EVENT_TYPE_NORMAL, EventRecorder
 from kubeprio.client.statuswrite import write_status
@@ -37,25 +49,36 @@ class ClientExecutor:
     """Evicts victims through a ``Client``."""
 
     def __init__(
-        self, client: Client, clock: Clock, nominated: NominatedLookup, recorder: EventRecorder
+        self,
+        client: Client,
+        clock: Clock,
+        nominated: NominatedLookup,
+        recorder: EventRecorder,
+        *,
+        writes: AnsweredRetry | None = None,
     ) -> None:
         self._client = client
         self._clock = clock
         self._nominated = nominated
         self._recorder = recorder
+        self._writes = writes if writes is not None else AnsweredRetry("preemption")
 
     def prepare_candidate(self, candidate: Candidate, preemptor: PodInfo) -> Status | None:
         """Upstream ``prepareCandidate`` (synchronous mode)."""
         for victim in candidate.victims.pods:
             if victim.pod.metadata.deletion_timestamp:
                 continue
+            preempt = functools.partial(
+                self._preempt_pod, candidate.node_name, preemptor.pod, victim.pod
+            )
             try:
-                self._preempt_pod(candidate.node_name, preemptor.pod, victim.pod)
+                self._writes.run(("preempt", victim.uid), preempt)
             except errors.StatusError as exc:
                 return error(exc.message)
         for other in self._nominated(candidate.node_name):
             if other.priority < preemptor.priority:
-                self._clear_nomination(other.pod)
+                clear = functools.partial(self._clear_nomination, other.pod)
+                self._writes.run(("nomination", other.uid), clear)
         return None
 
     def _preempt_pod(self, node_name: str, preemptor: Pod, victim: Pod) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, Literal
 
 from kubeprio.api.model import INT64_MAX
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.scheduler.framework import (
     BindPlugin,
     Code,
@@ -389,6 +390,8 @@ class Framework:
         for plugin in self.bind_plugins:
             try:
                 status = plugin.bind(state, pod, node_name)
+            except WritePendingError:
+                raise  # not a failure: the binding cycle waits for the answers
             except Exception as exc:
                 return _as_error(plugin.name, exc)
             if status is not None and status.code is Code.SKIP:

@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.eventsrecord import SeriesRecorder
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
@@ -112,6 +113,9 @@ class Scheduler(SchedulingCycle):
         self.stopwatch = stopwatch or clock.now
         self._attempt_start = 0.0
         self._waiting_binds = {}
+        self.api_writes = AnsweredRetry(scheduler_name)
+        """Status patches and preemption writes waiting on admission webhooks
+        (``kubeprio serve``), each written once its answers are in."""
 
     @property
     def scheduled(self) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.policy import PodDisruptionBudget
+from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
 from kubeprio.client.record import EventRecorder
@@ -45,6 +46,8 @@ class SchedulerHandle:
     scheduler_name: str
     cache: Cache
     recorder: EventRecorder
+    api_writes: AnsweredRetry
+    """Writes that wait on admission webhook answers (``client.answeredretry``)."""
     fast: FastPath | None
     nominated_load: NominatedLoad | None
     nodes: Informer[Node]

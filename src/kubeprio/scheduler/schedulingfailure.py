@@ -104,14 +104,23 @@ class FailureHandling(EventHandlers):
                 status = evolve(status, nominated_node_name=nominated or None)
             return evolve(latest, status=status)
 
-        try:
-            write_status(self.client, pod, with_failure)
-        except errors.StatusError as exc:
-            # Upstream's handleSchedulingFailure only logs a failed status update: the pod
-            # is requeued already, and the next attempt writes its condition again.
-            LOG.debug(
-                "status of %s/%s not updated: %s", pod.metadata.namespace, pod.metadata.name, exc
-            )
+        def write() -> None:
+            try:
+                write_status(self.client, pod, with_failure)
+            except errors.StatusError as exc:
+                # Upstream's handleSchedulingFailure only logs a failed status update: the
+                # pod is requeued already, and the next attempt writes its condition again.
+                LOG.debug(
+                    "status of %s/%s not updated: %s",
+                    pod.metadata.namespace,
+                    pod.metadata.name,
+                    exc,
+                )
+
+        # Upstream's patch blocks only the failing pod's cycle; one that waits on a
+        # webhook is written once the answer is in, and the scheduler goes on meanwhile
+        # (a later failure of the pod while it waits is written by the one after).
+        self.api_writes.run((POD_SCHEDULED, pod.metadata.uid), write)
 
     def _record(self, pod: Pod, *, event_type: str, reason: str, action: str, message: str) -> None:
         self.recorder.event(pod, event_type, reason, message, action=action)

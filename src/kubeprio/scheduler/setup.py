@@ -289,7 +289,11 @@ def new_scheduler(
         evaluator = Evaluator(
             scheduler,
             executor=ClientExecutor(
-                client, clock, scheduler.nominated_pods_for_node, scheduler.recorder
+                client,
+                clock,
+                scheduler.nominated_pods_for_node,
+                scheduler.recorder,
+                writes=scheduler.api_writes,
             ),
             pdbs=scheduler.pdb_list,
             current_pod=scheduler.current_pod,

@@ -11,7 +11,8 @@ Upstream v1.32 rules checked:
   ``BeforeDelete``: a negative grace period counts as 1, a pod's grace period is the one
   ``CheckGracefulDelete`` chose, a pending graceful deletion is not admitted again;
 * ``pkg/registry/core/pod/storage/eviction.go``: the eviction's own pod delete is not
-  admitted (``rest.ValidateAllObjectFunc``);
+  admitted (``rest.ValidateAllObjectFunc``); the eviction itself is, as a CREATE of
+  ``pods/eviction`` (``createValidation``, after the create handler's mutating admission);
 * ``webhook/request/admissionreview.go`` (the review's ``options``),
   ``webhook/mutating/dispatcher.go`` (a patch on a DELETE is an internal error);
 * ``policy/validating``: CEL sees ``object`` null, ``oldObject`` and ``request.options``;
@@ -345,3 +346,53 @@ def test_a_delete_no_configuration_names_is_not_admitted_until_one_does(
     assert not chain.delete_interest(pods)
     # Webhooks never see the objects that configure admission: nothing to admit there.
     assert not chain.delete_interest(kinds.for_model(ValidatingWebhookConfiguration))
+
+
+EVICTION_RULE = {
+    "operations": ["CREATE"],
+    "apiGroups": [""],
+    "apiVersions": ["v1"],
+    "resources": ["pods/eviction"],
+}
+
+
+def test_an_eviction_is_admitted_as_a_create_of_pods_eviction(
+    api: ApiService, caller: InProcessCaller
+) -> None:
+    """``EvictionREST.Create``: the create handler admits the Eviction (mutating admission,
+    then ``createValidation``) before the pod is read, so a webhook naming
+    ``pods/eviction`` may refuse it and the pod stays; the pod's own delete is not
+    admitted (a DELETE rule on pods sees nothing)."""
+    api.create(pod(nodeName="n1"))
+
+    def refuse(request: dict[str, Any]) -> dict[str, Any]:
+        return {"uid": request["uid"], "allowed": False, "status": {"message": "not now"}}
+
+    caller.handlers["/evictions"] = refuse
+    register(
+        api,
+        ValidatingWebhookConfiguration,
+        "evictions",
+        hook("evictions.example.com", "/evictions", rules=[EVICTION_RULE]),
+    )
+    watch_deletes(api, caller)
+    eviction = Eviction(metadata=ObjectMeta(name="web", namespace="default"))
+    with pytest.raises(errors.StatusError) as refused:
+        api.evict(eviction)
+    assert refused.value.message == (
+        'admission webhook "evictions.example.com" denied the request: not now'
+    )
+    [review] = reviews(caller)
+    assert (review["operation"], review["name"], review["namespace"]) == (
+        "CREATE", "web", "default",
+    )  # fmt: skip
+    assert review["resource"] == {"group": "", "version": "v1", "resource": "pods"}
+    assert review["subResource"] == "eviction"
+    assert review["kind"] == {"group": "policy", "version": "v1", "kind": "Eviction"}
+    assert review["object"]["metadata"]["name"] == "web"
+    assert api.get(Pod, "web", "default").metadata.deletion_timestamp is None
+    caller.handlers["/evictions"] = allow()
+    api.evict(eviction)
+    assert [r["operation"] for r in reviews(caller)] == ["CREATE", "CREATE"]
+    # A bound pod is deleted gracefully.
+    assert api.get(Pod, "web", "default").metadata.deletion_timestamp is not None
