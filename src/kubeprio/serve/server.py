@@ -82,6 +82,7 @@ from kubeprio.apiserver.crscaletargets import CustomResourceScales
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.flowclassifier import FlowClassifier
 from kubeprio.apiserver.flowcontrolconfig import FlowControlConfiguration
+from kubeprio.apiserver.groupcommit import GroupCommit
 from kubeprio.apiserver.http import KubeApp, create_app
 from kubeprio.apiserver.legacytokens import LegacyTokenAuthenticator, LegacyTokenGenerator
 from kubeprio.apiserver.rbac import RbacAuthorizer, RbacIndex, UnionAuthorizer
@@ -394,6 +395,9 @@ class Serving:
             self.plane.api, generators=(self.plane.api.rng, service_account_rng)
         )
         self.kube.webhook_waits = self.webhook_waits
+        # HTTP writes of one loop turn share a COMMIT; replies wait for it.
+        self.group_commit = GroupCommit(self.store)
+        self.kube.group_commit = self.group_commit
         # The in-process controllers' writes wait on webhooks off the loop too: they are
         # retried once the answers are in (apiserver.controllerwebhooks).
         self.controller_writes = ControllerWebhookWrites(self.plane.api, self.webhook_waits)
@@ -665,12 +669,15 @@ class Serving:
             _abort_connections(server)
         with contextlib.suppress(asyncio.CancelledError):
             await server_task
+        self.group_commit.commit()
         self._print(f"kubeprio serve: stopped at {rfc3339(self.clock.now())}")
 
     def close(self) -> None:
         """Close the store (checkpoints the WAL) and the webhook call threads."""
         self.controller_writes.close()
         self.webhook_waits.close()
+        # A group still open (the server stopped by an error) is written, not lost.
+        self.group_commit.commit()
         self.store.close()
 
 

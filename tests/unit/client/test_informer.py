@@ -65,6 +65,16 @@ def _node_index(obj: Pod) -> list[str]:
     return [obj.spec.node_name] if obj.spec and obj.spec.node_name else []
 
 
+def _app_index(obj: Pod) -> list[str]:
+    """The ``app`` label, and once more with the node: values that change on relabels
+    and on binds, and two per object."""
+    app = (obj.metadata.labels or {}).get("app")
+    if not app:
+        return []
+    node = obj.spec.node_name if obj.spec and obj.spec.node_name else ""
+    return [app, f"{app}/{node}"]
+
+
 def test_start_lists_and_replays_to_handlers() -> None:
     api = _api()
     api.create(pod("a").build())
@@ -234,6 +244,7 @@ def test_cache_equals_store_after_any_writes(
     api.create(pod("seed", "default").labels(app="web").build())
     informer = Informer(api, Pod, namespace, label_selector=selector)
     informer.add_index("node", _node_index)
+    informer.add_index("app", _app_index)
     recorder = Recorder()
     informer.add_handler(recorder.handler())
     informer.start()
@@ -251,6 +262,10 @@ def test_cache_equals_store_after_any_writes(
     assert [recorder.state[k] for k in sorted(recorder.state)] == expected
     bound = [p for p in expected if p.spec and p.spec.node_name == "n1"]
     assert informer.by_index("node", "n1") == bound
+    # An index whose values change on relabels and binds equals one computed from
+    # scratch (no stale values).
+    for value in ("web", "db", "web/", "db/", "n1", ""):
+        assert informer.by_index("app", value) == [p for p in expected if value in _app_index(p)]
 
 
 def test_handlers_run_in_registration_order_whatever_their_shape() -> None:
