@@ -97,7 +97,8 @@ def main() -> int:
     gctuning.tune_for_throughput()  # as the `kubeprio` command does
     docs = documents(args.nodes, args.pods, args.seed)
     start = time.perf_counter()
-    report, _cluster = simulate(docs, seed=args.seed)
+    with gctuning.freezing_survivors():  # as `kubeprio simulate` runs it
+        report, _cluster = simulate(docs, seed=args.seed)
     wall = time.perf_counter() - start
     pods = report["pods"]
     print(

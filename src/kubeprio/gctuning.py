@@ -49,3 +49,29 @@ def frozen_until_exit() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+def _freeze_after_collection(phase: str, _info: dict[str, int]) -> None:
+    if phase == "stop":
+        gc.freeze()
+
+
+@contextlib.contextmanager
+def freezing_survivors() -> Iterator[None]:
+    """Inside the block, every object that survives a collection is frozen (``gc.freeze``
+    from a ``gc.callbacks`` hook), so no later collection walks it again.
+
+    For a simulation, whose state only grows (every pod, Event and recorded fact stays
+    until the report is built): without it, each object is walked again by every
+    middle-generation collection and by every full one, which at 150,000 pods walk
+    millions of objects that are all alive. Young collections still free the reference
+    cycles that die young; a cycle that outlives a collection is kept until the block
+    ends (kubeprio's objects are trees, so there are few). At the end the frozen objects
+    return to the oldest generation.
+    """
+    gc.callbacks.append(_freeze_after_collection)
+    try:
+        yield
+    finally:
+        gc.callbacks.remove(_freeze_after_collection)
+        gc.unfreeze()

@@ -75,6 +75,8 @@ def _forbidden(request: AdmissionRequest, detail: str) -> errors.ForbiddenError:
 class _SignerCheck:
     """A subresource update that needs ``verb`` on the stored request's signer."""
 
+    validates_kinds = (CertificateSigningRequest,)
+
     plugin_name: str
     subresource: str
     verb: str
@@ -138,6 +140,8 @@ class CertificateSigningPlugin(_SignerCheck):
 
 class CertificateSubjectRestrictionPlugin:
     """``subjectrestriction.Plugin``: no ``system:masters`` client certificates."""
+
+    validates_kinds = (CertificateSigningRequest,)
 
     @property
     def name(self) -> str:

@@ -173,7 +173,9 @@ class Listers(Protocol):
 
 
 class MutatingPlugin(Protocol):
-    """A plugin that may change the object."""
+    """A plugin that may change the object. One whose ``admit`` only ever acts on some
+    kinds declares them as a class attribute ``admits_kinds`` (a tuple of model classes,
+    the classes its guard tests), and the chain does not call it for the others."""
 
     @property
     def name(self) -> str:
@@ -186,7 +188,7 @@ class MutatingPlugin(Protocol):
 
 
 class ValidatingPlugin(Protocol):
-    """A plugin that may only accept or refuse."""
+    """A plugin that may only accept or refuse; ``validates_kinds`` as ``admits_kinds``."""
 
     @property
     def name(self) -> str:
@@ -213,6 +215,24 @@ class AdmissionChain:
     """Whether any DELETE plugin could act on a delete of this resource now (its
     configurations name it); ``None``: assume one could. A delete no plugin could act on
     is not admitted at all (``apiserver.deleteadmission``)."""
+    _by_model: dict[type, tuple[tuple[MutatingPlugin, ...], tuple[ValidatingPlugin, ...]]] = (
+        dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
+    )
+    """Per model class, the plugins of each phase that may act on its objects (those that
+    declare no ``admits_kinds``/``validates_kinds``, and those whose declaration names it):
+    a write of an Event or a Lease skips the pod-only plugins without calling them."""
+
+    def _plugins_for(
+        self, model: type
+    ) -> tuple[tuple[MutatingPlugin, ...], tuple[ValidatingPlugin, ...]]:
+        selected = self._by_model.get(model)
+        if selected is None:
+            selected = (
+                tuple(p for p in self.mutating if _may_act(p, "admits_kinds", model)),
+                tuple(p for p in self.validating if _may_act(p, "validates_kinds", model)),
+            )
+            self._by_model[model] = selected
+        return selected
 
     def mutate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
         """Run the mutating plugins in order; each sees the previous one's result. When a
@@ -227,7 +247,7 @@ class AdmissionChain:
 
     def _mutate_once(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
         obj = request.obj
-        for plugin in self.mutating:
+        for plugin in self._plugins_for(type(obj))[0]:
             if obj is not request.obj:
                 request = evolve(request, obj=obj)
             obj = plugin.admit(request, outcome)
@@ -235,7 +255,7 @@ class AdmissionChain:
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
         """Run the validating plugins in order."""
-        for plugin in self.validating:
+        for plugin in self._plugins_for(type(request.obj))[1]:
             plugin.validate(request, outcome)
 
     def admit_delete(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
@@ -246,3 +266,10 @@ class AdmissionChain:
             mutator.admit(request, outcome)
         for validator in self.delete_validating:
             validator.validate(request, outcome)
+
+
+def _may_act(plugin: object, declaration: str, model: type) -> bool:
+    """Whether ``plugin`` may act on objects of ``model`` in the phase whose declaration
+    (a class attribute: the model classes its guard lets through) is ``declaration``."""
+    kinds: tuple[type, ...] | None = getattr(plugin, declaration, None)
+    return kinds is None or issubclass(model, kinds)

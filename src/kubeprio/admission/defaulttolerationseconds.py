@@ -84,6 +84,8 @@ def _tolerates(tolerations: tuple[Toleration, ...], key: str) -> bool:
 class DefaultTolerationSecondsPlugin:
     """Upstream ``DefaultTolerationSeconds``: mutating only."""
 
+    admits_kinds = (Pod,)
+
     name = PLUGIN_NAME
 
     def __init__(self, defaults: DefaultTolerations | None = None) -> None:

@@ -26,6 +26,8 @@ PLUGIN_NAME: Final = "DefaultIngressClass"
 class DefaultIngressClassPlugin:
     """Upstream ``DefaultIngressClass`` (``classDefaulterPlugin``): mutating only."""
 
+    admits_kinds = (Ingress,)
+
     name = PLUGIN_NAME
 
     def __init__(self, listers: Listers) -> None:

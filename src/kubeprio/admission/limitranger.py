@@ -261,6 +261,8 @@ def violations(lr: LimitRange, pod: Pod) -> list[str]:
 class LimitRangerPlugin:
     """Upstream ``LimitRanger``: mutating (defaults) and validating (bounds)."""
 
+    admits_kinds = validates_kinds = (Pod,)
+
     name = PLUGIN_NAME
 
     def __init__(self, listers: Listers) -> None:

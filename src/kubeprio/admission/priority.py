@@ -142,6 +142,9 @@ def backfill_pod_spec(new: PodSpec, old: PodSpec) -> PodSpec:
 class PriorityPlugin:
     """Upstream's ``Priority`` plugin: mutating for pods, validating for PriorityClasses."""
 
+    admits_kinds = (Pod,)
+    validates_kinds = (PriorityClass,)
+
     def __init__(self, listers: Listers) -> None:
         self._listers = listers
 

@@ -134,6 +134,8 @@ def merge_node_selector(
 class RuntimeClassPlugin:
     """Upstream ``RuntimeClass``: mutating and validating, pods on create only."""
 
+    admits_kinds = validates_kinds = (Pod,)
+
     name = PLUGIN_NAME
 
     def __init__(self, listers: Listers) -> None:

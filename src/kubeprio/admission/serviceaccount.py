@@ -373,6 +373,8 @@ def admitted_spec(spec: PodSpec, account: ServiceAccount, rng: random.Random | N
 class ServiceAccountPlugin:
     """Upstream's ``ServiceAccount`` plugin: mutating and validating, pods only."""
 
+    admits_kinds = validates_kinds = (Pod,)
+
     def __init__(
         self, listers: Listers, *, rng: random.Random, namespace_auto_provision: bool = False
     ) -> None:

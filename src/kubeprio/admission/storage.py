@@ -51,6 +51,8 @@ def has_class(claim: PersistentVolumeClaim) -> bool:
 class DefaultStorageClassPlugin:
     """Upstream ``DefaultStorageClass``: mutating only."""
 
+    admits_kinds = (PersistentVolumeClaim,)
+
     name = DEFAULT_STORAGE_CLASS
 
     def __init__(self, listers: Listers) -> None:
@@ -75,6 +77,8 @@ class DefaultStorageClassPlugin:
 
 class StorageObjectInUseProtectionPlugin:
     """Upstream ``StorageObjectInUseProtection``: mutating only."""
+
+    admits_kinds = (PersistentVolumeClaim, PersistentVolume)
 
     name = STORAGE_OBJECT_IN_USE_PROTECTION
 

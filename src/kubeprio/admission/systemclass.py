@@ -48,6 +48,8 @@ def _class_name(obj: object) -> tuple[str, str]:
 class SystemPriorityClassPlugin:
     """Refuses the system PriorityClasses to users outside ``system:masters``."""
 
+    validates_kinds = (Pod, *kinds.WORKLOAD_KINDS)
+
     @property
     def name(self) -> str:
         """``SystemPriorityClass``."""

@@ -141,6 +141,9 @@ def resolve_template_class(
 class TenantPriorityClassPlugin:
     """Tenant defaulting (mutating) and allowlist enforcement (validating)."""
 
+    admits_kinds = (Pod,)
+    validates_kinds = (Pod, *kinds.WORKLOAD_KINDS)
+
     def __init__(self, listers: Listers) -> None:
         self._listers = listers
 

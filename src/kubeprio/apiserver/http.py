@@ -78,6 +78,7 @@ from kubeprio.apiserver import (
 from kubeprio.apiserver.crrest import CustomResourceRest
 from kubeprio.apiserver.customquota import CustomResourceCounts
 from kubeprio.apiserver.customresources import CustomResourceRegistry
+from kubeprio.apiserver.groupcommit import GroupCommit
 from kubeprio.apiserver.requestmetrics import RequestLabels, RequestMetrics
 from kubeprio.apiserver.resourcemetrics import PodsOnNode
 from kubeprio.apiserver.rest import DEFAULT_WATCH_TIMEOUT, RestHandler
@@ -206,6 +207,9 @@ class KubeApp:
         # Set by serve when admission webhooks run: writes then wait on them off the
         # event loop (apiserver.webhookwaits); without it a write is one plain call.
         self.webhook_waits: WebhookWaits | None = None
+        self.group_commit: GroupCommit | None = None
+        """Set by ``kubeprio serve``: writes share a COMMIT per loop turn, and no response
+        starts before the writes made so far are durable (``apiserver.groupcommit``)."""
         self.routes = RouteTable(kinds.SERVED)
         # The custom resources of Established CRDs (apiserver.customresources).
         self.custom = CustomResourceRegistry(service.store)
@@ -568,7 +572,11 @@ class KubeApp:
         self, method: str, handle: Callable[[], Reply | WatchStream | TextReply | LogFollow]
     ) -> Reply | WatchStream | TextReply | LogFollow:
         """Serve a request; a write with webhooks to wait on lets the loop run meanwhile."""
-        if self.webhook_waits is None or method == "GET":
+        if method == "GET":
+            return handle()
+        if self.group_commit is not None:
+            handle = functools.partial(self.group_commit.run, handle)
+        if self.webhook_waits is None:
             return handle()
         return await self.webhook_waits.run(handle)
 
@@ -636,7 +644,8 @@ class KubeApp:
 class FlowHeaders:
     """ASGI middleware adding the priority-and-fairness headers to every response of a
     request ``KubeApp._admit`` noted (authenticated: a 401 has none, as upstream's
-    authentication filter answers before the APF filter runs)."""
+    authentication filter answers before the APF filter runs). Every response also
+    waits here for the open write group's COMMIT (``apiserver.groupcommit``)."""
 
     def __init__(self, app: ASGIApp, kube: KubeApp) -> None:
         self.app = app
@@ -649,6 +658,10 @@ class FlowHeaders:
 
         async def send_with_flow(message: Message) -> None:
             if message["type"] == "http.response.start":
+                group = self.kube.group_commit
+                if group is not None and group.pending:
+                    # What the response shows may be a write of the open group.
+                    await group.durable()
                 attrs = scope.get("state", {}).get("flow")
                 if attrs is not None:
                     message["headers"] = [

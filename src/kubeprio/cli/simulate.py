@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 
+from kubeprio import gctuning
 from kubeprio.api.annotations import AnnotationError, parse_duration
 from kubeprio.api.manifest import Document, ManifestError
 from kubeprio.cli import admissionconfig, admissionflags
@@ -101,15 +102,22 @@ def run(args: argparse.Namespace) -> int:
             disable=not console.is_terminal,
         ) as progress:
             task = progress.add_task("simulate", t="0s")
-            report, _cluster = simulate(
-                documents,
-                seed=args.seed,
-                until=until,
-                scheduler_config=config,
-                limited_resources=limited,
-                admission_plugins=admission_plugins,
-                on_step=lambda t: progress.update(task, t=f"{t:g}s"),
-            )
+            # The run's state only grows: collections need not walk what survived one.
+            with gctuning.freezing_survivors():
+                report, _cluster = simulate(
+                    documents,
+                    seed=args.seed,
+                    until=until,
+                    scheduler_config=config,
+                    limited_resources=limited,
+                    admission_plugins=admission_plugins,
+                    # Only a terminal shows the progress: elsewhere, no update per step.
+                    on_step=(
+                        (lambda t: progress.update(task, t=f"{t:g}s"))
+                        if console.is_terminal
+                        else None
+                    ),
+                )
     except ManifestError as exc:
         return _fail(str(exc))
     if args.report:

@@ -73,6 +73,14 @@ class FuncHandler(Generic[T]):
         self._update = on_update
         self._delete = on_delete
 
+    def callbacks(
+        self,
+    ) -> tuple[
+        Callable[[T], None] | None, Callable[[T, T], None] | None, Callable[[T], None] | None
+    ]:
+        """The add, update and delete functions (an informer calls them directly)."""
+        return self._add, self._update, self._delete
+
     def on_add(self, obj: T) -> None:
         """Forward to the add function."""
         if self._add is not None:
@@ -108,6 +116,11 @@ class Informer(Generic[T]):
         self._field_selector = field_selector
         self._cache: dict[CacheKey, T] = {}
         self._handlers: list[EventHandler[T]] = []
+        # Each handler's callbacks, in registration order, resolved once: a pod event
+        # reaches a dozen handlers, and a FuncHandler's forwarding was a call per handler.
+        self._on_add: list[Callable[[T], None]] = []
+        self._on_update: list[Callable[[T, T], None]] = []
+        self._on_delete: list[Callable[[T], None]] = []
         self._indexers: dict[str, Callable[[T], list[str]]] = {}
         self._indexes: dict[str, dict[str, dict[CacheKey, T]]] = {}
         self._watch: Watch[T] | None = None
@@ -115,12 +128,25 @@ class Informer(Generic[T]):
         self._started = False
         self._quiet = False
         """True while a notifying watch has delivered nothing since the last poll."""
+        self._wakeups: list[Callable[[], None]] = []
+        """Called whenever the informer stops being quiet (``client.informergroup``)."""
 
     # --- wiring ---------------------------------------------------------------------------
 
     def add_handler(self, handler: EventHandler[T]) -> None:
         """Register callbacks; objects already cached are replayed as adds."""
         self._handlers.append(handler)
+        # Exactly a FuncHandler: a subclass may override the forwarding.
+        if isinstance(handler, FuncHandler) and type(handler) is FuncHandler:
+            on_add, on_update, on_delete = handler.callbacks()
+        else:
+            on_add, on_update, on_delete = handler.on_add, handler.on_update, handler.on_delete
+        if on_add is not None:
+            self._on_add.append(on_add)
+        if on_update is not None:
+            self._on_update.append(on_update)
+        if on_delete is not None:
+            self._on_delete.append(on_delete)
         for key in sorted(self._cache):
             handler.on_add(self._cache[key])
 
@@ -132,6 +158,17 @@ class Informer(Generic[T]):
             for value in index_fn(obj):
                 index.setdefault(value, {})[key] = obj
         self._indexes[name] = index
+
+    def add_wakeup(self, wakeup: Callable[[], None]) -> None:
+        """Call ``wakeup`` whenever a watch event (or the watch's end) arrives, so a driver
+        pumping many informers can skip the quiet ones without asking each."""
+        self._wakeups.append(wakeup)
+
+    @property
+    def quiet(self) -> bool:
+        """True if ``pump`` would do nothing until a wakeup: a notifying watch that has
+        delivered nothing since the last poll."""
+        return self._quiet
 
     @property
     def has_synced(self) -> bool:
@@ -243,6 +280,8 @@ class Informer(Generic[T]):
 
     def _on_pending(self) -> None:
         self._quiet = False
+        for wakeup in self._wakeups:
+            wakeup()
 
     def _upsert(self, obj: T) -> None:
         key = cache_key(obj)
@@ -251,11 +290,12 @@ class Informer(Generic[T]):
             return
         self._cache[key] = obj
         self._reindex(key, old, obj)
-        for handler in self._handlers:
-            if old is None:
-                handler.on_add(obj)
-            else:
-                handler.on_update(old, obj)
+        if old is None:
+            for on_add in self._on_add:
+                on_add(obj)
+        else:
+            for on_update in self._on_update:
+                on_update(old, obj)
 
     def _remove(self, obj: T) -> None:
         key = cache_key(obj)
@@ -263,19 +303,23 @@ class Informer(Generic[T]):
         if old is None:
             return
         self._reindex(key, old, None)
-        for handler in self._handlers:
-            handler.on_delete(obj)
+        for on_delete in self._on_delete:
+            on_delete(obj)
 
     def _reindex(self, key: CacheKey, old: T | None, new: T | None) -> None:
         for name, index_fn in self._indexers.items():
             index = self._indexes[name]
-            if old is not None:
-                for value in index_fn(old):
+            old_values = index_fn(old) if old is not None else []
+            new_values = index_fn(new) if new is not None else []
+            if old_values != new_values:
+                for value in old_values:
                     bucket = index.get(value)
                     if bucket is not None:
                         bucket.pop(key, None)
                         if not bucket:
                             del index[value]
+            # Most updates (status writes) keep the indexed values: the new object then
+            # only replaces the old one in its buckets (``by_index`` sorts the keys).
             if new is not None:
-                for value in index_fn(new):
+                for value in new_values:
                     index.setdefault(value, {})[key] = new

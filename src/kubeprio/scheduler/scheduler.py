@@ -30,6 +30,7 @@ from kubeprio.api.policy import PodDisruptionBudget
 from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.eventsrecord import SeriesRecorder
 from kubeprio.client.informer import FuncHandler, Informer
+from kubeprio.client.informergroup import InformerGroup
 from kubeprio.client.protocol import Client
 from kubeprio.client.record import EventRecorder
 from kubeprio.clock import Clock
@@ -99,6 +100,8 @@ class Scheduler(SchedulingCycle):
         self.pods = Informer(client, Pod, field_selector=NON_TERMINAL_SELECTOR)
         self.pdbs = Informer(client, PodDisruptionBudget)
         self.extra_informers = list(extra_informers)
+        # Pumped after every unit of work a driver runs: quiet informers are skipped.
+        self._pumped = InformerGroup([*self.extra_informers, self.nodes, self.pdbs, self.pods])
         self.nodes.add_handler(
             FuncHandler(self._on_node_add, self._on_node_update, self._on_node_delete)
         )
@@ -140,8 +143,7 @@ class Scheduler(SchedulingCycle):
 
     def pump(self) -> int:
         """Deliver pending informer events; returns how many were handled."""
-        handled = sum(informer.pump() for informer in self.extra_informers)
-        return handled + self.nodes.pump() + self.pdbs.pump() + self.pods.pump()
+        return self._pumped.pump()
 
     def run_once(self) -> bool:
         """Flush due queue timers, then schedule at most one pod; with no pod ready, write

@@ -82,6 +82,7 @@ from kubeprio.apiserver.crscaletargets import CustomResourceScales
 from kubeprio.apiserver.eventttl import DEFAULT_EVENT_TTL, EventExpiry
 from kubeprio.apiserver.flowclassifier import FlowClassifier
 from kubeprio.apiserver.flowcontrolconfig import FlowControlConfiguration
+from kubeprio.apiserver.groupcommit import GroupCommit
 from kubeprio.apiserver.http import KubeApp, create_app
 from kubeprio.apiserver.legacytokens import LegacyTokenAuthenticator, LegacyTokenGenerator
 from kubeprio.apiserver.rbac import RbacAuthorizer, RbacIndex, UnionAuthorizer
@@ -394,6 +395,9 @@ class Serving:
             self.plane.api, generators=(self.plane.api.rng, service_account_rng)
         )
         self.kube.webhook_waits = self.webhook_waits
+        # HTTP writes of one loop turn share a COMMIT; replies wait for it.
+        self.group_commit = GroupCommit(self.store)
+        self.kube.group_commit = self.group_commit
         # The in-process controllers' writes wait on webhooks off the loop too: they are
         # retried once the answers are in (apiserver.controllerwebhooks).
         self.controller_writes = ControllerWebhookWrites(self.plane.api, self.webhook_waits)
@@ -466,7 +470,7 @@ class Serving:
             rng=derived_rng(seed, "clusterrole-aggregation"),
             cluster_roles=cluster_roles,
         )
-        self.serve_informers = Informers([*self.serve_informers.informers, cluster_roles])
+        self.serve_informers.add(cluster_roles)
 
     def _wire_namespace_controllers(self, seed: int, root_ca: bytes) -> None:
         """What every namespace holds on a real cluster: the ``default`` ServiceAccount
@@ -509,7 +513,7 @@ class Serving:
             crds=crds,
             instances=self.crd_instances,
         )
-        self.serve_informers = Informers([*self.serve_informers.informers, crds])
+        self.serve_informers.add(crds)
 
     def _publish_issuer_discovery(self) -> None:
         """Render the issuer's OIDC documents for the listening address; an issuer they
@@ -555,7 +559,7 @@ class Serving:
             ca_key=self.pki.ca_key.read_bytes(),
             csrs=csrs,
         )
-        self.serve_informers = Informers([*self.serve_informers.informers, csrs])
+        self.serve_informers.add(csrs)
 
     @property
     def kubeconfig(self) -> Path:
@@ -665,12 +669,15 @@ class Serving:
             _abort_connections(server)
         with contextlib.suppress(asyncio.CancelledError):
             await server_task
+        self.group_commit.commit()
         self._print(f"kubeprio serve: stopped at {rfc3339(self.clock.now())}")
 
     def close(self) -> None:
         """Close the store (checkpoints the WAL) and the webhook call threads."""
         self.controller_writes.close()
         self.webhook_waits.close()
+        # A group still open (the server stopped by an error) is written, not lost.
+        self.group_commit.commit()
         self.store.close()
 
 

@@ -60,7 +60,7 @@ class SimCluster(ControlPlane):
         self.recorder = Recorder(clock)
         # Only the report reads Events: the cluster itself (and ``serve``) never watches them.
         self.events: Informer[Event] = Informer(self.api, Event)
-        self.informers.informers.append(self.events)
+        self.informers.add(self.events)
         self.pods.add_handler(self.recorder)
         self.events.add_handler(self.recorder)
         self.nodes.add_handler(self.recorder)

@@ -17,12 +17,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from kubeprio.api.core import Node, Pod
-from kubeprio.client.informer import EventHandler, Informer
+from kubeprio.client.informer import EventHandler
+from kubeprio.client.informergroup import InformerGroup
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
 from kubeprio.kubelet.kubelet import Kubelet, KubeletConfig
 from kubeprio.kubelet.outage import NodeOutages
 from kubeprio.kubelet.router import PodRouter
+from kubeprio.sim.engine import TimedOnly
 
 
 class Scheduled(Protocol):
@@ -37,20 +39,9 @@ class Scheduled(Protocol):
         ...
 
 
-class Informers:
-    """A group of informers pumped together (handlers run in registration order)."""
-
-    def __init__(self, informers: Sequence[Informer[Any]]) -> None:
-        self.informers = list(informers)
-
-    def start(self) -> None:
-        """List and watch."""
-        for informer in self.informers:
-            informer.start()
-
-    def pump(self) -> int:
-        """Deliver pending events."""
-        return sum(informer.pump() for informer in self.informers)
+class Informers(InformerGroup):
+    """A group of informers pumped together (handlers run in registration order); the
+    quiet ones are skipped without being asked (``client.informergroup``)."""
 
     def run_once(self) -> bool:
         """Informers have no timed work."""
@@ -61,28 +52,24 @@ class Informers:
         return None
 
 
-class Due:
+class Due(TimedOnly):
     """Runs a ``Scheduled`` component whenever its wakeup has come."""
 
     def __init__(self, component: Scheduled, clock: Clock) -> None:
         self.component = component
         self._clock = clock
-
-    def pump(self) -> int:
-        """Nothing to pump (its informers are pumped by ``Informers``)."""
-        return 0
+        # Bound once: the engine asks every controller at every settle round.
+        self.next_wakeup: Callable[[], float | None] = component.next_wakeup
+        self._run = component.run_once
+        self._now = clock.now
 
     def run_once(self) -> bool:
         """Run the component if it is due now."""
-        wakeup = self.component.next_wakeup()
-        if wakeup is None or wakeup > self._clock.now():
+        wakeup = self.next_wakeup()
+        if wakeup is None or wakeup > self._now():
             return False
-        self.component.run_once()
+        self._run()
         return True
-
-    def next_wakeup(self) -> float | None:
-        """The component's wakeup."""
-        return self.component.next_wakeup()
 
 
 class _Marking:
@@ -105,7 +92,7 @@ class _Marking:
         self._mark(self._kubelet.node_name)
 
 
-class KubeletFleet:
+class KubeletFleet(TimedOnly):
     """One kubelet per Node, started as Nodes appear, run only when they have work."""
 
     def __init__(
@@ -173,10 +160,6 @@ class KubeletFleet:
 
     def _mark(self, name: str) -> None:
         self._dirty.add(name)
-
-    def pump(self) -> int:
-        """Kubelets share the pod informer pumped elsewhere."""
-        return 0
 
     def run_once(self) -> bool:
         """Start new kubelets, then run every kubelet with work due now."""

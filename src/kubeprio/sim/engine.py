@@ -14,7 +14,6 @@ the event sequence number and the seed (SimPy's rule: failures are never swallow
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol
@@ -64,16 +63,26 @@ class Driven(Protocol):
         ...
 
 
+class TimedOnly:
+    """Marks a ``Driven`` whose ``pump`` always returns 0 (it has no informers of its own).
+
+    The engine pumps every component after each unit of work; it leaves these out of
+    that loop (their ``pump`` would only return 0), which keeps a settle's cost in the
+    components that can receive events.
+    """
+
+    def pump(self) -> int:
+        """Nothing to pump."""
+        return 0
+
+
 class SimulationError(KubeprioError):
     """A component or action failed during the run."""
 
 
-@dataclasses.dataclass(order=True, slots=True)
-class _Scheduled:
-    time: float
-    priority: int
-    sequence: int
-    action: Callable[[], None] = dataclasses.field(compare=False)
+_Scheduled = tuple[float, int, int, Callable[[], None]]
+"""(time, priority, sequence, action): a plain tuple, compared in C (the sequence is
+unique, so the action is never compared); the heap holds every pending submission."""
 
 
 class Engine:
@@ -84,6 +93,7 @@ class Engine:
     ) -> None:
         self.clock = clock
         self.components: list[Driven] = list(components)
+        self._pumping = self._receivers()
         self.seed = seed
         self._heap: list[_Scheduled] = []
         self._sequence = 0
@@ -92,6 +102,11 @@ class Engine:
     def add_component(self, component: Driven) -> None:
         """Drive one more component (components settle in the order they were added)."""
         self.components.append(component)
+        self._pumping = self._receivers()
+
+    def _receivers(self) -> list[Driven]:
+        """The components whose ``pump`` can deliver something, in order."""
+        return [c for c in self.components if not isinstance(c, TimedOnly)]
 
     def schedule(self, delay: float, action: Callable[[], None], *, priority: int = 0) -> None:
         """Run ``action`` ``delay`` virtual seconds from now (ties: lower priority first)."""
@@ -103,19 +118,20 @@ class Engine:
 
     def _push(self, time: float, action: Callable[[], None], priority: int) -> None:
         self._sequence += 1
-        heapq.heappush(self._heap, _Scheduled(time, priority, self._sequence, action))
+        heapq.heappush(self._heap, (time, priority, self._sequence, action))
 
     def settle(self) -> None:
         """Pump and run every component until none has work at the current instant."""
+        pumping = self._pumping
         for _round in range(MAX_SETTLE_ROUNDS):
             progressed = False
-            for component in self.components:
+            for component in pumping:
                 if component.pump():
                     progressed = True
             for component in self.components:
                 while component.run_once():
                     progressed = True
-                    for other in self.components:
+                    for other in pumping:
                         other.pump()
             if not progressed:
                 return
@@ -144,7 +160,7 @@ class Engine:
             self.settle()
             while True:
                 wakeup = self._next_wakeup()
-                event_time = self._heap[0].time if self._heap else None
+                event_time = self._heap[0][0] if self._heap else None
                 candidates = [t for t in (wakeup, event_time) if t is not None]
                 if not candidates or (event_time is None and stop is not None and stop()):
                     break
@@ -161,10 +177,10 @@ class Engine:
                 self.clock.time = max(next_time, self.clock.time)
                 # Every action due at this instant runs before components react to any of
                 # them (objects submitted together are seen together, as in a snapshot).
-                while self._heap and self._heap[0].time <= self.clock.time:
-                    item = heapq.heappop(self._heap)
+                while self._heap and self._heap[0][0] <= self.clock.time:
+                    action = heapq.heappop(self._heap)[3]
                     self.steps += 1
-                    item.action()
+                    action()
                 self.settle()
                 if on_step is not None:
                     on_step(self.clock.elapsed)

@@ -153,9 +153,10 @@ class Store(Protocol):
         Reads see each write at once; watchers see the writes, in order, no later than
         the end of the batch, and a durable store makes them durable only there. For
         in-process callers whose writes nobody outside sees before the batch ends (the
-        serve driver's components between two yields to the HTTP server); a write
-        acknowledged to a client must not be made inside a batch. Batches nest (the
-        outermost one commits).
+        serve driver's components between two yields to the HTTP server); a write made
+        inside a batch is acknowledged to a client only after the batch ends (serve's
+        HTTP group commit, ``apiserver.groupcommit``). Batches nest (the outermost one
+        commits).
         """
         ...
 

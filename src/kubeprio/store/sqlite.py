@@ -50,8 +50,9 @@ first incomplete one). ``fsync_each_commit=True`` selects ``synchronous=FULL``: 
 is fsynced at every COMMIT, which closes that window at the cost of one fsync per write
 (about 230 µs here against 25 µs; see ``docs/storage.md``).
 
-Batches (group commit). Inside ``batch()`` the writes share one transaction: each is a
-savepoint (a failed one is undone alone and raises, as above), the in-memory index and
+Batches (group commit). Inside ``batch()`` the writes share one transaction: a failed
+write is undone alone and raises, as above (its log row deleted again if its second
+statement failed; a write that also compacts is a savepoint), the in-memory index and
 revision move at once so later reads and writes in the batch see it, and the watch events
 are published, in order, after the batch's COMMIT. One COMMIT (one append of the WAL
 frames, each page once) then serves many writes instead of one each. Nothing written in
@@ -142,6 +143,7 @@ _UPDATE_CURRENT: Final = (
 _DELETE_CURRENT: Final = (
     "DELETE FROM current WHERE resource = ? AND namespace = ? AND name = ? AND revision = ?"
 )
+_UNDO_LOG_ROW: Final = "DELETE FROM log WHERE revision = ?"
 _COMPACT: Final = """DELETE FROM log WHERE revision IN (
     SELECT prev_revision FROM log
         WHERE revision > :old AND revision <= :new AND prev_revision != 0
@@ -281,6 +283,10 @@ class SqliteStore:
             self._rollback()
             raise
         self._end_batch()
+
+    def failure(self) -> str | None:
+        """Why the store refuses use (a batch that ended so was rolled back), or None."""
+        return self._unusable
 
     def _end_batch(self) -> None:
         pending, self._batched = self._batched or [], None
@@ -491,7 +497,12 @@ class SqliteStore:
                 self._compact_log(compact_to)
 
         previous = self._objects.get(key) if key in self._objects else None
-        self._transaction(statements)
+        if self._batched is not None and not compact_to:
+            # Two statements, the first undone by hand if the second fails: cheaper
+            # than a savepoint around them (see *Batches*).
+            self._batched_write(statements, revision)
+        else:
+            self._transaction(statements)
         # Committed (or, in a batch, part of the batch's commit): from here on the write
         # is acknowledged.
         self._revision = revision
@@ -541,6 +552,26 @@ class SqliteStore:
                 conn.execute("RELEASE write")
             except sqlite3.Error as undo:
                 self._unusable = f"ROLLBACK TO SAVEPOINT failed: {undo}"
+            if isinstance(exc, sqlite3.Error):
+                raise StorageFailureError(f"{self.path}: {exc}") from exc
+            raise
+
+    def _batched_write(self, statements: Callable[[], None], revision: int) -> None:
+        """Inside a batch: ``statements`` (a write's log row, then its ``current`` change)
+        without a savepoint. A failed statement undoes itself (SQLite's statement
+        atomicity); if the second one fails, the first one's log row is deleted. If the
+        failure ended the whole transaction (SQLite may roll back on a full disk or an I/O
+        error) or the undo fails, the store refuses use, as a failed ROLLBACK TO does."""
+        try:
+            statements()
+        except Exception as exc:
+            try:
+                if not self._conn.in_transaction:
+                    self._unusable = f"a failed write ended the batch's transaction: {exc}"
+                else:
+                    self._conn.execute(_UNDO_LOG_ROW, (revision,))
+            except sqlite3.Error as undo:
+                self._unusable = f"undoing a failed write failed: {undo}"
             if isinstance(exc, sqlite3.Error):
                 raise StorageFailureError(f"{self.path}: {exc}") from exc
             raise

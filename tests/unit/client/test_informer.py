@@ -65,6 +65,16 @@ def _node_index(obj: Pod) -> list[str]:
     return [obj.spec.node_name] if obj.spec and obj.spec.node_name else []
 
 
+def _app_index(obj: Pod) -> list[str]:
+    """The ``app`` label, and once more with the node: values that change on relabels
+    and on binds, and two per object."""
+    app = (obj.metadata.labels or {}).get("app")
+    if not app:
+        return []
+    node = obj.spec.node_name if obj.spec and obj.spec.node_name else ""
+    return [app, f"{app}/{node}"]
+
+
 def test_start_lists_and_replays_to_handlers() -> None:
     api = _api()
     api.create(pod("a").build())
@@ -234,6 +244,7 @@ def test_cache_equals_store_after_any_writes(
     api.create(pod("seed", "default").labels(app="web").build())
     informer = Informer(api, Pod, namespace, label_selector=selector)
     informer.add_index("node", _node_index)
+    informer.add_index("app", _app_index)
     recorder = Recorder()
     informer.add_handler(recorder.handler())
     informer.start()
@@ -251,3 +262,55 @@ def test_cache_equals_store_after_any_writes(
     assert [recorder.state[k] for k in sorted(recorder.state)] == expected
     bound = [p for p in expected if p.spec and p.spec.node_name == "n1"]
     assert informer.by_index("node", "n1") == bound
+    # An index whose values change on relabels and binds equals one computed from
+    # scratch (no stale values).
+    for value in ("web", "db", "web/", "db/", "n1", ""):
+        assert informer.by_index("app", value) == [p for p in expected if value in _app_index(p)]
+
+
+def test_handlers_run_in_registration_order_whatever_their_shape() -> None:
+    """The informer resolves each handler's callbacks once (a plain FuncHandler's
+    functions are called directly); order and overrides are kept."""
+    calls: list[str] = []
+
+    class Overriding(FuncHandler[Pod]):
+        def on_add(self, obj: Pod) -> None:
+            calls.append(f"override-add {obj.metadata.name}")
+
+    class Plain:
+        def on_add(self, obj: Pod) -> None:
+            calls.append(f"plain-add {obj.metadata.name}")
+
+        def on_update(self, old: Pod, new: Pod) -> None:
+            calls.append(f"plain-update {new.metadata.name}")
+
+        def on_delete(self, obj: Pod) -> None:
+            calls.append(f"plain-delete {obj.metadata.name}")
+
+    api = _api()
+    informer = Informer(api, Pod)
+    informer.add_handler(
+        FuncHandler(on_update=lambda _o, p: calls.append(f"f-update {p.metadata.name}"))
+    )
+    informer.add_handler(Overriding(on_add=lambda p: calls.append("never")))
+    informer.add_handler(Plain())
+    informer.add_handler(FuncHandler(on_add=lambda p: calls.append(f"f-add {p.metadata.name}")))
+    informer.start()
+    created = api.create(pod("a").build())
+    api.update(
+        dataclasses.replace(
+            created, metadata=dataclasses.replace(created.metadata, labels={"x": "1"})
+        )
+    )
+    api.delete(Pod, "a", "default", options=DeleteRequest(grace_period_seconds=0))
+    informer.pump()
+    assert calls == [
+        "override-add a",
+        "plain-add a",
+        "f-add a",
+        "f-update a",  # the label
+        "plain-update a",
+        "f-update a",  # the deletion mark
+        "plain-update a",
+        "plain-delete a",
+    ]

@@ -311,12 +311,15 @@ def validate_pod_status_update(new: Pod, old: Pod) -> list[FieldError]:
     found: list[FieldError] = []
     status, old_status = new.status, old.status
     for position, condition in enumerate((status.conditions if status else None) or ()):
-        if condition.type in SYSTEM_POD_CONDITIONS:
+        condition_type = condition.type or ""
+        # Every status write checks every condition: a valid type (the memoised common
+        # case) costs no path text.
+        if condition_type in SYSTEM_POD_CONDITIONS or not selectors.validate_label_key(
+            condition_type
+        ):
             continue
         # Upstream builds this path from "metadata", so it reads metadata.conditions[i].Type.
-        found.extend(
-            qualified_name_errors(condition.type or "", f"metadata.conditions[{position}].Type")
-        )
+        found.extend(qualified_name_errors(condition_type, f"metadata.conditions[{position}].Type"))
     if (new.spec.node_name if new.spec else None) != (old.spec.node_name if old.spec else None):
         found.append(errors.forbidden("status.nodeName", "may not be changed directly"))
     nominated = (status.nominated_node_name if status else None) or ""
