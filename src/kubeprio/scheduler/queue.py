@@ -483,6 +483,14 @@ class SchedulingQueue:
     def flush_unschedulable_leftover(self) -> None:
         """Requeue pods in the pool for longer than the maximum (upstream ``flushUnschedulablePodsLeftover``)."""
         now = self._clock.now()
+        if not self._unschedulable.gated_count:
+            # The oldest timestamp is then every pod's (the pool keeps it in a heap): when
+            # even it is recent, nothing is due and the pool is not walked. The driver
+            # calls this at every attempt, and a pass over a pool of 10,000 waiting pods
+            # was a fifth of each attempt.
+            oldest = self._unschedulable.earliest_timestamp()
+            if oldest is None or not now - oldest > self._max_in_unschedulable:
+                return
         stale = [
             qpi for qpi in self._unschedulable if now - qpi.timestamp > self._max_in_unschedulable
         ]
