@@ -28,6 +28,8 @@ A pod's life on the node (``Record.state``)::
   sees the update: their statuses are written at once, running; they are never restarted
   and end, killed, with the pod (``kubelet.containers``, which also words the container
   events, and ``kubelet.status``).
+* Status writes go through ``kubelet.statusmanager``; a pod's final status and final
+  delete through ``kubelet.finalwrites``.
 * The pod records (``Record``, ``State``) are ``kubelet.podrecord``, the configuration
   ``kubelet.config``; the conditions posted after an outage ``kubelet.node``.
 * Pod IPs come from the node's pod CIDR (``kubelet.podips``); the Node is found or
@@ -40,7 +42,6 @@ Must not import ``apiserver``, ``store`` or ``admission`` (import-linter enforce
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import heapq
 import random
@@ -56,37 +57,30 @@ from kubeprio.api.core import (
     Pod,
     PodCondition,
 )
-from kubeprio.api.meta import Preconditions
 from kubeprio.api.model import evolve
 from kubeprio.api.resources import PODS, ResourceAmounts, pod_requests
 from kubeprio.client import record
 from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.informer import Informer
-from kubeprio.client.protocol import Client, DeleteRequest
+from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.kubelet import admission, containers, podips, registration, runtime, status
 from kubeprio.kubelet import node as node_status
 from kubeprio.kubelet.config import KubeletConfig as KubeletConfig
 from kubeprio.kubelet.eviction import PodStats
 from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT
+from kubeprio.kubelet.finalwrites import FinalWrites, revision
 from kubeprio.kubelet.podrecord import Record, State
 from kubeprio.kubelet.pressure import PressureMonitor
 from kubeprio.kubelet.registration import register_node as register_node  # where serve finds it
-from kubeprio.kubelet.statusmanager import AfterWrite, PodStatusManager, StatusBuild
+from kubeprio.kubelet.statusmanager import PodStatusManager
 
 COMPONENT: Final = "kubelet"
-FINAL_STATUS_ON_ITS_WAY: Final = float("inf")
-"""``_finished`` while a pod's final status waits on webhook answers: its events are
-ignored (it must not be admitted or adopted again) until the write is stored."""
 
 
 def _sort_key(pod: Pod) -> tuple[str, str, str]:
     meta = pod.metadata
     return (meta.creation_timestamp or "", meta.namespace or "", meta.name or "")
-
-
-def _revision(pod: Pod) -> int:
-    return int(pod.metadata.resource_version or 0)
 
 
 class Kubelet:
@@ -113,7 +107,6 @@ class Kubelet:
         self.node: Node | None = None
         self._records: dict[str, Record] = {}
         self._changed: dict[str, tuple[Pod, bool]] = {}
-        self._finished: dict[str, float] = {}
         self._timers: list[tuple[float, int, str]] = []
         self._timer_seq = 0
         self._used: dict[str, int] = {}
@@ -124,6 +117,7 @@ class Kubelet:
         self.api_writes = AnsweredRetry(f"kubelet {node_name}")
         """Writes waiting on webhook answers (``kubeprio serve``): see ``kubelet.statusmanager``."""
         self.statuses = PodStatusManager(client, self.api_writes)
+        self._final = FinalWrites(client, self.statuses, self.api_writes)
         self.pressure = PressureMonitor(
             client,
             node_name,
@@ -265,11 +259,9 @@ class Kubelet:
     # --- syncing one pod ----------------------------------------------------------------------
 
     def _sync(self, pod: Pod, deleted: bool, now: float) -> None:
-        uid = pod.metadata.uid or ""
-        if uid in self._finished:
-            if deleted or _revision(pod) >= self._finished[uid]:
-                del self._finished[uid]
+        if self._final.ignores(pod, deleted):
             return
+        uid = pod.metadata.uid or ""
         existing = self._records.get(uid)
         if existing is not None:
             self._sync_running(existing, pod, deleted, now)
@@ -289,7 +281,7 @@ class Kubelet:
         self._admit(pod, now)
 
     def _sync_running(self, rec: Record, pod: Pod, deleted: bool, now: float) -> None:
-        if _revision(pod) >= _revision(rec.pod):
+        if revision(pod) >= revision(rec.pod):
             rec.pod = pod
         if deleted:
             rec.gone = True
@@ -347,7 +339,7 @@ class Kubelet:
         if not result.admit:
             self._recorder.event(pod, record.EVENT_TYPE_WARNING, result.reason, result.message)
             stamp = self._stamp(now)
-            self._write_final_status(
+            self._final.write(
                 pod,
                 lambda p: status.rejected_status(
                     p, now=stamp, reason=result.reason, message=result.message
@@ -454,7 +446,7 @@ class Kubelet:
             exit_code = exit_code or runtime.EXIT_CODE_SIGKILL
             reason, message = "Evicted", rec.evicted_message
         stamp = self._stamp(now)
-        self._write_final_status(
+        self._final.write(
             rec.pod,
             lambda p: status.terminal_status(
                 p,
@@ -472,7 +464,7 @@ class Kubelet:
     def _finish_unstarted(self, pod: Pod, now: float) -> None:
         """A pod deleted before it started: report it Failed and let it go."""
         stamp = self._stamp(now)
-        self._write_final_status(
+        self._final.write(
             pod,
             lambda p: status.terminal_status(
                 p, now=stamp, start_time=stamp, exit_code=runtime.EXIT_CODE_SIGKILL
@@ -483,25 +475,7 @@ class Kubelet:
     def _clean_up_terminal(self, pod: Pod) -> None:
         """``HandlePodCleanups``: a terminal pod waiting out a grace period is deleted now."""
         if pod.metadata.deletion_timestamp and pod.metadata.deletion_grace_period_seconds:
-            self._delete(pod)
-
-    def _delete(self, pod: Pod) -> None:
-        """The status manager's final delete: grace 0, preconditioned on the pod's UID.
-
-        One waiting on a webhook is sent again once answered (upstream's ``syncPod``
-        deletes from the status manager's goroutine); a repeat meanwhile is not started."""
-        uid = pod.metadata.uid or ""
-        self.api_writes.run(("delete", uid), functools.partial(self._delete_now, pod))
-
-    def _delete_now(self, pod: Pod) -> None:
-        options = DeleteRequest(
-            grace_period_seconds=0, preconditions=Preconditions(uid=pod.metadata.uid)
-        )
-        # NotFound: already gone; Conflict: a new pod took the name.
-        with contextlib.suppress(errors.NotFoundError, errors.ConflictError):
-            self._client.delete(
-                Pod, pod.metadata.name or "", pod.metadata.namespace, options=options
-            )
+            self._final.delete(pod)
 
     def _forget(self, rec: Record) -> None:
         self._records.pop(rec.uid, None)
@@ -538,44 +512,8 @@ class Kubelet:
 
     def _refresh(self, rec: Record, stored: Pod | None) -> None:
         """Keep the pod as stored by a status write, unless an event brought a newer one."""
-        if stored is not None and _revision(stored) >= _revision(rec.pod):
+        if stored is not None and revision(stored) >= revision(rec.pod):
             rec.pod = stored
-
-    def _write_final_status(
-        self,
-        pod: Pod,
-        build: StatusBuild,
-        *,
-        delete_if_deleted: bool = False,
-        delete_always: bool = False,
-    ) -> None:
-        """Write a status after which the kubelet is done with the pod (rejected, or its
-        containers gone), then (``delete_*``) the final delete; upstream's status manager
-        deletes a pod being deleted once its terminal status is written (``syncPod``).
-        Until the status is stored, the pod's events are ignored (``_finished``)."""
-        uid = pod.metadata.uid or ""
-        self._finished[uid] = FINAL_STATUS_ON_ITS_WAY
-        after: AfterWrite = functools.partial(
-            self._final_status_stored, uid, pod, delete_if_deleted, delete_always
-        )
-        self.statuses.set_status(pod, build, after)
-
-    def _final_status_stored(
-        self,
-        uid: str,
-        pod: Pod,
-        delete_if_deleted: bool,
-        delete_always: bool,
-        stored: Pod | None,
-    ) -> None:
-        if stored is None:
-            if self._finished.get(uid) == FINAL_STATUS_ON_ITS_WAY:
-                del self._finished[uid]
-        elif uid in self._finished:  # (a deletion event meanwhile cleared it)
-            self._finished[uid] = _revision(stored)
-        latest = stored or pod
-        if delete_always or (delete_if_deleted and latest.metadata.deletion_timestamp):
-            self._delete(latest)
 
     # --- node-pressure eviction -------------------------------------------------------------------
 
