@@ -39,7 +39,7 @@ from kubeprio.api.taints import LOST_NODE_TAINT_KEYS, TAINT_EFFECT_NO_EXECUTE, T
 from kubeprio.scheduler.framework import Code, PodInfo, Status, unresolvable, unschedulable
 from kubeprio.scheduler.nodetable import BoolArray, IntArray, NodeTable
 from kubeprio.scheduler.nominatedload import ROOM_CPU, ROOM_EPH, ROOM_MEM, ROOM_PODS, Load
-from kubeprio.scheduler.rowchanges import RowChanges
+from kubeprio.scheduler.rowchanges import counters, rows_changed_since
 from kubeprio.scheduler.rowstatus import RowStatuses
 from kubeprio.scheduler.shapecache import shape_entry
 
@@ -385,7 +385,8 @@ class FastPath:
         cpu, mem, eph, _with_load = key
         load_version = None if load is None else load.version
         load_changes = None if load is None else load.changes
-        changed = cache.changed_rows(table.changes, load_changes)
+        logs = (table.changes,) if load_changes is None else (table.changes, load_changes)
+        changed = rows_changed_since(logs, cache.seen[: len(logs)])
         if changed is None:
             stale = cache.table_version[:n] != table.version[:n]
             if load_version is not None:
@@ -393,10 +394,7 @@ class FastPath:
             rows = np.flatnonzero(stale)
         else:
             rows = np.array(sorted(changed), np.int64)
-        cache.seen = (
-            table.changes.counter,
-            -1 if load_changes is None else load_changes.counter,
-        )
+        cache.seen = counters(logs)  # an entry always has the same logs (its key says)
         if len(rows) > n // STALE_FRACTION:
             # Many rows moved (binds in a busy stream, or a new entry): gathering them
             # costs more than one pass over contiguous columns.
@@ -516,26 +514,9 @@ class _KindsCache:
         self.load_version: IntArray = np.full(capacity, -1, np.int64)
         self.fitted = False
         """Whether some row fitted when the kinds were last brought up to date."""
-        self.seen = (-1, -1)
+        self.seen: tuple[int, ...] = (-1, -1)
         """``RowChanges`` counters (table, nominated load) when every row was last
         brought up to date (-1: never)."""
-
-    def changed_rows(
-        self, table_changes: RowChanges, load_changes: RowChanges | None
-    ) -> set[int] | None:
-        """Rows bumped since the kinds were last brought up to date, or None when the
-        change logs cannot tell (compare every row's versions)."""
-        seen_table, seen_load = self.seen
-        changed = table_changes.since(seen_table)
-        if changed is None:
-            return None
-        rows = set(changed)
-        if load_changes is not None:
-            changed = load_changes.since(seen_load)
-            if changed is None:
-                return None
-            rows.update(changed)
-        return rows
 
 
 class _ScoreCache:

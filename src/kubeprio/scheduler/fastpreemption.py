@@ -69,6 +69,7 @@ from kubeprio.scheduler.preemption import (
     number_of_candidates,
     pdb_selector,
 )
+from kubeprio.scheduler.rowchanges import RowChanges, counters, rows_changed_since
 from kubeprio.scheduler.rowstatus import RowStatuses
 from kubeprio.scheduler.shapecache import shape_entry
 from kubeprio.scheduler.victimtable import (
@@ -202,7 +203,7 @@ class _Verdicts:
         self.synced = False
         """Every row's outcome is current but for the rows the three tables' change logs
         list after ``seen`` and the ``dirty`` ones: a decision refreshes just those."""
-        self.seen = (-1, -1, -1)
+        self.seen: tuple[int, ...] = (-1, -1, -1)
         """``RowChanges`` counters (table, victims, nominated load) when last caught up."""
         self.dirty: set[int] = set()
         """Rows whose outcome was not kept (``_stamp``): recomputed at the next catch-up."""
@@ -356,30 +357,33 @@ class FastPreemption:
         changed, and the decision scans instead."""
         if not verdicts.synced:
             return False
-        seen_table, seen_victims, seen_load = verdicts.seen
-        logs = (self.cache.table.changes, self.cache.victims.changes, self.load.changes)
-        changed_table = logs[0].since(seen_table)
-        changed_victims = logs[1].since(seen_victims)
-        changed_load = logs[2].since(seen_load)
-        if changed_table is None or changed_victims is None or changed_load is None:
+        stale = rows_changed_since(self._logs(), verdicts.seen)
+        if stale is None:
             verdicts.synced = False
             return False
-        stale = set(verdicts.dirty)
-        stale.update(changed_table)
-        stale.update(changed_victims)
-        stale.update(changed_load)
+        stale |= verdicts.dirty
         if own_row >= 0:
             stale.add(own_row)
         if len(stale) > limit:
             verdicts.synced = False
             return False
+        self._caught_up(verdicts, np.array(sorted(stale), np.int64), pod, now, own_row)
+        return True
+
+    def _logs(self) -> tuple[RowChanges, RowChanges, RowChanges]:
+        """The change logs of the three tables an outcome depends on."""
+        return (self.cache.table.changes, self.cache.victims.changes, self.load.changes)
+
+    def _caught_up(
+        self, verdicts: _Verdicts, rows: IntArray, pod: PodInfo, now: int, own_row: int
+    ) -> None:
+        """Refresh ``rows``, the entry's only stale ones: from now on it has seen every
+        change logged so far (the refresh re-marks the rows it does not keep dirty)."""
         verdicts.dirty = set()
-        verdicts.seen = (logs[0].counter, logs[1].counter, logs[2].counter)
-        if stale:
-            rows = np.array(sorted(stale), np.int64)
+        verdicts.seen = counters(self._logs())
+        if len(rows):
             load = self.load.load(pod.priority, pod.uid)
             self._refresh_stale(verdicts, rows, pod, load, now, own_row)
-        return True
 
     def _maybe_sync(self, verdicts: _Verdicts, pod: PodInfo, now: int, own_row: int) -> None:
         """After a scan: refresh every stale row (by version) if few are left, so the
@@ -404,12 +408,7 @@ class FastPreemption:
             verdicts.sync_wait = verdicts.sync_backoff
             verdicts.sync_backoff = min(2 * verdicts.sync_backoff, MAX_SYNC_BACKOFF)
             return
-        logs = (table.changes, self.cache.victims.changes, self.load.changes)
-        verdicts.dirty = set()
-        verdicts.seen = (logs[0].counter, logs[1].counter, logs[2].counter)
-        if len(rows):
-            load = self.load.load(pod.priority, pod.uid)
-            self._refresh_stale(verdicts, rows, pod, load, now, own_row)
+        self._caught_up(verdicts, rows, pod, now, own_row)
         verdicts.synced = True
         verdicts.sync_backoff = 1
 

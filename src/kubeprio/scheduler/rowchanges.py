@@ -14,6 +14,7 @@ Driven by the tables' writers (one ``bump`` per version change); pure bookkeepin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 KEPT_CHANGES: Final = 1 << 16
@@ -56,3 +57,20 @@ class RowChanges:
         if seen < self._base:
             return None
         return self._rows[seen - self._base :]
+
+
+def rows_changed_since(logs: Sequence[RowChanges], seen: Sequence[int]) -> set[int] | None:
+    """Rows any of ``logs`` bumped after the counter ``seen`` holds for it, or None when
+    one of them no longer reaches back that far (compare every row's versions)."""
+    rows: set[int] = set()
+    for log, counter in zip(logs, seen, strict=True):
+        changed = log.since(counter)
+        if changed is None:
+            return None
+        rows.update(changed)
+    return rows
+
+
+def counters(logs: Sequence[RowChanges]) -> tuple[int, ...]:
+    """Each log's current counter: what a consumer caught up now has seen."""
+    return tuple(log.counter for log in logs)
