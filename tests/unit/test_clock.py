@@ -36,7 +36,7 @@ def test_known_instants(seconds: float, text: str) -> None:
     assert rfc3339_micro(seconds) == text == _reference(seconds)
 
 
-@given(st.floats(min_value=0, max_value=4e9, allow_nan=False))
+@given(st.floats(min_value=-2e9, max_value=4e9, allow_nan=False))
 def test_matches_datetime_everywhere(seconds: float) -> None:
     assert rfc3339_micro(seconds) == _reference(seconds)
 
@@ -45,9 +45,4 @@ def test_matches_datetime_everywhere(seconds: float) -> None:
 def test_matches_datetime_on_half_microseconds(second: int, halves: int) -> None:
     """Instants on and near the rounding ties (multiples of half a microsecond)."""
     seconds = second + halves * 5e-7
-    assert rfc3339_micro(seconds) == _reference(seconds)
-
-
-@given(st.floats(min_value=-2e9, max_value=4e9, allow_nan=False, allow_infinity=False))
-def test_matches_datetime_before_and_after_the_epoch(seconds: float) -> None:
     assert rfc3339_micro(seconds) == _reference(seconds)
