@@ -47,16 +47,6 @@ def retryable(call: Callable[[], T]) -> T:
         RETRYABLE_WRITES.reset(token)
 
 
-def in_place(call: Callable[[], T]) -> T:
-    """``call()`` with its writes waiting on their webhooks in place (a caller that does
-    not handle ``WritePendingError``, inside one that does)."""
-    token = RETRYABLE_WRITES.set(False)
-    try:
-        return call()
-    finally:
-        RETRYABLE_WRITES.reset(token)
-
-
 class AnsweredRetry:
     """Runs writes now, or again once the webhook answers they wait on are in."""
 
@@ -66,8 +56,6 @@ class AnsweredRetry:
         self._waiting: set[Hashable] = set()
         self.parked = 0
         """Writes that waited on answers so far (tests check a retry posted none again)."""
-        self.retried = 0
-        """Retries run once their answers were in."""
 
     def run(
         self, key: Hashable, write: Callable[[], None], *, again: Callable[[], None] | None = None
@@ -97,7 +85,6 @@ class AnsweredRetry:
 
     def _again(self, key: Hashable, write: Callable[[], None]) -> None:
         self._waiting.discard(key)
-        self.retried += 1
         try:
             self.run(key, write, again=write)
         except KubeprioError as exc:  # refused: logged, as upstream's goroutine logs it

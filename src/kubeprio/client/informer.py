@@ -115,7 +115,6 @@ class Informer(Generic[T]):
         self._label_selector = label_selector
         self._field_selector = field_selector
         self._cache: dict[CacheKey, T] = {}
-        self._handlers: list[EventHandler[T]] = []
         # Each handler's callbacks, in registration order, resolved once: a pod event
         # reaches a dozen handlers, and a FuncHandler's forwarding was a call per handler.
         self._on_add: list[Callable[[T], None]] = []
@@ -135,7 +134,6 @@ class Informer(Generic[T]):
 
     def add_handler(self, handler: EventHandler[T]) -> None:
         """Register callbacks; objects already cached are replayed as adds."""
-        self._handlers.append(handler)
         # Exactly a FuncHandler: a subclass may override the forwarding.
         if isinstance(handler, FuncHandler) and type(handler) is FuncHandler:
             on_add, on_update, on_delete = handler.callbacks()

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 from collections.abc import Hashable
 from typing import Final
 
@@ -189,17 +190,7 @@ class EventRecorder:
         """Write ``item``; when it waits on webhook answers, it goes first in the backlog,
         which is written once they are in."""
         try:
-            return retryable(
-                lambda: self._write(
-                    item.ref,
-                    item.event_type,
-                    item.reason,
-                    item.message,
-                    item.action,
-                    item.related,
-                    item.at,
-                )
-            )
+            return retryable(functools.partial(self._write, item))
         except WritePendingError as pending:
             self._backlog.appendleft(item)
             pending.when_answered(self._drain_backlog)
@@ -213,24 +204,18 @@ class EventRecorder:
             if self._backlog and self._backlog[0] is item:
                 return  # pending again: this runs again once its answers are in
 
-    def _write(
-        self,
-        ref: ObjectReference,
-        event_type: str,
-        reason: str,
-        message: str,
-        action: str | None,
-        related: ObjectReference | None,
-        now: float,
-    ) -> Event | None:
-        key = self._key(ref, event_type, reason, message, action, related)
+    def _write(self, item: _Queued) -> Event | None:
+        ref, related = item.ref, item.related
+        key = self._key(ref, item.event_type, item.reason, item.message, item.action, related)
         previous = self._cache.get(key)
         if previous is not None:
-            stored = self._bump(previous, now)
+            stored = self._bump(previous, item.at)
             if stored is not None:
                 self._remember(key, stored)
                 return stored
-        stored = self._create(ref, event_type, reason, message, now, action, related)
+        stored = self._create(
+            ref, item.event_type, item.reason, item.message, item.at, item.action, related
+        )
         if stored is not None:
             self._remember(key, stored)
         return stored

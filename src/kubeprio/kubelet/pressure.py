@@ -63,10 +63,10 @@ class PressureMonitor:
         origin: float,
         system_memory_usage: int = 0,
         system_disk_usage: int = 0,
-        writes: AnsweredRetry | None = None,
+        writes: AnsweredRetry,
     ) -> None:
         self._client = client
-        self._writes = writes if writes is not None else AnsweredRetry(f"kubelet {node_name}")
+        self._writes = writes
         self._later: tuple[tuple[str, ...], float] | None = None
         """Conditions (and when) decided while a conditions write waits on webhooks."""
         self._node_name = node_name

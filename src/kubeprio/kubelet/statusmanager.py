@@ -75,8 +75,6 @@ class PodStatusManager:
         """Pod UID -> the write on its way (run now, or waiting on webhook answers)."""
         self._queued: dict[str, _Wanted] = {}
         """Pod UID -> what was set while that write waits, sent once it is stored."""
-        self.refused = 0
-        """Writes refused by the API server (logged; tests check it)."""
 
     def set_status(self, pod: Pod, build: StatusBuild, then: AfterWrite | None = None) -> None:
         """Write ``build(latest pod)`` as ``pod``'s status, now or after the write of it
@@ -115,7 +113,6 @@ class PodStatusManager:
         except errors.ConflictError:
             stored = None
         except errors.StatusError as exc:
-            self.refused += 1
             LOG.warning("failed to update the status of pod %s: %s", _name(wanted.pod), exc)
             stored = None
         del self._writing[uid]

@@ -134,12 +134,8 @@ class Scheduler(SchedulingCycle):
     # --- driving ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """List the cluster and start watching."""
-        for informer in self.extra_informers:
-            informer.start()
-        self.nodes.start()
-        self.pdbs.start()
-        self.pods.start()
+        """List the cluster and start watching (in the order they are pumped)."""
+        self._pumped.start()
 
     def pump(self) -> int:
         """Deliver pending informer events; returns how many were handled."""

@@ -21,7 +21,7 @@ from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.storagecapacity import CSIStorageCapacity
 from kubeprio.api.storageclass import StorageClass
-from kubeprio.client.informer import Informer
+from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
 from kubeprio.scheduler import events as cluster_events
@@ -118,22 +118,6 @@ class _Requeue:
         NodeVolumeLimits)."""
 
 
-class _ForgetCapacity:
-    """Drops a deleted CSIStorageCapacity's compiled topology from the capacity check."""
-
-    def __init__(self, check: CapacityCheck) -> None:
-        self._check = check
-
-    def on_add(self, obj: CSIStorageCapacity) -> None:
-        """Nothing: topologies are compiled when first used."""
-
-    def on_update(self, old: CSIStorageCapacity, new: CSIStorageCapacity) -> None:
-        """Nothing: the check recompiles a replaced object."""
-
-    def on_delete(self, obj: CSIStorageCapacity) -> None:
-        self._check.forget(obj)
-
-
 def _volume_informers(
     client: Client, requeue: Callable[[cluster_events.ClusterEvent, object, object], None]
 ) -> tuple[VolumeBinder, list[Informer[Any]]]:
@@ -158,7 +142,9 @@ def _volume_informers(
     for informer, resource in zip(informers, resources, strict=True):
         informer.add_handler(_Requeue(resource, requeue))
     check = CapacityCheck(drivers, capacities)
-    capacities.add_handler(_ForgetCapacity(check))
+    # A deleted capacity's compiled topology is dropped (a replaced one is recompiled
+    # when first used).
+    capacities.add_handler(FuncHandler(on_delete=check.forget))
     binder = VolumeBinder(client, claims=claims, volumes=volumes, classes=classes, capacity=check)
     return binder, informers
 
