@@ -164,17 +164,7 @@ class ApiService(ServiceClientWrites):
         bound (409 on ``pods/binding``); the binding's annotations are copied onto the
         pod.
         """
-        request = AdmissionRequest(
-            Operation.CREATE,
-            kinds.for_model(Pod),
-            binding,
-            None,
-            binding.metadata.namespace or "",
-            binding.metadata.name or "",
-            subresource="binding",
-            user=user,
-        )
-        outcome = AdmissionOutcome()
+        request, outcome = self._pod_subresource_create(binding, "binding", user=user)
         binding = cast(Binding, self.admission.mutate(request, outcome))
         name = binding.metadata.name or ""
         namespace = binding.metadata.namespace or ""
@@ -215,6 +205,29 @@ class ApiService(ServiceClientWrites):
                 continue
         raise errors.conflict("pods/binding", "", name)
 
+    @staticmethod
+    def _pod_subresource_create(
+        obj: Binding | Eviction,
+        subresource: str,
+        *,
+        user: UserInfo | None,
+        dry_run: bool = False,
+    ) -> tuple[AdmissionRequest, AdmissionOutcome]:
+        """The admission of ``obj`` as a CREATE of ``pods/<subresource>`` (the create
+        handler's attributes for ``pods/binding`` and ``pods/eviction``)."""
+        request = AdmissionRequest(
+            Operation.CREATE,
+            kinds.for_model(Pod),
+            obj,
+            None,
+            obj.metadata.namespace or "",
+            obj.metadata.name or "",
+            subresource=subresource,
+            user=user,
+            dry_run=dry_run,
+        )
+        return request, AdmissionOutcome()
+
     def evict(self, eviction: Eviction, *, user: UserInfo | None = None) -> None:
         """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it.
 
@@ -237,18 +250,12 @@ class ApiService(ServiceClientWrites):
         ``rest.ValidateAllObjectFunc``): the eviction itself was.
         """
         info = kinds.for_model(Pod)
-        request = AdmissionRequest(
-            Operation.CREATE,
-            info,
+        request, outcome = self._pod_subresource_create(
             eviction,
-            None,
-            eviction.metadata.namespace or "",
-            eviction.metadata.name or "",
-            subresource="eviction",
+            "eviction",
             user=user,
             dry_run=bool(eviction.delete_options and eviction.delete_options.dry_run),
         )
-        outcome = AdmissionOutcome()
         eviction = cast(Eviction, self.admission.mutate(request, outcome))
         self.admission.validate(evolve(request, obj=eviction), outcome)
         name = eviction.metadata.name or ""

@@ -32,9 +32,10 @@ from typing import Any, Final, Protocol, TypeVar
 
 from kubeprio.api.meta import ApiObject, LabelSelector
 from kubeprio.client import record
+from kubeprio.client.answeredretry import retryable
 from kubeprio.client.informer import Informer
 from kubeprio.client.protocol import Client
-from kubeprio.client.writepending import RETRYABLE_WRITES, WRITE_SCOPE, WritePendingError
+from kubeprio.client.writepending import WritePendingError
 from kubeprio.clock import Clock
 from kubeprio.errors import KubeprioError, PermanentError, TemporaryError
 
@@ -172,6 +173,13 @@ class WorkQueue:
         """Queue ``key`` after ``delay`` seconds (sooner if it is already due sooner)."""
         self._schedule(key, self._clock.now() + max(delay, 0.0))
 
+    def add_when_answered(self, key: str, pending: WritePendingError) -> None:
+        """Queue ``key`` again as soon as the webhook answers its write waits on are in
+        (at the latest after their deadline): upstream's worker would block on the call,
+        then go on."""
+        self.add_after(key, pending.retry_after)
+        pending.when_answered(functools.partial(self.add, key))
+
     def add_rate_limited(self, key: str) -> None:
         """Queue ``key`` after its exponential backoff, and count the failure."""
         failures = self._failures.get(key, 0)
@@ -294,16 +302,8 @@ class Controller(abc.ABC):
     def run_once(self) -> int:
         """Reconcile every key due now; return how many were processed."""
         keys = self.queue.pop_due()
-        if not keys:
-            return 0
-        # A write of ours that waits on an admission webhook raises WritePendingError
-        # instead of holding kubeprio serve's loop (client.writepending); process handles it.
-        token = RETRYABLE_WRITES.set(True)
-        try:
-            for key in keys:
-                self.process(key)
-        finally:
-            RETRYABLE_WRITES.reset(token)
+        for key in keys:
+            self.process(key)
         return len(keys)
 
     def next_wakeup(self) -> float | None:
@@ -312,11 +312,11 @@ class Controller(abc.ABC):
 
     def process(self, key: str) -> None:
         """Run ``reconcile(key)`` under the retry policy."""
-        # One sync is one unit of work for writes that wait on webhooks (their retries
-        # are recognised across syncs, identical writes within one are distinct).
-        scope = WRITE_SCOPE.set(object())
         try:
-            self.reconcile(key)
+            # A write of ours that waits on an admission webhook raises WritePendingError
+            # instead of holding kubeprio serve's loop (client.writepending), and one sync
+            # is one unit of work for such writes (``retryable``).
+            retryable(functools.partial(self.reconcile, key))
         except TemporaryError as exc:
             self.queue.add_after(key, exc.delay)
         except PermanentError as exc:
@@ -325,13 +325,8 @@ class Controller(abc.ABC):
             if target is not None:
                 self.recorder.event(target, record.EVENT_TYPE_WARNING, "ReconcileFailed", str(exc))
         except WritePendingError as exc:
-            # Upstream's worker would block on the webhook, then go on: the key comes
-            # back as soon as the answers are in (at the latest after their deadline).
-            self.queue.add_after(key, exc.retry_after)
-            exc.when_answered(functools.partial(self.queue.add, key))
+            self.queue.add_when_answered(key, exc)
         except KubeprioError:
             self.queue.add_rate_limited(key)
         else:
             self.queue.forget(key)
-        finally:
-            WRITE_SCOPE.reset(scope)

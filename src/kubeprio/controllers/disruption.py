@@ -238,10 +238,7 @@ class DisruptionController(Controller):
             try:
                 retryable(functools.partial(self._sync_stale_pod_disruption, key))
             except WritePendingError as pending:
-                # Upstream's stale-condition worker waits on the call; the key comes back
-                # once the answer is in (at the latest after its deadline).
-                self.stale_queue.add_after(key, pending.retry_after)
-                pending.when_answered(functools.partial(self.stale_queue.add, key))
+                self.stale_queue.add_when_answered(key, pending)
             except errors.StatusError:
                 self.stale_queue.add_rate_limited(key)
             processed += 1
