@@ -361,7 +361,7 @@ class SchedulingQueue:
         for qpi in candidates:
             if self._hints.gate_ignores(qpi, event):
                 continue  # the gate does not care about this event
-            strategy = self._hints.worth_requeuing(qpi, event, old, new)
+            strategy = self._hints.worth_requeuing(qpi, event, old, new, interest=interest)
             if strategy is Strategy.SKIP:
                 continue
             self._unschedulable.delete(qpi.pod_info.key)
@@ -483,14 +483,19 @@ class SchedulingQueue:
     def flush_unschedulable_leftover(self) -> None:
         """Requeue pods in the pool for longer than the maximum (upstream ``flushUnschedulablePodsLeftover``)."""
         now = self._clock.now()
-        if not self._unschedulable.gated_count:
-            # The oldest timestamp is then every pod's (the pool keeps it in a heap): when
-            # even it is recent, nothing is due and the pool is not walked. The driver
-            # calls this at every attempt, and a pass over a pool of 10,000 waiting pods
-            # was a fifth of each attempt.
-            oldest = self._unschedulable.earliest_timestamp()
-            if oldest is None or not now - oldest > self._max_in_unschedulable:
-                return
+        # When even the oldest pod (gated or not: the pool keeps both in heaps) is recent,
+        # nothing is due and the pool is not walked. The driver calls this at every
+        # attempt, and a pass over a pool of 10,000 waiting pods was a fifth of each one.
+        oldest = [
+            t
+            for t in (
+                self._unschedulable.earliest_timestamp(),
+                self._unschedulable.earliest_timestamp(gated=True),
+            )
+            if t is not None
+        ]
+        if not oldest or not now - min(oldest) > self._max_in_unschedulable:
+            return
         stale = [
             qpi for qpi in self._unschedulable if now - qpi.timestamp > self._max_in_unschedulable
         ]

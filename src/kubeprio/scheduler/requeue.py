@@ -97,7 +97,13 @@ class HintEvaluator:
         return not match_any_cluster_event(event, registered)
 
     def worth_requeuing(
-        self, qpi: QueuedPodInfo, event: ClusterEvent, old: object | None, new: object | None
+        self,
+        qpi: QueuedPodInfo,
+        event: ClusterEvent,
+        old: object | None,
+        new: object | None,
+        *,
+        interest: EventInterest | None = None,
     ) -> Strategy:
         """Upstream ``isPodWorthRequeuing``: ask the rejector plugins' hints about ``event``.
 
@@ -110,7 +116,8 @@ class HintEvaluator:
         rejectors = qpi.unschedulable_plugins | pending
         if not rejectors:
             return Strategy.AFTER_BACKOFF
-        interest = self.interest(event)
+        if interest is None:  # (a caller moving many pods looked it up once for all)
+            interest = self.interest(event)
         if interest.wildcard:
             if new is not None and not (
                 isinstance(new, Pod) and (new.metadata.uid or "") == qpi.pod_info.uid

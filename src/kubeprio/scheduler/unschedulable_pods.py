@@ -9,7 +9,8 @@ which an event moves pods, where upstream's Go map order is random) plus indexes
   an event is only worth evaluating for pods rejected by a plugin registered for it;
 * pods with required pod-affinity terms, and the parsed terms (upstream
   ``PodInfo.RequiredAffinityTerms``), for ``AssignedPodAdded``'s cross-topology filter;
-* a min-heap of the timestamps of non-gated pods, for the 5-minute leftover flush's wake-up;
+* min-heaps of the timestamps of non-gated and of gated pods, for the 5-minute leftover
+  flush and its wake-up;
 * the keys of gated pods, so ``scheduler_pending_pods{queue="gated"}`` is a length.
 
 Only ``scheduler.queue`` drives it. No clock, no I/O.
@@ -116,6 +117,7 @@ class UnschedulablePods:
         "_affinity",
         "_by_plugin",
         "_gated",
+        "_gated_timestamps",
         "_indexed",
         "_next_seq",
         "_pods",
@@ -131,6 +133,7 @@ class UnschedulablePods:
         self._indexed: dict[str, tuple[str, ...]] = {}
         self._affinity: dict[str, tuple[AffinityTerm, ...]] = {}
         self._timestamps: list[tuple[float, str]] = []
+        self._gated_timestamps: list[tuple[float, str]] = []
         self._gated: set[str] = set()
 
     def __len__(self) -> int:
@@ -167,16 +170,20 @@ class UnschedulablePods:
         terms = required_affinity_terms(qpi.pod)
         if terms:
             self._affinity[key] = terms
-        if qpi.gating_plugin:
+        gated = bool(qpi.gating_plugin)
+        if gated:
             self._gated.add(key)
         else:
             self._gated.discard(key)
-            heapq.heappush(self._timestamps, (qpi.timestamp, key))
-            if len(self._timestamps) > 2 * len(self._pods) + 64:
-                self._timestamps = [
-                    (pod.timestamp, k) for k, pod in self._pods.items() if not pod.gating_plugin
-                ]
-                heapq.heapify(self._timestamps)
+        heap = self._gated_timestamps if gated else self._timestamps
+        heapq.heappush(heap, (qpi.timestamp, key))
+        if len(heap) > 2 * len(self._pods) + 64:
+            heap[:] = [
+                (pod.timestamp, k)
+                for k, pod in self._pods.items()
+                if bool(pod.gating_plugin) == gated
+            ]
+            heapq.heapify(heap)
 
     def delete(self, key: str) -> QueuedPodInfo | None:
         """Remove and return the pod under ``key``."""
@@ -187,6 +194,7 @@ class UnschedulablePods:
             self._unindex(key)
             if not self._pods:
                 self._timestamps.clear()
+                self._gated_timestamps.clear()
         return qpi
 
     def _unindex(self, key: str) -> None:
@@ -229,13 +237,14 @@ class UnschedulablePods:
                 keys[key] = None
         return self._ordered(keys) if keys else []
 
-    def earliest_timestamp(self) -> float | None:
-        """The oldest queue timestamp among non-gated pods (for the leftover flush)."""
-        heap = self._timestamps
+    def earliest_timestamp(self, *, gated: bool = False) -> float | None:
+        """The oldest queue timestamp among non-gated pods (for the leftover flush's
+        wake-up), or with ``gated`` among gated ones."""
+        heap = self._gated_timestamps if gated else self._timestamps
         while heap:
             timestamp, key = heap[0]
             qpi = self._pods.get(key)
-            if qpi is not None and not qpi.gating_plugin and qpi.timestamp == timestamp:
+            if qpi is not None and bool(qpi.gating_plugin) == gated and qpi.timestamp == timestamp:
                 return timestamp
             heapq.heappop(heap)
         return None
