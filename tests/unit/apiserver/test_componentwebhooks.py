@@ -46,6 +46,7 @@ from tests.unit.apiserver.test_webhookwaits import (
     _register,
     _service,
     allow,
+    deferring,
     deny,
 )
 
@@ -84,9 +85,7 @@ def served(handlers: dict[str, Any], *hooks: dict[str, Any]) -> Served:
     caller = ThreadedCaller(handlers)
     api = _service(caller)
     _register(api, [], list(hooks))
-    waits = WebhookWaits(api, generators=(api.rng,))
-    writes = ControllerWebhookWrites(api, waits)
-    api.controller_writes = writes
+    writes, waits = deferring(api)
     return Served(api, caller, writes, waits)
 
 

@@ -25,9 +25,6 @@ from kubeprio.api import errors
 from kubeprio.api.configmap import ConfigMap
 from kubeprio.api.model import evolve
 from kubeprio.api.serialization import from_dict, to_dict
-from kubeprio.apiserver.controllerwebhooks import ControllerWebhookWrites
-from kubeprio.apiserver.service import ApiService
-from kubeprio.apiserver.webhookwaits import WebhookWaits
 from kubeprio.client.writepending import RETRYABLE_WRITES, WritePendingError
 from kubeprio.controllers.base import Controller
 from tests.conftest import ManualClock
@@ -38,16 +35,10 @@ from tests.unit.apiserver.test_webhookwaits import (
     _service,
     _without_uids,
     allow,
+    deferring,
     hook,
     pod,
 )
-
-
-def _deferring(api: ApiService) -> tuple[ControllerWebhookWrites, WebhookWaits]:
-    waits = WebhookWaits(api, generators=(api.rng,))
-    writes = ControllerWebhookWrites(api, waits)
-    api.controller_writes = writes
-    return writes, waits
 
 
 def _stored_or_refused(write: Callable[[], Any]) -> tuple[str, Any, tuple[str, ...]]:
@@ -84,7 +75,7 @@ def test_a_retried_controller_write_ends_as_the_same_write_called_in_place(
     in_place, deferred = _service(in_place_caller), _service(deferred_caller)
     for api in (in_place, deferred):
         _register(api, mutating, validating)
-    writes, waits = _deferring(deferred)
+    writes, waits = deferring(deferred)
     # The logical write draws from a stream of its own: give the in-place one the same.
     in_place.rng.setstate(random.Random(in_place.rng.getrandbits(64)).getstate())
 
@@ -105,7 +96,7 @@ def test_a_retry_before_the_answer_posts_nothing_again() -> None:
     caller = ThreadedCaller({"/v": allow()})
     api = _service(caller)
     _register(api, [], [hook("v.example.com", "/v")])
-    writes, waits = _deferring(api)
+    writes, waits = deferring(api)
     caller.release.clear()
 
     async def main() -> None:
@@ -133,7 +124,7 @@ def test_identical_writes_in_one_sync_are_distinct_writes() -> None:
     caller = ThreadedCaller({"/v": allow()})
     api = _service(caller)
     _register(api, [], [hook("v.example.com", "/v")])
-    writes, waits = _deferring(api)
+    writes, waits = deferring(api)
 
     async def main() -> list[str]:
         token = RETRYABLE_WRITES.set(True)
@@ -163,7 +154,7 @@ def test_callers_that_do_not_opt_in_call_in_place() -> None:
     caller = ThreadedCaller({"/v": allow()})
     api = _service(caller)
     _register(api, [], [hook("v.example.com", "/v")])
-    writes, waits = _deferring(api)
+    writes, waits = deferring(api)
 
     async def main() -> str:
         return api.create(pod()).metadata.name or ""  # the scheduler, a kubelet...
@@ -222,7 +213,7 @@ def test_a_retry_with_a_newer_input_completes_the_first_write() -> None:
     _register(api, [], [hook("v.example.com", "/v", resource="configmaps")])
     cm = from_dict(ConfigMap, {"metadata": {"name": "c", "namespace": "default"}})
     stored = api.create(cm)  # in place: nobody opted in
-    writes, waits = _deferring(api)
+    writes, waits = deferring(api)
 
     def version(n: int) -> Callable[[], ConfigMap]:
         return lambda: api.update(evolve(stored, data={"at": str(n)}))

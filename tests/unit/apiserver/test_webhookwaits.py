@@ -41,6 +41,7 @@ from kubeprio.api.webhookconfiguration import (
     MutatingWebhookConfiguration,
     ValidatingWebhookConfiguration,
 )
+from kubeprio.apiserver.controllerwebhooks import ControllerWebhookWrites
 from kubeprio.apiserver.listers import StoreListers
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.webhookwaits import WebhookWaits
@@ -446,3 +447,12 @@ def test_a_delete_waits_on_its_webhook_the_same_way(allowed: bool) -> None:
     assert refusal == (
         "" if allowed else 'admission webhook "d.example.com" denied the request: keep it'
     )
+
+
+def deferring(api: ApiService) -> tuple[ControllerWebhookWrites, WebhookWaits]:
+    """``api``'s in-process writes wait on their webhooks off the loop, as ``kubeprio
+    serve`` wires it (``serve.server``)."""
+    waits = WebhookWaits(api, generators=(api.rng,))
+    writes = ControllerWebhookWrites(api, waits)
+    api.controller_writes = writes
+    return writes, waits
