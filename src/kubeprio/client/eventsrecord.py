@@ -105,9 +105,10 @@ class SeriesRecorder(EventRecorder):
         now: float,
         action: str | None,
         related: ObjectReference | None,
+        name: str,
     ) -> Event:
         return Event(
-            metadata=ObjectMeta(namespace=ref.namespace or "default"),
+            metadata=ObjectMeta(name=name, namespace=ref.namespace or "default"),
             involved_object=ref,
             reason=reason,
             message=message,

@@ -269,11 +269,12 @@ class EventRecorder:
         now: float,
         action: str | None,
         related: ObjectReference | None,
+        name: str,
     ) -> Event:
-        """A first occurrence, as client-go's ``makeEvent`` fills it (its name comes later)."""
+        """A first occurrence named ``name``, as client-go's ``makeEvent`` fills it."""
         timestamp = rfc3339(now)
         return Event(
-            metadata=ObjectMeta(namespace=ref.namespace or "default"),
+            metadata=ObjectMeta(name=name, namespace=ref.namespace or "default"),
             involved_object=ref,
             reason=reason,
             message=message,
@@ -299,16 +300,23 @@ class EventRecorder:
         related: ObjectReference | None = None,
     ) -> Event | None:
         nanos = round(now * 1e9)
-        event = self._new_event(ref, event_type, reason, message, now, action, related)
         if nanos != self._named_at:
             self._named.clear()
             self._named_at = nanos
-        taken = (event.metadata.namespace or "", ref.name or "")
-        for attempt in range(self._named.get(taken, 0), _MAX_NAME_ATTEMPTS):
+        taken = (ref.namespace or "default", ref.name or "")
+        first = self._named.get(taken, 0)
+        if first >= _MAX_NAME_ATTEMPTS:
+            return None
+        # Built with its first name: the event is made once, not once and then copied.
+        named = self._new_event(
+            ref, event_type, reason, message, now, action, related, f"{ref.name}.{nanos + first:x}"
+        )
+        for attempt in range(first, _MAX_NAME_ATTEMPTS):
             # Two events about one object at the same (virtual) nanosecond would share a
             # name; the next nanosecond keeps names unique and deterministic.
-            name = f"{ref.name}.{nanos + attempt:x}"
-            named = evolve(event, metadata=evolve(event.metadata, name=name))
+            if attempt != first:
+                name = f"{ref.name}.{nanos + attempt:x}"
+                named = evolve(named, metadata=evolve(named.metadata, name=name))
             try:
                 stored = self._client.create(named)
             except errors.AlreadyExistsError:
