@@ -80,6 +80,7 @@ from kubeprio.apiserver.customquota import CustomResourceCounts
 from kubeprio.apiserver.customresources import CustomResourceRegistry
 from kubeprio.apiserver.groupcommit import GroupCommit
 from kubeprio.apiserver.requestmetrics import RequestLabels, RequestMetrics
+from kubeprio.apiserver.resourcelane import ResourceLane
 from kubeprio.apiserver.resourcemetrics import PodsOnNode
 from kubeprio.apiserver.rest import DEFAULT_WATCH_TIMEOUT, RestHandler
 from kubeprio.apiserver.restdecoding import JSON_TYPE
@@ -718,7 +719,7 @@ def create_app(
         pods_on_node=pods_on_node,
         cert_authenticator=cert_authenticator,
     )
-    routes = [
+    resource_routes = [
         # The resource paths first, the longest (the object and collection paths) ahead:
         # nearly every request is one, and Starlette tries the routes in order, a regular
         # expression each (~2 us). No two of these match the same path and no other
@@ -728,6 +729,9 @@ def create_app(
         Route("/api/v1", app_state.core, methods=RESOURCE_METHODS),
         Route("/apis/{group}", app_state.group, methods=RESOURCE_METHODS),
         Route("/apis/{group}/{version}", app_state.group, methods=RESOURCE_METHODS),
+    ]
+    routes = [
+        *resource_routes,
         Route("/version", app_state.version, methods=["GET"]),
         Route("/version/", app_state.version, methods=["GET"]),
         *(Route(path, app_state.health, methods=["GET"]) for path in HEALTH_PATHS),
@@ -750,6 +754,9 @@ def create_app(
         Route("/{path:path}", app_state.not_found, methods=RESOURCE_METHODS),
     ]
     app = Starlette(routes=routes)
+    # Inside FlowHeaders (each add goes outside the previous one): the resource requests
+    # skip Starlette's routing layers (apiserver.resourcelane).
+    app.add_middleware(ResourceLane, routes=resource_routes)
     app.add_middleware(FlowHeaders, kube=app_state)
     app.router.redirect_slashes = False
     app.state.kube = app_state
