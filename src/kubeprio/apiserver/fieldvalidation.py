@@ -150,8 +150,51 @@ def check(kind: str, data: JsonDict, *, patch: bool = False) -> tuple[JsonDict, 
     problems: list[str] = []
     if root is None:
         return data, problems
+    if not _scan_object(data, root, types, patch):
+        # Nearly every body: nothing to prune, no copy made, no path formatted.
+        return data, problems
     pruned = _walk_object(data, root, "", types, problems, patch)
     return pruned, problems
+
+
+def _scan_object(
+    data: JsonDict, type_name: str, types: dict[str, dict[str, str]], patch: bool
+) -> bool:
+    """Whether ``data`` holds an unknown field anywhere (``_walk_object``'s verdict,
+    without its copy, its problem texts, or a path for each scalar field)."""
+    fields = types.get(type_name)
+    if fields is None:
+        return False
+    for key, value in data.items():
+        if patch and key.startswith("$"):
+            continue
+        ref = fields.get(key)
+        if ref is None:
+            return True
+        if ref and value is not None and _scan_value(value, ref, types, patch):
+            return True
+    return False
+
+
+def _scan_value(value: Any, ref: str, types: dict[str, dict[str, str]], patch: bool) -> bool:
+    """``_scan_object`` for a field's value of upstream type ``ref`` (not empty)."""
+    if ref.startswith("[]"):
+        if not isinstance(value, list):
+            return False
+        inner = ref[2:]
+        return bool(inner) and any(
+            item is not None and _scan_value(item, inner, types, patch) for item in value
+        )
+    if ref.startswith("{}"):
+        if not isinstance(value, dict):
+            return False
+        inner = ref[2:]
+        return bool(inner) and any(
+            item is not None and _scan_value(item, inner, types, patch) for item in value.values()
+        )
+    if isinstance(value, dict):
+        return _scan_object(value, ref, types, patch)
+    return False
 
 
 def _path(parent: str, key: str) -> str:
