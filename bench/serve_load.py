@@ -15,7 +15,9 @@ from this process, so client and server share the machine's cores.
   HTTP by ``--writers`` (32) concurrent clients; a watch on all pods records when each is
   bound. Reports the creation rate and the scheduling rate (pods bound per second from
   the first creation to the last bind), as scheduler_perf's SchedulingThroughput
-  counts pods scheduled during the measured phase including the API writes.
+  counts pods scheduled during the measured phase including the API writes, and the
+  server's CPU time per pod over that phase (Linux), the steadier figure on a shared
+  machine.
 """
 
 from __future__ import annotations
@@ -72,6 +74,17 @@ class Server:
         self.url = cluster["server"]
         self.ca = base64.b64decode(cluster["certificate-authority-data"]).decode()
         self.token = config["users"][0]["user"]["token"]
+
+    def cpu_seconds(self) -> float | None:
+        """The server process's CPU time so far (user + system; None off Linux): the
+        figure to compare between runs on a shared machine, where rates swing with the
+        other processes' load."""
+        try:
+            with open(f"/proc/{self.process.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     async def connect(self) -> Connection:
         """A new keep-alive HTTPS connection (TLS verified against the server's CA)."""
@@ -302,6 +315,7 @@ async def throughput(nodes: int, pods: int, writers: int) -> dict[str, Any]:
         for index in range(pods):
             queue.put_nowait(index)
         connections = [await server.connect() for _ in range(writers)]
+        cpu_before = server.cpu_seconds()
         first = time.perf_counter()
 
         async def writer(connection: Connection) -> None:
@@ -324,6 +338,7 @@ async def throughput(nodes: int, pods: int, writers: int) -> dict[str, Any]:
         deadline = created + 300
         while len(bound_at) < len(created_at) and time.perf_counter() < deadline:
             await asyncio.sleep(0.05)
+        cpu_after = server.cpu_seconds()
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
         last_bound = max(bound_at.values(), default=first)
@@ -347,6 +362,12 @@ async def throughput(nodes: int, pods: int, writers: int) -> dict[str, Any]:
             "scheduled_per_second": round(len(bound_at) / (last_bound - first), 1),
             "create_to_bind_p50_ms": round(percentile(latencies, 50) * 1000, 1),
             "create_to_bind_p99_ms": round(percentile(latencies, 99) * 1000, 1),
+            # From the first create until every pod was bound (or the wait gave up).
+            "server_cpu_ms_per_pod": (
+                round((cpu_after - cpu_before) * 1000 / max(len(created_at), 1), 3)
+                if cpu_before is not None and cpu_after is not None
+                else None
+            ),
         }
     finally:
         server.stop()
