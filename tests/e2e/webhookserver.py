@@ -11,6 +11,8 @@ Paths:
   JSONPatch;
 * ``/deny-delete``: a validating webhook that refuses a DELETE of an object labelled
   ``keep: "true"`` (read from the review's ``oldObject``) and allows everything else;
+* ``/cap-replicas/N``: a mutating webhook that lowers a Scale's ``spec.replicas`` to N
+  (JSONPatch ``replace``) when more are asked for;
 * ``/slow``: allows after sleeping two seconds (longer than a 1-second timeoutSeconds);
 * ``/sleep/SECONDS/PATH``: sleeps that long, then answers as ``/PATH`` (``/sleep/4/allow``
   allows: any other path does).
@@ -158,6 +160,15 @@ def answer(path: str, request: dict[str, Any]) -> dict[str, Any]:
                 },
             }
         return _allow(uid)
+    if path.startswith("/cap-replicas/"):
+        # Caps a Scale's spec.replicas (the review of a ``<kind>/scale`` write).
+        cap = int(path.removeprefix("/cap-replicas/").partition("/")[0].partition("?")[0])
+        wanted = (obj.get("spec") or {}).get("replicas") or 0
+        if wanted <= cap:
+            return _allow(uid)
+        ops = [{"op": "replace", "path": "/spec/replicas", "value": cap}]
+        encoded = base64.b64encode(json.dumps(ops).encode()).decode()
+        return _allow(uid, patchType="JSONPatch", patch=encoded)
     if path.startswith("/slow"):
         time.sleep(2)
         return _allow(uid)
@@ -226,7 +237,7 @@ class WebhookServer:
         self._httpd.server_close()
 
 
-def namespaced_validating_configuration(
+def namespaced_webhook_configuration(
     name: str,
     hook_name: str,
     url: str,
@@ -235,16 +246,19 @@ def namespaced_validating_configuration(
     namespace: str,
     resource: str,
     operations: tuple[str, ...] = ("CREATE",),
+    group: str = "",
+    kind: str = "ValidatingWebhookConfiguration",
 ) -> str:
-    """A ValidatingWebhookConfiguration (JSON, for ``kubectl apply -f -``) with one webhook
-    called on ``operations`` (CREATE) of ``resource`` (core/v1) in ``namespace`` only."""
+    """A ValidatingWebhookConfiguration (or ``kind``: a MutatingWebhookConfiguration;
+    JSON, for ``kubectl apply -f -``) with one webhook called on ``operations`` (CREATE)
+    of ``resource`` (in ``group``/v1: core unless told) in ``namespace`` only."""
     hook: dict[str, Any] = {
         "name": hook_name,
         "clientConfig": {"url": url, "caBundle": ca},
         "rules": [
             {
                 "operations": list(operations),
-                "apiGroups": [""],
+                "apiGroups": [group],
                 "apiVersions": ["v1"],
                 "resources": [resource],
             }
@@ -257,7 +271,7 @@ def namespaced_validating_configuration(
     return json.dumps(
         {
             "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingWebhookConfiguration",
+            "kind": kind,
             "metadata": {"name": name},
             "webhooks": [hook],
         }
