@@ -243,6 +243,16 @@ def eventually(probe: Callable[[], T | None], *, timeout: float = 20, every: flo
         time.sleep(every)
 
 
+def described_failed_scheduling(server: ServeProcess, ns: str, pod: str) -> str:
+    """``kubectl describe pod`` once it shows the pod's FailedScheduling event (polled)."""
+
+    def described() -> str | None:
+        out = server.ok("describe", "pod", pod, "-n", ns)
+        return out if "FailedScheduling" in out else None
+
+    return eventually(described)
+
+
 def json_stream(text: str) -> list[Any]:
     """The objects of concatenated JSON documents (``kubectl get -w -o json``)."""
     decoder = json.JSONDecoder()
