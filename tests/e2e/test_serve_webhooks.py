@@ -37,7 +37,14 @@ from tests.e2e.serving import (
     running,
     table_rows,
 )
-from tests.e2e.webhookserver import ALLOW_WARNING, FORBIDDEN_CLASS, PRIORITY_CLASSES, WebhookServer
+from tests.e2e.webhookserver import (
+    ALLOW_WARNING,
+    FORBIDDEN_CLASS,
+    PRIORITY_CLASSES,
+    WebhookServer,
+    namespaced_hook,
+    webhook_configuration,
+)
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -60,34 +67,15 @@ def _configuration(
     failure_policy: str = "Fail",
     timeout: int = 10,
 ) -> str:
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": kind,
-            "metadata": {"name": name},
-            "webhooks": [
-                {
-                    "name": webhook_name,
-                    "clientConfig": {"url": url, "caBundle": ca_bundle},
-                    "rules": [
-                        {
-                            "operations": ["CREATE"],
-                            "apiGroups": [""],
-                            "apiVersions": ["v1"],
-                            "resources": ["pods"],
-                        }
-                    ],
-                    "namespaceSelector": {
-                        "matchLabels": {"kubernetes.io/metadata.name": namespace}
-                    },
-                    "failurePolicy": failure_policy,
-                    "timeoutSeconds": timeout,
-                    "sideEffects": "None",
-                    "admissionReviewVersions": ["v1"],
-                }
-            ],
-        }
+    hook = namespaced_hook(
+        webhook_name,
+        url,
+        ca_bundle,
+        namespace=namespace,
+        failurePolicy=failure_policy,
+        timeoutSeconds=timeout,
     )
+    return webhook_configuration(kind, name, hook)
 
 
 def _pod(name: str, ns: str, priority_class: str = "standard") -> str:

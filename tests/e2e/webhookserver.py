@@ -237,6 +237,53 @@ class WebhookServer:
         self._httpd.server_close()
 
 
+def namespaced_hook(
+    hook_name: str,
+    url: str,
+    ca: str,
+    *,
+    namespace: str,
+    resources: tuple[str, ...] = ("pods",),
+    operations: tuple[str, ...] = ("CREATE",),
+    group: str = "",
+    **fields: Any,
+) -> dict[str, Any]:
+    """One webhook called at ``url`` on ``operations`` (CREATE) of ``resources`` (pods;
+    in ``group``/v1, core unless told) in ``namespace`` only; ``fields`` (its JSON
+    names: ``failurePolicy``, ``timeoutSeconds``, ``reinvocationPolicy``, ...) added or
+    replaced."""
+    return {
+        "name": hook_name,
+        "clientConfig": {"url": url, "caBundle": ca},
+        "rules": [
+            {
+                "operations": list(operations),
+                "apiGroups": [group],
+                "apiVersions": ["v1"],
+                "resources": list(resources),
+            }
+        ],
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+        "timeoutSeconds": 10,
+        **fields,
+    }
+
+
+def webhook_configuration(kind: str, name: str, *hooks: dict[str, Any]) -> str:
+    """A ``kind`` (Validating or MutatingWebhookConfiguration) named ``name`` with
+    ``hooks``, as JSON for ``kubectl create -f -``."""
+    return json.dumps(
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": kind,
+            "metadata": {"name": name},
+            "webhooks": list(hooks),
+        }
+    )
+
+
 def namespaced_webhook_configuration(
     name: str,
     hook_name: str,
@@ -249,33 +296,18 @@ def namespaced_webhook_configuration(
     group: str = "",
     kind: str = "ValidatingWebhookConfiguration",
 ) -> str:
-    """A ValidatingWebhookConfiguration (or ``kind``: a MutatingWebhookConfiguration;
-    JSON, for ``kubectl apply -f -``) with one webhook called on ``operations`` (CREATE)
-    of ``resource`` (in ``group``/v1: core unless told) in ``namespace`` only."""
-    hook: dict[str, Any] = {
-        "name": hook_name,
-        "clientConfig": {"url": url, "caBundle": ca},
-        "rules": [
-            {
-                "operations": list(operations),
-                "apiGroups": [group],
-                "apiVersions": ["v1"],
-                "resources": [resource],
-            }
-        ],
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-        "sideEffects": "None",
-        "admissionReviewVersions": ["v1"],
-        "timeoutSeconds": 10,
-    }
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": kind,
-            "metadata": {"name": name},
-            "webhooks": [hook],
-        }
+    """A ValidatingWebhookConfiguration (or ``kind``) with one ``namespaced_hook`` on
+    ``resource``."""
+    hook = namespaced_hook(
+        hook_name,
+        url,
+        ca,
+        namespace=namespace,
+        resources=(resource,),
+        operations=operations,
+        group=group,
     )
+    return webhook_configuration(kind, name, hook)
 
 
 def requests_in(webhook: WebhookServer, path: str, namespace: str) -> list[dict[str, Any]]:
