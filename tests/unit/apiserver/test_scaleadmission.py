@@ -149,22 +149,6 @@ def test_a_mutating_webhooks_replicas_are_stored_and_validated_as_mutated(
     assert validated["oldObject"]["spec"]["replicas"] == 2
 
 
-def test_a_negative_count_from_a_webhook_is_validate_scales_error(
-    api: ApiService, caller: InProcessCaller
-) -> None:
-    caller.handlers["/mutate"] = patching({"op": "replace", "path": "/spec/replicas", "value": -1})
-    rule = _rule("apps", "deployments/scale")
-    register(api, MutatingWebhookConfiguration, "m", hook("m.x.y", "/mutate", rules=[rule]))
-    _create(api, "Deployment")
-    with pytest.raises(errors.InvalidError) as raised:
-        api.update_scale_object(Deployment, _scale("web", 4))
-    assert raised.value.message == (
-        'Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: '
-        "must be greater than or equal to 0"
-    )
-    assert api.get(Deployment, "web", "default").spec.replicas == 2
-
-
 def test_a_webhook_for_the_workload_alone_sees_no_scale_write(
     api: ApiService, caller: InProcessCaller
 ) -> None:
@@ -177,18 +161,13 @@ def test_a_webhook_for_the_workload_alone_sees_no_scale_write(
     assert caller.calls == []
 
 
-def test_a_scale_with_another_uid_is_upstreams_conflict(api: ApiService) -> None:
-    _create(api, "Deployment")
-    with pytest.raises(errors.ConflictError) as raised:
-        api.update_scale_object(Deployment, _scale("web", 3, uid="other"))
-    uid = api.get(Deployment, "web", "default").metadata.uid
-    assert raised.value.message == (
-        'Operation cannot be fulfilled on deployments/scale.apps "web": Precondition failed: '
-        f"UID in precondition: other, UID in object meta: {uid}"
-    )
+def _webhook_sets_minus_one(api: ApiService, caller: InProcessCaller) -> None:
+    caller.handlers["/mutate"] = patching({"op": "replace", "path": "/spec/replicas", "value": -1})
+    rule = _rule("apps", "deployments/scale")
+    register(api, MutatingWebhookConfiguration, "m", hook("m.x.y", "/mutate", rules=[rule]))
 
 
-def test_a_policy_on_the_scale_subresource_sees_scales(api: ApiService) -> None:
+def _policy_allows_at_most_five(api: ApiService, caller: InProcessCaller) -> None:
     """CEL's ``object`` is the Scale and ``request.kind`` is autoscaling/v1 Scale
     (``cel.CreateAdmissionRequest`` takes the attributes' kind)."""
     expression = (
@@ -216,12 +195,63 @@ def test_a_policy_on_the_scale_subresource_sees_scales(api: ApiService) -> None:
             },
         )
     )
+
+
+def _nothing(api: ApiService, caller: InProcessCaller) -> None:
+    pass
+
+
+REFUSALS = {
+    # ValidateScale on the mutated Scale.
+    "a-webhook-sets-a-negative-count": (
+        _webhook_sets_minus_one,
+        _scale("web", 4),
+        errors.InvalidError,
+        'Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: '
+        "must be greater than or equal to 0",
+    ),
+    # scaleUpdatedObjectInfo's UID precondition (NewConflict on deployments/scale).
+    "another-uid": (
+        _nothing,
+        _scale("web", 3, uid="other"),
+        errors.ConflictError,
+        'Operation cannot be fulfilled on deployments/scale.apps "web": Precondition failed: '
+        "UID in precondition: other, UID in object meta: {uid}",
+    ),
+    # A policy on deployments/scale refusing the Scale.
+    "a-policy-denies": (
+        _policy_allows_at_most_five,
+        _scale("web", 6),
+        errors.StatusError,
+        "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'at-most-five' "
+        "with binding 'at-most-five' denied request: too many",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("set_up", "scale", "error", "message"), list(REFUSALS.values()), ids=list(REFUSALS)
+)
+def test_a_refused_scale_write_reads_as_upstream_and_changes_nothing(
+    api: ApiService,
+    caller: InProcessCaller,
+    set_up: Any,
+    scale: Scale,
+    error: type[errors.StatusError],
+    message: str,
+) -> None:
+    set_up(api, caller)
+    uid = _create(api, "Deployment").metadata.uid
+    with pytest.raises(error) as raised:
+        api.update_scale_object(Deployment, scale)
+    assert raised.value.message == message.format(uid=uid)
+    assert api.get(Deployment, "web", "default").spec.replicas == 2
+
+
+def test_a_policy_on_the_scale_subresource_admits_the_scales_it_allows(
+    api: ApiService, caller: InProcessCaller
+) -> None:
+    _policy_allows_at_most_five(api, caller)
     _create(api, "Deployment")
     assert api.update_scale_object(Deployment, _scale("web", 5)).obj.spec.replicas == 5
-    with pytest.raises(errors.StatusError) as raised:
-        api.update_scale_object(Deployment, _scale("web", 6))
-    assert raised.value.message == (
-        "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'at-most-five' "
-        "with binding 'at-most-five' denied request: too many"
-    )
     assert api.get(Deployment, "web", "default").spec.replicas == 5
