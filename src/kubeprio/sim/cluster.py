@@ -18,7 +18,6 @@ from kubeprio.controllers.base import object_key
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
-from kubeprio.sim.drive import grouping_due
 from kubeprio.sim.engine import Engine, SimClock
 from kubeprio.sim.recorder import Recorder
 from kubeprio.store.memory import MemoryStore
@@ -66,8 +65,7 @@ class SimCluster(ControlPlane):
         self.events.add_handler(self.recorder)
         self.nodes.add_handler(self.recorder)
         self.attach_fleet()
-        # The controllers settle as one component (``sim.drive.DueGroup``), in order.
-        self.engine = Engine(clock, grouping_due(self.components, clock), seed=seed)
+        self.engine = Engine(clock, self.components, seed=seed)
 
     def observe_quota(self, quota: ResourceQuota) -> None:
         """Give a just-submitted ResourceQuota its status now, before the next submission.

@@ -21,7 +21,6 @@ from kubeprio.client.informer import EventHandler
 from kubeprio.client.informergroup import InformerGroup
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock
-from kubeprio.controllers.base import Controller
 from kubeprio.kubelet.kubelet import Kubelet, KubeletConfig
 from kubeprio.kubelet.outage import NodeOutages
 from kubeprio.kubelet.router import PodRouter
@@ -71,80 +70,6 @@ class Due(TimedOnly):
             return False
         self._run()
         return True
-
-
-class DueGroup(TimedOnly):
-    """Consecutive ``Due`` components settled as one, in the same order.
-
-    The engine asks every component for work at every settle round, and a run settles
-    twice per instant: with twenty controllers that is forty ``Due.run_once`` calls per
-    instant, of which almost none finds work (a 5,000-pod run: 400,000 asks, 4 runs).
-    The group asks each controller's ``next_wakeup`` directly from one loop, and keeps a
-    cursor so that the engine's ``while run_once(): pump`` sees exactly the sequence of
-    runs and pumps the separate components gave: a controller runs again (after the
-    pump) while it is due, then the next one is asked.
-    """
-
-    def __init__(self, members: Sequence[Due], clock: Clock) -> None:
-        self.members = list(members)
-        self._wakeups = [_wakeup_of(m) for m in self.members]
-        self._runs = [m.component.run_once for m in self.members]
-        self._count = len(self.members)
-        self._now = clock.now
-        self._cursor = 0
-
-    def run_once(self) -> bool:
-        """Run the first member, from the cursor on, that is due now; False (and the
-        cursor back to the first) once none is."""
-        wakeups = self._wakeups
-        position = self._cursor
-        count = self._count
-        while position < count:
-            wakeup = wakeups[position]()
-            if wakeup is not None and wakeup <= self._now():
-                self._cursor = position
-                self._runs[position]()
-                return True
-            position += 1
-        self._cursor = 0
-        return False
-
-    def next_wakeup(self) -> float | None:
-        """The earliest member wakeup."""
-        wakeups = [w for wakeup in self._wakeups if (w := wakeup()) is not None]
-        return min(wakeups) if wakeups else None
-
-
-def _wakeup_of(due: Due) -> Callable[[], float | None]:
-    """The function that answers ``due``'s ``next_wakeup``: for a controller that keeps
-    ``Controller.next_wakeup``, its queue's (what that method returns, one call less)."""
-    component = due.component
-    if isinstance(component, Controller) and (
-        type(component).next_wakeup is Controller.next_wakeup
-    ):
-        return component.queue.next_wakeup
-    return due.next_wakeup
-
-
-def grouping_due(components: Sequence[Any], clock: Clock) -> list[Any]:
-    """``components`` with each run of consecutive ``Due`` ones as one ``DueGroup``."""
-    grouped: list[Any] = []
-    run: list[Due] = []
-    for component in [*components, None]:
-        if isinstance(component, Due):
-            run.append(component)
-            continue
-        if run:
-            grouped.append(DueGroup(run, clock) if len(run) > 1 else run[0])
-            run = []
-        if component is not None:
-            grouped.append(component)
-    return grouped
-
-
-def ungrouped(components: Sequence[Any]) -> list[Any]:
-    """The components with each ``DueGroup`` replaced by its members."""
-    return [m for c in components for m in (c.members if isinstance(c, DueGroup) else (c,))]
 
 
 class _Marking:
@@ -255,13 +180,6 @@ class KubeletFleet(TimedOnly):
             self._dirty.add(name)
             worked = True
         now = self._clock.now()
-        if (
-            not self._dirty
-            and (not self._heap or self._heap[0][0] > now)
-            and (not self._failing or self._failing[0][0] > now)
-        ):
-            # The engine asks at every settle round; most rounds find no kubelet due.
-            return worked
         due = set(self._dirty)
         self._dirty.clear()
         while self._heap and self._heap[0][0] <= now:

@@ -21,7 +21,6 @@ from kubeprio.api.batch import CronJob
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.cluster import SimCluster
-from kubeprio.sim.drive import ungrouped
 from kubeprio.sim.report import build_report
 from kubeprio.sim.scenario import Submitter, submissions
 from kubeprio.sim.stall import Stall
@@ -65,7 +64,7 @@ def simulate(
         horizon=(scheduler_config or SchedulerConfig(profiles=())).pod_max_backoff_seconds + 1,
         others=[
             c
-            for c in ungrouped(cluster.engine.components)
+            for c in cluster.engine.components
             if c is not cluster.scheduler and getattr(c, "component", None) is not cluster.hpa
         ],
         periodic=[cluster.hpa],
