@@ -10,7 +10,9 @@
   ``kubectl get nodes`` and gets the ``unreachable`` taints (node lifecycle controller);
   its pod, which tolerates ``unreachable`` for 2 s by
   ``--default-unreachable-toleration-seconds 2`` (the DefaultTolerationSeconds plugin),
-  is then evicted.
+  is then evicted. Kubelets that keep running post Ready again if a stalled loop let
+  their leases look stale (``kubelet.nodestatussync``), so a stall of the server cannot
+  leave the zone fully disrupted (no tainting) for good.
 """
 
 from __future__ import annotations
@@ -92,8 +94,16 @@ def test_a_failed_kubelet_makes_its_node_not_ready_and_its_pods_go(server: Serve
         return any(row[0] == "node-2" and row[1].startswith("NotReady") for row in rows) or None
 
     eventually(not_ready, timeout=40)
-    taints = server.ok("get", "node", "node-2", "-o", "jsonpath={.spec.taints[*].key}")
-    assert "node.kubernetes.io/unreachable" in taints
+
+    # The taints follow the Unknown status in later passes (the NoSchedule one on the
+    # node's update event, the NoExecute one from the next health check's tainting
+    # queue), as upstream's separate workers do: kubectl may see NotReady first.
+    def tainted() -> bool | None:
+        taints = server.json("get", "node", "node-2")["spec"].get("taints") or []
+        keys = {(t["key"], t["effect"]) for t in taints}
+        return ("node.kubernetes.io/unreachable", "NoExecute") in keys or None
+
+    eventually(tainted, timeout=20)
     # Deleted, but no kubelet runs there to stop it: it stays Terminating.
     eventually(
         lambda: server.json("get", "pod", "lost")["metadata"].get("deletionTimestamp"),

@@ -70,6 +70,7 @@ from kubeprio.kubelet.config import KubeletConfig as KubeletConfig
 from kubeprio.kubelet.eviction import PodStats
 from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT
 from kubeprio.kubelet.finalwrites import FinalWrites, revision
+from kubeprio.kubelet.nodestatussync import NodeStatusSync
 from kubeprio.kubelet.podrecord import Record, State
 from kubeprio.kubelet.pressure import PressureMonitor
 from kubeprio.kubelet.registration import register_node as register_node  # where serve finds it
@@ -128,6 +129,8 @@ class Kubelet:
             system_memory_usage=self.config.system_memory_usage,
             system_disk_usage=self.config.system_disk_usage,
         )
+        self.node_status_sync = NodeStatusSync(node_name, origin=clock.now())
+        """Posts Ready again when someone else took it away (``kubelet.nodestatussync``)."""
 
     # --- wiring ----------------------------------------------------------------------------
 
@@ -184,7 +187,7 @@ class Kubelet:
         if self._changed:
             return self._clock.now()
         self._drop_stale_timers()
-        candidates = [t for t in (self.pressure.due,) if t is not None]
+        candidates = [t for t in (self.pressure.due, self.node_status_sync.due) if t is not None]
         if self._timers:
             candidates.append(self._timers[0][0])
         return min(candidates) if candidates else None
@@ -200,9 +203,18 @@ class Kubelet:
             self._sync(pod, deleted, now)
         if self.pressure.due is not None and self.pressure.due <= now:
             self._eviction_pass(now)
+        if self.node_status_sync.take_due(now):
+            self.resume()
+
+    def node_updated(self, old: Node, new: Node) -> None:
+        """Its Node changed while this kubelet runs: plan a node status sync if Ready was
+        taken away (``kubelet.nodestatussync``)."""
+        self.node_status_sync.observe(old, new, self._clock.now())
 
     def resume(self) -> None:
-        """Back after an outage (``kubelet.outage``): post the node's conditions again.
+        """Back after an outage (``kubelet.outage``), or at the status tick after Ready was
+        taken from a running kubelet (``kubelet.nodestatussync``): post the node's
+        conditions again.
 
         The node lifecycle controller set them ``Unknown`` while this kubelet was silent;
         its next node status update (``setNodeStatus``) reports what it sees, with a fresh
@@ -210,6 +222,7 @@ class Kubelet:
         webhook is sent again once answered (a later resume meanwhile is not started
         twice: upstream's node status loop runs one update at a time).
         """
+        self.node_status_sync.due = None
         self.api_writes.run(("node-status",), functools.partial(self._resume, self._clock.now()))
 
     def _resume(self, now: float) -> None:

@@ -141,10 +141,15 @@ class KubeletFleet(TimedOnly):
             heapq.heappush(self._failing, (at, name))
 
     def on_update(self, old: Node, new: Node) -> None:
-        """A stopped kubelet looks again (its ``kubeprio.io/fail-at`` may have gone)."""
+        """A stopped kubelet looks again (its ``kubeprio.io/fail-at`` may have gone); a
+        running one notes whether its Ready was taken away (``kubelet.nodestatussync``)."""
         name = new.metadata.name or ""
         if name in self._down:
             self._dirty.add(name)
+        elif (agent := self.kubelets.get(name)) is not None:
+            agent.node_updated(old, new)
+            if agent.node_status_sync.due is not None:
+                self._dirty.add(name)  # plan its status tick
         if (old.metadata.annotations or {}) != (new.metadata.annotations or {}):
             self._watch_outage(new)
 
