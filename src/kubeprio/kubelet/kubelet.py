@@ -33,7 +33,8 @@ A pod's life on the node (``Record.state``)::
 * The pod records (``Record``, ``State``) are ``kubelet.podrecord``, the configuration
   ``kubelet.config``; the conditions posted after an outage ``kubelet.node``.
 * Pod IPs come from the node's pod CIDR (``kubelet.podips``); the Node is found or
-  registered at ``start()`` (``kubelet.registration``).
+  registered at ``start()`` (``kubelet.registration``; a
+  write there that waits on a webhook holds this kubelet, not the loop).
 * Node-pressure eviction (``kubelet.evictionmanager``) runs on 10 s ticks when usage
   changed, and right after an evicted pod is gone; it evicts one pod per pass.
 
@@ -45,6 +46,7 @@ from __future__ import annotations
 import functools
 import heapq
 import random
+from collections.abc import Callable
 from typing import Final
 
 from kubeprio.api import errors
@@ -106,6 +108,7 @@ class Kubelet:
             client, clock=clock, component=COMPONENT, host=node_name
         )
         self.node: Node | None = None
+        self._started = False
         self._records: dict[str, Record] = {}
         self._changed: dict[str, tuple[Pod, bool]] = {}
         self._timers: list[tuple[float, int, str]] = []
@@ -134,18 +137,40 @@ class Kubelet:
 
     # --- wiring ----------------------------------------------------------------------------
 
-    def start(self) -> Node:
-        """Find (or register) this kubelet's Node; report Ready if it reports nothing."""
+    def start(self, then: Callable[[], None] | None = None) -> Node | None:
+        """Find (or register) this kubelet's Node; report Ready if it reports nothing.
+
+        Returns the Node, or None when that write waits on admission webhook answers
+        (``kubeprio serve``): it is sent again once they are in (``client.answeredretry``;
+        the API service replays it, one webhook call per review), as upstream's kubelet
+        waits in ``registerWithAPIServer`` before its node status loop goes on. Until
+        then the kubelet only collects the pod events it is handed; ``then`` runs once
+        it has started (its driver wakes it for them). An error other than the wait
+        raises here on the first attempt, and is logged on a retry.
+        """
+        self.api_writes.run(
+            ("start",), functools.partial(self._start, rfc3339(self._clock.now()), then)
+        )
+        return self.node
+
+    def _start(self, now: str, then: Callable[[], None] | None) -> None:
         current = registration.ensure_node(
             self._client,
             self.node_name,
-            now=rfc3339(self._clock.now()),
+            now=now,
             register=self.config.register_node,
             capacity=self.config.capacity,
         )
         self.on_node(current)
         self.pressure.usage_changed(self._clock.now(), force=True)
-        return current
+        self._started = True
+        if then is not None:
+            then()
+
+    @property
+    def started(self) -> bool:
+        """Whether the Node was found or registered (``start`` done)."""
+        return self._started
 
     def informer(self) -> Informer[Pod]:
         """An informer of this node's pods with this kubelet registered on it (not started)."""
@@ -183,7 +208,10 @@ class Kubelet:
     # --- driving ------------------------------------------------------------------------------
 
     def next_wakeup(self) -> float | None:
-        """When ``run_once`` next has work: now if events are pending, else the next timer."""
+        """When ``run_once`` next has work: now if events are pending, else the next timer
+        (never before ``start`` is done)."""
+        if not self._started:
+            return None
         if self._changed:
             return self._clock.now()
         self._drop_stale_timers()
@@ -193,7 +221,10 @@ class Kubelet:
         return min(candidates) if candidates else None
 
     def run_once(self) -> None:
-        """Do everything due now: exits and completions, new observations, an eviction pass."""
+        """Do everything due now: exits and completions, new observations, an eviction pass
+        (nothing before ``start`` is done)."""
+        if not self._started:
+            return
         now = self._clock.now()
         while self._timers and self._timers[0][0] <= now:
             _, _, uid = heapq.heappop(self._timers)

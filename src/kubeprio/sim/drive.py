@@ -11,6 +11,7 @@ first.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import random
 from collections.abc import Callable, Sequence
@@ -174,7 +175,9 @@ class KubeletFleet(TimedOnly):
             kubelet = Kubelet(
                 self._client, name, clock=self._clock, rng=self._rng, config=self._config
             )
-            kubelet.start()
+            # Its start may wait on webhook answers (``kubeprio serve``): it collects the
+            # pod events meanwhile and is woken once started.
+            kubelet.start(then=functools.partial(self._mark, name))
             self.kubelets[name] = kubelet
             handler: EventHandler[Pod] = _Marking(kubelet, self._mark)
             self._router.register(name, handler)
