@@ -286,20 +286,87 @@ class _Timed:
 
 
 def run_preemption_async(shape: Shape) -> dict[str, Any]:
-    """PreemptionAsync: regular 100m pods scheduled while 3-CPU preemptors keep arriving."""
+    """PreemptionAsync: regular 100m pods scheduled while 3-CPU preemptors keep arriving.
+
+    As upstream's workload, the throughput is the regular pods' (its collector counts the
+    measured pods, not the churn's preemptors) and a preemptor arrives while they are
+    being scheduled: upstream's churn creates one every 200 ms while ~570 regular pods/s
+    schedule, so here one arrives after every 110 regular bindings. Each preemptor is
+    popped first (priority 10), evaluates preemption and deletes its victims in the
+    window; it binds after its backoff, inside the window or not, as upstream's may.
+    """
     cluster = Cluster(shape.seed)
     cluster.add_nodes(shape.nodes)
     cluster.start()
     cluster.create_pods(pod_template("low-", "900m", grace=0), shape.init_pods)
     cluster.settle()
-    # Upstream creates a preemptor every 200 ms while ~570 regular pods/s schedule:
-    # about one preemptor per 110 regular pods.
-    for i in range(shape.pods):
-        cluster.api.create(pod_template("measured-", "100m"))
-        if i % 110 == 109:
-            cluster.api.create(pod_template("high-", "3", priority_class=HIGH_PRIORITY_CLASS))
+    cluster.create_pods(pod_template(REGULAR_PREFIX, "100m"), shape.pods)
     cluster.scheduler.pump()
-    return _measure(cluster, shape, "preemption-async", target=shape.pods + shape.pods // 110)
+    regular = _BindCounter.install(cluster, REGULAR_PREFIX)
+    preemptors = _BindCounter.install(cluster, PREEMPTOR_PREFIX)
+    churn = _PreemptorChurn(cluster, every=PREEMPTOR_EVERY)
+    result = _measure(
+        cluster, shape, "preemption-async", target=shape.pods, counted=regular, churn=churn
+    )
+    result["preemptors_created"] = churn.created
+    result["preemptors_bound"] = preemptors.bound
+    return result
+
+
+REGULAR_PREFIX: Final = "measured-"
+PREEMPTOR_PREFIX: Final = "high-"
+PREEMPTOR_EVERY: Final = 110
+
+
+class _BindCounter:
+    """Counts the bindings of pods whose names start with a prefix (wraps the binders)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.bound = 0
+
+    @classmethod
+    def install(cls, cluster: Cluster, prefix: str) -> _BindCounter:
+        counter = cls(prefix)
+        framework = cluster.scheduler.framework
+        for index, plugin in enumerate(framework.bind_plugins):
+            inner = plugin.bind
+
+            def counted(state: Any, pod: Any, node_name: str, inner: Any = inner) -> Any:
+                status = inner(state, pod, node_name)
+                if status is None and pod.pod.metadata.name.startswith(counter.prefix):
+                    counter.bound += 1
+                return status
+
+            framework.bind_plugins[index] = _CountedBind(plugin.name, counted)
+        return counter
+
+    def __call__(self) -> int:
+        return self.bound
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _CountedBind:
+    """A Bind plugin whose successful bindings are counted."""
+
+    name: str
+    bind: Any
+
+
+class _PreemptorChurn:
+    """Creates a 3-CPU priority-10 pod each time another ``every`` pods are counted."""
+
+    def __init__(self, cluster: Cluster, *, every: int) -> None:
+        self.cluster = cluster
+        self.every = every
+        self.created = 0
+
+    def __call__(self, counted: int) -> None:
+        while (self.created + 1) * self.every <= counted:
+            self.cluster.api.create(
+                pod_template(PREEMPTOR_PREFIX, "3", priority_class=HIGH_PRIORITY_CLASS)
+            )
+            self.created += 1
 
 
 def run_scale(shape: Shape) -> dict[str, Any]:
@@ -312,8 +379,19 @@ def run_scale(shape: Shape) -> dict[str, Any]:
     return _measure(cluster, shape, "scale-150k", target=shape.pods)
 
 
-def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[str, Any]:
+def _measure(
+    cluster: Cluster,
+    shape: Shape,
+    name: str,
+    *,
+    target: int,
+    counted: Callable[[], int] | None = None,
+    churn: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
     """Step the cluster until ``target`` more pods are bound; throughput and latencies.
+
+    ``counted`` narrows the pods counted (all bindings by default); ``churn`` is called
+    with their count after each step, to create pods while the measured ones schedule.
 
     Three nested latencies per preemption: ``preemption_evaluation`` is the PostFilter
     call (upstream's preemption evaluation, the figure behind "20-38 ms per preemption
@@ -329,6 +407,8 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
     attempts_s: list[float] = []
     preemption_attempts_s: list[float] = []
     before = scheduler.scheduled
+    if counted is None:
+        counted = lambda: scheduler.scheduled - before  # noqa: E731
     # The clock starts after the set-up's garbage is collected: that pause is not a
     # scheduling cost (it was counted in the first window until this was fixed). The
     # set-up's objects are then left out of later collections, as the state of a
@@ -337,7 +417,9 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
     with gctuning.frozen_until_exit():
         sampler = ThroughputSampler()
         flushing = 0.0
-        while scheduler.scheduled - before < target:
+        while (done := counted()) < target:
+            if churn is not None:
+                churn(done)
             preempted = scheduler.preemptions
             attempts = scheduler.scheduled + scheduler.failed_attempts
             t0 = time.perf_counter()
@@ -355,14 +437,12 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
                 preemption_latencies.append(elapsed)
                 preemption_attempts_s.append(cluster.last_attempt_s)
                 preemption_evaluations.append(evaluations[-1])
-            done = scheduler.scheduled - before
+            done = counted()
             if done > sampler.total:
                 sampler.count(done - sampler.total)
     result: dict[str, Any] = {"workload": name, "nodes": shape.nodes, "pods": target}
     result.update(sampler.finish())
-    result.update(
-        _flush_events(cluster, scheduled=scheduler.scheduled - before, busy=result, during=flushing)
-    )
+    result.update(_flush_events(cluster, scheduled=sampler.total, busy=result, during=flushing))
     result.update(latency_summary(latencies, "decision"))
     result.update(latency_summary(attempts_s, "attempt"))
     if preemption_latencies:
@@ -372,7 +452,7 @@ def _measure(cluster: Cluster, shape: Shape, name: str, *, target: int) -> dict[
         result["preemptions_per_s"] = round(len(preemption_latencies) / sum(latencies), 1)
     result.update(
         {
-            "scheduled": scheduler.scheduled - before,
+            "scheduled": sampler.total,
             "preempted": scheduler.preemptions,
             "unschedulable": scheduler.failed_attempts,
             "peak_rss_bytes": peak_rss_bytes(),
