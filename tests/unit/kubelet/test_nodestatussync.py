@@ -7,9 +7,9 @@ Upstream ``pkg/kubelet/kubelet_node_status.go``: ``syncNodeStatus`` runs every
 kept running (its lease renewals were only seen late: a stalled control plane) is Ready
 again at its next tick. Before this, kubeprio's kubelet never posted again, so a stall of
 the ``kubeprio serve`` loop longer than the grace period's slack over the 10 s renewals
-left nodes NotReady for good; with every other node of the zone so, a node that really
-failed found its zone fully disrupted and never got its ``NoExecute`` taint (the
-intermittent ``test_serve_taints.py`` failure: "not marked for deletion within 40 s").
+left nodes NotReady for good (reproduced by stopping a live server for 8 s); with every
+other node of the zone so, a node that really failed found its zone fully disrupted and
+never got its ``NoExecute`` taint.
 """
 
 from __future__ import annotations
