@@ -33,8 +33,9 @@ A pod's life on the node (``Record.state``)::
 * The pod records (``Record``, ``State``) are ``kubelet.podrecord``, the configuration
   ``kubelet.config``; the conditions posted after an outage ``kubelet.node``.
 * Pod IPs come from the node's pod CIDR (``kubelet.podips``); the Node is found or
-  registered at ``start()`` (``kubelet.registration``; a
-  write there that waits on a webhook holds this kubelet, not the loop).
+  registered at ``start()`` (``kubelet.registration``; a write there that waits on a
+  webhook holds this kubelet, not the loop). A running kubelet whose Ready condition
+  someone took away posts it again at its next status tick (``kubelet.nodestatussync``).
 * Node-pressure eviction (``kubelet.evictionmanager``) runs on 10 s ticks when usage
   changed, and right after an evicted pod is gone; it evicts one pod per pass.
 
