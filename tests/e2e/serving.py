@@ -208,6 +208,22 @@ def running(
         assert server.stop() == 0, server.log()
 
 
+@contextlib.contextmanager
+def running_with_policy_and_crd(
+    tmp_path_factory: pytest.TempPathFactory, name: str, *, policy: str, crd: str, crd_name: str
+) -> Iterator[ServeProcess]:
+    """``running`` with one node, ``policy`` (a ValidatingAdmissionPolicy and its
+    binding) applied, and the CustomResourceDefinition ``crd`` (named ``crd_name``)
+    created and Established."""
+    with running(tmp_path_factory, name, ["--nodes", "1"]) as server:
+        server.ok("apply", "-f", "-", stdin=policy)
+        assert server.ok("apply", "-f", "-", stdin=crd) == (
+            f"customresourcedefinition.apiextensions.k8s.io/{crd_name} created\n"
+        )
+        server.ok("wait", "--for=condition=Established", f"crd/{crd_name}", "--timeout=20s")
+        yield server
+
+
 CLIENT_SOCKET_WARNINGS: Final = (
     # urllib3 (inside the official client) leaves its sockets, a watch's too, to the
     # garbage collector.
@@ -241,6 +257,16 @@ def eventually(probe: Callable[[], T | None], *, timeout: float = 20, every: flo
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not reached in {timeout}s (last: {value!r})")
         time.sleep(every)
+
+
+def described_failed_scheduling(server: ServeProcess, ns: str, pod: str) -> str:
+    """``kubectl describe pod`` once it shows the pod's FailedScheduling event (polled)."""
+
+    def described() -> str | None:
+        out = server.ok("describe", "pod", pod, "-n", ns)
+        return out if "FailedScheduling" in out else None
+
+    return eventually(described)
 
 
 def json_stream(text: str) -> list[Any]:

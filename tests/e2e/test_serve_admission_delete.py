@@ -42,7 +42,7 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.webhookserver import WebhookServer
+from tests.e2e.webhookserver import WebhookServer, namespaced_hook, webhook_configuration
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -183,33 +183,15 @@ def test_deletecollection_is_admitted_per_object_without_a_name(served):
 
 
 def _delete_webhook(ns: str, webhook: WebhookServer) -> str:
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingWebhookConfiguration",
-            "metadata": {"name": f"deletes-{ns}"},
-            "webhooks": [
-                {
-                    "name": "deletes.kubeprio.test",
-                    "clientConfig": {
-                        "url": webhook.url("/deny-delete"),
-                        "caBundle": webhook.ca_bundle,
-                    },
-                    "rules": [
-                        {
-                            "operations": ["DELETE"],
-                            "apiGroups": [""],
-                            "apiVersions": ["v1"],
-                            "resources": ["configmaps", "pods"],
-                        }
-                    ],
-                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}},
-                    "sideEffects": "None",
-                    "admissionReviewVersions": ["v1"],
-                }
-            ],
-        }
+    hook = namespaced_hook(
+        "deletes.kubeprio.test",
+        webhook.url("/deny-delete"),
+        webhook.ca_bundle,
+        namespace=ns,
+        resources=("configmaps", "pods"),
+        operations=("DELETE",),
     )
+    return webhook_configuration("ValidatingWebhookConfiguration", f"deletes-{ns}", hook)
 
 
 def _reviews(webhook: WebhookServer, ns: str) -> list[dict[str, Any]]:

@@ -34,7 +34,7 @@ from tests.e2e.serving import (
     running,
 )
 from tests.e2e.webhookserver import (
-    namespaced_validating_configuration,
+    namespaced_webhook_configuration,
     requests_in,
 )
 
@@ -62,7 +62,7 @@ def test_a_bind_through_a_slow_webhook_blocks_no_one_and_binds_once(served, webh
         "create",
         "-f",
         "-",
-        stdin=namespaced_validating_configuration(
+        stdin=namespaced_webhook_configuration(
             f"slow-bind-{ns}",
             "slow-binding.kubeprio.test",
             webhook.url(path),

@@ -25,7 +25,7 @@ from tests.e2e.serving import (
     ServeProcess,
     needs_kubectl,
     new_namespace,
-    running,
+    running_with_policy_and_crd,
 )
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
@@ -106,10 +106,9 @@ spec:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    with running(tmp_path_factory, "serve-cel-gaps", ["--nodes", "1"]) as server:
-        server.ok("apply", "-f", "-", stdin=POLICY)
-        server.ok("apply", "-f", "-", stdin=CRD)
-        server.ok("wait", "--for=condition=Established", "crd/subnets.example.com", "--timeout=20s")
+    with running_with_policy_and_crd(
+        tmp_path_factory, "serve-cel-gaps", policy=POLICY, crd=CRD, crd_name="subnets.example.com"
+    ) as server:
         yield server
 
 

@@ -26,7 +26,7 @@ from tests.e2e.serving import (
     ServeProcess,
     needs_kubectl,
     new_namespace,
-    running,
+    running_with_policy_and_crd,
 )
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
@@ -102,12 +102,9 @@ def _pool(name: str, ns: str, spec: str) -> str:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    with running(tmp_path_factory, "serve-cel-rules", ["--nodes", "1"]) as server:
-        server.ok("apply", "-f", "-", stdin=POLICY)
-        assert server.ok("apply", "-f", "-", stdin=CRD) == (
-            "customresourcedefinition.apiextensions.k8s.io/pools.example.com created\n"
-        )
-        server.ok("wait", "--for=condition=Established", "crd/pools.example.com", "--timeout=20s")
+    with running_with_policy_and_crd(
+        tmp_path_factory, "serve-cel-rules", policy=POLICY, crd=CRD, crd_name="pools.example.com"
+    ) as server:
         yield server
 
 

@@ -35,7 +35,7 @@ from tests.e2e.serving import (
     running,
 )
 from tests.e2e.webhookserver import (
-    namespaced_validating_configuration,
+    namespaced_webhook_configuration,
     requests_in,
 )
 
@@ -63,7 +63,7 @@ def test_a_replicaset_creating_pods_through_a_slow_webhook_blocks_no_one(served,
         "create",
         "-f",
         "-",
-        stdin=namespaced_validating_configuration(
+        stdin=namespaced_webhook_configuration(
             f"slow-{ns}",
             "slow.kubeprio.test",
             webhook.url(path),

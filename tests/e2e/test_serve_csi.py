@@ -18,6 +18,7 @@ import pytest
 
 from tests.e2e.serving import (
     ServeProcess,
+    described_failed_scheduling,
     eventually,
     needs_kubectl,
     new_namespace,
@@ -128,11 +129,7 @@ def test_a_pod_over_the_attach_limit_stays_pending_until_a_slot_frees(served, tm
     second.write_text(POD.format(ns=ns, name="second", claim="two"))
     served.ok("apply", "-f", str(second))
 
-    def described() -> str | None:
-        out = served.ok("describe", "pod", "second", "-n", ns)
-        return out if "FailedScheduling" in out else None
-
-    text = " ".join(eventually(described).split())
+    text = " ".join(described_failed_scheduling(served, ns, "second").split())
     assert (
         "0/1 nodes are available: 1 node(s) exceed max volume count. preemption: 0/1 nodes "
         "are available: 1 No preemption victims found for incoming pod."

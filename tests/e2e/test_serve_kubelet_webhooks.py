@@ -30,7 +30,7 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.webhookserver import namespaced_validating_configuration, requests_in
+from tests.e2e.webhookserver import namespaced_webhook_configuration, requests_in
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -56,7 +56,7 @@ def test_a_status_write_through_a_slow_webhook_blocks_no_one_and_is_written_once
         "create",
         "-f",
         "-",
-        stdin=namespaced_validating_configuration(
+        stdin=namespaced_webhook_configuration(
             f"slow-status-{ns}",
             "slow-status.kubeprio.test",
             webhook.url(path),

@@ -20,6 +20,7 @@ import pytest
 
 from tests.e2e.serving import (
     ServeProcess,
+    described_failed_scheduling,
     eventually,
     needs_kubectl,
     new_namespace,
@@ -80,11 +81,7 @@ def test_a_pod_waits_for_storage_capacity_then_lands_where_it_is(served, tmp_pat
     path.write_text(CLAIM_AND_POD.format(ns=ns))
     served.ok("apply", "-f", str(path))
 
-    def described() -> str | None:
-        out = served.ok("describe", "pod", "db", "-n", ns)
-        return out if "FailedScheduling" in out else None
-
-    text = eventually(described)
+    text = described_failed_scheduling(served, ns, "db")
     count = len(nodes)
     not_enough = (
         f"0/{count} nodes are available: {count} node(s) did not have enough free storage. "

@@ -18,6 +18,7 @@ import pytest
 
 from tests.e2e.serving import (
     ServeProcess,
+    described_failed_scheduling,
     eventually,
     needs_kubectl,
     new_namespace,
@@ -150,11 +151,7 @@ def test_a_pod_with_a_missing_claim_shows_upstreams_failed_scheduling(served, tm
     path.write_text(ORPHAN.format(ns=ns))
     served.ok("apply", "-f", str(path))
 
-    def described() -> str | None:
-        out = served.ok("describe", "pod", "orphan", "-n", ns)
-        return out if "FailedScheduling" in out else None
-
-    text = eventually(described)
+    text = described_failed_scheduling(served, ns, "orphan")
     assert 'persistentvolumeclaim "missing" not found. preemption: 0/' in text
     assert "Preemption is not helpful for scheduling." in text
 
@@ -200,11 +197,7 @@ def test_a_second_user_of_a_read_write_once_pod_claim_waits(served, tmp_path):
     second.write_text(SECOND.format(ns=ns))
     served.ok("apply", "-f", str(second))
 
-    def described() -> str | None:
-        out = served.ok("describe", "pod", "second", "-n", ns)
-        return out if "FailedScheduling" in out else None
-
-    text = " ".join(eventually(described).split())
+    text = " ".join(described_failed_scheduling(served, ns, "second").split())
     assert (
         "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
         "access mode. preemption: 0/"

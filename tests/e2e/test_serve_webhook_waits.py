@@ -19,7 +19,6 @@ webhook's answer. Upstream rules checked:
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -36,7 +35,14 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.webhookserver import ALLOW_WARNING, FORBIDDEN_CLASS, PRIORITY_CLASSES, WebhookServer
+from tests.e2e.webhookserver import (
+    ALLOW_WARNING,
+    FORBIDDEN_CLASS,
+    PRIORITY_CLASSES,
+    WebhookServer,
+    namespaced_hook,
+    webhook_configuration,
+)
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -52,36 +58,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
 def background() -> Iterator[ThreadPoolExecutor]:
     with ThreadPoolExecutor(max_workers=2) as pool:
         yield pool
-
-
-def _hook(name: str, url: str, ca: str, namespace: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "clientConfig": {"url": url, "caBundle": ca},
-        "rules": [
-            {
-                "operations": ["CREATE"],
-                "apiGroups": [""],
-                "apiVersions": ["v1"],
-                "resources": ["pods"],
-            }
-        ],
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-        "sideEffects": "None",
-        "admissionReviewVersions": ["v1"],
-        **extra,
-    }
-
-
-def _configuration(kind: str, name: str, *hooks: dict[str, Any]) -> str:
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": kind,
-            "metadata": {"name": name},
-            "webhooks": list(hooks),
-        }
-    )
 
 
 def _pod(name: str, ns: str, priority_class: str = "standard") -> str:
@@ -130,10 +106,12 @@ def test_a_create_waiting_on_a_slow_webhook_blocks_no_one_and_gets_its_answer(
         "create",
         "-f",
         "-",
-        stdin=_configuration(
+        stdin=webhook_configuration(
             "ValidatingWebhookConfiguration",
             f"wait-{ns}",
-            _hook("wait.kubeprio.test", webhook.url(path), webhook.ca_bundle, ns),
+            namespaced_hook(
+                "wait.kubeprio.test", webhook.url(path), webhook.ca_bundle, namespace=ns
+            ),
         ),
     )
     waiting = _create_in_background(background, served, _pod("vip", ns, FORBIDDEN_CLASS))
@@ -160,10 +138,10 @@ def test_slow_mutating_then_validating_webhooks_each_answer_once(served, webhook
         "create",
         "-f",
         "-",
-        stdin=_configuration(
+        stdin=webhook_configuration(
             "MutatingWebhookConfiguration",
             f"label-{ns}",
-            _hook("label.kubeprio.test", webhook.url(label), ca, ns),
+            namespaced_hook("label.kubeprio.test", webhook.url(label), ca, namespace=ns),
         ),
     )
     # Two validating webhooks of three seconds each: called in parallel, as upstream
@@ -172,11 +150,11 @@ def test_slow_mutating_then_validating_webhooks_each_answer_once(served, webhook
         "create",
         "-f",
         "-",
-        stdin=_configuration(
+        stdin=webhook_configuration(
             "ValidatingWebhookConfiguration",
             f"check-{ns}",
-            _hook("check-a.kubeprio.test", webhook.url(check), ca, ns),
-            _hook("check-b.kubeprio.test", webhook.url(check + "/b"), ca, ns),
+            namespaced_hook("check-a.kubeprio.test", webhook.url(check), ca, namespace=ns),
+            namespaced_hook("check-b.kubeprio.test", webhook.url(check + "/b"), ca, namespace=ns),
         ),
     )
     started = time.monotonic()
@@ -213,14 +191,14 @@ def test_a_webhook_past_its_timeout_follows_its_failure_policy_while_the_server_
         "create",
         "-f",
         "-",
-        stdin=_configuration(
+        stdin=webhook_configuration(
             "ValidatingWebhookConfiguration",
             f"late-{ns}",
-            _hook(
+            namespaced_hook(
                 "late.kubeprio.test",
                 webhook.url(path),
                 webhook.ca_bundle,
-                ns,
+                namespace=ns,
                 timeoutSeconds=3,
                 failurePolicy=policy,
             ),

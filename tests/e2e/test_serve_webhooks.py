@@ -16,7 +16,15 @@ sent to them, and deletes them at the end. Upstream rules checked:
   "URL?timeout=Ns": ...``, Ignore lets the write through;
 * ``webhook/request/admissionreview.go``: what the review carries (uid, kinds, resources,
   operation, namespace, userInfo, dryRun, options);
-* ``webhook/mutating/dispatcher.go``: a JSONPatch answer is applied to the stored pod.
+* ``webhook/mutating/dispatcher.go``: a JSONPatch answer is applied to the stored pod;
+* ``kubectl scale`` is admitted as upstream's ``ScaleREST.Update`` admits it
+  (``pkg/registry/apps/deployment/storage/storage.go``: ``scaleUpdatedObjectInfo`` runs
+  the mutating webhooks on the new Scale against the stored one's,
+  ``toScaleUpdateValidation`` the validating ones on the Scales of the new and the stored
+  Deployment): resource ``deployments``, subresource ``scale``, kind autoscaling/v1
+  Scale; a mutating webhook's patch of ``/spec/replicas`` is what the Deployment is
+  scaled to; a webhook on ``deployments/*`` sees the mutated Scale, one on
+  ``deployments`` alone never the scale write (``webhook/predicates/rules``).
 """
 
 from __future__ import annotations
@@ -32,14 +40,29 @@ from kubernetes import client as k8s
 from tests.e2e.serving import (
     CLIENT_SOCKET_WARNINGS,
     ServeProcess,
+    eventually,
     needs_kubectl,
     new_namespace,
     running,
     table_rows,
 )
-from tests.e2e.webhookserver import ALLOW_WARNING, FORBIDDEN_CLASS, PRIORITY_CLASSES, WebhookServer
+from tests.e2e.webhookserver import (
+    ALLOW_WARNING,
+    FORBIDDEN_CLASS,
+    PRIORITY_CLASSES,
+    WebhookServer,
+    namespaced_hook,
+    namespaced_webhook_configuration,
+    requests_in,
+    webhook_configuration,
+)
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
+
+CAP = 3
+"""The most replicas the mutating webhook lets a Scale ask for."""
+
+SCALE_KIND = {"group": "autoscaling", "version": "v1", "kind": "Scale"}
 
 
 @pytest.fixture(scope="module")
@@ -60,34 +83,15 @@ def _configuration(
     failure_policy: str = "Fail",
     timeout: int = 10,
 ) -> str:
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": kind,
-            "metadata": {"name": name},
-            "webhooks": [
-                {
-                    "name": webhook_name,
-                    "clientConfig": {"url": url, "caBundle": ca_bundle},
-                    "rules": [
-                        {
-                            "operations": ["CREATE"],
-                            "apiGroups": [""],
-                            "apiVersions": ["v1"],
-                            "resources": ["pods"],
-                        }
-                    ],
-                    "namespaceSelector": {
-                        "matchLabels": {"kubernetes.io/metadata.name": namespace}
-                    },
-                    "failurePolicy": failure_policy,
-                    "timeoutSeconds": timeout,
-                    "sideEffects": "None",
-                    "admissionReviewVersions": ["v1"],
-                }
-            ],
-        }
+    hook = namespaced_hook(
+        webhook_name,
+        url,
+        ca_bundle,
+        namespace=namespace,
+        failurePolicy=failure_policy,
+        timeoutSeconds=timeout,
     )
+    return webhook_configuration(kind, name, hook)
 
 
 def _pod(name: str, ns: str, priority_class: str = "standard") -> str:
@@ -291,3 +295,69 @@ def test_the_python_client_sees_the_refusal_and_reads_configurations(served, web
         '"forbidden" is reserved for the platform team'
     )
     served.ok("delete", "validatingwebhookconfiguration", f"deny-{ns}")
+
+
+def test_kubectl_scale_is_admitted_as_a_scale(served, webhook):
+    ns = new_namespace(served, "scale-wh")
+    paths = {
+        "deployments/scale": f"/cap-replicas/{CAP}/{ns}",
+        "deployments/*": f"/allow-any-sub-{ns}",
+        "deployments": f"/allow-plain-{ns}",
+    }
+    kinds = {"deployments/scale": "MutatingWebhookConfiguration"}
+    for number, (resource, path) in enumerate(paths.items()):
+        served.ok(
+            "create",
+            "-f",
+            "-",
+            stdin=namespaced_webhook_configuration(
+                f"scale-{number}-{ns}",
+                f"scale-{number}.kubeprio.test",
+                webhook.url(path),
+                webhook.ca_bundle,
+                namespace=ns,
+                resource=resource,
+                operations=("UPDATE",),
+                group="apps",
+                kind=kinds.get(resource, "ValidatingWebhookConfiguration"),
+            ),
+        )
+    served.ok("create", "deployment", "web", "--image=nginx", "-n", ns)
+
+    out = served.ok("scale", "deployment", "web", "--replicas=5", "-n", ns)
+
+    assert out.strip() == "deployment.apps/web scaled"
+    spec = served.json("get", "deployment", "web", "-n", ns)["spec"]
+    assert spec["replicas"] == CAP
+    [mutated] = requests_in(webhook, paths["deployments/scale"], ns)
+    assert mutated["operation"] == "UPDATE"
+    assert mutated["resource"] == {"group": "apps", "version": "v1", "resource": "deployments"}
+    assert mutated["subResource"] == "scale"
+    assert mutated["kind"] == mutated["requestKind"] == SCALE_KIND
+    assert mutated["object"]["kind"] == mutated["oldObject"]["kind"] == "Scale"
+    assert mutated["object"]["spec"]["replicas"] == 5
+    assert mutated["oldObject"]["spec"]["replicas"] == 1
+    [validated] = [
+        review
+        for review in requests_in(webhook, paths["deployments/*"], ns)
+        if review.get("subResource") == "scale"
+    ]
+    assert validated["kind"] == SCALE_KIND
+    assert validated["object"]["spec"]["replicas"] == CAP
+    assert validated["oldObject"]["spec"]["replicas"] == 1
+    # The webhook on the bare resource sees the controller's Deployment updates (if any),
+    # never the scale write: no review of it changes spec.replicas.
+    eventually(
+        lambda: served.json("get", "deployment", "web", "-n", ns)["status"].get("replicas") == CAP,
+        timeout=30,
+    )
+    plain = requests_in(webhook, paths["deployments"], ns)
+    assert all(review["kind"]["kind"] == "Deployment" for review in plain)
+    assert not [
+        review
+        for review in plain
+        if review["object"]["spec"].get("replicas") != review["oldObject"]["spec"].get("replicas")
+    ]
+    for number, resource in enumerate(paths):
+        kind = kinds.get(resource, "ValidatingWebhookConfiguration").lower()
+        served.ok("delete", kind, f"scale-{number}-{ns}")

@@ -11,6 +11,8 @@ Paths:
   JSONPatch;
 * ``/deny-delete``: a validating webhook that refuses a DELETE of an object labelled
   ``keep: "true"`` (read from the review's ``oldObject``) and allows everything else;
+* ``/cap-replicas/N``: a mutating webhook that lowers a Scale's ``spec.replicas`` to N
+  (JSONPatch ``replace``) when more are asked for;
 * ``/slow``: allows after sleeping two seconds (longer than a 1-second timeoutSeconds);
 * ``/sleep/SECONDS/PATH``: sleeps that long, then answers as ``/PATH`` (``/sleep/4/allow``
   allows: any other path does).
@@ -158,6 +160,15 @@ def answer(path: str, request: dict[str, Any]) -> dict[str, Any]:
                 },
             }
         return _allow(uid)
+    if path.startswith("/cap-replicas/"):
+        # Caps a Scale's spec.replicas (the review of a ``<kind>/scale`` write).
+        cap = int(path.removeprefix("/cap-replicas/").partition("/")[0].partition("?")[0])
+        wanted = (obj.get("spec") or {}).get("replicas") or 0
+        if wanted <= cap:
+            return _allow(uid)
+        ops = [{"op": "replace", "path": "/spec/replicas", "value": cap}]
+        encoded = base64.b64encode(json.dumps(ops).encode()).decode()
+        return _allow(uid, patchType="JSONPatch", patch=encoded)
     if path.startswith("/slow"):
         time.sleep(2)
         return _allow(uid)
@@ -226,7 +237,54 @@ class WebhookServer:
         self._httpd.server_close()
 
 
-def namespaced_validating_configuration(
+def namespaced_hook(
+    hook_name: str,
+    url: str,
+    ca: str,
+    *,
+    namespace: str,
+    resources: tuple[str, ...] = ("pods",),
+    operations: tuple[str, ...] = ("CREATE",),
+    group: str = "",
+    **fields: Any,
+) -> dict[str, Any]:
+    """One webhook called at ``url`` on ``operations`` (CREATE) of ``resources`` (pods;
+    in ``group``/v1, core unless told) in ``namespace`` only; ``fields`` (its JSON
+    names: ``failurePolicy``, ``timeoutSeconds``, ``reinvocationPolicy``, ...) added or
+    replaced."""
+    return {
+        "name": hook_name,
+        "clientConfig": {"url": url, "caBundle": ca},
+        "rules": [
+            {
+                "operations": list(operations),
+                "apiGroups": [group],
+                "apiVersions": ["v1"],
+                "resources": list(resources),
+            }
+        ],
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+        "timeoutSeconds": 10,
+        **fields,
+    }
+
+
+def webhook_configuration(kind: str, name: str, *hooks: dict[str, Any]) -> str:
+    """A ``kind`` (Validating or MutatingWebhookConfiguration) named ``name`` with
+    ``hooks``, as JSON for ``kubectl create -f -``."""
+    return json.dumps(
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": kind,
+            "metadata": {"name": name},
+            "webhooks": list(hooks),
+        }
+    )
+
+
+def namespaced_webhook_configuration(
     name: str,
     hook_name: str,
     url: str,
@@ -235,33 +293,21 @@ def namespaced_validating_configuration(
     namespace: str,
     resource: str,
     operations: tuple[str, ...] = ("CREATE",),
+    group: str = "",
+    kind: str = "ValidatingWebhookConfiguration",
 ) -> str:
-    """A ValidatingWebhookConfiguration (JSON, for ``kubectl apply -f -``) with one webhook
-    called on ``operations`` (CREATE) of ``resource`` (core/v1) in ``namespace`` only."""
-    hook: dict[str, Any] = {
-        "name": hook_name,
-        "clientConfig": {"url": url, "caBundle": ca},
-        "rules": [
-            {
-                "operations": list(operations),
-                "apiGroups": [""],
-                "apiVersions": ["v1"],
-                "resources": [resource],
-            }
-        ],
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-        "sideEffects": "None",
-        "admissionReviewVersions": ["v1"],
-        "timeoutSeconds": 10,
-    }
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingWebhookConfiguration",
-            "metadata": {"name": name},
-            "webhooks": [hook],
-        }
+    """A ValidatingWebhookConfiguration (or ``kind``) with one ``namespaced_hook`` on
+    ``resource``."""
+    hook = namespaced_hook(
+        hook_name,
+        url,
+        ca,
+        namespace=namespace,
+        resources=(resource,),
+        operations=operations,
+        group=group,
     )
+    return webhook_configuration(kind, name, hook)
 
 
 def requests_in(webhook: WebhookServer, path: str, namespace: str) -> list[dict[str, Any]]:

@@ -50,6 +50,7 @@ from kubeprio.admission.operationoptions import operation_options
 from kubeprio.admission.policyauthorizer import PolicyAuthorizer
 from kubeprio.admission.policyevaluation import DEFAULT_REASON, Decision, validate
 from kubeprio.admission.policyindex import PolicyIndex, PolicyIndexSource
+from kubeprio.admission.webhookmatching import request_kind
 from kubeprio.api import errors, kinds
 from kubeprio.api.admissionpolicy import (
     AUDIT,
@@ -118,7 +119,10 @@ def _json_of(obj: object | None) -> object:
 def _request_json(request: AdmissionRequest) -> dict[str, Any]:
     """The ``admission.k8s.io/v1`` AdmissionRequest (``cel.CreateAdmissionRequest``)."""
     info = request.resource
-    kind = {"group": info.group, "version": info.version, "kind": info.kind}
+    # A subresource with a body of its own kind (``pods/binding``, ``deployments/scale``)
+    # names that kind, as the request's attributes do upstream.
+    group, version, kind_name = request_kind(info, request.subresource)
+    kind = {"group": group, "version": version, "kind": kind_name}
     resource = {"group": info.group, "version": info.version, "resource": info.plural}
     user = request.user
     user_info: dict[str, Any] = {}

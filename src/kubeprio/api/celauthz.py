@@ -171,19 +171,34 @@ def _decision(answer: AuthorizationAnswer) -> Any:
     return _DECISION(allowed=answer.allowed, reason=answer.reason, error=answer.error)
 
 
+_CHECK_VARIANTS: Final = (
+    celenv.Variant("pathcheck_check", DECISION_TYPE, (PATH_CHECK_TYPE, cel.Type.STRING)),
+    celenv.Variant("resourcecheck_check", DECISION_TYPE, (RESOURCE_CHECK_TYPE, cel.Type.STRING)),
+)
+"""The two ``check`` overloads, without implementation: the checker declares both; an
+evaluation binds them to its authorizer (``check_function``)."""
+
+
 def check_function(authorize: Authorize) -> Any:
     """The ``check`` implementation for one evaluation: ``authorize`` answers for the
-    request's user (``Expression.eval(functions=[...])``)."""
-
-    def check(target: Any, verb: str) -> Any:
-        name = target.DESCRIPTOR.full_name
-        if name == celauthztypes.PATH_CHECK_NAME:
-            return _decision(authorize(path_request(target, verb)))
-        if name == celauthztypes.RESOURCE_CHECK_NAME:
-            return _decision(authorize(resource_request(target, verb)))
-        raise ValueError(celenv.NO_SUCH_OVERLOAD)
-
-    return cel.Function("check", [PATH_CHECK_TYPE, cel.Type.STRING], True, check, DECISION_TYPE)
+    request's user (``Expression.eval(functions=[...])``). The overloads' implementations
+    need the request's authorizer, so they cannot be bound when the environment is built
+    (``SharedFunction.running`` leaves them out); the same type-name dispatch
+    (``celenv.dispatcher``) is built here for each evaluation instead."""
+    path_variant, resource_variant = _CHECK_VARIANTS
+    dispatch = celenv.dispatcher(
+        (
+            dataclasses.replace(
+                path_variant,
+                impl=lambda target, verb: _decision(authorize(path_request(target, verb))),
+            ),
+            dataclasses.replace(
+                resource_variant,
+                impl=lambda target, verb: _decision(authorize(resource_request(target, verb))),
+            ),
+        )
+    )
+    return cel.Function("check", list(path_variant.params), True, dispatch, DECISION_TYPE)
 
 
 def _member(name: str, overload: str, result: Any, params: list[Any], impl: Any) -> Any:
@@ -229,9 +244,4 @@ def declarations() -> list[Any]:
 
 def shared_declarations() -> list[celenv.SharedFunction]:
     """``check`` on a ``PathCheck`` or a ``ResourceCheck``, bound per evaluation."""
-    string = cel.Type.STRING
-    variants = (
-        celenv.Variant("pathcheck_check", DECISION_TYPE, (PATH_CHECK_TYPE, string)),
-        celenv.Variant("resourcecheck_check", DECISION_TYPE, (RESOURCE_CHECK_TYPE, string)),
-    )
-    return [celenv.SharedFunction("check", True, variants)]
+    return [celenv.SharedFunction("check", True, _CHECK_VARIANTS)]

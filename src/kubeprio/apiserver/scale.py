@@ -12,6 +12,9 @@ selector is a label map: ``pkg/registry/core/replicationcontroller/storage``'s
 ``scaleFromRC``) is served the same way. ``patched_scale`` applies a PATCH to a Scale
 view, the built-in kinds' and the custom resources' (``apiserver.crscale``) alike.
 
+Admission sees the write as one of the Scale, not of the workload
+(``apiserver.scaleadmission``).
+
 Who drives it: ``ApiService.get_scale``/``update_scale`` (the HPA controller through the
 ``Client`` protocol) and ``apiserver.rest`` (HTTP). Pure functions of their arguments.
 """
@@ -70,9 +73,8 @@ def scale_of(obj: Any) -> Scale:
     )
 
 
-def scaled(current: Any, scale: Scale, name: str) -> Any:
-    """``current`` with the Scale's replicas (and its resourceVersion as a precondition);
-    a negative count is upstream's ``ValidateScale`` error."""
+def check_replicas(scale: Scale, name: str) -> None:
+    """Upstream's ``ValidateScale``: a negative count is refused."""
     replicas = scale.spec.replicas if scale.spec else None
     if replicas is not None and replicas < 0:
         raise errors.invalid_error(
@@ -81,6 +83,12 @@ def scaled(current: Any, scale: Scale, name: str) -> Any:
             name,
             [errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")],
         )
+
+
+def scaled(current: Any, scale: Scale) -> Any:
+    """``current`` with the Scale's replicas (and its resourceVersion as a precondition),
+    for a Scale ``check_replicas`` accepted."""
+    replicas = scale.spec.replicas if scale.spec else None
     metadata = current.metadata
     requested_rv = scale.metadata.resource_version
     if requested_rv:

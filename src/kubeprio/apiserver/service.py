@@ -52,7 +52,7 @@ from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.scheduling import SYSTEM_PRIORITY_CLASSES
 from kubeprio.apiserver import binding as binding_rules
 from kubeprio.apiserver import eviction as eviction_rules
-from kubeprio.apiserver import scale
+from kubeprio.apiserver import scale, scaleadmission
 from kubeprio.apiserver.serviceclientwrites import ServiceClientWrites
 from kubeprio.apiserver.servicecore import MAX_CONFLICT_RETRIES, WriteResult, stored_revision
 from kubeprio.clock import Clock
@@ -132,13 +132,20 @@ class ApiService(ServiceClientWrites):
         dry_run: bool = False,
     ) -> WriteResult:
         """PUT ``<kind>/scale``: ``spec.replicas`` through the workload's update path; the
-        result's object is the new ``Scale``."""
+        result's object is the new ``Scale``. Admission sees Scales with subresource
+        ``scale`` (``apiserver.scaleadmission``), not an update of the workload."""
         info = kinds.for_model(kind)
         scale.check_scalable(info)
         name = new_scale.metadata.name or ""
         current = self.get(kind, name, new_scale.metadata.namespace)
+        admitted = scaleadmission.admit_scale(
+            self.admission, info, new_scale, current, user=user, dry_run=dry_run
+        )
         result = self.update_object(
-            scale.scaled(current, new_scale, name), user=user, dry_run=dry_run
+            scale.scaled(current, cast(Scale, admitted.request.obj)),
+            user=user,
+            dry_run=dry_run,
+            admitted=admitted,
         )
         return WriteResult(scale.scale_of(result.obj), result.warnings)
 

@@ -48,6 +48,7 @@ from kubeprio.apiserver.patchapply import (
     patch_error,
     top_level_keys,
 )
+from kubeprio.apiserver.scaleadmission import ViewAdmission
 from kubeprio.apiserver.servicecore import (
     MAX_CONFLICT_RETRIES,
     WriteResult,
@@ -165,9 +166,12 @@ class ServiceWrites(ServiceReads):
         user: UserInfo | None = None,
         dry_run: bool = False,
         served: ResourceInfo | None = None,
+        admitted: ViewAdmission | None = None,
     ) -> WriteResult:
         """Replace ``obj`` (or its status); compare-and-swap on its resourceVersion if set.
-        ``served`` as for ``create_object``."""
+        ``served`` as for ``create_object``. ``admitted``: a write through a subresource
+        whose body is another kind (``scale``), whose mutating phase already ran on that
+        view; its validating phase sees the views too (``apiserver.scaleadmission``)."""
         info = kinds.for_object(obj)
         obj = self._normalize_type(obj, info)
         name = obj.metadata.name or ""
@@ -186,11 +190,14 @@ class ServiceWrites(ServiceReads):
         )
         if self.write_guard is not None and user is not None:
             self.write_guard.check(new, current, user)
-        outcome = AdmissionOutcome()
-        request = AdmissionRequest(
-            Operation.UPDATE, info, new, current, namespace, name, subresource, user, dry_run
-        )
-        new = self.admission.mutate(request, outcome)
+        if admitted is None:
+            outcome = AdmissionOutcome()
+            request = AdmissionRequest(
+                Operation.UPDATE, info, new, current, namespace, name, subresource, user, dry_run
+            )
+            new = self.admission.mutate(request, outcome)
+        else:
+            outcome = admitted.outcome
         allocation = NO_ALLOCATION
         if subresource != "status":
             new, allocation = self._begin_allocation(new, current, dry_run=dry_run)
@@ -200,7 +207,10 @@ class ServiceWrites(ServiceReads):
             )
             if found:
                 raise errors.invalid_error(info.kind, info.group, name, found)
-            self.admission.validate(evolve(request, obj=new), outcome)
+            if admitted is None:
+                self.admission.validate(evolve(request, obj=new), outcome)
+            else:
+                self.admission.validate(admitted.validation_request(new, current), outcome)
             if subresource not in ("status", EPHEMERAL_CONTAINERS):
                 # podEphemeralContainersStrategy.WarningsOnUpdate returns none.
                 outcome.warnings.extend(validation.warnings(new, current))

@@ -59,23 +59,22 @@ class AnsweredRetry:
         """Writes that waited on answers so far (tests check a retry posted none again)."""
 
     def run(
-        self, key: Hashable, write: Callable[[], None], *, again: Callable[[], None] | None = None
-    ) -> bool:
-        """Run ``write``; True when it ran to its end, False when it waits on webhook
-        answers (``again``, by default ``write`` itself, runs once they are in) or an
-        earlier write of ``key`` still waits (the blocked call of upstream's goroutine,
-        which nobody starts twice). ``write`` handles its own API errors; anything else
-        it raises propagates."""
+        self, key: Hashable, write: Callable[[], T], *, again: Callable[[], object] | None = None
+    ) -> T | None:
+        """Run ``write`` and return what it returns; ``None`` when it waits on webhook
+        answers (``again``, by default ``write`` itself, runs once they are in; its result
+        goes nowhere) or an earlier write of ``key`` still waits (the blocked call of
+        upstream's goroutine, which nobody starts twice). ``write`` handles its own API
+        errors; anything else it raises propagates."""
         if key in self._waiting:
-            return False
+            return None
         try:
-            retryable(write)
+            return retryable(write)
         except WritePendingError as pending:
             self._waiting.add(key)
             self.parked += 1
             pending.when_answered(functools.partial(self._again, key, again or write))
-            return False
-        return True
+            return None
 
     def waiting(self, key: Hashable) -> bool:
         """Whether a write of ``key`` waits on its answers."""
@@ -84,7 +83,7 @@ class AnsweredRetry:
     def __len__(self) -> int:
         return len(self._waiting)
 
-    def _again(self, key: Hashable, write: Callable[[], None]) -> None:
+    def _again(self, key: Hashable, write: Callable[[], object]) -> None:
         self._waiting.discard(key)
         try:
             self.run(key, write, again=write)

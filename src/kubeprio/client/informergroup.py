@@ -4,16 +4,18 @@ A driver (the simulation engine, the serve loop, the scheduler) pumps its inform
 every unit of work, and almost always none has anything new. Asking each informer costs
 a call per informer per pump; the group instead keeps one flag per informer, raised by
 the informer's wakeup (``Informer.add_wakeup``: a watch event arrived, or the watch
-ended), and a group flag raised with any of them. A pump with no flag raised returns at
+ended), and a heap of the flagged positions. A pump with no flag raised returns at
 once; otherwise it pumps the flagged informers in the group's order, exactly those that
 pumping every informer would have found work in, in the same order, so handlers run as
-they would without the group.
+they would without the group. A pump costs the informers it pumps, not the group's
+size (a simulation's group holds some thirty informers; a pod write wakes one or two).
 
 Driven by whoever calls ``pump``; no clock, no threads.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,7 +28,8 @@ class InformerGroup:
     def __init__(self, informers: Sequence[Informer[Any]] = ()) -> None:
         self.informers: list[Informer[Any]] = []
         self._flagged: list[bool] = []
-        self._any_flagged = False
+        self._pending: list[int] = []
+        """A heap of the flagged positions (each once): the informers the next pump visits."""
         for informer in informers:
             self.add(informer)
 
@@ -36,15 +39,17 @@ class InformerGroup:
         self.informers.append(informer)
         # Flagged until its first pump: it may not be started, or may hold events.
         self._flagged.append(True)
-        self._any_flagged = True
+        heapq.heappush(self._pending, position)
         informer.add_wakeup(self._waker(position))
 
     def _waker(self, position: int) -> Callable[[], None]:
         flagged = self._flagged
+        pending = self._pending
 
         def wake() -> None:
-            flagged[position] = True
-            self._any_flagged = True
+            if not flagged[position]:
+                flagged[position] = True
+                heapq.heappush(pending, position)
 
         return wake
 
@@ -61,16 +66,27 @@ class InformerGroup:
         over every informer would. One that is not quiet after its pump (a watch that
         does not notify, or one that ended and must relist) stays flagged.
         """
-        if not self._any_flagged:
+        pending = self._pending
+        if not pending:
             return 0
-        self._any_flagged = False
         flagged = self._flagged
+        informers = self.informers
         handled = 0
-        for position, informer in enumerate(self.informers):
-            if flagged[position]:
-                flagged[position] = False
-                handled += informer.pump()
-                if not informer.quiet:
-                    flagged[position] = True
-                    self._any_flagged = True
+        next_pass: list[int] = []
+        turn = -1
+        while pending:
+            position = heapq.heappop(pending)
+            if position <= turn:
+                # Woken after its turn in this pass: the next pass pumps it.
+                next_pass.append(position)
+                continue
+            turn = position
+            flagged[position] = False
+            informer = informers[position]
+            handled += informer.pump()
+            if not informer.quiet and not flagged[position]:
+                flagged[position] = True
+                next_pass.append(position)
+        for position in next_pass:
+            heapq.heappush(pending, position)
         return handled

@@ -444,19 +444,21 @@ class NodeLifecycleController:
             status = update_pod_condition(pod.status, evolve(ready, status="False"), now=now)
             if status is None:
                 continue
-            outcome: list[bool] = []
-            mark = functools.partial(self._mark_pod_not_ready, evolve(pod, status=status), outcome)
-            self.tainting.api_writes.run(("not-ready", pod.metadata.uid), mark)
-            ok = ok and all(outcome)
+            mark = functools.partial(self._mark_pod_not_ready, evolve(pod, status=status))
+            # A write that waits on a webhook (None) counts as done, as upstream's call
+            # returns once answered.
+            marked = self.tainting.api_writes.run(("not-ready", pod.metadata.uid), mark)
+            ok = ok and marked is not False
         return ok
 
-    def _mark_pod_not_ready(self, pod: Pod, outcome: list[bool]) -> None:
-        """One pod of ``MarkPodsNotReady``: its status, then the event (``outcome`` gets
-        False when the write failed)."""
+    def _mark_pod_not_ready(self, pod: Pod) -> bool:
+        """One pod of ``MarkPodsNotReady``: its status, then the event; False when the
+        write failed."""
+        written = True
         try:
             self.client.update_status(pod)
         except errors.NotFoundError:
-            return
+            return True
         except errors.StatusError as exc:
             LOG.warning(
                 "could not mark pod %s/%s not ready: %s",
@@ -464,8 +466,9 @@ class NodeLifecycleController:
                 pod.metadata.name,
                 exc,
             )
-            outcome.append(False)
+            written = False
         self.recorder.event(pod, record.EVENT_TYPE_WARNING, "NodeNotReady", "Node is not ready")
+        return written
 
     def _node_event(self, node: Node, reason: str, event: str | None) -> None:
         """``RecordNodeEvent`` (``event`` given) or ``RecordNodeStatusChange``."""

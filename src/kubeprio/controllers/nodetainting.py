@@ -23,6 +23,7 @@ Time from the injected ``Clock``.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
@@ -212,11 +213,10 @@ class NodeTainter:
         update that waits on an admission webhook (``kubeprio serve``) is done once the
         answer is in, computed again on the then latest copy (``client.answeredretry``),
         and counts as done: upstream's pass waits on its call and goes on."""
-        outcome: list[bool] = []
-        self.api_writes.run(
-            ("taints", name), lambda: outcome.append(self._try_change_taints(name, add, remove))
+        changed = self.api_writes.run(
+            ("taints", name), functools.partial(self._try_change_taints, name, add, remove)
         )
-        return outcome[0] if outcome else True
+        return True if changed is None else changed
 
     def _try_change_taints(self, name: str, add: Sequence[Taint], remove: Sequence[Taint]) -> bool:
         for _attempt in range(RETRIES):

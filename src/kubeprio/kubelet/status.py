@@ -143,16 +143,17 @@ def _status(
     *,
     ready: bool,
     started: bool | None,
+    cid: str | None = None,
 ) -> ContainerStatus:
-    """A container's status: its ID, image, empty ``lastState`` and ``state``; never
-    restarted."""
+    """A container's status: its ID (``cid`` if the caller already has it), image, empty
+    ``lastState`` and ``state``; never restarted."""
     return ContainerStatus(
         name=name,
         ready=ready,
         restart_count=0,
         started=started,
         extra={
-            "containerID": container_id(pod.metadata.uid or "", name),
+            "containerID": cid or container_id(pod.metadata.uid or "", name),
             "image": image,
             "imageID": image,
             "lastState": {},
@@ -168,15 +169,16 @@ def _container_statuses(
     statuses: list[ContainerStatus] = []
     for container in spec.containers or ():
         name = container.name or ""
+        # One SHA-256 per container and status: the terminated state repeats the id.
+        cid = container_id(pod.metadata.uid or "", name)
         if finished_at is None or exit_code is None:
             state: dict[str, object] = {"running": {"startedAt": started_at}}
             ready = True
         else:
-            cid = container_id(pod.metadata.uid or "", name)
             state = _terminated(cid, exit_code, finished_at=finished_at, started_at=started_at)
             ready = False
         statuses.append(
-            _status(pod, name, container.image or "", state, ready=ready, started=ready)
+            _status(pod, name, container.image or "", state, ready=ready, started=ready, cid=cid)
         )
     return tuple(statuses)
 

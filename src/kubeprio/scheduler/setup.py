@@ -118,12 +118,13 @@ class _Requeue:
         NodeVolumeLimits)."""
 
 
-def _volume_informers(
+def volume_binder_informers(
     client: Client, requeue: Callable[[cluster_events.ClusterEvent, object, object], None]
 ) -> tuple[VolumeBinder, list[Informer[Any]]]:
     """The claim, volume, class, CSIDriver and CSIStorageCapacity informers VolumeBinding
     reads, each turning its adds and updates into the cluster events the plugin registers
-    (upstream's ``addAllEventHandlers`` for the plugins' GVKs)."""
+    (upstream's ``addAllEventHandlers`` for the plugins' GVKs). Tests of the plugin build
+    it through here too, so they run the scheduler's wiring."""
     claims: Informer[PersistentVolumeClaim] = Informer(client, PersistentVolumeClaim)
     volumes: Informer[PersistentVolume] = Informer(client, PersistentVolume)
     volumes.add_index(CLASS_INDEX, by_class)
@@ -185,7 +186,7 @@ def new_scheduler(
     binder: VolumeBinder | None = None
     volume_informers: list[Informer[Any]] = []
     if VOLUME_PLUGINS.intersection(profile.plugin_names()):
-        binder, volume_informers = _volume_informers(client, requeue)
+        binder, volume_informers = volume_binder_informers(client, requeue)
     csi_nodes: Informer[CSINode] | None = None
     if {"NodeVolumeLimits", "VolumeBinding"}.intersection(profile.plugin_names()):
         # NodeVolumeLimits reads each node's CSINode; a new one may lift a limit. Both

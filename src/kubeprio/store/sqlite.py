@@ -497,12 +497,8 @@ class SqliteStore:
                 self._compact_log(compact_to)
 
         previous = self._objects.get(key) if key in self._objects else None
-        if self._batched is not None and not compact_to:
-            # Two statements, the first undone by hand if the second fails: cheaper
-            # than a savepoint around them (see *Batches*).
-            self._batched_write(statements, revision)
-        else:
-            self._transaction(statements)
+        # A write that also compacts cannot be undone by deleting its log row alone.
+        self._transaction(statements, undo_log_row=None if compact_to else revision)
         # Committed (or, in a batch, part of the batch's commit): from here on the write
         # is acknowledged.
         self._revision = revision
@@ -524,12 +520,20 @@ class SqliteStore:
         self._conn.execute(_COMPACT, {"old": self._compacted, "new": revision})
         self._conn.execute("UPDATE meta SET value = ? WHERE key = 'compacted'", (revision,))
 
-    def _transaction(self, statements: Callable[[], None]) -> None:
-        """Run ``statements`` in one transaction (a savepoint inside a batch); raise
-        ``StorageFailureError`` if it fails, leaving the database as it was."""
+    def _transaction(
+        self, statements: Callable[[], None], *, undo_log_row: int | None = None
+    ) -> None:
+        """Run ``statements`` in one transaction; raise ``StorageFailureError`` if they
+        fail, leaving the database as it was. Inside a batch they join the batch's
+        transaction: when they are a write's two statements whose failure is undone by
+        deleting the log row ``undo_log_row``, without a savepoint (cheaper, see
+        *Batches*), otherwise as a savepoint."""
         conn = self._conn
         if self._batched is not None:
-            self._savepoint(statements)
+            if undo_log_row is None:
+                self._savepoint(statements)
+            else:
+                self._batched_write(statements, undo_log_row)
             return
         try:
             conn.execute("BEGIN")

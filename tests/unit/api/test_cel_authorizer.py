@@ -137,3 +137,19 @@ def test_type_errors_are_compile_errors(expression: str, detail: str) -> None:
     with pytest.raises(CompileError) as raised:
         compile_expression(expression, ResultType.BOOL, with_params=False)
     assert raised.value.detail == detail
+
+
+@pytest.mark.parametrize(
+    ("expression", "value", "error"),
+    [
+        ("dyn(authorizer.path('/x')).check('get').allowed()", True, None),
+        ("dyn(authorizer.group('')).check('get')", None, "no such overload"),
+        ("dyn(authorizer).check('get')", None, "no such overload"),
+    ],
+)
+def test_a_dyn_receiver_is_dispatched_by_its_message_type(
+    expression: str, value: object, error: str | None
+) -> None:
+    """cel-go picks ``check``'s overload at run time for a ``dyn`` receiver; anything but
+    a PathCheck or a ResourceCheck is ``no such overload``."""
+    assert run(expression) == (value, error)

@@ -26,6 +26,7 @@ from kubeprio.store.interface import EventType, KeyPrefix, ObjectKey, object_rev
 from kubeprio.store.sqlite import SCHEMA_VERSION, SqliteStore
 from tests.builders import node, pod, priority_class
 from tests.contract.test_store_contract import REAL_OBJECTS
+from tests.unit.store.faults import refuse_rows_of_boom
 
 
 def key(name: str, namespace: str = "default") -> ObjectKey:
@@ -158,20 +159,8 @@ def test_an_object_of_the_wrong_kind_for_the_resource_is_refused(path: Path) -> 
         assert store.current_revision() == 0
 
 
-def _refuse_writes_of_boom(path: Path) -> None:
-    """Create the store and make every write of the name ``boom`` fail inside SQLite
-    (a failure injected the way a full disk would cause one)."""
-    SqliteStore(path).close()
-    with sqlite3.connect(path) as conn:
-        conn.execute(
-            "CREATE TRIGGER boom BEFORE INSERT ON log WHEN NEW.name = 'boom' "
-            "BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
-        )
-    conn.close()
-
-
 def test_a_failed_statement_rolls_back_and_the_store_goes_on(path: Path) -> None:
-    _refuse_writes_of_boom(path)
+    refuse_rows_of_boom(path)
     with SqliteStore(path) as store:
         a = store.create(key("a"), pod("a").build())
         with pytest.raises(StorageFailureError, match="injected failure") as caught:
@@ -317,6 +306,7 @@ import os, signal, sys
 from kubeprio.store.interface import ObjectKey
 from kubeprio.store.sqlite import SqliteStore
 from tests.builders import pod
+from tests.unit.store.faults import refuse_rows_of_boom
 store = SqliteStore(sys.argv[1])
 store.create(ObjectKey("pods", "default", "before"), pod("before").build())
 with store.batch():
@@ -339,21 +329,6 @@ def test_a_batch_killed_before_its_commit_leaves_none_of_its_writes(path: Path) 
         assert [o.metadata.name for o in store.list(KeyPrefix("pods"))[0]] == ["before"]
         assert store.current_revision() == 1
         assert store.verify() == []
-
-
-def test_a_failed_write_in_a_batch_is_undone_alone(path: Path) -> None:
-    _refuse_writes_of_boom(path)
-    with SqliteStore(path) as store:
-        watch = store.watch(KeyPrefix("pods"), 0)
-        with store.batch():
-            store.create(key("a"), pod("a").build())
-            with pytest.raises(StorageFailureError, match="injected failure"):
-                store.create(key("boom"), pod("boom").build())
-            store.create(key("b"), pod("b").build())
-        assert [(e.key.name, e.revision) for e in watch.poll()] == [("a", 1), ("b", 2)]
-    with SqliteStore(path) as reopened:
-        assert [o.metadata.name for o in reopened.list(KeyPrefix("pods"))[0]] == ["a", "b"]
-        assert reopened.verify() == []
 
 
 def test_a_batch_whose_commit_fails_publishes_nothing_and_the_store_refuses_use(

@@ -2,7 +2,8 @@
 
 ``SqliteStore._batched_write``: a failed statement undoes itself, a failure of the
 write's second statement (its ``current`` row) deletes the first one's log row again, and
-a failure that ended the batch's whole transaction makes the store refuse use.
+a failure that ended the batch's whole transaction makes the store refuse use (the
+failures injected by ``tests.unit.store.faults``).
 """
 
 from __future__ import annotations
@@ -16,30 +17,20 @@ from kubeprio.store.errors import StorageFailureError
 from kubeprio.store.interface import KeyPrefix, ObjectKey
 from kubeprio.store.sqlite import SqliteStore
 from tests.builders import pod
+from tests.unit.store.faults import refuse_rows_of_boom
 
 
 def key(name: str) -> ObjectKey:
     return ObjectKey("pods", "default", name)
 
 
-def _refuse_current_rows_of_boom(path: Path, action: str) -> None:
-    """Make the ``current`` insert of the name ``boom`` fail with ``action`` (ABORT: the
-    statement is undone; ROLLBACK: SQLite ends the whole transaction, as it may on a full
-    disk)."""
-    SqliteStore(path).close()
-    with sqlite3.connect(path) as conn:
-        conn.execute(
-            "CREATE TRIGGER boom BEFORE INSERT ON current WHEN NEW.name = 'boom' "
-            f"BEGIN SELECT RAISE({action}, 'injected failure'); END"
-        )
-    conn.close()
-
-
-def test_a_failed_second_statement_leaves_no_log_row_and_the_batch_goes_on(
-    tmp_path: Path,
+@pytest.mark.parametrize("table", ["log", "current"], ids=["first-statement", "second-statement"])
+def test_a_failed_write_in_a_batch_is_undone_alone_and_the_batch_goes_on(
+    tmp_path: Path, table: str
 ) -> None:
+    """Whichever statement of the write fails, it leaves no log row behind."""
     path = tmp_path / "kubeprio.db"
-    _refuse_current_rows_of_boom(path, "ABORT")
+    refuse_rows_of_boom(path, table=table)
     with SqliteStore(path) as store:
         watch = store.watch(KeyPrefix("pods"), 0)
         with store.batch():
@@ -63,7 +54,7 @@ def test_a_failed_second_statement_leaves_no_log_row_and_the_batch_goes_on(
 
 def test_a_failure_that_ends_the_transaction_makes_the_store_refuse_use(tmp_path: Path) -> None:
     path = tmp_path / "kubeprio.db"
-    _refuse_current_rows_of_boom(path, "ROLLBACK")
+    refuse_rows_of_boom(path, table="current", action="ROLLBACK")
     store = SqliteStore(path)
     store.create(key("before"), pod("before").build())
     watch = store.watch(KeyPrefix("pods"), 1)

@@ -21,30 +21,22 @@ from kubeprio.api import manifest
 from kubeprio.api.core import Pod
 from kubeprio.api.csi import CSIDriver
 from kubeprio.api.model import evolve
-from kubeprio.api.persistentvolume import PersistentVolume, PersistentVolumeClaim
 from kubeprio.api.storagecapacity import CSIStorageCapacity
-from kubeprio.api.storageclass import StorageClass
 from kubeprio.apiserver.service import ApiService
-from kubeprio.client.informer import Informer
 from kubeprio.scheduler import events as ev
 from kubeprio.scheduler import framework
 from kubeprio.scheduler.events import QueueingHint
 from kubeprio.scheduler.plugins import csievents, names
 from kubeprio.scheduler.plugins.capacitycheck import (
-    CAPACITY_CLASS_INDEX,
-    CapacityCheck,
-    by_storage_class,
     capacity_sufficient,
     volume_limit,
 )
 from kubeprio.scheduler.plugins.volumebinder import (
-    CLASS_INDEX,
     ERR_REASON_BIND_CONFLICT,
     ERR_REASON_NOT_ENOUGH_SPACE,
-    VolumeBinder,
-    by_class,
 )
 from kubeprio.scheduler.plugins.volumebinding import VolumeBinding
+from kubeprio.scheduler.setup import volume_binder_informers
 from tests.builders import node, pod
 from tests.conftest import ManualClock
 from tests.unit.scheduler.plugins.harness import node_infos
@@ -136,18 +128,9 @@ class World:
 
     def __init__(self, api: ApiService, clock: ManualClock) -> None:
         self.api = api
-        claims: Informer[PersistentVolumeClaim] = Informer(api, PersistentVolumeClaim)
-        volumes: Informer[PersistentVolume] = Informer(api, PersistentVolume)
-        volumes.add_index(CLASS_INDEX, by_class)
-        classes: Informer[StorageClass] = Informer(api, StorageClass)
-        drivers: Informer[CSIDriver] = Informer(api, CSIDriver)
-        capacities: Informer[CSIStorageCapacity] = Informer(api, CSIStorageCapacity)
-        capacities.add_index(CAPACITY_CLASS_INDEX, by_storage_class)
-        self.informers: list[Any] = [claims, volumes, classes, drivers, capacities]
-        self.check = CapacityCheck(drivers, capacities)
-        binder = VolumeBinder(
-            api, claims=claims, volumes=volumes, classes=classes, capacity=self.check
-        )
+        # The scheduler's own wiring of the binder and its informers (no queue to requeue).
+        binder, self.informers = volume_binder_informers(api, lambda event, old, new: None)
+        self.check = binder.capacity
         self.plugin = VolumeBinding(binder, clock=clock, node_lookup=lambda name: None)
         self.nodes = node_infos(
             [node("n-a").labels(zone="a").build(), node("n-b").labels(zone="b").build()]
