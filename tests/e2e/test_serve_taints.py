@@ -10,18 +10,25 @@
   ``kubectl get nodes`` and gets the ``unreachable`` taints (node lifecycle controller);
   its pod, which tolerates ``unreachable`` for 2 s by
   ``--default-unreachable-toleration-seconds 2`` (the DefaultTolerationSeconds plugin),
-  is then evicted.
+  is then evicted. The ``NoExecute`` taint comes at the health check after the one that
+  wrote ``Unknown`` (``test_nodelifecycle_realtime.py`` has the rule on a moving clock),
+  and kubelets that keep running post Ready again if a stalled loop let their leases
+  look stale (``kubelet.nodestatussync``), so a stall of the server cannot leave the zone
+  fully disrupted (no tainting) for good.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import pytest
 
 from tests.e2e.serving import ServeProcess, eventually, needs_kubectl, running, table_rows
 
 pytestmark = [pytest.mark.e2e, needs_kubectl]
+
+T = TypeVar("T")
 
 POD = """\
 apiVersion: v1
@@ -78,6 +85,29 @@ def test_kubectl_taint_no_execute_evicts_untolerating_pods(server: ServeProcess)
     server.ok("taint", "nodes", "node-1", "k=v:NoExecute-")
 
 
+def node_history(server: ServeProcess) -> str:
+    """What a failure report needs: the nodes' Ready conditions and taints, their Leases,
+    and the node events (a node that went NotReady without being annotated means the
+    server stalled past the grace period's slack)."""
+    nodes = server.json("get", "nodes")["items"]
+    lines = []
+    for node in nodes:
+        ready = [c for c in node["status"].get("conditions", []) if c["type"] == "Ready"]
+        lines.append(f"{node['metadata']['name']}: {ready} taints={node['spec'].get('taints')}")
+    lines.append(server.ok("get", "leases", "-n", "kube-node-lease", "-o", "wide"))
+    lines.append(server.ok("get", "events", "--field-selector", "involvedObject.kind=Node"))
+    lines.append("server log (last lines):\n" + "".join(server.output[-40:]))
+    return "\n".join(lines)
+
+
+def explained(server: ServeProcess, probe: Callable[[], T | None], timeout: float) -> T:
+    """``eventually``, with the nodes' history in the failure."""
+    try:
+        return eventually(probe, timeout=timeout)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{node_history(server)}") from exc
+
+
 def test_a_failed_kubelet_makes_its_node_not_ready_and_its_pods_go(server: ServeProcess) -> None:
     server.ok("apply", "-f", "-", stdin=pod("lost", "node-2"))
     eventually(lambda: "Running" in server.ok("get", "pod", "lost") or None)
@@ -91,11 +121,20 @@ def test_a_failed_kubelet_makes_its_node_not_ready_and_its_pods_go(server: Serve
         rows = table_rows(server.ok("get", "nodes"))
         return any(row[0] == "node-2" and row[1].startswith("NotReady") for row in rows) or None
 
-    eventually(not_ready, timeout=40)
-    taints = server.ok("get", "node", "node-2", "-o", "jsonpath={.spec.taints[*].key}")
-    assert "node.kubernetes.io/unreachable" in taints
+    explained(server, not_ready, timeout=40)
+
+    # The taints follow the Unknown status in later passes (the NoSchedule one on the
+    # node's update event, the NoExecute one from the next health check's tainting
+    # queue), as upstream's separate workers do: kubectl may see NotReady first.
+    def tainted() -> bool | None:
+        taints = server.json("get", "node", "node-2")["spec"].get("taints") or []
+        keys = {(t["key"], t["effect"]) for t in taints}
+        return ("node.kubernetes.io/unreachable", "NoExecute") in keys or None
+
+    explained(server, tainted, timeout=20)
     # Deleted, but no kubelet runs there to stop it: it stays Terminating.
-    eventually(
+    explained(
+        server,
         lambda: server.json("get", "pod", "lost")["metadata"].get("deletionTimestamp"),
         timeout=40,
     )

@@ -15,7 +15,8 @@ write is ever pending: ``run`` is one plain call.
 
 Who drives it: the scheduler (``scheduler.executor``, ``scheduler.schedulingfailure``),
 the pod GC, node lifecycle and taint eviction controllers, the kubelets
-(``kubelet.statusmanager``, ``kubelet.nodelease``, ``kubelet.pressure``). The retry runs on the event
+(``kubelet.kubelet``'s start, ``kubelet.statusmanager``, ``kubelet.nodelease``,
+``kubelet.pressure``). The retry runs on the event
 loop from the task that received the last answer (``ControllerWebhookWrites``), between
 two rounds of the driver, never inside one.
 """

@@ -14,8 +14,8 @@ write finds the answers (``apiserver.controllerwebhooks``).
 Only callers that handle the error opt in (``controllers.base.Controller.run_once``,
 and through ``client.answeredretry`` the scheduler and its VolumeBinding PreBind, the
 event recorders, the pod GC, node lifecycle and taint eviction controllers, and the
-kubelets' status, delete, lease and node writes); every other in-process write (a
-kubelet's start, the simulation's set-up) calls its webhooks in place. Each unit of work sets
+kubelets' start, status, delete, lease and node writes); every other in-process write
+(the simulation's set-up) calls its webhooks in place. Each unit of work sets
 ``WRITE_SCOPE``, so that a unit run twice in one stretch of the loop (a key requeued by
 an informer event while its create waits) retries its writes instead of starting new
 ones.

@@ -124,7 +124,9 @@ class NodeTainter:
         return [w for q in self.tainters.values() if (w := q.next_wakeup(now)) is not None]
 
     def no_execute_tainting_pass(self, now: float) -> None:
-        """``doNoExecuteTaintingPass``: each zone's queue, in zone order."""
+        """``doNoExecuteTaintingPass``: each zone's queue, in zone order. ``now`` must be
+        read after the nodes were queued (a queue's ``try_`` takes a token before it
+        checks that its head is due, as upstream's)."""
         for zone in sorted(self.tainters):
             self.tainters[zone].try_(self._taint_action, now)
 

@@ -33,7 +33,9 @@ A pod's life on the node (``Record.state``)::
 * The pod records (``Record``, ``State``) are ``kubelet.podrecord``, the configuration
   ``kubelet.config``; the conditions posted after an outage ``kubelet.node``.
 * Pod IPs come from the node's pod CIDR (``kubelet.podips``); the Node is found or
-  registered at ``start()`` (``kubelet.registration``).
+  registered at ``start()`` (``kubelet.registration``; a write there that waits on a
+  webhook holds this kubelet, not the loop). A running kubelet whose Ready condition
+  someone took away posts it again at its next status tick (``kubelet.nodestatussync``).
 * Node-pressure eviction (``kubelet.evictionmanager``) runs on 10 s ticks when usage
   changed, and right after an evicted pod is gone; it evicts one pod per pass.
 
@@ -45,6 +47,7 @@ from __future__ import annotations
 import functools
 import heapq
 import random
+from collections.abc import Callable
 from typing import Final
 
 from kubeprio.api import errors
@@ -70,6 +73,7 @@ from kubeprio.kubelet.config import KubeletConfig as KubeletConfig
 from kubeprio.kubelet.eviction import PodStats
 from kubeprio.kubelet.evictionmanager import POD_CLEANUP_TIMEOUT
 from kubeprio.kubelet.finalwrites import FinalWrites, revision
+from kubeprio.kubelet.nodestatussync import NodeStatusSync
 from kubeprio.kubelet.podrecord import Record, State
 from kubeprio.kubelet.pressure import PressureMonitor
 from kubeprio.kubelet.registration import register_node as register_node  # where serve finds it
@@ -105,6 +109,7 @@ class Kubelet:
             client, clock=clock, component=COMPONENT, host=node_name
         )
         self.node: Node | None = None
+        self._started = False
         self._records: dict[str, Record] = {}
         self._changed: dict[str, tuple[Pod, bool]] = {}
         self._timers: list[tuple[float, int, str]] = []
@@ -128,21 +133,45 @@ class Kubelet:
             system_memory_usage=self.config.system_memory_usage,
             system_disk_usage=self.config.system_disk_usage,
         )
+        self.node_status_sync = NodeStatusSync(node_name, origin=clock.now())
+        """Posts Ready again when someone else took it away (``kubelet.nodestatussync``)."""
 
     # --- wiring ----------------------------------------------------------------------------
 
-    def start(self) -> Node:
-        """Find (or register) this kubelet's Node; report Ready if it reports nothing."""
+    def start(self, then: Callable[[], None] | None = None) -> Node | None:
+        """Find (or register) this kubelet's Node; report Ready if it reports nothing.
+
+        Returns the Node, or None when that write waits on admission webhook answers
+        (``kubeprio serve``): it is sent again once they are in (``client.answeredretry``;
+        the API service replays it, one webhook call per review), as upstream's kubelet
+        waits in ``registerWithAPIServer`` before its node status loop goes on. Until
+        then the kubelet only collects the pod events it is handed; ``then`` runs once
+        it has started (its driver wakes it for them). An error other than the wait
+        raises here on the first attempt, and is logged on a retry.
+        """
+        self.api_writes.run(
+            ("start",), functools.partial(self._start, rfc3339(self._clock.now()), then)
+        )
+        return self.node
+
+    def _start(self, now: str, then: Callable[[], None] | None) -> None:
         current = registration.ensure_node(
             self._client,
             self.node_name,
-            now=rfc3339(self._clock.now()),
+            now=now,
             register=self.config.register_node,
             capacity=self.config.capacity,
         )
         self.on_node(current)
         self.pressure.usage_changed(self._clock.now(), force=True)
-        return current
+        self._started = True
+        if then is not None:
+            then()
+
+    @property
+    def started(self) -> bool:
+        """Whether the Node was found or registered (``start`` done)."""
+        return self._started
 
     def informer(self) -> Informer[Pod]:
         """An informer of this node's pods with this kubelet registered on it (not started)."""
@@ -180,17 +209,23 @@ class Kubelet:
     # --- driving ------------------------------------------------------------------------------
 
     def next_wakeup(self) -> float | None:
-        """When ``run_once`` next has work: now if events are pending, else the next timer."""
+        """When ``run_once`` next has work: now if events are pending, else the next timer
+        (never before ``start`` is done)."""
+        if not self._started:
+            return None
         if self._changed:
             return self._clock.now()
         self._drop_stale_timers()
-        candidates = [t for t in (self.pressure.due,) if t is not None]
+        candidates = [t for t in (self.pressure.due, self.node_status_sync.due) if t is not None]
         if self._timers:
             candidates.append(self._timers[0][0])
         return min(candidates) if candidates else None
 
     def run_once(self) -> None:
-        """Do everything due now: exits and completions, new observations, an eviction pass."""
+        """Do everything due now: exits and completions, new observations, an eviction pass
+        (nothing before ``start`` is done)."""
+        if not self._started:
+            return
         now = self._clock.now()
         while self._timers and self._timers[0][0] <= now:
             _, _, uid = heapq.heappop(self._timers)
@@ -200,9 +235,18 @@ class Kubelet:
             self._sync(pod, deleted, now)
         if self.pressure.due is not None and self.pressure.due <= now:
             self._eviction_pass(now)
+        if self.node_status_sync.take_due(now):
+            self.resume()
+
+    def node_updated(self, old: Node, new: Node) -> None:
+        """Its Node changed while this kubelet runs: plan a node status sync if Ready was
+        taken away (``kubelet.nodestatussync``)."""
+        self.node_status_sync.observe(old, new, self._clock.now())
 
     def resume(self) -> None:
-        """Back after an outage (``kubelet.outage``): post the node's conditions again.
+        """Back after an outage (``kubelet.outage``), or at the status tick after Ready was
+        taken from a running kubelet (``kubelet.nodestatussync``): post the node's
+        conditions again.
 
         The node lifecycle controller set them ``Unknown`` while this kubelet was silent;
         its next node status update (``setNodeStatus``) reports what it sees, with a fresh
@@ -210,6 +254,7 @@ class Kubelet:
         webhook is sent again once answered (a later resume meanwhile is not started
         twice: upstream's node status loop runs one update at a time).
         """
+        self.node_status_sync.due = None
         self.api_writes.run(("node-status",), functools.partial(self._resume, self._clock.now()))
 
     def _resume(self, now: float) -> None:

@@ -6,7 +6,10 @@ cycle (``bindingCycle``) runs PreBind and Bind. Upstream runs the binding cycle 
 goroutine; here it runs inline after the scheduling cycle, which in a single-threaded
 driver keeps the observable order (assume first, bind next). A PreBind plugin that
 answers ``Code.WAIT`` (VolumeBinding waiting for its volumes) parks the assumed pod as a
-``WaitingBind`` and is asked again every ``PRE_BIND_POLL_INTERVAL``, from that plugin on.
+``WaitingBind`` and is asked again every ``PRE_BIND_POLL_INTERVAL``, from that plugin on
+(upstream's ``BindPodVolumes`` polls on that interval, not on events). A PreBind write
+that waits on an admission webhook (``runtime.PreBindWritePendingError``) parks it too, and
+it resumes from that plugin as soon as the answers are in (upstream's call returns).
 A Bind whose ``pods/binding`` write waits on an admission webhook (``kubeprio serve``:
 ``WritePendingError``) parks the same way, after PreBind: the pod stays assumed, as
 while upstream's binding goroutine waits on its call, and the bind is sent again once
@@ -40,6 +43,7 @@ from kubeprio.scheduler.framework import (
     Status,
 )
 from kubeprio.scheduler.preemption import fit_error_message
+from kubeprio.scheduler.runtime import PreBindWritePendingError
 from kubeprio.scheduler.schedulingfailure import FailureHandling, ScheduleFailure
 
 PRE_BIND_POLL_INTERVAL: Final = 1.0
@@ -102,9 +106,14 @@ class BindingCycle(FailureHandling):
         )
         status = None
         if not waiting.bind_pending:
-            status = self.framework.run_pre_bind_plugins(
-                state, assumed, node_name, resume_from=waiting.plugin
-            )
+            try:
+                status = self.framework.run_pre_bind_plugins(
+                    state, assumed, node_name, resume_from=waiting.plugin
+                )
+            except PreBindWritePendingError as pending:
+                waiting.plugin = pending.plugin
+                self._park_until_answered(waiting, pending.pending)
+                return
         if status is not None and status.code is Code.WAIT:
             waiting.plugin = status.plugin
             waiting.due = self.clock.now() + PRE_BIND_POLL_INTERVAL
@@ -116,7 +125,8 @@ class BindingCycle(FailureHandling):
                     lambda: self.framework.run_bind_plugins(state, assumed, node_name)
                 )
             except WritePendingError as pending:
-                self._park_pending_bind(waiting, pending)
+                waiting.bind_pending = True
+                self._park_until_answered(waiting, pending)
                 return
         if status is not None:
             self._binding_failed(
@@ -140,9 +150,11 @@ class BindingCycle(FailureHandling):
             message=f"Successfully assigned {pod.metadata.namespace}/{pod.metadata.name} to {node_name}",
         )
 
-    def _park_pending_bind(self, waiting: WaitingBind, pending: WritePendingError) -> None:
-        """Keep the pod assumed until its bind's webhook answers are in (or their deadline)."""
-        waiting.bind_pending = True
+    def _park_until_answered(self, waiting: WaitingBind, pending: WritePendingError) -> None:
+        """Keep the pod assumed until the webhook answers its PreBind write or its Bind
+        waits on are in, and resume it then: at once, as upstream's blocked call returns
+        (their deadline is the safety net: the retry then finds the write refused or
+        pending again)."""
         waiting.due = self.clock.now() + pending.retry_after
         uid = waiting.assumed.uid
         self._waiting_binds[uid] = waiting

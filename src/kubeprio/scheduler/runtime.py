@@ -46,6 +46,17 @@ NominatedPodsLookup = Callable[[str], Sequence[PodInfo]]
 MAX_TOTAL_SCORE: Final = INT64_MAX
 
 
+class PreBindWritePendingError(Exception):
+    """A PreBind plugin's write waits on admission webhook answers (``kubeprio serve``):
+    not a failure; the binding cycle resumes from ``plugin`` once ``pending`` is answered
+    (upstream's binding goroutine blocks in that call and goes on when it returns)."""
+
+    def __init__(self, plugin: str, pending: WritePendingError) -> None:
+        super().__init__(f"{plugin}: {pending}")
+        self.plugin = plugin
+        self.pending = pending
+
+
 class PluginError(Exception):
     """A plugin broke its contract (raised inside the runtime, reported as a status)."""
 
@@ -368,7 +379,9 @@ class Framework:
         A plugin may answer ``Code.WAIT``: it is not done yet (VolumeBinding waiting for
         its claims to be bound, where upstream blocks the binding goroutine). The status
         is returned stamped with the plugin; the scheduler calls again later with
-        ``resume_from`` naming it, and the plugins before it are not run again.
+        ``resume_from`` naming it, and the plugins before it are not run again. A plugin
+        whose write waits on admission webhook answers raises ``PreBindWritePendingError``
+        (the scheduler resumes from it once they are in).
         """
         plugins = self.pre_bind_plugins
         if resume_from:
@@ -377,6 +390,8 @@ class Framework:
         for plugin in plugins:
             try:
                 status = plugin.pre_bind(state, pod, node_name)
+            except WritePendingError as pending:
+                raise PreBindWritePendingError(plugin.name, pending) from pending
             except Exception as exc:
                 return _as_error(plugin.name, exc)
             if status is not None and status.code is Code.WAIT:

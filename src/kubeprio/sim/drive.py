@@ -11,6 +11,7 @@ first.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import random
 from collections.abc import Callable, Sequence
@@ -141,10 +142,15 @@ class KubeletFleet(TimedOnly):
             heapq.heappush(self._failing, (at, name))
 
     def on_update(self, old: Node, new: Node) -> None:
-        """A stopped kubelet looks again (its ``kubeprio.io/fail-at`` may have gone)."""
+        """A stopped kubelet looks again (its ``kubeprio.io/fail-at`` may have gone); a
+        running one notes whether its Ready was taken away (``kubelet.nodestatussync``)."""
         name = new.metadata.name or ""
         if name in self._down:
             self._dirty.add(name)
+        elif (agent := self.kubelets.get(name)) is not None:
+            agent.node_updated(old, new)
+            if agent.node_status_sync.due is not None:
+                self._dirty.add(name)  # plan its status tick
         if (old.metadata.annotations or {}) != (new.metadata.annotations or {}):
             self._watch_outage(new)
 
@@ -169,7 +175,9 @@ class KubeletFleet(TimedOnly):
             kubelet = Kubelet(
                 self._client, name, clock=self._clock, rng=self._rng, config=self._config
             )
-            kubelet.start()
+            # Its start may wait on webhook answers (``kubeprio serve``): it collects the
+            # pod events meanwhile and is woken once started.
+            kubelet.start(then=functools.partial(self._mark, name))
             self.kubelets[name] = kubelet
             handler: EventHandler[Pod] = _Marking(kubelet, self._mark)
             self._router.register(name, handler)

@@ -208,10 +208,11 @@ def test_pressure_conditions_decided_while_their_write_waits_are_written_after_i
 
 def test_a_prebind_claim_write_waiting_on_its_webhook_waits_and_is_written_once() -> None:
     """``BindPodVolumes`` (``volume_binding.go`` PreBind): upstream's binding goroutine
-    blocks in ``bindAPIUpdate``'s call with the pod (and its volumes) assumed. Here
-    PreBind answers ``Code.WAIT`` with nothing reverted; the next poll sends the write
-    again, which the API service replays once answered: the claim gets its selected node
-    once, after one review, and the pod is neither failed nor requeued."""
+    blocks in ``bindAPIUpdate``'s call with the pod (and its volumes) assumed. Here the
+    binding cycle parks with nothing reverted and resumes PreBind once answered
+    (``test_prebindwakes.py`` times it), sending the write again, which the API service
+    replays: the claim gets its selected node once, after one review, and the pod is
+    neither failed nor requeued."""
     env = served(
         {"/c": allow()}, rule_hook("c.example.com", "/c", "persistentvolumeclaims", "UPDATE")
     )
@@ -267,7 +268,7 @@ def test_a_prebind_claim_write_waiting_on_its_webhook_waits_and_is_written_once(
         assert scheduler.waiting_binds == 1
         assert selected_node() is None
         clock.advance(1)
-        settle()  # the next poll while the webhook thinks: nothing posted again
+        settle()  # a second later, while the webhook thinks: nothing posted again
         env.caller.release.set()
 
         def poll() -> bool:

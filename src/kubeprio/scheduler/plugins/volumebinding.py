@@ -18,11 +18,13 @@ Mirrors ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go`` (v1.
   blocked: PreBind returns ``Code.WAIT`` and the scheduler calls it again a second later
   (``Scheduler`` parks the assumed pod meanwhile), until it is bound, fails, or times out
   with ``binding volumes: context deadline exceeded``. A binding write that waits on an
-  admission webhook (``kubeprio serve``) is the same kind of wait: PreBind answers
-  ``Code.WAIT`` with nothing reverted (the pod stays assumed, its volumes too), and the
-  next poll sends the write again (the API service replays it once answered: one
-  webhook call per review) and goes on with the rest; upstream's goroutine blocks in
-  that call, then polls. A refusal is PreBind's error, as upstream.
+  admission webhook (``kubeprio serve``) raises ``WritePendingError`` with nothing
+  reverted (the pod stays assumed, its volumes too); the binding cycle calls PreBind
+  again as soon as the answers are in, which sends the write again (the API service
+  replays it: one webhook call per review) and goes on with the rest, then polls a
+  second later, as upstream's goroutine, blocked in that call, goes on when it returns.
+  Only the bindings' progress is polled, as upstream's ``PollUntilContextTimeout``
+  does. A refusal is PreBind's error, as upstream.
 * Score: off (``VolumeCapacityPriority`` is alpha and disabled in v1.32).
 
 Its registered events (storage class, claim and volume add/update; node add and label
@@ -41,7 +43,6 @@ from kubeprio.api.core import Node
 from kubeprio.api.persistentvolume import PersistentVolumeClaim
 from kubeprio.api.storageclass import StorageClass
 from kubeprio.client.answeredretry import retryable
-from kubeprio.client.writepending import WritePendingError
 from kubeprio.clock import Clock
 from kubeprio.scheduler import framework
 from kubeprio.scheduler.events import (
@@ -235,10 +236,10 @@ class VolumeBinding:
         if volumes is None:
             return framework.error(f'no pod volumes found for node "{node_name}"')
         if data.deadline is None:
+            # A write waiting on webhook answers raises WritePendingError through the
+            # runtime: the binding cycle calls again once they are in.
             try:
                 retryable(lambda: self.binder.bind_api_update(volumes))
-            except WritePendingError:
-                return framework.Status(framework.Code.WAIT)
             except errors.StatusError as exc:
                 return framework.error(str(exc))
             data.deadline = self.clock.now() + self.bind_timeout

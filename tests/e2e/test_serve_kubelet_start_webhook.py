@@ -1,0 +1,128 @@
+"""A kubelet's start waiting on a slow admission webhook holds up nothing else.
+
+Upstream a kubelet registers its Node and posts its first status from goroutines of its
+own (``pkg/kubelet/kubelet_node_status.go``), so a slow validating webhook on
+``nodes/status`` delays that kubelet only. kubeprio's simulated kubelets share
+``kubeprio serve``'s event loop: the start's write is parked (``Kubelet.start``,
+``client.answeredretry``) and the API service replays it once the answer is in. A real
+HTTPS webhook (``tests.e2e.webhookserver``, ``/sleep/SECONDS/PATH`` answers late) and
+the real kubectl (v1.32) against a live server.
+
+Upstream rules checked: ``kubectl create`` of a Node without conditions starts its
+kubelet, which reports Ready through an UPDATE of ``nodes/status`` the webhook sees once;
+while the webhook thinks, ``kubectl create`` and ``kubectl get`` are answered well within
+its delay and the Node reports no Ready condition; after the answer it is Ready.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e.serving import (
+    CLIENT_SOCKET_WARNINGS,
+    ServeProcess,
+    eventually,
+    needs_kubectl,
+    running,
+)
+from tests.e2e.webhookserver import WebhookServer
+
+pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
+
+DELAY = 4.0
+"""Seconds the webhook thinks before it allows a node status write."""
+LABEL = "kubeprio.test/slow-status"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    with running(tmp_path_factory, "serve-kubelet-start-webhook", ["--nodes", "1"]) as server:
+        yield server
+
+
+def _configuration(url: str, ca: str) -> str:
+    """Node status updates of Nodes labelled ``LABEL`` only (the other nodes' writes go
+    on without the webhook)."""
+    hook: dict[str, Any] = {
+        "name": "slow-node-status.kubeprio.test",
+        "clientConfig": {"url": url, "caBundle": ca},
+        "rules": [
+            {
+                "operations": ["UPDATE"],
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "resources": ["nodes/status"],
+            }
+        ],
+        "objectSelector": {"matchLabels": {LABEL: "yes"}},
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+        "timeoutSeconds": 10,
+    }
+    return json.dumps(
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "slow-node-status"},
+            "webhooks": [hook],
+        }
+    )
+
+
+NODE = f"""\
+apiVersion: v1
+kind: Node
+metadata:
+  name: late
+  labels: {{{LABEL}: "yes"}}
+status:
+  capacity: {{cpu: "4", memory: 8Gi, pods: "110"}}
+  allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}
+"""
+
+
+def _ready(served: ServeProcess) -> str | None:
+    node = served.json("get", "node", "late")
+    conditions = node.get("status", {}).get("conditions") or []
+    return next((c["status"] for c in conditions if c["type"] == "Ready"), None)
+
+
+def test_a_kubelet_start_through_a_slow_webhook_blocks_no_one(
+    served: ServeProcess, webhook: WebhookServer
+) -> None:
+    path = f"/sleep/{DELAY:g}/allow-node-status"
+    served.ok("create", "-f", "-", stdin=_configuration(webhook.url(path), webhook.ca_bundle))
+    # The Node's create is answered at once; its kubelet's start waits on the webhook
+    # off the loop (in place, the loop would hold this very response until it answered).
+    started = time.monotonic()
+    served.ok("create", "-f", "-", stdin=NODE)
+    create_latency = time.monotonic() - started
+
+    def reviews() -> list[dict[str, Any]]:
+        return [r["request"] for seen, r in webhook.reviews if seen.partition("?")[0] == path]
+
+    eventually(reviews, timeout=15)
+    started = time.monotonic()
+    listed = served.kubectl("get", "nodes")
+    get_latency = time.monotonic() - started
+    still_waiting = not [seen for seen in webhook.answered if seen.startswith(path + "?")]
+    assert listed.returncode == 0
+    for what, latency in (("create", create_latency), ("get", get_latency)):
+        assert latency < DELAY / 2, f"kubectl {what} took {latency:.2f}s while the webhook thought"
+    if still_waiting:
+        assert _ready(served) is None
+
+    eventually(lambda: _ready(served) == "True", timeout=30)
+    [review] = reviews()
+    assert (review["operation"], review["subResource"], review["name"]) == (
+        "UPDATE",
+        "status",
+        "late",
+    )
+    ready = [c for c in review["object"]["status"]["conditions"] if c["type"] == "Ready"]
+    assert [c["status"] for c in ready] == ["True"]

@@ -1,0 +1,105 @@
+"""A binding cycle parked on VolumeBinding's PreBind write resumes when the webhook
+answers, not at a later poll (``scheduler.bindingcycle``, ``runtime.PreBindWritePendingError``).
+
+Upstream ``volume_binding.go`` PreBind calls ``BindPodVolumes``
+(``volumebinding/binder.go``): ``bindAPIUpdate`` blocks the binding goroutine in its API
+call, which returns as soon as the admission webhook answers; then
+``wait.PollUntilContextTimeout(ctx, time.Second, bindTimeout, false, checkBindings)``
+checks the bindings every second, the first check one second after the writes. So the
+answered write ends its wait at once, while the bindings' progress is polled (there is
+no event wake-up upstream to copy). Time is a ``ManualClock``: the test never sleeps on
+it and shows the resumption happens at the very instant of the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from kubeprio.api import manifest
+from kubeprio.api.persistentvolume import PersistentVolumeClaim
+from kubeprio.api.storagehelpers import ANN_SELECTED_NODE
+from kubeprio.scheduler.bindingcycle import PRE_BIND_POLL_INTERVAL
+from kubeprio.scheduler.setup import new_scheduler
+from tests.builders import node
+from tests.conftest import ManualClock
+from tests.unit.apiserver.test_componentwebhooks import allow, rule_hook, served, until
+
+OBJECTS = (
+    {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "late"},
+        "provisioner": "kubeprio.io/simulated",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default"},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+            "storageClassName": "late",
+        },
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {
+            "containers": [{"name": "app", "image": "busybox"}],
+            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}],
+        },
+    },
+)
+
+
+def test_a_prebind_write_resumes_at_the_instant_its_webhook_answers() -> None:
+    env = served(
+        {"/c": allow()}, rule_hook("c.example.com", "/c", "persistentvolumeclaims", "UPDATE")
+    )
+    api = env.api
+    clock = api.clock
+    assert isinstance(clock, ManualClock)
+    api.create(node("n1").allocatable(cpu="4", memory="4Gi", pods="10").build())
+    for doc in OBJECTS:
+        api.create_object(manifest.decode_object(doc))
+    scheduler = new_scheduler(api, clock=clock, rng=random.Random(1))
+    scheduler.start()
+
+    def settle() -> None:
+        scheduler.pump()
+        while scheduler.run_once():
+            scheduler.pump()
+
+    def selected_node() -> str | None:
+        claim = api.get(PersistentVolumeClaim, "data", "default")
+        return (claim.metadata.annotations or {}).get(ANN_SELECTED_NODE)
+
+    env.caller.release.clear()
+    parked_at = clock.now()
+    answered_at: list[float] = []
+
+    async def main() -> None:
+        settle()  # returns: the claim write waits off the loop
+        assert scheduler.waiting_binds == 1
+        wakeup = scheduler.next_wakeup()
+        # No 1 s poll while the webhook thinks: only the answers' deadline (safety net).
+        assert wakeup is not None
+        assert wakeup - parked_at > PRE_BIND_POLL_INTERVAL
+        env.caller.release.set()
+        await until(lambda: scheduler.next_wakeup() == clock.now())
+        answered_at.append(clock.now())
+        settle()  # at the same instant: the write is sent again, with the answer
+
+    asyncio.run(main())
+    env.waits.close()
+    assert answered_at == [parked_at]  # the clock never moved
+    assert selected_node() == "n1"
+    assert env.caller.paths() == ["/c"]
+    assert env.writes.posted == 1
+    # Then upstream's poll: the first check of the bindings one second after the writes.
+    assert scheduler.next_wakeup() == parked_at + PRE_BIND_POLL_INTERVAL
+    assert scheduler.failed_attempts == 0
+    assert scheduler.waiting_binds == 1
