@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final, NamedTuple
 
 from kubeprio.api import annotations, manifest
 from kubeprio.api.coordination import Lease
@@ -26,6 +27,7 @@ from kubeprio.api.storagehelpers import ANN_SELECTED_NODE
 from kubeprio.client.informer import Informer
 from kubeprio.kubelet.kubelet import Kubelet
 from kubeprio.kubelet.nodelease import NodeLeases
+from kubeprio.scheduler.scheduler import Scheduler
 from kubeprio.scheduler.setup import new_scheduler
 from tests.builders import node, pod
 from tests.conftest import ManualClock
@@ -206,13 +208,48 @@ def test_pressure_conditions_decided_while_their_write_waits_are_written_after_i
 # --- the scheduler's VolumeBinding PreBind ----------------------------------------------------
 
 
-def test_a_prebind_claim_write_waiting_on_its_webhook_waits_and_is_written_once() -> None:
-    """``BindPodVolumes`` (``volume_binding.go`` PreBind): upstream's binding goroutine
-    blocks in ``bindAPIUpdate``'s call with the pod (and its volumes) assumed. Here the
-    binding cycle parks with nothing reverted and resumes PreBind once answered
-    (``test_prebindwakes.py`` times it), sending the write again, which the API service
-    replays: the claim gets its selected node once, after one review, and the pod is
-    neither failed nor requeued."""
+class LateClaim(NamedTuple):
+    """A one-node cluster whose pod waits for a WaitForFirstConsumer claim, a webhook on
+    the claim's updates, and a scheduler: VolumeBinding's PreBind writes the claim."""
+
+    env: Served
+    scheduler: Scheduler
+    clock: ManualClock
+    settle: Callable[[], None]
+    selected_node: Callable[[], str | None]
+
+
+LATE_CLAIM_OBJECTS: Final = (
+    {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "late"},
+        "provisioner": "kubeprio.io/simulated",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default"},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+            "storageClassName": "late",
+        },
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {
+            "containers": [{"name": "app", "image": "busybox"}],
+            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}],
+        },
+    },
+)
+
+
+def late_claim_cluster() -> LateClaim:
     env = served(
         {"/c": allow()}, rule_hook("c.example.com", "/c", "persistentvolumeclaims", "UPDATE")
     )
@@ -220,34 +257,7 @@ def test_a_prebind_claim_write_waiting_on_its_webhook_waits_and_is_written_once(
     clock = api.clock
     assert isinstance(clock, ManualClock)
     api.create(node("n1").allocatable(cpu="4", memory="4Gi", pods="10").build())
-    for doc in (
-        {
-            "apiVersion": "storage.k8s.io/v1",
-            "kind": "StorageClass",
-            "metadata": {"name": "late"},
-            "provisioner": "kubeprio.io/simulated",
-            "volumeBindingMode": "WaitForFirstConsumer",
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "PersistentVolumeClaim",
-            "metadata": {"name": "data", "namespace": "default"},
-            "spec": {
-                "accessModes": ["ReadWriteOnce"],
-                "resources": {"requests": {"storage": "1Gi"}},
-                "storageClassName": "late",
-            },
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "db", "namespace": "default"},
-            "spec": {
-                "containers": [{"name": "app", "image": "busybox"}],
-                "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}],
-            },
-        },
-    ):
+    for doc in LATE_CLAIM_OBJECTS:
         api.create_object(manifest.decode_object(doc))
     scheduler = new_scheduler(api, clock=clock, rng=random.Random(1))
     scheduler.start()
@@ -261,6 +271,17 @@ def test_a_prebind_claim_write_waiting_on_its_webhook_waits_and_is_written_once(
         claim = api.get(PersistentVolumeClaim, "data", "default")
         return (claim.metadata.annotations or {}).get(ANN_SELECTED_NODE)
 
+    return LateClaim(env, scheduler, clock, settle, selected_node)
+
+
+def test_a_prebind_claim_write_waiting_on_its_webhook_waits_and_is_written_once() -> None:
+    """``BindPodVolumes`` (``volume_binding.go`` PreBind): upstream's binding goroutine
+    blocks in ``bindAPIUpdate``'s call with the pod (and its volumes) assumed. Here the
+    binding cycle parks with nothing reverted and resumes PreBind once answered
+    (``test_prebindwakes.py`` times it), sending the write again, which the API service
+    replays: the claim gets its selected node once, after one review, and the pod is
+    neither failed nor requeued."""
+    env, scheduler, clock, settle, selected_node = late_claim_cluster()
     env.caller.release.clear()
 
     async def main() -> None:

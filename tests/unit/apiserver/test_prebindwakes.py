@@ -14,69 +14,14 @@ it and shows the resumption happens at the very instant of the answer.
 from __future__ import annotations
 
 import asyncio
-import random
 
-from kubeprio.api import manifest
-from kubeprio.api.persistentvolume import PersistentVolumeClaim
-from kubeprio.api.storagehelpers import ANN_SELECTED_NODE
 from kubeprio.scheduler.bindingcycle import PRE_BIND_POLL_INTERVAL
-from kubeprio.scheduler.setup import new_scheduler
-from tests.builders import node
-from tests.conftest import ManualClock
-from tests.unit.apiserver.test_componentwebhooks import allow, rule_hook, served, until
-
-OBJECTS = (
-    {
-        "apiVersion": "storage.k8s.io/v1",
-        "kind": "StorageClass",
-        "metadata": {"name": "late"},
-        "provisioner": "kubeprio.io/simulated",
-        "volumeBindingMode": "WaitForFirstConsumer",
-    },
-    {
-        "apiVersion": "v1",
-        "kind": "PersistentVolumeClaim",
-        "metadata": {"name": "data", "namespace": "default"},
-        "spec": {
-            "accessModes": ["ReadWriteOnce"],
-            "resources": {"requests": {"storage": "1Gi"}},
-            "storageClassName": "late",
-        },
-    },
-    {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "db", "namespace": "default"},
-        "spec": {
-            "containers": [{"name": "app", "image": "busybox"}],
-            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}],
-        },
-    },
-)
+from tests.unit.apiserver.test_componentwebhooks import until
+from tests.unit.apiserver.test_kubeletwebhooks import late_claim_cluster
 
 
 def test_a_prebind_write_resumes_at_the_instant_its_webhook_answers() -> None:
-    env = served(
-        {"/c": allow()}, rule_hook("c.example.com", "/c", "persistentvolumeclaims", "UPDATE")
-    )
-    api = env.api
-    clock = api.clock
-    assert isinstance(clock, ManualClock)
-    api.create(node("n1").allocatable(cpu="4", memory="4Gi", pods="10").build())
-    for doc in OBJECTS:
-        api.create_object(manifest.decode_object(doc))
-    scheduler = new_scheduler(api, clock=clock, rng=random.Random(1))
-    scheduler.start()
-
-    def settle() -> None:
-        scheduler.pump()
-        while scheduler.run_once():
-            scheduler.pump()
-
-    def selected_node() -> str | None:
-        claim = api.get(PersistentVolumeClaim, "data", "default")
-        return (claim.metadata.annotations or {}).get(ANN_SELECTED_NODE)
-
+    env, scheduler, clock, settle, selected_node = late_claim_cluster()
     env.caller.release.clear()
     parked_at = clock.now()
     answered_at: list[float] = []
