@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from kubeprio.admission.chain import AdmissionRequest, UserInfo
 from kubeprio.admission.operationoptions import operation_options
+from kubeprio.admission import webhookmatching
 from kubeprio.admission.webhookmatching import Invocation
 from kubeprio.api import errors
 from kubeprio.api.gotext import go_quote
@@ -90,14 +91,7 @@ def build_review(
     """``CreateV1AdmissionReview`` as JSON (``obj``/``old_obj`` already encoded, at the
     version the webhook is sent)."""
     info = request.resource
-    request_kind = next(
-        (
-            (sub.group, sub.version, sub.kind)
-            for sub in info.subresources
-            if sub.name == request.subresource
-        ),
-        (info.group, info.version, info.kind),
-    )
+    written_kind = webhookmatching.request_kind(info, request.subresource)
     body: dict[str, Any] = {
         "uid": uid,
         "kind": _gvk(*invocation.kind),
@@ -105,7 +99,7 @@ def build_review(
     }
     if invocation.subresource:
         body["subResource"] = invocation.subresource
-    body["requestKind"] = _gvk(*request_kind)
+    body["requestKind"] = _gvk(*written_kind)
     body["requestResource"] = _gvr(info.group, info.version, info.plural)
     if request.subresource:
         body["requestSubResource"] = request.subresource

@@ -443,6 +443,21 @@ def conflict(resource: str, group: str, name: str, detail: str = OBJECT_MODIFIED
     return error
 
 
+def uid_precondition_failed(precondition: str, current: str | None) -> str:
+    """Storage ``Preconditions.Check``'s detail for a uid precondition that does not match
+    (a ``conflict``'s detail)."""
+    return f"Precondition failed: UID in precondition: {precondition}, UID in object meta: {current or ''}"
+
+
+def resource_version_precondition_failed(precondition: str, current: str | None) -> str:
+    """Storage ``Preconditions.Check``'s detail for a resourceVersion precondition that
+    does not match."""
+    return (
+        f"Precondition failed: ResourceVersion in precondition: {precondition}, "
+        f"ResourceVersion in object meta: {current or ''}"
+    )
+
+
 def forbidden_error(resource: str, group: str, name: str, detail: str) -> ForbiddenError:
     """``NewForbidden``: ``pods "x" is forbidden: <detail>`` (name part dropped when empty)."""
     if not resource:

@@ -31,12 +31,12 @@ from typing import Final
 
 from kubeprio.api.annotations import USAGE, AnnotationError, UsageEntry, parse_usage
 from kubeprio.api.core import PHASE_RUNNING, Node, Pod
+from kubeprio.api.nodeconditions import ready_condition
 from kubeprio.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubeprio.clock import parse_rfc3339
 
 METRIC_RESOLUTION_SECONDS: Final = 15
 """metrics-server's ``--metric-resolution`` in its release manifests (k3s ships the same)."""
-NODE_READY: Final = "Ready"
 CONDITION_UNKNOWN: Final = "Unknown"
 
 
@@ -96,11 +96,8 @@ def node_answers(node: Node) -> bool:
     """Whether the node's kubelet answers a scrape: it has posted a ``Ready`` condition
     that is not ``Unknown`` (``Unknown`` is what the node lifecycle controller writes when
     a kubelet stops posting, and a stopped kubelet cannot be scraped)."""
-    status = node.status
-    for condition in (status.conditions if status else None) or ():
-        if condition.type == NODE_READY:
-            return condition.status != CONDITION_UNKNOWN
-    return False
+    ready = ready_condition(node)
+    return ready is not None and ready.status != CONDITION_UNKNOWN
 
 
 def answering(get_node: Callable[[str], Node | None]) -> Callable[[str], bool]:

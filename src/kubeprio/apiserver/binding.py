@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kubeprio.api import errors
 from kubeprio.api.core import Binding, Pod, PodCondition, PodStatus
 from kubeprio.api.model import evolve
 
@@ -59,18 +60,13 @@ def precondition_failure(binding: Binding, pod: Pod) -> str:
     meta = pod.metadata
     detail = ""
     if binding.metadata.uid and binding.metadata.uid != meta.uid:
-        detail = (
-            f"Precondition failed: UID in precondition: {binding.metadata.uid}, "
-            f"UID in object meta: {meta.uid or ''}"
-        )
+        detail = errors.uid_precondition_failed(binding.metadata.uid, meta.uid)
     elif (
         binding.metadata.resource_version
         and binding.metadata.resource_version != meta.resource_version
     ):
-        detail = (
-            "Precondition failed: ResourceVersion in precondition: "
-            f"{binding.metadata.resource_version}, ResourceVersion in object meta: "
-            f"{meta.resource_version or ''}"
+        detail = errors.resource_version_precondition_failed(
+            binding.metadata.resource_version, meta.resource_version
         )
     if not detail:
         return ""

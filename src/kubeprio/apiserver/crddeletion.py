@@ -55,16 +55,16 @@ def check_preconditions(crd: CustomResourceDefinition, options: DeleteRequest) -
             CRD_PLURAL,
             CRD_GROUP,
             name,
-            f"Precondition failed: UID in precondition: {pre.uid}, "
-            f"UID in object meta: {crd.metadata.uid or ''}",
+            errors.uid_precondition_failed(pre.uid, crd.metadata.uid),
         )
     if pre.resource_version is not None and pre.resource_version != crd.metadata.resource_version:
         raise errors.conflict(
             CRD_PLURAL,
             CRD_GROUP,
             name,
-            f"Precondition failed: ResourceVersion in precondition: {pre.resource_version}, "
-            f"ResourceVersion in object meta: {crd.metadata.resource_version or ''}",
+            errors.resource_version_precondition_failed(
+                pre.resource_version, crd.metadata.resource_version
+            ),
         )
 
 

@@ -30,7 +30,6 @@ subresource, and the HPA's in-process writes).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
 from kubeprio.admission.chain import (
@@ -52,17 +51,25 @@ SCALE: str = "scale"
 @dataclasses.dataclass(frozen=True, slots=True)
 class ViewAdmission:
     """An update whose admission ran (and runs) on a view of the object, not the object:
-    ``request`` is the mutating phase's attributes (its object the mutated view),
-    ``outcome`` what that phase collected, ``view`` how a workload is seen (its Scale)."""
+    ``request`` is the mutating phase's attributes (its object the mutated Scale),
+    ``outcome`` what that phase collected."""
 
     request: AdmissionRequest
     outcome: AdmissionOutcome
-    view: Callable[[Any], Any]
+
+    @property
+    def scale(self) -> Scale:
+        """The Scale the mutating phase left."""
+        scale = self.request.obj
+        assert isinstance(scale, Scale)
+        return scale
 
     def validation_request(self, new: Any, current: Any) -> AdmissionRequest:
-        """The validating phase's attributes: the views of the object about to be
+        """The validating phase's attributes: the Scales of the workload about to be
         stored and of the stored one."""
-        return evolve(self.request, obj=self.view(new), old_obj=self.view(current))
+        return evolve(
+            self.request, obj=scale_view.scale_of(new), old_obj=scale_view.scale_of(current)
+        )
 
 
 def admit_scale(
@@ -100,6 +107,6 @@ def admit_scale(
             f"{info.plural}/{SCALE}",
             info.group,
             name,
-            f"Precondition failed: UID in precondition: {uid}, UID in object meta: {metadata.uid}",
+            errors.uid_precondition_failed(uid, metadata.uid),
         )
-    return ViewAdmission(evolve(request, obj=mutated), outcome, scale_view.scale_of)
+    return ViewAdmission(evolve(request, obj=mutated), outcome)

@@ -142,7 +142,7 @@ class ApiService(ServiceClientWrites):
             self.admission, info, new_scale, current, user=user, dry_run=dry_run
         )
         result = self.update_object(
-            scale.scaled(current, cast(Scale, admitted.request.obj)),
+            scale.scaled(current, admitted.scale),
             user=user,
             dry_run=dry_run,
             admitted=admitted,

@@ -303,13 +303,13 @@ def run_preemption_async(shape: Shape) -> dict[str, Any]:
     cluster.create_pods(pod_template(REGULAR_PREFIX, "100m"), shape.pods)
     cluster.scheduler.pump()
     regular = _BindCounter.install(cluster, REGULAR_PREFIX)
-    preemptors = _BindCounter.install(cluster, PREEMPTOR_PREFIX)
+    before = cluster.scheduler.scheduled
     churn = _PreemptorChurn(cluster, every=PREEMPTOR_EVERY)
     result = _measure(
         cluster, shape, "preemption-async", target=shape.pods, counted=regular, churn=churn
     )
     result["preemptors_created"] = churn.created
-    result["preemptors_bound"] = preemptors.bound
+    result["preemptors_bound"] = cluster.scheduler.scheduled - before - regular.bound
     return result
 
 

@@ -299,7 +299,7 @@ class Informer(Generic[T]):
         if old is not None and old.metadata.resource_version == obj.metadata.resource_version:
             return
         self._cache[key] = obj
-        self._reindex(key, old, obj)
+        self._reindex(key, obj)
         if old is None:
             for on_add in self._on_add:
                 on_add(obj)
@@ -312,16 +312,18 @@ class Informer(Generic[T]):
         old = self._cache.pop(key, None)
         if old is None:
             return
-        self._reindex(key, old, None)
+        self._reindex(key, None)
         for on_delete in self._on_delete:
             on_delete(obj)
 
-    def _reindex(self, key: CacheKey, old: T | None, new: T | None) -> None:
+    def _reindex(self, key: CacheKey, new: T | None) -> None:
+        """File ``key`` under ``new``'s values (``None``: removed); the values it was filed
+        under are remembered per index (none while it was not cached)."""
         indexes = self._indexes
         for name, index_fn in self._indexers.items():
             index = indexes[name]
             indexed = self._indexed[name]
-            old_values = indexed.get(key, _NO_VALUES) if old is not None else _NO_VALUES
+            old_values = indexed.get(key, _NO_VALUES)
             # An empty answer is kept as the shared empty list (most pods are filed
             # under no claim and no controller): no list per pod and index.
             new_values = (index_fn(new) or _NO_VALUES) if new is not None else _NO_VALUES

@@ -272,12 +272,7 @@ class NodeLifecycleController:
             self._last_pass = now
             self._changed = False
             self.monitor_node_health(now)
-        # The clock read now, not ``now``: the health check just queued nodes at its own
-        # reads of the clock, and on real time (``kubeprio serve``) those are later than
-        # ``now``, so the pass would find them not yet due after taking the zone's token
-        # (upstream's ``Try`` reads the time after ``TryAccept``, in its own 100 ms loop).
-        # The node would then wait for the next token, 10 s on, and lose it the same way.
-        self.tainting.no_execute_tainting_pass(self.clock.now())
+        self.tainting.no_execute_tainting_pass()
 
     # --- monitorNodeHealth ---------------------------------------------------------------------------
 

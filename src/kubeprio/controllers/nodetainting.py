@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Final
 from kubeprio.api import errors
 from kubeprio.api.core import Node, NodeCondition, NodeSpec, Taint
 from kubeprio.api.model import evolve
+from kubeprio.api.nodeconditions import NODE_READY, ready_condition
 from kubeprio.api.taints import (
     TAINT_EFFECT_NO_EXECUTE,
     TAINT_EFFECT_NO_SCHEDULE,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 
 LOG: Final = logging.getLogger(__name__)
 
-READY: Final = "Ready"
+READY: Final = NODE_READY
 UNKNOWN: Final = "Unknown"
 RETRIES: Final = 5
 """``NodeHealthUpdateRetry``."""
@@ -68,12 +69,6 @@ _CONDITION_TAINTS: Final = {
 _NO_SCHEDULE_KEYS: Final = frozenset({*_CONDITION_TAINTS.values(), TAINT_NODE_UNSCHEDULABLE})
 
 INITIAL, NORMAL, FULL, PARTIAL = "Initial", "Normal", "FullDisruption", "PartialDisruption"
-
-
-def ready_condition(node: Node | None) -> NodeCondition | None:
-    """The node's Ready condition, if it has one."""
-    conditions = (node.status.conditions if node is not None and node.status else None) or ()
-    return next((c for c in conditions if c.type == READY), None)
 
 
 def zone_key(node: Node) -> str:
@@ -123,10 +118,18 @@ class NodeTainter:
         """The turns of the tainting queues that have one."""
         return [w for q in self.tainters.values() if (w := q.next_wakeup(now)) is not None]
 
-    def no_execute_tainting_pass(self, now: float) -> None:
-        """``doNoExecuteTaintingPass``: each zone's queue, in zone order. ``now`` must be
-        read after the nodes were queued (a queue's ``try_`` takes a token before it
-        checks that its head is due, as upstream's)."""
+    def no_execute_tainting_pass(self) -> None:
+        """``doNoExecuteTaintingPass``: each zone's queue, in zone order.
+
+        The time is read here, after the health check queued nodes at its own reads of
+        the clock: on real time (``kubeprio serve``) those are later than the time the
+        controller's round started, and a queue's ``try_`` takes the zone's token before
+        it checks that its head is due (as upstream's ``Try``, which reads the time after
+        ``TryAccept``, in its own 100 ms loop), so an earlier time would spend the token
+        on a node not yet due, and the node would wait 10 s for the next one and lose it
+        the same way.
+        """
+        now = self.clock.now()
         for zone in sorted(self.tainters):
             self.tainters[zone].try_(self._taint_action, now)
 

@@ -22,6 +22,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Final
 
 from kubeprio.api import serverversion
+from kubeprio.api.nodeconditions import NODE_READY
 from kubeprio.api.core import (
     Node,
     NodeAddress,
@@ -39,7 +40,6 @@ from kubeprio.kubelet import eviction
 KUBELET_VERSION: Final = serverversion.GIT_VERSION
 """Never newer than the API server (upstream's version-skew policy): the same release."""
 DEFAULT_PODS: Final = "110"
-NODE_READY: Final = "Ready"
 NODE_PID_PRESSURE: Final = "PIDPressure"
 CONDITION_TYPES: Final = (
     eviction.NODE_MEMORY_PRESSURE,

@@ -34,15 +34,15 @@ import zlib
 from typing import Final
 
 from kubeprio.api.core import Node
-from kubeprio.kubelet.node import NODE_READY
+from kubeprio.api.nodeconditions import ready_condition
 
 NODE_STATUS_UPDATE_FREQUENCY: Final = 10.0
 """The kubelet's ``--node-status-update-frequency`` default (seconds)."""
 
 
 def _ready(node: Node) -> str | None:
-    conditions = (node.status.conditions if node.status else None) or ()
-    return next((c.status for c in conditions if c.type == NODE_READY), None)
+    condition = ready_condition(node)
+    return condition.status if condition is not None else None
 
 
 def tick_phase(node_name: str) -> float:

@@ -136,24 +136,23 @@ def _terminated(
 
 
 def _status(
-    pod: Pod,
+    cid: str,
     name: str,
     image: str,
     state: dict[str, object],
     *,
     ready: bool,
     started: bool | None,
-    cid: str | None = None,
 ) -> ContainerStatus:
-    """A container's status: its ID (``cid`` if the caller already has it), image, empty
-    ``lastState`` and ``state``; never restarted."""
+    """A container's status: its ID (``container_id``), image, empty ``lastState`` and
+    ``state``; never restarted."""
     return ContainerStatus(
         name=name,
         ready=ready,
         restart_count=0,
         started=started,
         extra={
-            "containerID": cid or container_id(pod.metadata.uid or "", name),
+            "containerID": cid,
             "image": image,
             "imageID": image,
             "lastState": {},
@@ -178,7 +177,7 @@ def _container_statuses(
             state = _terminated(cid, exit_code, finished_at=finished_at, started_at=started_at)
             ready = False
         statuses.append(
-            _status(pod, name, container.image or "", state, ready=ready, started=ready, cid=cid)
+            _status(cid, name, container.image or "", state, ready=ready, started=ready)
         )
     return tuple(statuses)
 
@@ -198,7 +197,7 @@ def ephemeral_container_statuses(pod: Pod, *, now: str) -> tuple[ContainerStatus
     statuses = [
         known.get(c.name)
         or _status(
-            pod,
+            container_id(pod.metadata.uid or "", c.name or ""),
             c.name or "",
             c.image or "",
             {"running": {"startedAt": now}},
