@@ -28,9 +28,9 @@ import binascii
 import dataclasses
 from typing import Any, Final
 
+from kubeprio.admission import webhookmatching
 from kubeprio.admission.chain import AdmissionRequest, UserInfo
 from kubeprio.admission.operationoptions import operation_options
-from kubeprio.admission import webhookmatching
 from kubeprio.admission.webhookmatching import Invocation
 from kubeprio.api import errors
 from kubeprio.api.gotext import go_quote

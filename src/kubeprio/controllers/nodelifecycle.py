@@ -59,6 +59,7 @@ from kubeprio.api import errors
 from kubeprio.api.coordination import NODE_LEASE_NAMESPACE, Lease
 from kubeprio.api.core import Node, NodeCondition, NodeStatus, ObjectReference, Pod
 from kubeprio.api.model import evolve
+from kubeprio.api.nodeconditions import ready_condition
 from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.client import record
 from kubeprio.client.answeredretry import retryable
@@ -75,7 +76,6 @@ from kubeprio.controllers.nodetainting import (
     RETRIES,
     UNKNOWN,
     NodeTainter,
-    ready_condition,
     zone_key,
 )
 

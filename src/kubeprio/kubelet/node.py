@@ -22,7 +22,6 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Final
 
 from kubeprio.api import serverversion
-from kubeprio.api.nodeconditions import NODE_READY
 from kubeprio.api.core import (
     Node,
     NodeAddress,
@@ -34,6 +33,7 @@ from kubeprio.api.core import (
 )
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
+from kubeprio.api.nodeconditions import NODE_READY
 from kubeprio.api.quantity import Quantity, parse_quantity
 from kubeprio.kubelet import eviction
 

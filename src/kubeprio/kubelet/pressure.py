@@ -31,6 +31,7 @@ from typing import Final
 from kubeprio.api import errors
 from kubeprio.api.core import Node, NodeStatus, Pod
 from kubeprio.api.model import evolve
+from kubeprio.api.nodeconditions import NODE_READY
 from kubeprio.api.resources import EPHEMERAL_STORAGE, MEMORY
 from kubeprio.client import record
 from kubeprio.client.answeredretry import AnsweredRetry
@@ -186,7 +187,7 @@ class PressureMonitor:
         conditions = latest.status.conditions if latest.status else None
         flips: list[tuple[str, bool]] = []
         for type_ in node.NODE_STATUS_EVENTS:
-            if type_ == node.NODE_READY:
+            if type_ == NODE_READY:
                 continue
             value = type_ in wanted
             conditions, flipped = node.set_condition(conditions, type_, value, now=rfc3339(now))
