@@ -16,10 +16,8 @@ its delay and the Node reports no Ready condition; after the answer it is Ready.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -30,7 +28,13 @@ from tests.e2e.serving import (
     needs_kubectl,
     running,
 )
-from tests.e2e.webhookserver import WebhookServer
+from tests.e2e.slowwebhook import answers_while_thinking
+from tests.e2e.webhookserver import (
+    WebhookServer,
+    namespaced_hook,
+    requests_on,
+    webhook_configuration,
+)
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -47,31 +51,18 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
 
 def _configuration(url: str, ca: str) -> str:
     """Node status updates of Nodes labelled ``LABEL`` only (the other nodes' writes go
-    on without the webhook)."""
-    hook: dict[str, Any] = {
-        "name": "slow-node-status.kubeprio.test",
-        "clientConfig": {"url": url, "caBundle": ca},
-        "rules": [
-            {
-                "operations": ["UPDATE"],
-                "apiGroups": [""],
-                "apiVersions": ["v1"],
-                "resources": ["nodes/status"],
-            }
-        ],
-        "objectSelector": {"matchLabels": {LABEL: "yes"}},
-        "sideEffects": "None",
-        "admissionReviewVersions": ["v1"],
-        "timeoutSeconds": 10,
-    }
-    return json.dumps(
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingWebhookConfiguration",
-            "metadata": {"name": "slow-node-status"},
-            "webhooks": [hook],
-        }
+    on without the webhook; a Node has no namespace, so no namespace selector)."""
+    hook = namespaced_hook(
+        "slow-node-status.kubeprio.test",
+        url,
+        ca,
+        namespace="",
+        resources=("nodes/status",),
+        operations=("UPDATE",),
+        namespaceSelector={},
+        objectSelector={"matchLabels": {LABEL: "yes"}},
     )
+    return webhook_configuration("ValidatingWebhookConfiguration", "slow-node-status", hook)
 
 
 NODE = f"""\
@@ -103,22 +94,15 @@ def test_a_kubelet_start_through_a_slow_webhook_blocks_no_one(
     served.ok("create", "-f", "-", stdin=NODE)
     create_latency = time.monotonic() - started
 
-    def reviews() -> list[dict[str, Any]]:
-        return [r["request"] for seen, r in webhook.reviews if seen.partition("?")[0] == path]
-
-    eventually(reviews, timeout=15)
-    started = time.monotonic()
-    listed = served.kubectl("get", "nodes")
-    get_latency = time.monotonic() - started
-    still_waiting = not [seen for seen in webhook.answered if seen.startswith(path + "?")]
-    assert listed.returncode == 0
-    for what, latency in (("create", create_latency), ("get", get_latency)):
-        assert latency < DELAY / 2, f"kubectl {what} took {latency:.2f}s while the webhook thought"
-    if still_waiting:
+    _listed, still_thinking = answers_while_thinking(served, webhook, path, DELAY, "nodes")
+    assert create_latency < DELAY / 2, (
+        f"kubectl create took {create_latency:.2f}s while the webhook thought"
+    )
+    if still_thinking:
         assert _ready(served) is None
 
     eventually(lambda: _ready(served) == "True", timeout=30)
-    [review] = reviews()
+    [review] = requests_on(webhook, path)
     assert (review["operation"], review["subResource"], review["name"]) == (
         "UPDATE",
         "status",

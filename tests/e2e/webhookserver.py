@@ -310,10 +310,11 @@ def namespaced_webhook_configuration(
     return webhook_configuration(kind, name, hook)
 
 
+def requests_on(webhook: WebhookServer, path: str) -> list[dict[str, Any]]:
+    """The review requests ``webhook`` got on ``path``."""
+    return [review["request"] for seen, review in webhook.reviews if seen.partition("?")[0] == path]
+
+
 def requests_in(webhook: WebhookServer, path: str, namespace: str) -> list[dict[str, Any]]:
     """The review requests ``webhook`` got on ``path`` about objects in ``namespace``."""
-    return [
-        review["request"]
-        for seen, review in webhook.reviews
-        if seen.partition("?")[0] == path and review["request"].get("namespace") == namespace
-    ]
+    return [r for r in requests_on(webhook, path) if r.get("namespace") == namespace]

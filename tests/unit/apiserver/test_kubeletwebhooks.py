@@ -170,7 +170,7 @@ def test_pressure_conditions_decided_while_their_write_waits_are_written_after_i
     env = served({"/n": allow()}, rule_hook("n.example.com", "/n", "nodes/status", "UPDATE"))
     hog = pod("hog").requests(memory="100Mi").annotate(annotations.USAGE, "memory=1000Mi")
     kubelet, clock = _kubelet(env, hog.on("n1").build(), memory="1Gi")
-    at_start = len(env.caller.calls)  # the kubelet's start reported Ready (in place)
+    at_start = len(env.caller.calls)  # the kubelet's start reported Ready
     env.caller.release.clear()
 
     def pressure() -> str | None:
