@@ -13,7 +13,38 @@ from __future__ import annotations
 import time
 
 from tests.e2e.serving import ServeProcess, eventually
-from tests.e2e.webhookserver import WebhookServer, requests_on
+from tests.e2e.webhookserver import WebhookServer, namespaced_webhook_configuration, requests_on
+
+
+def install_slow_hook(
+    served: ServeProcess,
+    webhook: WebhookServer,
+    ns: str,
+    name: str,
+    delay: float,
+    *,
+    resource: str,
+    operations: tuple[str, ...] = ("CREATE",),
+) -> str:
+    """A validating webhook on ``operations`` of ``resource`` in ``ns`` only, named
+    ``slow-NAME-NS`` (hook ``slow-NAME.kubeprio.test``), that allows after ``delay``
+    seconds; returns the path it is called on."""
+    path = f"/sleep/{delay:g}/allow-{ns}"
+    served.ok(
+        "create",
+        "-f",
+        "-",
+        stdin=namespaced_webhook_configuration(
+            f"slow-{name}-{ns}",
+            f"slow-{name}.kubeprio.test",
+            webhook.url(path),
+            webhook.ca_bundle,
+            namespace=ns,
+            resource=resource,
+            operations=operations,
+        ),
+    )
+    return path
 
 
 def answers_while_thinking(

@@ -33,9 +33,8 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.slowwebhook import answers_while_thinking
+from tests.e2e.slowwebhook import answers_while_thinking, install_slow_hook
 from tests.e2e.webhookserver import (
-    namespaced_webhook_configuration,
     requests_in,
 )
 
@@ -58,20 +57,7 @@ def _node_of(served: ServeProcess, ns: str) -> str:
 
 def test_a_bind_through_a_slow_webhook_blocks_no_one_and_binds_once(served, webhook):
     ns = new_namespace(served, "bind-wh")
-    path = f"/sleep/{DELAY:g}/allow-{ns}"
-    served.ok(
-        "create",
-        "-f",
-        "-",
-        stdin=namespaced_webhook_configuration(
-            f"slow-bind-{ns}",
-            "slow-binding.kubeprio.test",
-            webhook.url(path),
-            webhook.ca_bundle,
-            namespace=ns,
-            resource="pods/binding",
-        ),
-    )
+    path = install_slow_hook(served, webhook, ns, "bind", DELAY, resource="pods/binding")
     served.ok("run", "web", "--image=nginx", "-n", ns)
 
     # The bind waits on the webhook: the server answers anyway, the pod is not bound yet.

@@ -34,9 +34,8 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.slowwebhook import answers_while_thinking
+from tests.e2e.slowwebhook import answers_while_thinking, install_slow_hook
 from tests.e2e.webhookserver import (
-    namespaced_webhook_configuration,
     requests_in,
 )
 
@@ -59,20 +58,7 @@ def _pods(served: ServeProcess, ns: str) -> list[dict[str, Any]]:
 
 def test_a_replicaset_creating_pods_through_a_slow_webhook_blocks_no_one(served, webhook):
     ns = new_namespace(served, "ctrl-wh")
-    path = f"/sleep/{DELAY:g}/allow-{ns}"
-    served.ok(
-        "create",
-        "-f",
-        "-",
-        stdin=namespaced_webhook_configuration(
-            f"slow-{ns}",
-            "slow.kubeprio.test",
-            webhook.url(path),
-            webhook.ca_bundle,
-            namespace=ns,
-            resource="pods",
-        ),
-    )
+    path = install_slow_hook(served, webhook, ns, "pods", DELAY, resource="pods")
     served.ok("create", "deployment", "web", "--image=nginx", "--replicas=3", "-n", ns)
 
     # The ReplicaSet's first create is waiting on the webhook: the server answers anyway.

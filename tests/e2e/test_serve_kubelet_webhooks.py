@@ -30,8 +30,8 @@ from tests.e2e.serving import (
     new_namespace,
     running,
 )
-from tests.e2e.slowwebhook import answers_while_thinking
-from tests.e2e.webhookserver import namespaced_webhook_configuration, requests_in
+from tests.e2e.slowwebhook import answers_while_thinking, install_slow_hook
+from tests.e2e.webhookserver import requests_in
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -52,20 +52,8 @@ def _phase(served: ServeProcess, ns: str) -> str:
 
 def test_a_status_write_through_a_slow_webhook_blocks_no_one_and_is_written_once(served, webhook):
     ns = new_namespace(served, "status-wh")
-    path = f"/sleep/{DELAY:g}/allow-{ns}"
-    served.ok(
-        "create",
-        "-f",
-        "-",
-        stdin=namespaced_webhook_configuration(
-            f"slow-status-{ns}",
-            "slow-status.kubeprio.test",
-            webhook.url(path),
-            webhook.ca_bundle,
-            namespace=ns,
-            resource="pods/status",
-            operations=("UPDATE",),
-        ),
+    path = install_slow_hook(
+        served, webhook, ns, "status", DELAY, resource="pods/status", operations=("UPDATE",)
     )
     served.ok("run", "web", "--image=nginx", "-n", ns)
 
