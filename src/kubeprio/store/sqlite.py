@@ -95,6 +95,7 @@ from kubeprio.store.errors import (
     RevisionCompactedError,
     StorageFailureError,
 )
+from kubeprio.store.filelock import FileLock
 from kubeprio.store.interface import (
     EventType,
     KeyPrefix,
@@ -104,12 +105,23 @@ from kubeprio.store.interface import (
     with_revision,
 )
 from kubeprio.store.objects import ObjectIndex, check_revision
+from kubeprio.store.walcheckpoint import WalCheckpointer
 from kubeprio.store.watch import DEFAULT_HISTORY_LIMIT, QueueWatch, WatchHub
 
 SCHEMA_VERSION: Final = 1
 
 DEFAULT_MEMORY_HISTORY: Final = 10_000
 """Recent events kept decoded in memory; older watches are replayed from the log table."""
+
+DEFAULT_CHECKPOINT_PAGES: Final = 1_000
+"""WAL pages not yet in the database file that start a checkpoint (SQLite's default)."""
+
+DEFAULT_WAL_RESTART_PAGES: Final = 8_000
+"""WAL pages past which a checkpoint also starts the WAL over (about 32 MiB)."""
+
+_WRITER_BUSY_TIMEOUT_S: Final = 10.0
+"""How long a write waits for a RESTART checkpoint holding the write lock (milliseconds
+in practice; no other connection ever writes: see *Threading*)."""
 
 _SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS log (
@@ -165,12 +177,16 @@ class SqliteStore:
         history_limit: int = DEFAULT_HISTORY_LIMIT,
         memory_history: int = DEFAULT_MEMORY_HISTORY,
         fsync_each_commit: bool = False,
+        checkpoint_pages: int = DEFAULT_CHECKPOINT_PAGES,
+        wal_restart_pages: int = DEFAULT_WAL_RESTART_PAGES,
     ) -> None:
         """Open (creating if needed) the database at ``path`` and load the current objects.
 
         ``history_limit``: revisions of watch history kept in the log table.
         ``memory_history``: how many of those are also kept decoded in memory.
         ``fsync_each_commit``: survive power loss too, at one fsync per write.
+        ``checkpoint_pages``, ``wal_restart_pages``: when the worker thread checkpoints
+        the WAL, and when it starts the WAL over (see ``store.walcheckpoint``).
         """
         if history_limit < 1 or memory_history < 1:
             raise ValueError("history_limit and memory_history must be positive")
@@ -183,11 +199,25 @@ class SqliteStore:
         self._unusable: str | None = None
         self._batched: builtins.list[StoreEvent] | None = None
         """Inside ``batch``: the watch events to publish once it commits."""
-        self._conn = self._open(fsync_each_commit)
+        self._lock = FileLock(self.path + ".lock", database=self.path)
+        synchronous = "FULL" if fsync_each_commit else "NORMAL"
         try:
+            wal_limit_bytes = wal_restart_pages * (4096 + 24)
+            self._conn = self._open(synchronous, wal_limit_bytes)
+        except BaseException:
+            self._lock.release()
+            raise
+        try:
+            self._checkpointer = WalCheckpointer(
+                self.path,
+                synchronous=synchronous,
+                start_pages=checkpoint_pages,
+                restart_pages=wal_restart_pages,
+            )
             self._revision, self._compacted = self._load()
         except BaseException:
             self._conn.close()
+            self._lock.release()
             raise
         self._hub = WatchHub(min(history_limit, memory_history))
         self._hub.reset(self._revision)
@@ -265,7 +295,7 @@ class SqliteStore:
             return
         self._check_usable()
         try:
-            self._conn.execute("BEGIN")
+            self._conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             raise StorageFailureError(f"{self.path}: {exc}") from exc
         self._batched = []
@@ -298,15 +328,24 @@ class SqliteStore:
             self._rollback()
 
     def close(self) -> None:
-        """Close every watch and the database (which checkpoints the WAL into it)."""
+        """Close every watch and the database (whose last connection checkpoints the WAL
+        into it), then release the file lock."""
         if self._unusable == "closed":
             return
         self._unusable = "closed"
         self._hub.close_all()
         try:
+            self._checkpointer.close()
             self._conn.close()
         except sqlite3.Error as exc:
             raise StorageFailureError(f"{self.path}: close: {exc}") from exc
+        finally:
+            self._lock.release()
+
+    @property
+    def checkpointer(self) -> WalCheckpointer:
+        """The WAL's checkpoint worker (for tests and figures)."""
+        return self._checkpointer
 
     # --- beyond the protocol ----------------------------------------------------------------
 
@@ -374,20 +413,23 @@ class SqliteStore:
 
     # --- internals --------------------------------------------------------------------------
 
-    def _open(self, fsync_each_commit: bool) -> sqlite3.Connection:
+    def _open(self, synchronous: str, wal_limit_bytes: int) -> sqlite3.Connection:
         try:
             # isolation_level=None: no implicit transactions; every write BEGINs explicitly.
-            # timeout=0: the file is exclusively ours; a lock held elsewhere is an error.
-            conn = sqlite3.connect(self.path, isolation_level=None, timeout=0)
+            # timeout: only the checkpoint worker's RESTART ever holds the write lock.
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=_WRITER_BUSY_TIMEOUT_S)
         except sqlite3.Error as exc:
             raise StorageFailureError(f"{self.path}: open: {exc}") from exc
         try:
-            conn.execute("PRAGMA locking_mode = EXCLUSIVE")
             (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
             if mode != "wal":
                 raise StorageFailureError(f"{self.path}: cannot use a WAL journal (got {mode!r})")
-            conn.execute(f"PRAGMA synchronous = {'FULL' if fsync_each_commit else 'NORMAL'}")
-            conn.execute("BEGIN IMMEDIATE")  # takes the exclusive lock for good
+            conn.execute(f"PRAGMA synchronous = {synchronous}")
+            # Checkpoints run on the worker thread, never inside this connection's COMMIT.
+            conn.execute("PRAGMA wal_autocheckpoint = 0")
+            # When the WAL starts over, its file is cut back to this size.
+            conn.execute(f"PRAGMA journal_size_limit = {wal_limit_bytes}")
+            conn.execute("BEGIN IMMEDIATE")
             for statement in _SCHEMA:
                 conn.execute(statement)
             conn.execute(
@@ -536,7 +578,7 @@ class SqliteStore:
                 self._batched_write(statements, undo_log_row)
             return
         try:
-            conn.execute("BEGIN")
+            conn.execute("BEGIN IMMEDIATE")
             statements()
         except sqlite3.Error as exc:
             self._rollback()
@@ -588,6 +630,7 @@ class SqliteStore:
             self._unusable = f"COMMIT failed: {exc}"
             self._rollback()
             raise StorageFailureError(f"{self.path}: {exc}") from exc
+        self._checkpointer.after_commit()
 
     def _rollback(self) -> None:
         try:

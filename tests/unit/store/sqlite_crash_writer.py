@@ -1,6 +1,8 @@
 """Subprocess for ``test_sqlite_crash``: write through a SqliteStore until killed.
 
-Usage: ``python sqlite_crash_writer.py DB SEED``. Performs a seeded random sequence of
+Usage: ``python sqlite_crash_writer.py DB SEED [CHECKPOINT_PAGES]`` (the store's
+``checkpoint_pages``, and eight times that as ``wal_restart_pages``: small values make
+the checkpoint worker run, RESTARTs included, all through the run). Performs a seeded random sequence of
 creates (new names only), unconditional updates and deletes (a deleted name is never
 used again), and after each acknowledged write prints ``OP NAME STEP REVISION`` and
 flushes, so every printed line is a write the store returned. The object's label
@@ -35,7 +37,13 @@ def make_pod(name: str, step: int, rng: random.Random) -> Pod:
 def main() -> None:
     path, seed = sys.argv[1], int(sys.argv[2])
     rng = random.Random(seed)
-    store = SqliteStore(path, history_limit=rng.choice((50, 1_000, 200_000)))
+    pages = int(sys.argv[3]) if len(sys.argv) > 3 else 1_000
+    store = SqliteStore(
+        path,
+        history_limit=rng.choice((50, 1_000, 200_000)),
+        checkpoint_pages=pages,
+        wal_restart_pages=8 * pages,
+    )
     live: list[str] = []
     step = 0
     while True:

@@ -121,12 +121,13 @@ def test_the_history_limit_bounds_the_log_on_disk(path: Path, tmp_path: Path) ->
 
 
 def test_a_second_open_of_the_same_file_fails(path: Path) -> None:
-    """The file is exclusively locked: a second server cannot change it behind the cache."""
+    """The file is exclusively locked (an ``flock`` on ``<file>.lock``, store.filelock): a
+    second server cannot change it behind the cache."""
     with SqliteStore(path) as store:
         store.create(key("a"), pod("a").build())
-        with pytest.raises(StorageFailureError, match="locked") as caught:
+        with pytest.raises(StorageFailureError, match="database is locked") as caught:
             SqliteStore(path)
-        assert isinstance(caught.value.__cause__, sqlite3.OperationalError)
+        assert isinstance(caught.value.__cause__, BlockingIOError)
         store.create(key("b"), pod("b").build())
     with SqliteStore(path) as store:
         assert store.current_revision() == 2

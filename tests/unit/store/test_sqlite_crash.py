@@ -30,12 +30,14 @@ from tests.builders import pod
 WRITER = Path(__file__).with_name("sqlite_crash_writer.py")
 
 
-def _run_and_kill(path: Path, seed: int, acks_before_kill: int) -> list[tuple[str, str, int, int]]:
+def _run_and_kill(
+    path: Path, seed: int, acks_before_kill: int, *writer_args: str
+) -> list[tuple[str, str, int, int]]:
     """Start the writer, SIGKILL it after ``acks_before_kill`` acks; return every ack it printed."""
     log = path.with_suffix(".stderr")
     with log.open("wb") as stderr:
         process = subprocess.Popen(
-            [sys.executable, str(WRITER), str(path), str(seed)],
+            [sys.executable, str(WRITER), str(path), str(seed), *writer_args],
             stdout=subprocess.PIPE,
             stderr=stderr,
         )
@@ -128,6 +130,14 @@ def test_kill_9_again_after_recovery(tmp_path: Path) -> None:
     path = tmp_path / "twice.db"
     state = _check_recovery(path, _run_and_kill(path, 11, 400))
     _check_recovery(path, _run_and_kill(path, 12, 400), before=state)
+
+
+@pytest.mark.parametrize("acks_before_kill", [300, 1_500])
+def test_kill_9_while_the_checkpoint_worker_runs(tmp_path: Path, acks_before_kill: int) -> None:
+    """Checkpoints every 10 WAL pages and a RESTART every 80 (store.walcheckpoint), on
+    the worker thread while the writer goes on: a kill lands during one often."""
+    path = tmp_path / "checkpointing.db"
+    _check_recovery(path, _run_and_kill(path, 21, acks_before_kill, "10"))
 
 
 @pytest.mark.slow
