@@ -23,10 +23,11 @@ return: an object handed back to a caller is committed ("acknowledged").
 
 Reads. ``get`` and ``list`` are served from an in-memory ``ObjectIndex`` loaded from
 ``current`` at open and kept in step with every commit, like the API server's watch
-cache in front of etcd: no disk access or JSON decoding on the read path. The database
-file is opened with ``locking_mode=EXCLUSIVE``, so no other connection or process can
-change it behind the cache (a second ``kubeprio serve`` on the same data directory fails
-at open with ``StorageFailureError``).
+cache in front of etcd: no disk access or JSON decoding on the read path. The store
+holds an ``flock`` on ``<file>.lock`` from open to close (``store.filelock``), so no
+other store, in this process or another, can change the file behind the cache (a second
+``kubeprio serve`` on the same data directory fails at open with ``StorageFailureError``,
+"database is locked").
 
 Watches. Live events and the most recent ``memory_history`` events come from a
 ``WatchHub``; a watch from an older revision is replayed from the log table first (kine
@@ -41,7 +42,8 @@ small step) revisions of history compacts to ``revision - N`` in the same transa
 
 Durability. WAL journal with ``synchronous=NORMAL`` by default: COMMIT appends the
 transaction's frames to the WAL file with write(2) before returning, and the WAL is
-fsynced at each checkpoint. A killed process (``kill -9``, a crash, an OOM kill) loses
+fsynced at each checkpoint (run on a worker thread, not inside COMMIT: see
+``store.walcheckpoint``; the WAL stays bounded). A killed process (``kill -9``, a crash, an OOM kill) loses
 nothing that was acknowledged, because written data lives in the kernel's page cache,
 not the process; the next open replays the WAL. Only an operating-system crash or a
 power cut can lose the transactions committed since the last checkpoint, and even then
@@ -71,8 +73,10 @@ failed COMMIT or ROLLBACK leaves the outcome unknown, so the store refuses furth
 
 Threading. One connection, created with sqlite3's same-thread check: the store must be
 used from the thread that opened it (``serve`` uses it from the asyncio loop thread).
-Calls never block on other connections (the database is exclusively locked), only on
-the disk. This is the only module that imports ``sqlite3`` (an import-linter contract).
+Calls block only on the disk, and, for a few milliseconds when the WAL must start over,
+on the checkpoint worker's second connection (its RESTART holds the write lock). This
+module and ``store.walcheckpoint`` are the only ones that import ``sqlite3`` (an
+import-linter contract).
 """
 
 from __future__ import annotations
