@@ -12,7 +12,8 @@ v1.32's ``apiextensions-apiserver/pkg/registry/customresource/etcd.go`` serves
 * a PUT's Scale carrying a ``metadata.uid`` is a storage precondition
   (``defaultUpdatedObjectInfo.Preconditions``), checked against the stored object before
   anything else runs: a 409 with the storage layer's ``invalid object`` text
-  (``check_uid_precondition``); a PATCH has none;
+  (``apiserver.storageprecondition``, called by ``CustomResourceWrites.scale``); a PATCH
+  has none;
 * the mutating phase (``scaleUpdatedObjectInfo.UpdatedObject``): ``object`` is the Scale
   as sent (a PATCH: the stored Scale with the patch applied), ``oldObject`` the stored
   object's Scale (``scaleFromCustomResource``), whose ``spec.replicas`` is
@@ -44,37 +45,6 @@ from kubeprio.apiserver import crscale
 from kubeprio.apiserver.crwire import versioned
 from kubeprio.apiserver.customresources import CustomVersion
 from kubeprio.apiserver.scaleadmission import ScaleView, ViewAdmission, mutate_scale
-
-STORAGE_PREFIX = "/registry"
-"""The etcd prefix under which upstream keys objects (``--etcd-prefix``'s default)."""
-
-INVALID_OBJECT_CODE = 4
-"""``storage.ErrCodeInvalidObj``."""
-
-
-def storage_key(found: CustomVersion, namespace: str | None, name: str) -> str:
-    """The etcd key of a custom object: ``/registry/<group>/<plural>[/<namespace>]/<name>``."""
-    info = found.info
-    scope = f"/{namespace}" if info.namespaced and namespace else ""
-    return f"{STORAGE_PREFIX}/{info.group}/{info.plural}{scope}/{name}"
-
-
-def check_uid_precondition(found: CustomVersion, sent: Scale, current: CustomObject) -> None:
-    """The UID of a PUT's Scale as a storage precondition (``Preconditions.Check``, its
-    ``StorageError`` wrapped by ``InterpretUpdateError`` in a conflict on the resource)."""
-    uid = sent.metadata.uid
-    metadata = current.metadata
-    if not uid or uid == metadata.uid:
-        return
-    info = found.info
-    name = metadata.name or ""
-    key = storage_key(found, metadata.namespace, name)
-    detail = (
-        f"StorageError: invalid object, Code: {INVALID_OBJECT_CODE}, Key: {key}, "
-        f"ResourceVersion: 0, AdditionalErrorMsg: "
-        f"{errors.uid_precondition_failed(uid, metadata.uid)}"
-    )
-    raise errors.conflict(info.plural, info.group, name, detail)
 
 
 def scale_view(found: CustomVersion) -> ScaleView:

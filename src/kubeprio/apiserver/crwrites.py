@@ -35,7 +35,14 @@ from kubeprio.api.jsonpatch import PatchError, apply_json_patch, apply_merge_pat
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.patch import PatchType
 from kubeprio.api.serialization import to_dict
-from kubeprio.apiserver import crddeletion, crscale, crscaleadmission, deletion, status
+from kubeprio.apiserver import (
+    crddeletion,
+    crscale,
+    crscaleadmission,
+    deletion,
+    status,
+    storageprecondition,
+)
 from kubeprio.apiserver.cradmission import CustomAdmission
 from kubeprio.apiserver.crbodies import (
     PATCH_TYPES,
@@ -132,20 +139,21 @@ class CustomResourceWrites(CustomResourceReads):
         return Reply(201, versioned(found, stored), warnings=tuple(warnings))
 
     def update(self, request: RestRequest, found: CustomVersion) -> Reply:
-        """PUT of the object or its status."""
+        """PUT of the object or its status; the body's uid is a storage precondition
+        (``apiserver.storageprecondition``)."""
         data, duplicates = read_body(request, found)
         target = request.target
-        name = (
-            (data.get("metadata") or {}).get("name")
-            if isinstance(data.get("metadata"), dict)
-            else None
-        )
+        sent = data.get("metadata")
+        metadata = sent if isinstance(sent, dict) else {}
+        name = metadata.get("name")
         if name and name != target.name:
             raise errors.bad_request(
                 f"the name of the object ({name}) does not match the name on the URL "
                 f"({target.name})"
             )
         current = self._read(found, target.namespace, target.name)
+        uid = metadata.get("uid")
+        storageprecondition.check_uid(found.info, uid if isinstance(uid, str) else None, current)
         return self._replace(request, found, current, data, duplicates, require_version=True)
 
     def _replace(
@@ -186,6 +194,11 @@ class CustomResourceWrites(CustomResourceReads):
             obj = self.admission.mutate(found, admission, outcome)
         else:
             outcome = admitted.outcome
+        # Upstream's store compares the resourceVersion after the mutating phase, before
+        # the strategy and validation.
+        expected = int(given_version) if given_version else object_revision(current)
+        if expected != object_revision(current):
+            raise errors.conflict(info.plural, info.group, target.name)
         old = current
         new_body = dict(obj.extra)
         old_body = dict(old.extra)
@@ -214,9 +227,6 @@ class CustomResourceWrites(CustomResourceReads):
         else:
             self.service.admission.validate(admitted.validation_request(updated, old), outcome)
         warnings.extend(outcome.warnings)
-        expected = int(given_version) if given_version else object_revision(old)
-        if expected != object_revision(old):
-            raise errors.conflict(info.plural, info.group, target.name)
         if request.query.get("dryRun"):
             return Reply(200, versioned(found, updated), warnings=tuple(warnings))
         key = self._key(found, target.namespace, target.name)
@@ -290,7 +300,7 @@ class CustomResourceWrites(CustomResourceReads):
             new_scale, warnings = read_object(
                 request, Scale, expect_name=True, api_version="autoscaling/v1"
             )
-            crscaleadmission.check_uid_precondition(found, new_scale, current)
+            storageprecondition.check_uid(found.info, new_scale.metadata.uid, current)
             old_scale = crscale.scale_to_patch(document, paths)
         elif request.method == "PATCH":
             old_scale = crscale.scale_to_patch(document, paths)
