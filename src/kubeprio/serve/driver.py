@@ -96,16 +96,14 @@ class RealTimeDriver:
     def _pump(self, component: Driven) -> int:
         try:
             return component.pump()
-        except EventHandlerErrors as exc:
-            # The events are in the caches and every other handler had them: log the
-            # failed handlers (each with its traceback) and go on with this round.
-            self._failures[id(component)] = _describe(exc)
-            self.errors += 1
-            LOG.exception("event handlers failed in %s", type(component).__name__)
-            return 1
         except Exception as exc:
             self._failures[id(component)] = _describe(exc)
             self.errors += 1
+            if isinstance(exc, EventHandlerErrors):
+                # The events are in the caches and every other handler had them: log the
+                # failed handlers (each with its traceback) and go on with this round.
+                LOG.exception("event handlers failed in %s", type(component).__name__)
+                return 1
             LOG.exception("pump failed in %s", type(component).__name__)
             raise
 
