@@ -39,13 +39,15 @@ def simulate(
     limited_resources: Sequence[LimitedResource] = (),
     admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
     on_step: Callable[[float], None] | None = None,
+    prepare: Callable[[SimCluster], None] | None = None,
 ) -> tuple[dict[str, Any], SimCluster]:
     """Simulate ``documents``; return the report and the cluster (for inspection).
 
     ``limited_resources``: the ResourceQuota admission plugin's ``limitedResources``
     (``--admission-control-config-file``), as ``kubeprio serve`` takes them;
     ``admission_plugins``: the admission plugins that are on (``--enable-admission-plugins``,
-    ``--disable-admission-plugins``)."""
+    ``--disable-admission-plugins``); ``prepare``: called with the cluster before it
+    starts (``bench.sim_accounting`` counts its API calls and watch events there)."""
     items = submissions(documents)
     if until is None and any(isinstance(item.obj, CronJob) for item in items):
         until = max(item.at for item in items) + CRONJOB_HORIZON
@@ -56,6 +58,8 @@ def simulate(
         limited_resources=limited_resources,
         admission_plugins=admission_plugins,
     )
+    if prepare is not None:
+        prepare(cluster)
     cluster.start()
     submitter = Submitter(cluster)
     submitter.schedule(items)
