@@ -83,13 +83,16 @@ class Accounting:
     def prepare(self, cluster: SimCluster) -> None:
         """Wrap ``cluster``'s API service and informers (``simulate``'s hook)."""
         api = cluster.api
-        for verb in VERBS:
-            setattr(api, verb, self._counting(verb, getattr(api, verb), _kind_of))
         # The submitter writes through the service's object methods (as a restore would).
-        setattr(api, "create_object", self._counting("create", api.create_object, _kind_of))
-        setattr(api, "update_object", self._counting("update", api.update_object, _kind_of))
-        setattr(api, "bind", self._counting("create", api.bind, lambda _v, _a: "Pod/binding"))
-        setattr(api, "evict", self._counting("create", api.evict, lambda _v, _a: "Pod/eviction"))
+        counted: dict[str, tuple[str, Callable[[str, tuple[Any, ...]], str]]] = {
+            **{verb: (verb, _kind_of) for verb in VERBS},
+            "create_object": ("create", _kind_of),
+            "update_object": ("update", _kind_of),
+            "bind": ("create", lambda _verb, _args: "Pod/binding"),
+            "evict": ("create", lambda _verb, _args: "Pod/eviction"),
+        }
+        for method, (verb, kind) in counted.items():
+            setattr(api, method, self._counting(verb, getattr(api, method), kind))
         named: list[tuple[str, Informer[Any]]] = [
             ("shared", informer) for informer in cluster.informers.informers
         ]
@@ -128,8 +131,8 @@ class Accounting:
                 self.handler_calls[name] += len(informer._on_delete)
             remove(obj)
 
-        setattr(informer, "_upsert", counted_upsert)
-        setattr(informer, "_remove", counted_remove)
+        for method, counting in (("_upsert", counted_upsert), ("_remove", counted_remove)):
+            setattr(informer, method, counting)
 
 
 def _table(title: str, rows: list[tuple[str, int]], pods: int) -> None:
@@ -156,24 +159,38 @@ def main() -> int:
         )
     cpu = time.process_time() - start
     pods = args.pods
-    print(f"{args.nodes} nodes, {pods} pods, {len(report['preemptions'])} preemptions, "
-          f"{cpu:.1f} s CPU (counting included)")
+    print(
+        f"{args.nodes} nodes, {pods} pods, {len(report['preemptions'])} preemptions, "
+        f"{cpu:.1f} s CPU (counting included)"
+    )
     writes = sorted(
-        ((f"{verb} {kind} ({who})", n) for (verb, kind, who), n in accounting.calls.items()
-         if verb not in ("get", "list", "watch")),
+        (
+            (f"{verb} {kind} ({who})", n)
+            for (verb, kind, who), n in accounting.calls.items()
+            if verb not in ("get", "list", "watch")
+        ),
         key=lambda row: -row[1],
     )
     reads = sorted(
-        ((f"{verb} {kind} ({who})", n) for (verb, kind, who), n in accounting.calls.items()
-         if verb in ("get", "list", "watch")),
+        (
+            (f"{verb} {kind} ({who})", n)
+            for (verb, kind, who), n in accounting.calls.items()
+            if verb in ("get", "list", "watch")
+        ),
         key=lambda row: -row[1],
     )
     _table("API writes", writes, pods)
     _table("API reads", reads, pods)
-    _table("Watch events applied, per informer",
-           sorted(accounting.events.items(), key=lambda row: -row[1]), pods)
-    _table("Handler calls, per informer",
-           sorted(accounting.handler_calls.items(), key=lambda row: -row[1]), pods)
+    _table(
+        "Watch events applied, per informer",
+        sorted(accounting.events.items(), key=lambda row: -row[1]),
+        pods,
+    )
+    _table(
+        "Handler calls, per informer",
+        sorted(accounting.handler_calls.items(), key=lambda row: -row[1]),
+        pods,
+    )
     return 0
 
 
