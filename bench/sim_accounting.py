@@ -1,8 +1,10 @@
 """What a pod's life costs in a simulation: API calls, watch events and handler calls.
 
     .venv/bin/python -m bench.sim_accounting [--nodes 500] [--pods 15000] [--seed 0]
+    .venv/bin/python -m bench.sim_accounting --manifests examples/deployment-cascade
 
-Runs ``bench.sim_scale``'s scenario at a reduced size and counts, through
+Runs ``bench.sim_scale``'s scenario at a reduced size (or the manifests of a directory,
+per pod created) and counts, through
 ``simulate``'s ``prepare`` hook (nothing is counted, and nothing costs, without it):
 
 * every call of the in-process API service by verb, kind (with subresource) and the
@@ -22,10 +24,12 @@ import collections
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bench.sim_scale import documents
 from kubeprio import gctuning
+from kubeprio.api.manifest import Document, parse_text
 from kubeprio.client.informer import Informer
 from kubeprio.sim.cluster import SimCluster
 from kubeprio.sim.simulate import simulate
@@ -143,24 +147,45 @@ def _table(title: str, rows: list[tuple[str, int]], pods: int) -> None:
     print(f"| **total** | {total:,} | {total / pods:.2f} |")
 
 
+def _documents(directory: Path) -> list[Document]:
+    return [
+        document
+        for path in sorted(directory.glob("*.yaml"))
+        for document in parse_text(path.read_text(), str(path))
+    ]
+
+
 def main() -> int:
     """Run the counted simulation and print its tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=500)
     parser.add_argument("--pods", type=int, default=15000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--manifests", type=Path, help="a directory of YAML manifests instead")
     args = parser.parse_args()
     gctuning.tune_for_throughput()
     accounting = Accounting()
     start = time.process_time()
     with gctuning.freezing_survivors():
         report, _cluster = simulate(
-            documents(args.nodes, args.pods, args.seed), seed=args.seed, prepare=accounting.prepare
+            _documents(args.manifests)
+            if args.manifests
+            else documents(args.nodes, args.pods, args.seed),
+            seed=args.seed,
+            prepare=accounting.prepare,
         )
     cpu = time.process_time() - start
-    pods = args.pods
+    pods = (
+        sum(
+            n
+            for (verb, kind, _who), n in accounting.calls.items()
+            if (verb, kind) == ("create", "Pod")
+        )
+        if args.manifests
+        else args.pods
+    )
     print(
-        f"{args.nodes} nodes, {pods} pods, {len(report['preemptions'])} preemptions, "
+        f"{args.manifests or f'{args.nodes} nodes,'}, {pods} pods, {len(report['preemptions'])} preemptions, "
         f"{cpu:.1f} s CPU (counting included)"
     )
     writes = sorted(
