@@ -50,6 +50,7 @@ class DueGroup(TimedOnly):
         self._runs: list[Callable[[], object]] = [m.run_once for m in self.members]
         self._polled = frozenset(p for p, m in enumerate(self.members) if not _notifies(m))
         """Positions of members with timers of their own: asked at every call."""
+        self._polled_order = sorted(self._polled)
         self._timers: list[tuple[float, int]] = []
         """(time, position): when a notifying member may be due (some entries stale)."""
         self._marked: set[int] = set(range(len(self.members)))
@@ -76,7 +77,10 @@ class DueGroup(TimedOnly):
         while timers and timers[0][0] <= now:
             marked.add(heapq.heappop(timers)[1])
         cursor = self._cursor
-        candidates = sorted(p for p in marked.union(self._polled) if p >= cursor)
+        if marked:
+            candidates = sorted(p for p in marked.union(self._polled) if p >= cursor)
+        else:  # the usual case: only the members with timers of their own to ask
+            candidates = [p for p in self._polled_order if p >= cursor]
         for position in candidates:
             wakeup = self._wakeups[position]()
             if wakeup is not None and wakeup <= now:
