@@ -422,3 +422,25 @@ def test_the_python_client_writes_string_data_and_reads_data(served, ns):
         )  # fmt: skip
         seen = [(event["type"], event["object"].metadata.name) for event in stream]
         assert seen == [("ADDED", "labelled")]
+
+
+def test_a_replace_of_a_recreated_object_is_a_storage_conflict(served, ns):
+    """A PUT's uid is a storage precondition (``rest.DefaultUpdatedObjectInfo``'s
+    ``Preconditions``, checked by ``GuaranteedUpdate`` before admission; the text is the
+    storage layer's ``invalid object`` error in ``InterpretUpdateError``'s conflict)."""
+    served.ok("create", "configmap", "old", "-n", ns, "--from-literal=level=info")
+    saved = _yaml(served, "cm", "old", "-n", ns)
+    served.ok("delete", "cm", "old", "-n", ns)
+    served.ok("create", "configmap", "old", "-n", ns, "--from-literal=level=debug")
+    uid = _yaml(served, "cm", "old", "-n", ns)["metadata"]["uid"]
+    del saved["metadata"]["resourceVersion"]
+    refused = served.kubectl("replace", "-f", "-", stdin=yaml.safe_dump(saved))
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        'Error from server (Conflict): error when replacing "STDIN": Operation cannot be '
+        'fulfilled on configmaps "old": StorageError: invalid object, Code: 4, Key: '
+        f"/registry/configmaps/{ns}/old, ResourceVersion: 0, AdditionalErrorMsg: "
+        f"Precondition failed: UID in precondition: {saved['metadata']['uid']}, UID in "
+        f"object meta: {uid}"
+    )
+    assert _yaml(served, "cm", "old", "-n", ns)["data"] == {"level": "debug"}

@@ -24,7 +24,10 @@ sent to them, and deletes them at the end. Upstream rules checked:
   Deployment): resource ``deployments``, subresource ``scale``, kind autoscaling/v1
   Scale; a mutating webhook's patch of ``/spec/replicas`` is what the Deployment is
   scaled to; a webhook on ``deployments/*`` sees the mutated Scale, one on
-  ``deployments`` alone never the scale write (``webhook/predicates/rules``).
+  ``deployments`` alone never the scale write (``webhook/predicates/rules``);
+* ``kubectl scale`` of a custom resource likewise (``apiextensions-apiserver``'s
+  ``pkg/registry/customresource/etcd.go`` ``ScaleREST``): Scales of ``<plural>/scale``,
+  the mutating webhook's replicas set at the CRD's ``specReplicasPath``.
 """
 
 from __future__ import annotations
@@ -361,3 +364,91 @@ def test_kubectl_scale_is_admitted_as_a_scale(served, webhook):
     for number, resource in enumerate(paths):
         kind = kinds.get(resource, "ValidatingWebhookConfiguration").lower()
         served.ok("delete", kind, f"scale-{number}-{ns}")
+
+
+# --- a custom resource's scale -------------------------------------------------------------------
+
+SPROCKET_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: sprockets.webhooks.kubeprio.test}
+spec:
+  group: webhooks.kubeprio.test
+  scope: Namespaced
+  names: {plural: sprockets, singular: sprocket, kind: Sprocket, listKind: SprocketList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      scale: {specReplicasPath: .spec.size, statusReplicasPath: .status.size}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}, color: {type: string}}}
+          status: {type: object, properties: {size: {type: integer}}}
+"""
+
+
+def test_kubectl_scale_of_a_custom_resource_is_admitted_as_a_scale(served, webhook):
+    """``apiextensions-apiserver``'s ``ScaleREST`` (``pkg/registry/customresource/etcd.go``):
+    the webhooks see autoscaling/v1 Scales of ``sprockets/scale``; the mutating one's
+    ``/spec/replicas`` lands at the CRD's ``specReplicasPath`` (``.spec.size``)."""
+    group = "webhooks.kubeprio.test"
+    served.ok("apply", "-f", "-", stdin=SPROCKET_CRD)
+    served.ok("wait", "--for=condition=Established", f"crd/sprockets.{group}", "--timeout=20s")
+    ns = new_namespace(served, "crscale-wh")
+    paths = {
+        "sprockets/scale": f"/cap-replicas/{CAP}/{ns}",
+        "sprockets/*": f"/allow-any-sub-{ns}",
+        "sprockets": f"/allow-plain-{ns}",
+    }
+    kinds = {"sprockets/scale": "MutatingWebhookConfiguration"}
+    for number, (resource, path) in enumerate(paths.items()):
+        served.ok(
+            "create",
+            "-f",
+            "-",
+            stdin=namespaced_webhook_configuration(
+                f"crscale-{number}-{ns}",
+                f"crscale-{number}.kubeprio.test",
+                webhook.url(path),
+                webhook.ca_bundle,
+                namespace=ns,
+                resource=resource,
+                operations=("UPDATE",),
+                group=group,
+                kind=kinds.get(resource, "ValidatingWebhookConfiguration"),
+            ),
+        )
+    served.ok(
+        "create",
+        "-f",
+        "-",
+        stdin=f"apiVersion: {group}/v1\nkind: Sprocket\n"
+        f"metadata: {{name: s1, namespace: {ns}}}\nspec: {{size: 1, color: red}}\n",
+    )
+
+    out = served.ok("scale", "sprocket/s1", "--replicas=5", "-n", ns)
+
+    assert out.strip() == f"sprocket.{group}/s1 scaled"
+    assert served.json("get", "sprocket", "s1", "-n", ns)["spec"] == {"size": CAP, "color": "red"}
+    [mutated] = requests_in(webhook, paths["sprockets/scale"], ns)
+    assert mutated["operation"] == "UPDATE"
+    assert mutated["resource"] == {"group": group, "version": "v1", "resource": "sprockets"}
+    assert mutated["subResource"] == "scale"
+    assert mutated["kind"] == mutated["requestKind"] == SCALE_KIND
+    assert mutated["object"]["kind"] == mutated["oldObject"]["kind"] == "Scale"
+    assert mutated["object"]["spec"]["replicas"] == 5
+    assert mutated["oldObject"]["spec"]["replicas"] == 1
+    [validated] = requests_in(webhook, paths["sprockets/*"], ns)
+    assert validated["kind"] == SCALE_KIND
+    assert validated["object"]["spec"]["replicas"] == CAP
+    assert validated["oldObject"]["spec"]["replicas"] == 1
+    # A webhook on the bare resource never sees the scale write.
+    assert requests_in(webhook, paths["sprockets"], ns) == []
+    for number, resource in enumerate(paths):
+        kind = kinds.get(resource, "ValidatingWebhookConfiguration").lower()
+        served.ok("delete", kind, f"crscale-{number}-{ns}")
+    served.ok("delete", "crd", f"sprockets.{group}")

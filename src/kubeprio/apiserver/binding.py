@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kubeprio.api import errors
+from kubeprio.api import errors, kinds
 from kubeprio.api.core import Binding, Pod, PodCondition, PodStatus
 from kubeprio.api.model import evolve
+from kubeprio.apiserver import storageprecondition
 
 
 def binding_refusal(pod: Pod) -> str:
@@ -70,7 +71,5 @@ def precondition_failure(binding: Binding, pod: Pod) -> str:
         )
     if not detail:
         return ""
-    return (
-        f"StorageError: invalid object, Code: 4, Key: /registry/pods/{meta.namespace or ''}/"
-        f"{meta.name or ''}, ResourceVersion: 0, AdditionalErrorMsg: {detail}"
-    )
+    key = storageprecondition.storage_key(kinds.for_model(Pod), meta.namespace, meta.name or "")
+    return storageprecondition.invalid_object(key, detail)

@@ -18,6 +18,9 @@ kinds lets a custom object pass.
   delete's too);
 * ``admit_delete``: the DELETE attributes of ``apiserver.deleteadmission``.
 
+A write through ``<plural>/scale`` is admitted on Scales instead
+(``apiserver.crscaleadmission``).
+
 Who drives it: ``apiserver.crwrites``.
 """
 

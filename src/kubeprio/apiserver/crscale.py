@@ -22,7 +22,10 @@ Mirrors v1.32's ``apiextensions-apiserver/pkg/registry/customresource/etcd.go``
   values (``.spec.replicas: Invalid value: -1: should be a non-negative integer``; the
   field path keeps the leading dot, as upstream's ``field.NewPath(path)``).
 
-Who drives it: ``apiserver.crwrites`` and ``apiserver.crbodies``. Pure functions of their arguments (and the request).
+Admission sees a write as one of these Scales (``apiserver.crscaleadmission``).
+
+Who drives it: ``apiserver.crwrites``, ``apiserver.crbodies`` and
+``apiserver.crscaleadmission``. Pure functions of their arguments (and the request).
 """
 
 from __future__ import annotations

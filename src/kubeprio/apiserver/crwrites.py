@@ -13,8 +13,10 @@ and ``pkg/registry/customresource`` (strategy, status and scale REST):
 * ``metadata.generation`` starts at 1 and grows when anything but metadata (and status,
   with the status subresource) changes; with the ``status`` subresource a main write
   keeps the stored status and ``/status`` writes change only the status;
-* every write and delete goes through the admission chain (``apiserver.cradmission``);
-  deletions are reported to the quota counts (``apiserver.customquota``).
+* every write and delete goes through the admission chain (``apiserver.cradmission``),
+  except that a write through ``scale`` is admitted as one of autoscaling/v1 Scales
+  (``apiserver.crscaleadmission``); deletions are reported to the quota counts
+  (``apiserver.customquota``).
 
 Who drives it: ``apiserver.crrest``'s dispatch of ``apiserver.http``'s requests, and the
 HPA's custom scale targets (``apiserver.crscaletargets``) through it.
@@ -33,7 +35,14 @@ from kubeprio.api.jsonpatch import PatchError, apply_json_patch, apply_merge_pat
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.patch import PatchType
 from kubeprio.api.serialization import to_dict
-from kubeprio.apiserver import crddeletion, crscale, deletion, status
+from kubeprio.apiserver import (
+    crddeletion,
+    crscale,
+    crscaleadmission,
+    deletion,
+    status,
+    storageprecondition,
+)
 from kubeprio.apiserver.cradmission import CustomAdmission
 from kubeprio.apiserver.crbodies import (
     PATCH_TYPES,
@@ -46,7 +55,7 @@ from kubeprio.apiserver.crreads import CustomResourceReads
 from kubeprio.apiserver.crwire import decode_object, versioned
 from kubeprio.apiserver.customquota import CustomResourceCounts
 from kubeprio.apiserver.customresources import CustomVersion
-from kubeprio.apiserver.negotiation import media_type
+from kubeprio.apiserver.negotiation import dry_run, media_type
 from kubeprio.apiserver.restdecoding import (
     delete_options,
     parse_apply_body,
@@ -55,6 +64,7 @@ from kubeprio.apiserver.restdecoding import (
 )
 from kubeprio.apiserver.restmessages import Reply, RestRequest
 from kubeprio.apiserver.scale import patched_scale
+from kubeprio.apiserver.scaleadmission import ViewAdmission
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.strategy import kept_on_update
 from kubeprio.clock import Clock
@@ -129,20 +139,21 @@ class CustomResourceWrites(CustomResourceReads):
         return Reply(201, versioned(found, stored), warnings=tuple(warnings))
 
     def update(self, request: RestRequest, found: CustomVersion) -> Reply:
-        """PUT of the object or its status."""
+        """PUT of the object or its status; the body's uid is a storage precondition
+        (``apiserver.storageprecondition``)."""
         data, duplicates = read_body(request, found)
         target = request.target
-        name = (
-            (data.get("metadata") or {}).get("name")
-            if isinstance(data.get("metadata"), dict)
-            else None
-        )
+        sent = data.get("metadata")
+        metadata = sent if isinstance(sent, dict) else {}
+        name = metadata.get("name")
         if name and name != target.name:
             raise errors.bad_request(
                 f"the name of the object ({name}) does not match the name on the URL "
                 f"({target.name})"
             )
         current = self._read(found, target.namespace, target.name)
+        uid = metadata.get("uid")
+        storageprecondition.check_uid(found.info, uid if isinstance(uid, str) else None, current)
         return self._replace(request, found, current, data, duplicates, require_version=True)
 
     def _replace(
@@ -154,7 +165,10 @@ class CustomResourceWrites(CustomResourceReads):
         duplicates: list[str],
         *,
         require_version: bool,
+        admitted: ViewAdmission | None = None,
     ) -> Reply:
+        """Write ``data`` over ``current``; ``admitted``: a ``scale`` write, whose
+        mutating phase already ran on Scales and whose validating phase sees Scales."""
         info = found.info
         target = request.target
         data, warnings = prepare_body(request, found, data, duplicates)
@@ -174,9 +188,17 @@ class CustomResourceWrites(CustomResourceReads):
                     )
                 ],
             )
-        outcome = AdmissionOutcome()
-        admission = self.admission.request(request, found, Operation.UPDATE, obj, current)
-        obj = self.admission.mutate(found, admission, outcome)
+        if admitted is None:
+            outcome = AdmissionOutcome()
+            admission = self.admission.request(request, found, Operation.UPDATE, obj, current)
+            obj = self.admission.mutate(found, admission, outcome)
+        else:
+            outcome = admitted.outcome
+        # Upstream's store compares the resourceVersion after the mutating phase, before
+        # the strategy and validation.
+        expected = int(given_version) if given_version else object_revision(current)
+        if expected != object_revision(current):
+            raise errors.conflict(info.plural, info.group, target.name)
         old = current
         new_body = dict(obj.extra)
         old_body = dict(old.extra)
@@ -200,11 +222,11 @@ class CustomResourceWrites(CustomResourceReads):
                 metadata = evolve(metadata, generation=(old.metadata.generation or 0) + 1)
         updated = CustomObject(metadata=metadata, extra=new_body)
         validate_written(found, updated, old)
-        self.admission.validate(admission, updated, outcome)
+        if admitted is None:
+            self.admission.validate(admission, updated, outcome)
+        else:
+            self.service.admission.validate(admitted.validation_request(updated, old), outcome)
         warnings.extend(outcome.warnings)
-        expected = int(given_version) if given_version else object_revision(old)
-        if expected != object_revision(old):
-            raise errors.conflict(info.plural, info.group, target.name)
         if request.query.get("dryRun"):
             return Reply(200, versioned(found, updated), warnings=tuple(warnings))
         key = self._key(found, target.namespace, target.name)
@@ -264,7 +286,8 @@ class CustomResourceWrites(CustomResourceReads):
         return self._replace(request, found, current, patched, duplicates, require_version=False)
 
     def scale(self, request: RestRequest, found: CustomVersion) -> Reply:
-        """GET, PUT or PATCH ``<plural>/<name>/scale`` (``apiserver.crscale``)."""
+        """GET, PUT or PATCH ``<plural>/<name>/scale`` (``apiserver.crscale``), a write
+        admitted on Scales (``apiserver.crscaleadmission``)."""
         paths = found.scale
         if paths is None:
             raise status.path_not_found()
@@ -277,12 +300,25 @@ class CustomResourceWrites(CustomResourceReads):
             new_scale, warnings = read_object(
                 request, Scale, expect_name=True, api_version="autoscaling/v1"
             )
+            storageprecondition.check_uid(found.info, new_scale.metadata.uid, current)
+            old_scale = crscale.scale_to_patch(document, paths)
         elif request.method == "PATCH":
-            new_scale, warnings = patched_scale(request, crscale.scale_to_patch(document, paths))
+            old_scale = crscale.scale_to_patch(document, paths)
+            new_scale, warnings = patched_scale(request, old_scale)
         else:
             raise status.method_not_allowed()
-        updated = crscale.with_replicas(document, new_scale, paths)
-        written = self._replace(request, found, current, updated, [], require_version=False)
+        admitted = crscaleadmission.admit_custom_scale(
+            self.service.admission,
+            found,
+            new_scale,
+            old_scale,
+            user=request.user,
+            dry_run=dry_run(request.query),
+        )
+        updated = crscale.with_replicas(document, admitted.scale, paths)
+        written = self._replace(
+            request, found, current, updated, [], require_version=False, admitted=admitted
+        )
         assert isinstance(written.body, dict)
         try:
             result, _ = crscale.scale_of(written.body, paths)

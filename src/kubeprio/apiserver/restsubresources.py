@@ -104,6 +104,10 @@ class RestSubresources(RestWrites):
             ),
         )
         result = self.service.update_scale_object(
-            info.model, new_scale, user=request.user, dry_run=dry_run(request.query)
+            info.model,
+            new_scale,
+            user=request.user,
+            dry_run=dry_run(request.query),
+            uid_is_precondition=request.method == "PUT",
         )
         return Reply(200, to_dict(result.obj), (*warnings, *result.warnings))

@@ -166,6 +166,7 @@ class RestWrites(RestReads):
             user=request.user,
             dry_run=dry_run(request.query),
             served=info,
+            uid_is_precondition=False,
         )
         return Reply(200, object_body(info, result.obj), tuple(result.warnings))
 

@@ -19,17 +19,24 @@ on the workload:
 So a webhook or policy registered for ``deployments`` alone never sees a scale write,
 one for ``deployments/scale`` (or ``deployments/*``, ``*/scale``) sees it with Scales.
 
-``admit_scale`` runs the mutating phase and returns a ``ViewAdmission`` that
-``ServiceWrites.update_object`` uses for the validating phase instead of admitting the
-workload itself.
+Custom resources with a ``scale`` subresource are admitted the same way
+(``apiextensions-apiserver``'s ``ScaleREST``: ``apiserver.crscaleadmission``), with the
+checks after the mutating phase that their registry makes instead of the workloads'.
 
-Who drives it: ``ApiService.update_scale_object`` (the HTTP PUT and PATCH of the scale
-subresource, and the HPA's in-process writes).
+``mutate_scale`` is the mutating phase every scale write shares; it returns a
+``ViewAdmission`` whose validating phase sees the Scale views (``view``) of the object
+about to be stored and of the stored one, instead of the object itself.
+``admit_scale`` adds the workload registries' checks (``ValidateScale``, the UID).
+
+Who drives it: ``ApiService.update_scale_object`` (the HTTP PUT and PATCH of a built-in
+kind's scale subresource, and the HPA's in-process writes) and
+``apiserver.crscaleadmission`` (a custom resource's).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from kubeprio.admission.chain import (
@@ -47,15 +54,19 @@ from kubeprio.apiserver import scale as scale_view
 
 SCALE: str = "scale"
 
+ScaleView = Callable[[Any], Scale]
+"""The Scale of a stored (or about to be stored) object of a scalable kind."""
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ViewAdmission:
     """An update whose admission ran (and runs) on a view of the object, not the object:
     ``request`` is the mutating phase's attributes (its object the mutated Scale),
-    ``outcome`` what that phase collected."""
+    ``outcome`` what that phase collected, ``view`` the Scale of an object of the kind."""
 
     request: AdmissionRequest
     outcome: AdmissionOutcome
+    view: ScaleView
 
     @property
     def scale(self) -> Scale:
@@ -65,11 +76,41 @@ class ViewAdmission:
         return scale
 
     def validation_request(self, new: Any, current: Any) -> AdmissionRequest:
-        """The validating phase's attributes: the Scales of the workload about to be
-        stored and of the stored one."""
-        return evolve(
-            self.request, obj=scale_view.scale_of(new), old_obj=scale_view.scale_of(current)
-        )
+        """The validating phase's attributes (``toScaleUpdateValidation``): the Scales of
+        the object about to be stored and of the stored one."""
+        return evolve(self.request, obj=self.view(new), old_obj=self.view(current))
+
+
+def mutate_scale(
+    chain: AdmissionChain,
+    info: ResourceInfo,
+    new_scale: Scale,
+    old_scale: Scale,
+    view: ScaleView,
+    *,
+    user: UserInfo | None,
+    dry_run: bool,
+) -> ViewAdmission:
+    """The mutating phase of any scale write (inside ``scaleUpdatedObjectInfo.
+    UpdatedObject``): an UPDATE of ``<plural>/scale`` whose object is ``new_scale`` (the
+    Scale as sent, or the patched one) and whose old object is ``old_scale`` (the stored
+    object's); the names are the stored object's."""
+    metadata = old_scale.metadata
+    outcome = AdmissionOutcome()
+    request = AdmissionRequest(
+        Operation.UPDATE,
+        info,
+        new_scale,
+        old_scale,
+        metadata.namespace or "",
+        metadata.name or "",
+        SCALE,
+        user,
+        dry_run,
+    )
+    mutated = chain.mutate(request, outcome)
+    assert isinstance(mutated, Scale)
+    return ViewAdmission(evolve(request, obj=mutated), outcome, view)
 
 
 def admit_scale(
@@ -81,25 +122,20 @@ def admit_scale(
     user: UserInfo | None,
     dry_run: bool,
 ) -> ViewAdmission:
-    """The mutating phase of a scale write (``scaleUpdatedObjectInfo.UpdatedObject``):
-    mutate ``new_scale`` against the stored workload's Scale, then ``ValidateScale``
-    and the UID precondition on the result."""
+    """The mutating phase of a workload's scale write, then the workload registries'
+    ``ValidateScale`` and UID precondition on the mutated Scale."""
     metadata = current.metadata
     name = metadata.name or ""
-    outcome = AdmissionOutcome()
-    request = AdmissionRequest(
-        Operation.UPDATE,
+    admitted = mutate_scale(
+        chain,
         info,
         new_scale,
         scale_view.scale_of(current),
-        metadata.namespace or "",
-        name,
-        SCALE,
-        user,
-        dry_run,
+        scale_view.scale_of,
+        user=user,
+        dry_run=dry_run,
     )
-    mutated = chain.mutate(request, outcome)
-    assert isinstance(mutated, Scale)
+    mutated = admitted.scale
     scale_view.check_replicas(mutated, name)
     uid = mutated.metadata.uid
     if uid and uid != metadata.uid:
@@ -109,4 +145,4 @@ def admit_scale(
             name,
             errors.uid_precondition_failed(uid, metadata.uid),
         )
-    return ViewAdmission(evolve(request, obj=mutated), outcome)
+    return admitted

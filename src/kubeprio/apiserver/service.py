@@ -52,7 +52,7 @@ from kubeprio.api.policy import Eviction, PodDisruptionBudget
 from kubeprio.api.scheduling import SYSTEM_PRIORITY_CLASSES
 from kubeprio.apiserver import binding as binding_rules
 from kubeprio.apiserver import eviction as eviction_rules
-from kubeprio.apiserver import scale, scaleadmission
+from kubeprio.apiserver import scale, scaleadmission, storageprecondition
 from kubeprio.apiserver.serviceclientwrites import ServiceClientWrites
 from kubeprio.apiserver.servicecore import MAX_CONFLICT_RETRIES, WriteResult, stored_revision
 from kubeprio.clock import Clock
@@ -130,14 +130,20 @@ class ApiService(ServiceClientWrites):
         *,
         user: UserInfo | None = None,
         dry_run: bool = False,
+        uid_is_precondition: bool = True,
     ) -> WriteResult:
         """PUT ``<kind>/scale``: ``spec.replicas`` through the workload's update path; the
         result's object is the new ``Scale``. Admission sees Scales with subresource
-        ``scale`` (``apiserver.scaleadmission``), not an update of the workload."""
+        ``scale`` (``apiserver.scaleadmission``), not an update of the workload. A PUT's
+        Scale uid is a storage precondition on the workload, checked first
+        (``scaleUpdatedObjectInfo.Preconditions``); a PATCH's is not
+        (``uid_is_precondition=False``)."""
         info = kinds.for_model(kind)
         scale.check_scalable(info)
         name = new_scale.metadata.name or ""
         current = self.get(kind, name, new_scale.metadata.namespace)
+        if uid_is_precondition:
+            storageprecondition.check_uid(info, new_scale.metadata.uid, current)
         admitted = scaleadmission.admit_scale(
             self.admission, info, new_scale, current, user=user, dry_run=dry_run
         )

@@ -41,7 +41,13 @@ from kubeprio.api.serialization import (
     to_dict,
 )
 from kubeprio.api.service import Service
-from kubeprio.apiserver import crddeletion, deleteadmission, deletion, strategy
+from kubeprio.apiserver import (
+    crddeletion,
+    deleteadmission,
+    deletion,
+    storageprecondition,
+    strategy,
+)
 from kubeprio.apiserver.patchapply import (
     apply_patch_members,
     check_patched_name,
@@ -167,20 +173,27 @@ class ServiceWrites(ServiceReads):
         dry_run: bool = False,
         served: ResourceInfo | None = None,
         admitted: ViewAdmission | None = None,
+        uid_is_precondition: bool = True,
     ) -> WriteResult:
         """Replace ``obj`` (or its status); compare-and-swap on its resourceVersion if set.
         ``served`` as for ``create_object``. ``admitted``: a write through a subresource
         whose body is another kind (``scale``), whose mutating phase already ran on that
-        view; its validating phase sees the views too (``apiserver.scaleadmission``)."""
+        view; its validating phase sees the views too (``apiserver.scaleadmission``).
+
+        In upstream's order (``endpoints/handlers/update.go``, the generic store's
+        ``Update``): the uid a replace carries is a storage precondition, checked first
+        (``apiserver.storageprecondition``; ``uid_is_precondition=False`` for a patch's
+        result, whose changed uid fails validation instead); a stale resourceVersion is a
+        conflict after the mutating phase and before validation."""
         info = kinds.for_object(obj)
         obj = self._normalize_type(obj, info)
         name = obj.metadata.name or ""
         namespace = obj.metadata.namespace or ""
         key = self._key(info, name, namespace)
         current = self._get_key(info, key)
+        if uid_is_precondition:
+            storageprecondition.check_uid(info, obj.metadata.uid, current)
         requested_rv = obj.metadata.resource_version
-        if requested_rv and requested_rv != current.metadata.resource_version:
-            raise errors.conflict(info.plural, info.group, name)
         if subresource != "status":
             # Upstream's decoder defaults the body before PrepareForUpdate compares specs,
             # so a replace that leaves out defaulted fields does not bump the generation.
@@ -198,6 +211,8 @@ class ServiceWrites(ServiceReads):
             new = self.admission.mutate(request, outcome)
         else:
             outcome = admitted.outcome
+        if requested_rv and requested_rv != current.metadata.resource_version:
+            raise errors.conflict(info.plural, info.group, name)
         allocation = NO_ALLOCATION
         if subresource != "status":
             new, allocation = self._begin_allocation(new, current, dry_run=dry_run)
@@ -286,7 +301,13 @@ class ServiceWrites(ServiceReads):
                 ) from exc
             new = check_patched_name(new, info, name, key.namespace)
             try:
-                return self.update_object(new, subresource=subresource, user=user, dry_run=dry_run)
+                return self.update_object(
+                    new,
+                    subresource=subresource,
+                    user=user,
+                    dry_run=dry_run,
+                    uid_is_precondition=False,
+                )
             except errors.ConflictError:
                 if new.metadata.resource_version != current.metadata.resource_version:
                     raise

@@ -163,13 +163,13 @@ def test_dns1123_label(value: str, expected: list[str] | None) -> None:
 
 
 def test_uid_may_not_change_on_update(api: ApiService) -> None:
-    """``rest.BeforeUpdate`` keeps a given uid, and ``ValidateObjectMetaUpdate`` refuses a new one."""
+    """``rest.BeforeUpdate`` keeps a given uid, and ``ValidateObjectMetaUpdate`` refuses a new
+    one (a patch's: a replace's uid is a storage precondition, checked before validation,
+    tests/unit/apiserver/test_storageprecondition.py)."""
     created = api.create(pod("x").build())
     with pytest.raises(errors.InvalidError) as caught:
-        api.update(
-            dataclasses.replace(
-                created, metadata=dataclasses.replace(created.metadata, uid="other")
-            )
+        api.patch_object(
+            Pod, "x", {"metadata": {"uid": "other"}}, namespace=created.metadata.namespace
         )
     assert causes(caught.value) == ['metadata.uid: Invalid value: "other": field is immutable']
     without_uid = dataclasses.replace(

@@ -201,6 +201,8 @@ def _nothing(api: ApiService, caller: InProcessCaller) -> None:
     pass
 
 
+# (set-up, the Scale written, error, message, whether the write is a PUT: a PUT's Scale
+# uid is a storage precondition, a PATCH's is not)
 REFUSALS = {
     # ValidateScale on the mutated Scale.
     "a-webhook-sets-a-negative-count": (
@@ -209,14 +211,30 @@ REFUSALS = {
         errors.InvalidError,
         'Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: '
         "must be greater than or equal to 0",
+        True,
     ),
-    # scaleUpdatedObjectInfo's UID precondition (NewConflict on deployments/scale).
+    # A PUT's Scale uid is a storage precondition on the workload, checked before anything
+    # else (scaleUpdatedObjectInfo.Preconditions -> GuaranteedUpdate's Preconditions.Check,
+    # InterpretUpdateError's NewConflict on the workload's resource).
     "another-uid": (
+        _nothing,
+        _scale("web", 3, uid="other"),
+        errors.ConflictError,
+        'Operation cannot be fulfilled on deployments.apps "web": StorageError: invalid '
+        "object, Code: 4, Key: /registry/deployments/default/web, ResourceVersion: 0, "
+        "AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object "
+        "meta: {uid}",
+        True,
+    ),
+    # A PATCH has no storage precondition: scaleUpdatedObjectInfo.UpdatedObject's own
+    # check on the patched Scale (NewConflict on deployments/scale).
+    "another-uid-patched-in": (
         _nothing,
         _scale("web", 3, uid="other"),
         errors.ConflictError,
         'Operation cannot be fulfilled on deployments/scale.apps "web": Precondition failed: '
         "UID in precondition: other, UID in object meta: {uid}",
+        False,
     ),
     # A policy on deployments/scale refusing the Scale.
     "a-policy-denies": (
@@ -225,12 +243,13 @@ REFUSALS = {
         errors.StatusError,
         "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'at-most-five' "
         "with binding 'at-most-five' denied request: too many",
+        True,
     ),
 }
 
 
 @pytest.mark.parametrize(
-    ("set_up", "scale", "error", "message"), list(REFUSALS.values()), ids=list(REFUSALS)
+    ("set_up", "scale", "error", "message", "put"), list(REFUSALS.values()), ids=list(REFUSALS)
 )
 def test_a_refused_scale_write_reads_as_upstream_and_changes_nothing(
     api: ApiService,
@@ -239,11 +258,12 @@ def test_a_refused_scale_write_reads_as_upstream_and_changes_nothing(
     scale: Scale,
     error: type[errors.StatusError],
     message: str,
+    put: bool,
 ) -> None:
     set_up(api, caller)
     uid = _create(api, "Deployment").metadata.uid
     with pytest.raises(error) as raised:
-        api.update_scale_object(Deployment, scale)
+        api.update_scale_object(Deployment, scale, uid_is_precondition=put)
     assert raised.value.message == message.format(uid=uid)
     assert api.get(Deployment, "web", "default").spec.replicas == 2
 
