@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kubeprio.api import errors, kinds
-from kubeprio.api.core import Binding, Pod, PodCondition, PodStatus
+from kubeprio.api.core import Pod, PodCondition, PodStatus
 from kubeprio.api.model import evolve
-from kubeprio.apiserver import storageprecondition
 
 
 def binding_refusal(pod: Pod) -> str:
@@ -53,23 +51,3 @@ def bind_pod(pod: Pod, node_name: str, now: str, annotations: Mapping[str, str] 
         spec=spec,
         status=evolve(status, conditions=tuple(conditions)),
     )
-
-
-def precondition_failure(binding: Binding, pod: Pod) -> str:
-    """``storage.Preconditions.Check``: the StorageError text when the binding's uid or
-    resourceVersion does not match the pod (empty if they do)."""
-    meta = pod.metadata
-    detail = ""
-    if binding.metadata.uid and binding.metadata.uid != meta.uid:
-        detail = errors.uid_precondition_failed(binding.metadata.uid, meta.uid)
-    elif (
-        binding.metadata.resource_version
-        and binding.metadata.resource_version != meta.resource_version
-    ):
-        detail = errors.resource_version_precondition_failed(
-            binding.metadata.resource_version, meta.resource_version
-        )
-    if not detail:
-        return ""
-    key = storageprecondition.storage_key(kinds.for_model(Pod), meta.namespace, meta.name or "")
-    return storageprecondition.invalid_object(key, detail)

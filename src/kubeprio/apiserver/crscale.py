@@ -144,7 +144,7 @@ def scale_of(document: JsonDict, paths: CustomResourceSubresourceScale) -> tuple
     )
 
 
-def _stored_scale(document: JsonDict, paths: CustomResourceSubresourceScale) -> tuple[Scale, bool]:
+def stored_scale(document: JsonDict, paths: CustomResourceSubresourceScale) -> tuple[Scale, bool]:
     """``scale_of`` on a stored object: a mistyped path is the server's fault (a 500)."""
     try:
         return scale_of(document, paths)
@@ -154,7 +154,7 @@ def _stored_scale(document: JsonDict, paths: CustomResourceSubresourceScale) -> 
 
 def read_scale(document: JsonDict, paths: CustomResourceSubresourceScale) -> Scale:
     """``ScaleREST.Get``: the Scale, or a 500 when spec replicas are absent or mistyped."""
-    scale, found = _stored_scale(document, paths)
+    scale, found = stored_scale(document, paths)
     if not found:
         raise errors.internal_error(
             f'the spec replicas field "{paths.spec_replicas_path}" does not exist'
@@ -164,7 +164,7 @@ def read_scale(document: JsonDict, paths: CustomResourceSubresourceScale) -> Sca
 
 def scale_to_patch(document: JsonDict, paths: CustomResourceSubresourceScale) -> Scale:
     """The Scale a PATCH applies to: replicas ``UNSET_REPLICAS`` when the object has none."""
-    scale, found = _stored_scale(document, paths)
+    scale, found = stored_scale(document, paths)
     if not found:
         scale = Scale(
             metadata=scale.metadata, spec=ScaleSpec(replicas=UNSET_REPLICAS), status=scale.status

@@ -38,7 +38,6 @@ of ``<plural>/<name>/scale`` and the HPA's in-process writes
 from __future__ import annotations
 
 from kubeprio.admission.chain import AdmissionChain, UserInfo
-from kubeprio.api import errors
 from kubeprio.api.apiextensions import CustomObject
 from kubeprio.api.apps import Scale
 from kubeprio.apiserver import crscale
@@ -54,11 +53,7 @@ def scale_view(found: CustomVersion) -> ScaleView:
     assert paths is not None
 
     def view(obj: CustomObject) -> Scale:
-        try:
-            scale, _found = crscale.scale_of(versioned(found, obj), paths)
-        except crscale.ScalePathError as exc:
-            raise errors.internal_error(str(exc)) from None
-        return scale
+        return crscale.stored_scale(versioned(found, obj), paths)[0]
 
     return view
 

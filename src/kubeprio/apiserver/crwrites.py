@@ -153,7 +153,7 @@ class CustomResourceWrites(CustomResourceReads):
             )
         current = self._read(found, target.namespace, target.name)
         uid = metadata.get("uid")
-        storageprecondition.check_uid(found.info, uid if isinstance(uid, str) else None, current)
+        storageprecondition.check(found.info, current, uid if isinstance(uid, str) else None)
         return self._replace(request, found, current, data, duplicates, require_version=True)
 
     def _replace(
@@ -300,7 +300,7 @@ class CustomResourceWrites(CustomResourceReads):
             new_scale, warnings = read_object(
                 request, Scale, expect_name=True, api_version="autoscaling/v1"
             )
-            storageprecondition.check_uid(found.info, new_scale.metadata.uid, current)
+            storageprecondition.check(found.info, current, new_scale.metadata.uid)
             old_scale = crscale.scale_to_patch(document, paths)
         elif request.method == "PATCH":
             old_scale = crscale.scale_to_patch(document, paths)

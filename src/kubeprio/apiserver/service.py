@@ -143,7 +143,7 @@ class ApiService(ServiceClientWrites):
         name = new_scale.metadata.name or ""
         current = self.get(kind, name, new_scale.metadata.namespace)
         if uid_is_precondition:
-            storageprecondition.check_uid(info, new_scale.metadata.uid, current)
+            storageprecondition.check(info, current, new_scale.metadata.uid)
         admitted = scaleadmission.admit_scale(
             self.admission, info, new_scale, current, user=user, dry_run=dry_run
         )
@@ -202,9 +202,9 @@ class ApiService(ServiceClientWrites):
         key = self._key(info, name, namespace)
         for _attempt in range(MAX_CONFLICT_RETRIES):
             pod: Pod = self._get_key(info, key)
-            failure = binding_rules.precondition_failure(binding, pod)
-            if failure:
-                raise errors.conflict("pods", "", key.name, failure)
+            storageprecondition.check(
+                info, pod, binding.metadata.uid, binding.metadata.resource_version
+            )
             refusal = binding_rules.binding_refusal(pod)
             if refusal:
                 raise errors.conflict("pods/binding", "", name, refusal)

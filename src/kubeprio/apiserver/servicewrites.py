@@ -192,7 +192,7 @@ class ServiceWrites(ServiceReads):
         key = self._key(info, name, namespace)
         current = self._get_key(info, key)
         if uid_is_precondition:
-            storageprecondition.check_uid(info, obj.metadata.uid, current)
+            storageprecondition.check(info, current, obj.metadata.uid)
         requested_rv = obj.metadata.resource_version
         if subresource != "status":
             # Upstream's decoder defaults the body before PrepareForUpdate compares specs,

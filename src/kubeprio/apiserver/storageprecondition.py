@@ -14,8 +14,8 @@ strategy, no validation) and fails with the storage layer's ``invalid object`` e
     meta: <stored>
 
 A patch carries no precondition: a patch that changes ``metadata.uid`` fails validation
-instead (``field is immutable``). ``pods/binding`` (uid and resourceVersion) and a
-``scale`` PUT (the Scale's uid, keyed as the workload) use the same text.
+instead (``field is immutable``). ``pods/binding`` (its uid and resourceVersion) and a
+``scale`` PUT (the Scale's uid, keyed as the workload) are checked the same way.
 
 The key is etcd's: ``/registry/<prefix>[/<namespace>]/<name>``, where the prefix is the
 resource's plural, except for the few kinds upstream keeps under historical names
@@ -23,7 +23,8 @@ resource's plural, except for the few kinds upstream keeps under historical name
 and ``<group>/<plural>`` for a custom resource (apiextensions' REST options getter).
 
 Who drives it: ``ServiceWrites.update_object`` (every replace, HTTP or in-process),
-``ApiService.update_scale_object``, ``apiserver.binding`` and ``apiserver.crscaleadmission``.
+``ApiService.update_scale_object`` and ``ApiService.bind_object``, and
+``CustomResourceWrites`` (a custom object's PUT and its scale PUT).
 """
 
 from __future__ import annotations
@@ -68,12 +69,20 @@ def invalid_object(key: str, detail: str) -> str:
     )
 
 
-def check_uid(info: ResourceInfo, uid: str | None, current: Any) -> None:
-    """Refuse a replace whose ``uid`` (when it sent one) is not the stored object's."""
+def check(
+    info: ResourceInfo, current: Any, uid: str | None, resource_version: str | None = None
+) -> None:
+    """``Preconditions.Check``: refuse a write whose ``uid`` or ``resource_version``
+    precondition (each when given; the uid first) is not the stored object's."""
     metadata = current.metadata
-    if not uid or uid == metadata.uid:
+    if uid and uid != metadata.uid:
+        detail = errors.uid_precondition_failed(uid, metadata.uid)
+    elif resource_version and resource_version != metadata.resource_version:
+        detail = errors.resource_version_precondition_failed(
+            resource_version, metadata.resource_version
+        )
+    else:
         return
     name = metadata.name or ""
     key = storage_key(info, metadata.namespace, name)
-    detail = invalid_object(key, errors.uid_precondition_failed(uid, metadata.uid))
-    raise errors.conflict(info.plural, info.group, name, detail)
+    raise errors.conflict(info.plural, info.group, name, invalid_object(key, detail))

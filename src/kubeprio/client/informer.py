@@ -6,14 +6,21 @@ happens in the background: the driver (``sim.engine`` or the serve loop) calls
 order. If the watch ended (closed, or the server answered 410 Gone), ``pump`` relists
 and reports the differences as add/update/delete, as client-go's reflector does.
 
+A handler that raises keeps nothing from anyone, as in client-go's shared informer (the
+indexer is updated before the listeners run, each listener on its own): the cache takes
+every event of the batch, every other handler still gets every event in order, and the
+failures come out of ``pump`` (or ``start``) afterwards, together, as one
+``EventHandlerErrors``. What the driver does with it is its own rule (``sim.engine``
+aborts the run, ``serve.driver`` logs it and goes on).
+
 ``Lister`` is the read side other layers may depend on (admission uses it too).
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, Protocol, TypeVar
 
 from kubeprio.api.errors import GoneError
 from kubeprio.api.meta import ApiObject
@@ -28,6 +35,15 @@ CacheKey = tuple[str, str]
 
 _NO_VALUES: list[str] = []
 """The index values of no object (shared, never mutated)."""
+
+
+class EventHandlerErrors(ExceptionGroup[Exception]):
+    """Event handlers raised while an informer applied a batch of events (or relisted).
+
+    Raised after the batch: by then the cache holds every event and every other handler
+    got each of them. Each failure carries a note naming the informer's kind and the
+    callback; ``exceptions`` lists them in the order they happened.
+    """
 
 
 class Lister(Protocol[L]):
@@ -136,6 +152,8 @@ class Informer(Generic[T]):
         """True while a notifying watch has delivered nothing since the last poll."""
         self._wakeups: list[Callable[[], None]] = []
         """Called whenever the informer stops being quiet (``client.informergroup``)."""
+        self._failures: list[Exception] = []
+        """What handlers raised during the current batch; raised together at its end."""
 
     # --- wiring ---------------------------------------------------------------------------
 
@@ -191,12 +209,20 @@ class Informer(Generic[T]):
     # --- driving --------------------------------------------------------------------------
 
     def start(self) -> None:
-        """List, fill the cache (handlers see adds) and open the watch."""
+        """List, fill the cache (handlers see adds) and open the watch.
+
+        Raises ``EventHandlerErrors`` if handlers raised, once every object is cached and
+        every other handler saw it (the informer counts as started then)."""
         self._relist()
         self._started = True
+        if self._failures:
+            self._raise_failures()
 
     def pump(self) -> int:
-        """Apply pending watch events; relist if the watch ended. Returns events handled."""
+        """Apply pending watch events; relist if the watch ended. Returns events handled.
+
+        Raises ``EventHandlerErrors`` after the batch if any handler raised (the events
+        are applied and delivered to the others all the same; the next pump goes on)."""
         if self._quiet:
             # The engine pumps every informer after every unit of work; most have
             # nothing new, and asking the watch costs more than this flag.
@@ -212,7 +238,7 @@ class Informer(Generic[T]):
             handled += 1
             if event.type is WatchEventType.ERROR:
                 self._relist()
-                return handled
+                break
             if event.type is WatchEventType.BOOKMARK:
                 self._resource_version = str(event.revision)
                 continue
@@ -221,11 +247,15 @@ class Informer(Generic[T]):
                 self._remove(event.object)
             else:
                 self._upsert(event.object)
-        if self._watch.closed:
-            # A closed watch calls nobody: the next pump must look again, and relist.
-            self._quiet = False
-            if not events:
-                self._relist()
+        else:
+            if self._watch.closed:
+                # A closed watch calls nobody: the next pump must look again, and relist.
+                self._quiet = False
+                if not events:
+                    self._relist()
+        if self._failures:
+            # Only now: the whole batch is in the cache and every other handler had it.
+            self._raise_failures()
         return handled
 
     def stop(self) -> None:
@@ -300,12 +330,22 @@ class Informer(Generic[T]):
             return
         self._cache[key] = obj
         self._reindex(key, obj)
+        # An explicit iterator: a handler that raises leaves it at the next handler, so
+        # the slow path goes on from there (the ``try`` costs nothing until one raises).
         if old is None:
-            for on_add in self._on_add:
-                on_add(obj)
+            adds = iter(self._on_add)
+            try:
+                for on_add in adds:
+                    on_add(obj)
+            except Exception as exc:
+                self._deliver_past_failure(exc, "add", adds, obj)
         else:
-            for on_update in self._on_update:
-                on_update(old, obj)
+            updates = iter(self._on_update)
+            try:
+                for on_update in updates:
+                    on_update(old, obj)
+            except Exception as exc:
+                self._deliver_past_failure(exc, "update", updates, old, obj)
 
     def _remove(self, obj: T) -> None:
         key = cache_key(obj)
@@ -313,8 +353,37 @@ class Informer(Generic[T]):
         if old is None:
             return
         self._reindex(key, None)
-        for on_delete in self._on_delete:
-            on_delete(obj)
+        deletes = iter(self._on_delete)
+        try:
+            for on_delete in deletes:
+                on_delete(obj)
+        except Exception as exc:
+            self._deliver_past_failure(exc, "delete", deletes, obj)
+
+    def _deliver_past_failure(
+        self, failure: Exception, callback: str, rest: Iterator[Callable[..., None]], *args: Any
+    ) -> None:
+        """Keep ``failure`` for the end of the batch and call the handlers after the one
+        that raised, each on its own (one failing handler keeps no event from the others,
+        as client-go's listeners each have their own buffer)."""
+        self._note_failure(failure, callback)
+        for handler in rest:
+            try:
+                handler(*args)
+            except Exception as exc:
+                self._note_failure(exc, callback)
+
+    def _note_failure(self, failure: Exception, callback: str) -> None:
+        failure.add_note(f"in an on_{callback} handler of the {self.kind.__name__} informer")
+        self._failures.append(failure)
+
+    def _raise_failures(self) -> None:
+        failures, self._failures = self._failures, []
+        count = len(failures)
+        calls = "call" if count == 1 else "calls"
+        raise EventHandlerErrors(
+            f"{count} event handler {calls} failed in the {self.kind.__name__} informer", failures
+        )
 
     def _reindex(self, key: CacheKey, new: T | None) -> None:
         """File ``key`` under ``new``'s values (``None``: removed); the values it was filed

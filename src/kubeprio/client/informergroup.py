@@ -10,6 +10,11 @@ pumping every informer would have found work in, in the same order, so handlers 
 they would without the group. A pump costs the informers it pumps, not the group's
 size (a simulation's group holds some thirty informers; a pod write wakes one or two).
 
+An informer whose handlers raised (``EventHandlerErrors``, raised after its batch was
+applied) does not stop the pass: the informers after it are pumped too, and the failures
+come out of the group's pump at the end, so one bad handler keeps no event from the
+handlers of other informers either.
+
 Driven by whoever calls ``pump``; no clock, no threads.
 """
 
@@ -19,7 +24,7 @@ import heapq
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kubeprio.client.informer import Informer
+from kubeprio.client.informer import EventHandlerErrors, Informer
 
 
 class InformerGroup:
@@ -74,19 +79,38 @@ class InformerGroup:
         handled = 0
         next_pass: list[int] = []
         turn = -1
-        while pending:
-            position = heapq.heappop(pending)
-            if position <= turn:
-                # Woken after its turn in this pass: the next pass pumps it.
-                next_pass.append(position)
-                continue
-            turn = position
-            flagged[position] = False
-            informer = informers[position]
-            handled += informer.pump()
-            if not informer.quiet and not flagged[position]:
-                flagged[position] = True
-                next_pass.append(position)
-        for position in next_pass:
-            heapq.heappush(pending, position)
+        failed: list[EventHandlerErrors] = []
+        try:
+            while pending:
+                position = heapq.heappop(pending)
+                if position <= turn:
+                    # Woken after its turn in this pass: the next pass pumps it.
+                    next_pass.append(position)
+                    continue
+                turn = position
+                flagged[position] = False
+                informer = informers[position]
+                try:
+                    handled += informer.pump()
+                except EventHandlerErrors as errors:
+                    # Its batch is applied; the informers after it still get theirs.
+                    failed.append(errors)
+                if not informer.quiet and not flagged[position]:
+                    flagged[position] = True
+                    next_pass.append(position)
+        finally:
+            # Also when an informer's own work raised (a relist's list call): the flagged
+            # informers not reached, those kept for the next pass, and the one that
+            # raised if it still has work, stay pending.
+            if turn >= 0 and not informers[turn].quiet and not flagged[turn]:
+                flagged[turn] = True
+                next_pass.append(turn)
+            for position in next_pass:
+                heapq.heappush(pending, position)
+        if failed:
+            raise (
+                failed[0]
+                if len(failed) == 1
+                else EventHandlerErrors(f"event handlers failed in {len(failed)} informers", failed)
+            )
         return handled

@@ -142,6 +142,8 @@ class PodGCController:
         self.terminated_pod_threshold = terminated_pod_threshold
         self._origin = clock.now()
         self._last_check = -math.inf
+        self._planned: float | None = None
+        """The check ``next_wakeup`` named, until it runs (see there)."""
         self._terminated: dict[CacheKey, Pod] = {}
         self._gc_queue: list[tuple[tuple[bool, str, str], CacheKey]] = []
         """Terminated pods in collection order (a heap; entries of pods that are gone or
@@ -153,7 +155,8 @@ class PodGCController:
         self._missing: set[str] = set()
         """Nodes that pods are bound to and that the node informer does not hold."""
         self._quarantine: dict[str, float] = {}
-        """Missing node -> when its quarantine ends (first seen missing at a check + 40 s)."""
+        """Missing node -> when its quarantine ends (the grid time of the check that first
+        saw it missing + 40 s)."""
         self._terminating_on: dict[str, int] = {}
         """Node name ("" for none) -> how many terminating pods are bound to it."""
         self._out_of_service: set[str] = set()
@@ -270,12 +273,24 @@ class PodGCController:
         return tick
 
     def next_wakeup(self) -> float | None:
-        """The next 20 s check, while some pod may be collected."""
-        return self._next_tick(self.clock.now()) if self._has_work() else None
+        """The next 20 s check, while some pod may be collected.
+
+        The tick named is kept until the check runs: on the wall clock (``kubeprio
+        serve``) the driver wakes a little after it, when the first tick at or after the
+        time read then is the next one, so a tick worked out again at every call would
+        always lie ahead and no check would ever run. On virtual time the check runs at
+        its tick, and the kept tick is the one worked out again."""
+        if not self._has_work():
+            self._planned = None
+            return None
+        if self._planned is None:
+            self._planned = self._next_tick(self.clock.now())
+        return self._planned
 
     def run_once(self) -> int:
         """One ``gc`` pass; returns how many pods it deleted."""
         before = self.deleted
+        self._planned = None
         self._last_check = self.clock.now()
         if self.terminated_pod_threshold > 0:
             self._gc_terminated()
@@ -321,8 +336,21 @@ class PodGCController:
         for pod in sorted(doomed, key=_gc_order):
             self._mark_failed_and_delete(pod)
 
+    def _check_time(self) -> float:
+        """The grid time of the running check: the latest tick at or before its start.
+
+        The quarantine is counted in checks, not in clock reads: on the wall clock
+        (``kubeprio serve``) a check starts some time after its tick, and a clock read
+        here comes after this check's other collections wrote. A quarantine stamped with
+        one check's read and compared with a later check's read would then end at the
+        check 40 s on or at the one after, by a few microseconds either way. On virtual
+        time a check runs at its tick, and this is that time.
+        """
+        ticks = max(math.floor((self._last_check - self._origin) / GC_CHECK_PERIOD + 1e-9), 0)
+        return self._origin + ticks * GC_CHECK_PERIOD
+
     def _gc_orphaned(self) -> None:
-        now = self.clock.now()
+        now = self._check_time()
         for node in sorted(self._missing):
             self._quarantine.setdefault(node, now + QUARANTINE_TIME)
         gone = []

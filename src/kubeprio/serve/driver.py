@@ -14,7 +14,9 @@ thread-safe: a settle yields to the loop (``await asyncio.sleep(0)``) after ever
 scheduled. Each round between two yields writes as one batch (``Store.batch``: one
 SQLite COMMIT for all its binds, events and status writes). A component that raises is
 logged and the loop goes on after a short pause (a server must outlive one bad object;
-the simulation, by contrast, aborts). The driver remembers which component failed on
+the simulation, by contrast, aborts). Event handlers that raise inside an informer's pump
+(``EventHandlerErrors``: the events were applied and delivered to the other handlers) are
+logged with their tracebacks and the round goes on without a pause. The driver remembers which component failed on
 its last pass (``failure``) and whether its loop runs (``running``): ``kubeprio serve``
 reports both as the ``scheduler`` and ``controller-manager`` ComponentStatuses.
 
@@ -31,6 +33,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from kubeprio.api import kinds
+from kubeprio.client.informer import EventHandlerErrors
 from kubeprio.clock import Clock
 from kubeprio.sim.engine import Driven
 from kubeprio.store.interface import KeyPrefix, Store, StoreWatch
@@ -96,6 +99,11 @@ class RealTimeDriver:
         except Exception as exc:
             self._failures[id(component)] = _describe(exc)
             self.errors += 1
+            if isinstance(exc, EventHandlerErrors):
+                # The events are in the caches and every other handler had them: log the
+                # failed handlers (each with its traceback) and go on with this round.
+                LOG.exception("event handlers failed in %s", type(component).__name__)
+                return 1
             LOG.exception("pump failed in %s", type(component).__name__)
             raise
 

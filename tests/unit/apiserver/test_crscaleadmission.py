@@ -19,8 +19,6 @@ from typing import Any
 
 import pytest
 
-from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
-from kubeprio.api.serialization import from_dict
 from kubeprio.api.webhookconfiguration import (
     MutatingWebhookConfiguration,
     ValidatingWebhookConfiguration,
@@ -36,6 +34,7 @@ from tests.unit.admission.test_webhookdispatch import (
     patching,
     register,
 )
+from tests.unit.apiserver.test_scaleadmission import policy_allows_at_most_five
 from tests.unit.controllers.crdstack import WIDGETS, CrdStack, widget
 
 __all__ = ["api", "caller"]  # the fixtures this module uses
@@ -214,32 +213,7 @@ def _webhook_sets(replicas: int) -> Any:
 
 
 def _policy_allows_at_most_five(stack: CrdStack, caller: InProcessCaller) -> None:
-    """CEL's ``object`` is the Scale and ``request.kind`` autoscaling/v1 Scale."""
-    expression = (
-        "request.kind.kind == 'Scale' && request.subResource == 'scale' && "
-        "object.spec.replicas <= 5"
-    )
-    stack.api.create_object(
-        from_dict(
-            ValidatingAdmissionPolicy,
-            {
-                "metadata": {"name": "at-most-five"},
-                "spec": {
-                    "matchConstraints": {"resourceRules": [_rule(["widgets/scale"])]},
-                    "validations": [{"expression": expression, "message": "too many"}],
-                },
-            },
-        )
-    )
-    stack.api.create_object(
-        from_dict(
-            ValidatingAdmissionPolicyBinding,
-            {
-                "metadata": {"name": "at-most-five"},
-                "spec": {"policyName": "at-most-five", "validationActions": ["Deny"]},
-            },
-        )
-    )
+    policy_allows_at_most_five(stack.api, _rule(["widgets/scale"]))
 
 
 def _watching_webhook(stack: CrdStack, caller: InProcessCaller) -> None:

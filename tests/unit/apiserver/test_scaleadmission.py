@@ -167,9 +167,10 @@ def _webhook_sets_minus_one(api: ApiService, caller: InProcessCaller) -> None:
     register(api, MutatingWebhookConfiguration, "m", hook("m.x.y", "/mutate", rules=[rule]))
 
 
-def _policy_allows_at_most_five(api: ApiService, caller: InProcessCaller) -> None:
-    """CEL's ``object`` is the Scale and ``request.kind`` is autoscaling/v1 Scale
-    (``cel.CreateAdmissionRequest`` takes the attributes' kind)."""
+def policy_allows_at_most_five(api: ApiService, rule: dict[str, Any]) -> None:
+    """A Deny policy on the scale writes ``rule`` matches: CEL's ``object`` is the Scale
+    and ``request.kind`` is autoscaling/v1 Scale (``cel.CreateAdmissionRequest`` takes the
+    attributes' kind)."""
     expression = (
         "request.kind.kind == 'Scale' && request.subResource == 'scale' && "
         "object.spec.replicas <= 5"
@@ -180,7 +181,7 @@ def _policy_allows_at_most_five(api: ApiService, caller: InProcessCaller) -> Non
             {
                 "metadata": {"name": "at-most-five"},
                 "spec": {
-                    "matchConstraints": {"resourceRules": [_rule("apps", "deployments/scale")]},
+                    "matchConstraints": {"resourceRules": [rule]},
                     "validations": [{"expression": expression, "message": "too many"}],
                 },
             },
@@ -195,6 +196,10 @@ def _policy_allows_at_most_five(api: ApiService, caller: InProcessCaller) -> Non
             },
         )
     )
+
+
+def _policy_allows_at_most_five(api: ApiService, caller: InProcessCaller) -> None:
+    policy_allows_at_most_five(api, _rule("apps", "deployments/scale"))
 
 
 def _nothing(api: ApiService, caller: InProcessCaller) -> None:
