@@ -185,7 +185,7 @@ def main() -> int:
         else args.pods
     )
     print(
-        f"{args.manifests or f'{args.nodes} nodes,'}, {pods} pods, {len(report['preemptions'])} preemptions, "
+        f"{args.manifests or f'{args.nodes} nodes'}, {pods} pods, {len(report['preemptions'])} preemptions, "
         f"{cpu:.1f} s CPU (counting included)"
     )
     writes = sorted(
