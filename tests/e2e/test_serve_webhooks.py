@@ -300,31 +300,53 @@ def test_the_python_client_sees_the_refusal_and_reads_configurations(served, web
     served.ok("delete", "validatingwebhookconfiguration", f"deny-{ns}")
 
 
-def test_kubectl_scale_is_admitted_as_a_scale(served, webhook):
-    ns = new_namespace(served, "scale-wh")
+def _install_scale_hooks(
+    served, webhook, ns: str, group: str, plural: str, prefix: str
+) -> dict[str, str]:
+    """Three UPDATE webhooks on ``ns``: a mutating one on ``<plural>/scale`` that caps
+    replicas at CAP, and validating ones on ``<plural>/*`` and on ``<plural>`` alone.
+    Returns the rule's resource -> the webhook's path."""
     paths = {
-        "deployments/scale": f"/cap-replicas/{CAP}/{ns}",
-        "deployments/*": f"/allow-any-sub-{ns}",
-        "deployments": f"/allow-plain-{ns}",
+        f"{plural}/scale": f"/cap-replicas/{CAP}/{ns}",
+        f"{plural}/*": f"/allow-any-sub-{ns}",
+        plural: f"/allow-plain-{ns}",
     }
-    kinds = {"deployments/scale": "MutatingWebhookConfiguration"}
     for number, (resource, path) in enumerate(paths.items()):
         served.ok(
             "create",
             "-f",
             "-",
             stdin=namespaced_webhook_configuration(
-                f"scale-{number}-{ns}",
-                f"scale-{number}.kubeprio.test",
+                f"{prefix}-{number}-{ns}",
+                f"{prefix}-{number}.kubeprio.test",
                 webhook.url(path),
                 webhook.ca_bundle,
                 namespace=ns,
                 resource=resource,
                 operations=("UPDATE",),
-                group="apps",
-                kind=kinds.get(resource, "ValidatingWebhookConfiguration"),
+                group=group,
+                kind=_scale_hook_kind(resource),
             ),
         )
+    return paths
+
+
+def _scale_hook_kind(resource: str) -> str:
+    return (
+        "MutatingWebhookConfiguration"
+        if resource.endswith("/scale")
+        else "ValidatingWebhookConfiguration"
+    )
+
+
+def _remove_scale_hooks(served, ns: str, paths: dict[str, str], prefix: str) -> None:
+    for number, resource in enumerate(paths):
+        served.ok("delete", _scale_hook_kind(resource).lower(), f"{prefix}-{number}-{ns}")
+
+
+def test_kubectl_scale_is_admitted_as_a_scale(served, webhook):
+    ns = new_namespace(served, "scale-wh")
+    paths = _install_scale_hooks(served, webhook, ns, "apps", "deployments", "scale")
     served.ok("create", "deployment", "web", "--image=nginx", "-n", ns)
 
     out = served.ok("scale", "deployment", "web", "--replicas=5", "-n", ns)
@@ -367,9 +389,7 @@ def test_kubectl_scale_is_admitted_as_a_scale(served, webhook):
         for review in plain
         if review["object"]["spec"].get("replicas") != review["oldObject"]["spec"].get("replicas")
     ]
-    for number, resource in enumerate(paths):
-        kind = kinds.get(resource, "ValidatingWebhookConfiguration").lower()
-        served.ok("delete", kind, f"scale-{number}-{ns}")
+    _remove_scale_hooks(served, ns, paths, "scale")
 
 
 # --- a custom resource's scale -------------------------------------------------------------------
@@ -405,29 +425,7 @@ def test_kubectl_scale_of_a_custom_resource_is_admitted_as_a_scale(served, webho
     served.ok("apply", "-f", "-", stdin=SPROCKET_CRD)
     served.ok("wait", "--for=condition=Established", f"crd/sprockets.{group}", "--timeout=20s")
     ns = new_namespace(served, "crscale-wh")
-    paths = {
-        "sprockets/scale": f"/cap-replicas/{CAP}/{ns}",
-        "sprockets/*": f"/allow-any-sub-{ns}",
-        "sprockets": f"/allow-plain-{ns}",
-    }
-    kinds = {"sprockets/scale": "MutatingWebhookConfiguration"}
-    for number, (resource, path) in enumerate(paths.items()):
-        served.ok(
-            "create",
-            "-f",
-            "-",
-            stdin=namespaced_webhook_configuration(
-                f"crscale-{number}-{ns}",
-                f"crscale-{number}.kubeprio.test",
-                webhook.url(path),
-                webhook.ca_bundle,
-                namespace=ns,
-                resource=resource,
-                operations=("UPDATE",),
-                group=group,
-                kind=kinds.get(resource, "ValidatingWebhookConfiguration"),
-            ),
-        )
+    paths = _install_scale_hooks(served, webhook, ns, group, "sprockets", "crscale")
     served.ok(
         "create",
         "-f",
@@ -454,7 +452,5 @@ def test_kubectl_scale_of_a_custom_resource_is_admitted_as_a_scale(served, webho
     assert validated["oldObject"]["spec"]["replicas"] == 1
     # A webhook on the bare resource never sees the scale write.
     assert requests_in(webhook, paths["sprockets"], ns) == []
-    for number, resource in enumerate(paths):
-        kind = kinds.get(resource, "ValidatingWebhookConfiguration").lower()
-        served.ok("delete", kind, f"crscale-{number}-{ns}")
+    _remove_scale_hooks(served, ns, paths, "crscale")
     served.ok("delete", "crd", f"sprockets.{group}")

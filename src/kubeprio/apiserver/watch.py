@@ -18,6 +18,12 @@ from kubeprio.store.interface import EventType, StoreWatch, object_revision
 
 ObjectFilter = Callable[[ApiObject], bool]
 
+_API_TYPE: dict[EventType, WatchEventType] = {
+    kind: WatchEventType(kind.value) for kind in EventType
+}
+"""A store event's type as the API's (a look-up: ``WatchEventType(value)`` goes through
+the enum's value search, once for each event each watch delivers)."""
+
 
 class ServiceWatch:
     """A ``client.protocol.Watch`` over a store watch, with selector filtering.
@@ -55,7 +61,7 @@ class ServiceWatch:
     ) -> WatchEvent[Any] | None:
         matches = self._matches
         if matches is None:
-            return WatchEvent(WatchEventType(kind.value), obj, revision)
+            return WatchEvent(_API_TYPE[kind], obj, revision)
         if kind is EventType.DELETED:
             was = matches(previous if previous is not None else obj)
             return WatchEvent(WatchEventType.DELETED, obj, revision) if was else None

@@ -27,7 +27,7 @@ import abc
 import functools
 import heapq
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final, Protocol, TypeVar
 
 from kubeprio.api.meta import ApiObject, LabelSelector
@@ -158,6 +158,10 @@ class WorkQueue:
         self._heap: list[tuple[float, int, str]] = []
         self._seq = 0
         self._failures: dict[str, int] = {}
+        self.on_scheduled: Callable[[float], None] | None = None
+        """Called with a key's new due time whenever one is set (only ever earlier than
+        the key's old one), so a driver of many queues can skip the quiet ones
+        (``sim.duegroup``); None: nobody listens."""
 
     def __len__(self) -> int:
         return len(self._due)
@@ -201,6 +205,8 @@ class WorkQueue:
         self._seq += 1
         self._due[key] = (when, self._seq)
         heapq.heappush(self._heap, (when, self._seq, key))
+        if self.on_scheduled is not None:
+            self.on_scheduled(when)
 
     def pop_due(self) -> list[str]:
         """Remove and return the keys due now, earliest first."""

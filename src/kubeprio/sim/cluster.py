@@ -18,7 +18,9 @@ from kubeprio.controllers.base import object_key
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
-from kubeprio.sim.engine import Engine, SimClock
+from kubeprio.sim.drive import Due
+from kubeprio.sim.duegroup import DueGroup
+from kubeprio.sim.engine import Driven, Engine, SimClock
 from kubeprio.sim.recorder import Recorder
 from kubeprio.store.memory import MemoryStore
 
@@ -65,7 +67,21 @@ class SimCluster(ControlPlane):
         self.events.add_handler(self.recorder)
         self.nodes.add_handler(self.recorder)
         self.attach_fleet()
+        self.controller_group = DueGroup(self.controllers, clock)
         self.engine = Engine(clock, self.components, seed=seed)
+
+    @property
+    def components(self) -> list[Driven]:
+        """What the engine settles, in ``ControlPlane.components``' order, the controllers
+        as one ``DueGroup`` (it runs them as their ``Due`` wrappers would, asking only
+        those that may be due)."""
+        return [
+            self.informers,
+            self.scheduler,
+            self.controller_group,
+            self.fleet,
+            Due(self.node_leases, self.clock),
+        ]
 
     def observe_quota(self, quota: ResourceQuota) -> None:
         """Give a just-submitted ResourceQuota its status now, before the next submission.

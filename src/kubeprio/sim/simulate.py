@@ -21,12 +21,22 @@ from kubeprio.api.batch import CronJob
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.cluster import SimCluster
+from kubeprio.sim.drive import Scheduled
+from kubeprio.sim.duegroup import DueGroup
+from kubeprio.sim.engine import Driven
 from kubeprio.sim.report import build_report
 from kubeprio.sim.scenario import Submitter, submissions
 from kubeprio.sim.stall import Stall
 
 CRONJOB_HORIZON: Final = 86_400.0
 """Without ``until``, a run with CronJobs ends this long after the last submission."""
+
+
+def _timed(components: Sequence[Driven]) -> list[Driven | Scheduled]:
+    """The engine's components with a ``DueGroup`` replaced by its members."""
+    return [
+        member for c in components for member in (c.members if isinstance(c, DueGroup) else [c])
+    ]
 
 
 def simulate(
@@ -39,13 +49,15 @@ def simulate(
     limited_resources: Sequence[LimitedResource] = (),
     admission_plugins: plugins.EnabledPlugins = plugins.DEFAULT,
     on_step: Callable[[float], None] | None = None,
+    prepare: Callable[[SimCluster], None] | None = None,
 ) -> tuple[dict[str, Any], SimCluster]:
     """Simulate ``documents``; return the report and the cluster (for inspection).
 
     ``limited_resources``: the ResourceQuota admission plugin's ``limitedResources``
     (``--admission-control-config-file``), as ``kubeprio serve`` takes them;
     ``admission_plugins``: the admission plugins that are on (``--enable-admission-plugins``,
-    ``--disable-admission-plugins``)."""
+    ``--disable-admission-plugins``); ``prepare``: called with the cluster before it
+    starts (``bench.sim_accounting`` counts its API calls and watch events there)."""
     items = submissions(documents)
     if until is None and any(isinstance(item.obj, CronJob) for item in items):
         until = max(item.at for item in items) + CRONJOB_HORIZON
@@ -56,6 +68,8 @@ def simulate(
         limited_resources=limited_resources,
         admission_plugins=admission_plugins,
     )
+    if prepare is not None:
+        prepare(cluster)
     cluster.start()
     submitter = Submitter(cluster)
     submitter.schedule(items)
@@ -64,8 +78,8 @@ def simulate(
         horizon=(scheduler_config or SchedulerConfig(profiles=())).pod_max_backoff_seconds + 1,
         others=[
             c
-            for c in cluster.engine.components
-            if c is not cluster.scheduler and getattr(c, "component", None) is not cluster.hpa
+            for c in _timed(cluster.engine.components)
+            if c is not cluster.scheduler and getattr(c, "component", c) is not cluster.hpa
         ],
         periodic=[cluster.hpa],
     )
