@@ -29,7 +29,8 @@ from typing import Any
 
 from bench.sim_scale import documents
 from kubeprio import gctuning
-from kubeprio.api.manifest import Document, parse_text
+from kubeprio.api.manifest import Document
+from kubeprio.cli.manifests import LoadFailure, read_documents
 from kubeprio.client.informer import Informer
 from kubeprio.sim.cluster import SimCluster
 from kubeprio.sim.simulate import simulate
@@ -37,7 +38,13 @@ from kubeprio.sim.simulate import simulate
 VERBS = ("get", "list", "watch", "create", "update", "update_status", "patch", "delete")
 """Client methods whose first argument is a kind or an object."""
 
-_PASS_THROUGH = ("kubeprio.client.", "kubeprio.apiserver.", "kubeprio.admission.", "bench.")
+_PASS_THROUGH = (
+    "kubeprio.client.",
+    "kubeprio.apiserver.",
+    "kubeprio.admission.",
+    "kubeprio.store.",
+    "bench.",
+)
 """Packages a call passes through on its way from a component to the service."""
 
 
@@ -45,7 +52,7 @@ def _component(module: str) -> str | None:
     """The component a frame of ``module`` belongs to (None: keep walking out)."""
     if module == "kubeprio.client.informer":
         return "informer"
-    if module.startswith(_PASS_THROUGH) or module.startswith("kubeprio.store."):
+    if module.startswith(_PASS_THROUGH):
         return None
     for package in ("kubeprio.scheduler.", "kubeprio.kubelet."):
         if module.startswith(package):
@@ -148,11 +155,12 @@ def _table(title: str, rows: list[tuple[str, int]], pods: int) -> None:
 
 
 def _documents(directory: Path) -> list[Document]:
-    return [
-        document
-        for path in sorted(directory.glob("*.yaml"))
-        for document in parse_text(path.read_text(), str(path))
-    ]
+    """The manifests under ``directory``, read as ``kubeprio simulate`` reads them."""
+    read = read_documents([str(directory)])
+    failures = [item.message for item in read if isinstance(item, LoadFailure)]
+    if failures:
+        raise SystemExit("\n".join(failures))
+    return [item for item in read if not isinstance(item, LoadFailure)]
 
 
 def main() -> int:
@@ -188,22 +196,12 @@ def main() -> int:
         f"{args.manifests or f'{args.nodes} nodes'}, {pods} pods, {len(report['preemptions'])} preemptions, "
         f"{cpu:.1f} s CPU (counting included)"
     )
-    writes = sorted(
-        (
+    writes: list[tuple[str, int]] = []
+    reads: list[tuple[str, int]] = []
+    for (verb, kind, who), n in sorted(accounting.calls.items(), key=lambda item: -item[1]):
+        (reads if verb in ("get", "list", "watch") else writes).append(
             (f"{verb} {kind} ({who})", n)
-            for (verb, kind, who), n in accounting.calls.items()
-            if verb not in ("get", "list", "watch")
-        ),
-        key=lambda row: -row[1],
-    )
-    reads = sorted(
-        (
-            (f"{verb} {kind} ({who})", n)
-            for (verb, kind, who), n in accounting.calls.items()
-            if verb in ("get", "list", "watch")
-        ),
-        key=lambda row: -row[1],
-    )
+        )
     _table("API writes", writes, pods)
     _table("API reads", reads, pods)
     _table(

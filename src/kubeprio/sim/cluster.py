@@ -18,7 +18,7 @@ from kubeprio.controllers.base import object_key
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.controlplane import NODE_INDEX, ControlPlane, derived_rng
-from kubeprio.sim.drive import Due
+from kubeprio.sim.drive import Scheduled
 from kubeprio.sim.duegroup import DueGroup
 from kubeprio.sim.engine import Driven, Engine, SimClock
 from kubeprio.sim.recorder import Recorder
@@ -71,17 +71,21 @@ class SimCluster(ControlPlane):
         self.engine = Engine(clock, self.components, seed=seed)
 
     @property
-    def components(self) -> list[Driven]:
-        """What the engine settles, in ``ControlPlane.components``' order, the controllers
-        as one ``DueGroup`` (it runs them as their ``Due`` wrappers would, asking only
-        those that may be due)."""
+    def timed_components(self) -> list[Driven | Scheduled]:
+        """The engine's components, the controller group as its members (what a stall
+        detector asks for their next wake-ups)."""
         return [
-            self.informers,
-            self.scheduler,
-            self.controller_group,
-            self.fleet,
-            Due(self.node_leases, self.clock),
+            member
+            for component in self.engine.components
+            for member in (
+                self.controller_group.members if component is self.controller_group else [component]
+            )
         ]
+
+    def _controller_components(self) -> list[Driven]:
+        """The controllers as one ``DueGroup`` (it runs them as their ``Due`` wrappers
+        would, asking only those that may be due)."""
+        return [self.controller_group]
 
     def observe_quota(self, quota: ResourceQuota) -> None:
         """Give a just-submitted ResourceQuota its status now, before the next submission.

@@ -452,10 +452,14 @@ class ControlPlane:
         return [
             self.informers,
             self.scheduler,
-            *(Due(c, self.clock) for c in self.controllers),
+            *self._controller_components(),
             self.fleet,
             Due(self.node_leases, self.clock),
         ]
+
+    def _controller_components(self) -> list[Driven]:
+        """The controllers as the driver settles them: each behind its own ``Due``."""
+        return [Due(c, self.clock) for c in self.controllers]
 
     def start(self) -> None:
         """List and watch everything; components start working at the first settle."""

@@ -21,22 +21,12 @@ from kubeprio.api.batch import CronJob
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.sim.cluster import SimCluster
-from kubeprio.sim.drive import Scheduled
-from kubeprio.sim.duegroup import DueGroup
-from kubeprio.sim.engine import Driven
 from kubeprio.sim.report import build_report
 from kubeprio.sim.scenario import Submitter, submissions
 from kubeprio.sim.stall import Stall
 
 CRONJOB_HORIZON: Final = 86_400.0
 """Without ``until``, a run with CronJobs ends this long after the last submission."""
-
-
-def _timed(components: Sequence[Driven]) -> list[Driven | Scheduled]:
-    """The engine's components with a ``DueGroup`` replaced by its members."""
-    return [
-        member for c in components for member in (c.members if isinstance(c, DueGroup) else [c])
-    ]
 
 
 def simulate(
@@ -78,8 +68,8 @@ def simulate(
         horizon=(scheduler_config or SchedulerConfig(profiles=())).pod_max_backoff_seconds + 1,
         others=[
             c
-            for c in _timed(cluster.engine.components)
-            if c is not cluster.scheduler and getattr(c, "component", c) is not cluster.hpa
+            for c in cluster.timed_components
+            if c is not cluster.scheduler and c is not cluster.hpa
         ],
         periodic=[cluster.hpa],
     )

@@ -109,7 +109,7 @@ from kubeprio.store.interface import (
     with_revision,
 )
 from kubeprio.store.objects import ObjectIndex, check_revision
-from kubeprio.store.walcheckpoint import WalCheckpointer
+from kubeprio.store.walcheckpoint import WAL_FRAME_BYTES, WalCheckpointer
 from kubeprio.store.watch import DEFAULT_HISTORY_LIMIT, QueueWatch, WatchHub
 
 SCHEMA_VERSION: Final = 1
@@ -203,24 +203,22 @@ class SqliteStore:
         self._unusable: str | None = None
         self._batched: builtins.list[StoreEvent] | None = None
         """Inside ``batch``: the watch events to publish once it commits."""
-        self._lock = FileLock(self.path + ".lock", database=self.path)
         synchronous = "FULL" if fsync_each_commit else "NORMAL"
+        # Built first: it checks its thresholds and touches no file until woken.
+        self._checkpointer = WalCheckpointer(
+            self.path,
+            synchronous=synchronous,
+            start_pages=checkpoint_pages,
+            restart_pages=wal_restart_pages,
+        )
+        self._lock = FileLock(self.path + ".lock", database=self.path)
+        conn: sqlite3.Connection | None = None
         try:
-            wal_limit_bytes = wal_restart_pages * (4096 + 24)
-            self._conn = self._open(synchronous, wal_limit_bytes)
-        except BaseException:
-            self._lock.release()
-            raise
-        try:
-            self._checkpointer = WalCheckpointer(
-                self.path,
-                synchronous=synchronous,
-                start_pages=checkpoint_pages,
-                restart_pages=wal_restart_pages,
-            )
+            conn = self._conn = self._open(synchronous, wal_restart_pages * WAL_FRAME_BYTES)
             self._revision, self._compacted = self._load()
         except BaseException:
-            self._conn.close()
+            if conn is not None:
+                conn.close()
             self._lock.release()
             raise
         self._hub = WatchHub(min(history_limit, memory_history))

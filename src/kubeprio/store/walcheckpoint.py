@@ -49,6 +49,13 @@ _MX_FRAME_OFFSET: Final = 16
 _BACKFILL_OFFSET: Final = 96
 _U32: Final = struct.Struct("=I")
 
+WAL_FRAME_BYTES: Final = 4096 + 24
+"""A WAL frame: one 4 KiB page and its 24-byte frame header."""
+
+_RESTART_WAIT_S: Final = 2.0
+"""How long a RESTART checkpoint waits for the writer before giving up (until the next
+wake-up)."""
+
 
 class WalCheckpointer:
     """Checkpoints one WAL database from a worker thread, woken by its writer."""
@@ -60,21 +67,15 @@ class WalCheckpointer:
         synchronous: str,
         start_pages: int,
         restart_pages: int,
-        restart_wait_s: float = 2.0,
     ) -> None:
         """``start_pages``: un-copied WAL frames that wake the worker for a PASSIVE
-        checkpoint. ``restart_pages``: WAL frames past which it also runs a RESTART one.
-        ``restart_wait_s``: how long a RESTART waits for the writer before giving up
-        (until the next wake-up)."""
+        checkpoint. ``restart_pages``: WAL frames past which it also runs a RESTART one."""
         if not 0 < start_pages <= restart_pages:
             raise ValueError("need 0 < start_pages <= restart_pages")
         self._database = database
         self._synchronous = synchronous
         self._start_pages = start_pages
         self._restart_pages = restart_pages
-        self._restart_wait_s = restart_wait_s
-        self._fallback_every = max(1, start_pages // 8)
-        self._commits_unread = 0
         self._shm_fd: int | None = None
         self._wake = threading.Event()
         self._ran = threading.Condition()
@@ -95,14 +96,10 @@ class WalCheckpointer:
         if self._wake.is_set() or self._stopping:
             return
         pending = self.pending_frames()
-        if pending is None:
-            self._commits_unread += 1
-            if self._commits_unread < self._fallback_every:
-                return
-            self._commits_unread = 0
-        elif pending < self._start_pages:
-            return
-        self.request()
+        # An unreadable WAL index (never seen: the store's own connection made it) asks
+        # for a run; the wake-up check above keeps that to one per run.
+        if pending is None or pending >= self._start_pages:
+            self.request()
 
     def pending_frames(self) -> int | None:
         """WAL frames not yet copied into the database file, from the WAL index header
@@ -152,14 +149,10 @@ class WalCheckpointer:
 
     def _work(self) -> None:
         try:
-            conn = sqlite3.connect(
-                self._database, isolation_level=None, timeout=self._restart_wait_s
-            )
+            conn = sqlite3.connect(self._database, isolation_level=None, timeout=_RESTART_WAIT_S)
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
         except sqlite3.Error as exc:
-            with self._ran:
-                self._wake.clear()
-                self.started += 1
+            self._begin_run()
             self._finish_run(f"open: {exc}")  # the next wake-up starts a new worker
             return
         try:
@@ -169,11 +162,7 @@ class WalCheckpointer:
                 self._wake.wait()
                 if self._stopping:
                     return
-                with self._ran:
-                    # Cleared as the run starts: a commit meanwhile that finds the WAL
-                    # over the threshold again asks for the next run.
-                    self._wake.clear()
-                    self.started += 1
+                self._begin_run()
                 self._finish_run(self._checkpoint(conn))
         finally:
             conn.close()
@@ -187,6 +176,13 @@ class WalCheckpointer:
         except sqlite3.Error as exc:
             return str(exc)
         return None
+
+    def _begin_run(self) -> None:
+        with self._ran:
+            # Cleared as the run starts: a commit meanwhile that finds the WAL over the
+            # threshold again asks for the next run.
+            self._wake.clear()
+            self.started += 1
 
     def _finish_run(self, failure: str | None) -> None:
         with self._ran:

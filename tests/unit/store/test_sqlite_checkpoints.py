@@ -24,10 +24,9 @@ from kubeprio.api.meta import ApiObject
 from kubeprio.store.errors import StorageFailureError
 from kubeprio.store.interface import KeyPrefix, ObjectKey
 from kubeprio.store.sqlite import SqliteStore
-from kubeprio.store.walcheckpoint import WalCheckpointer
+from kubeprio.store.walcheckpoint import WAL_FRAME_BYTES, WalCheckpointer
 from tests.builders import pod
 
-FRAME_BYTES = 4096 + 24
 """A WAL frame: one page and its header."""
 
 
@@ -55,7 +54,7 @@ def test_commits_do_not_checkpoint(tmp_path: Path) -> None:
         for i in range(400):
             store.create(key(f"p{i}"), padded(f"p{i}", 12_000))
         assert (store.checkpointer.pending_frames() or 0) > 1_200
-        assert wal_bytes(path) > 1_200 * FRAME_BYTES
+        assert wal_bytes(path) > 1_200 * WAL_FRAME_BYTES
         assert store.checkpointer.runs == 0
 
 
@@ -64,7 +63,7 @@ def test_the_worker_checkpoints_and_the_wal_stays_bounded(tmp_path: Path) -> Non
     checkpoint has run the next write starts the WAL over, cut back to
     ``wal_restart_pages`` frames (``journal_size_limit``)."""
     path = tmp_path / "kubeprio.db"
-    limit = 64 * FRAME_BYTES
+    limit = 64 * WAL_FRAME_BYTES
     with SqliteStore(path, checkpoint_pages=8, wal_restart_pages=64) as store:
         current = store.create(key("a"), padded("a", 3_000))
         for i in range(3_000):
