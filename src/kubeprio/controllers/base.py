@@ -219,6 +219,11 @@ class WorkQueue:
                 keys.append(key)
         return keys
 
+    def due_times(self) -> list[float]:
+        """When each queued key is due, in no order (what ``on_scheduled`` reported, for
+        a listener that comes late)."""
+        return [when for when, _seq in self._due.values()]
+
     def next_wakeup(self) -> float | None:
         """When the earliest key is due, or None when the queue is empty."""
         while self._heap:

@@ -48,18 +48,22 @@ class DueGroup(TimedOnly):
         self._now = clock.now
         self._wakeups: list[Callable[[], float | None]] = [m.next_wakeup for m in self.members]
         self._runs: list[Callable[[], object]] = [m.run_once for m in self.members]
-        self._polled = frozenset(p for p, m in enumerate(self.members) if not _notifies(m))
-        """Positions of members with timers of their own: asked at every call."""
-        self._polled_order = sorted(self._polled)
+        self._polled = [p for p, m in enumerate(self.members) if not _notifies(m)]
+        """Positions of members with timers of their own, in order: asked at every call."""
         self._timers: list[tuple[float, int]] = []
-        """(time, position): when a notifying member may be due (some entries stale)."""
+        """(time, position): every due time a notifying member's queue has set and that
+        has not come yet (some stale: the key was done early or forgotten)."""
         self._marked: set[int] = set(range(len(self.members)))
-        """Positions whose time has come, to be asked (all, until each was asked once)."""
+        """Positions of notifying members one of whose times has come, to be asked (at
+        the first call every member, as its ``Due`` wrapper would be)."""
         self._cursor = 0
         for position, member in enumerate(self.members):
             if _notifies(member):
                 assert isinstance(member, Controller)
                 member.queue.on_scheduled = self._scheduler(position)
+                # Keys queued before the group listened.
+                for when in member.queue.due_times():
+                    heapq.heappush(self._timers, (when, position))
 
     def _scheduler(self, position: int) -> Callable[[float], None]:
         timers = self._timers
@@ -80,31 +84,27 @@ class DueGroup(TimedOnly):
         if marked:
             candidates = sorted(p for p in marked.union(self._polled) if p >= cursor)
         else:  # the usual case: only the members with timers of their own to ask
-            candidates = [p for p in self._polled_order if p >= cursor]
+            candidates = [p for p in self._polled if p >= cursor]
         for position in candidates:
             wakeup = self._wakeups[position]()
             if wakeup is not None and wakeup <= now:
-                marked.add(position)  # asked again at the next call, as ``Due``'s loop would
+                # Still marked (or polled): asked again at the next call, as ``Due``'s
+                # loop would.
                 self._cursor = position
                 self._runs[position]()
                 return True
+            # Not due: any later time of its queue is in the heap already.
             marked.discard(position)
-            if wakeup is not None and position not in self._polled:
-                heapq.heappush(timers, (wakeup, position))
         self._cursor = 0
         return False
 
     def next_wakeup(self) -> float | None:
         """The earliest of the members' wakeups (exactly: stale heap entries are dropped)."""
         timers = self._timers
-        while timers:
-            when, position = timers[0]
-            actual = self._wakeups[position]()
-            if actual == when:
-                break
+        # A stale entry goes: the member's actual time, when it has one, is in the heap
+        # too, or (come already) its position is marked.
+        while timers and self._wakeups[timers[0][1]]() != timers[0][0]:
             heapq.heappop(timers)
-            if actual is not None:
-                heapq.heappush(timers, (actual, position))
         asked = [self._wakeups[p]() for p in (*self._polled, *self._marked)]
         wakeups = [w for w in asked if w is not None]
         if timers:

@@ -147,3 +147,20 @@ def test_a_quiet_queue_member_is_asked_only_when_its_time_comes() -> None:
     clock.time += 2.0
     assert group.run_once() is True
     assert world.log == [(2.0, "m", "k")]
+
+
+def test_keys_queued_before_the_group_listened_run_at_their_times() -> None:
+    """A queue that held keys before the group was built (no ``on_scheduled`` for them)
+    still has each one run when it is due, not only the earliest."""
+    clock = SimClock()
+    world = _World(0)
+    member = _QueueMember("m", clock, world)
+    world.members = [member]
+    member.queue_key("early", 1.0)
+    member.queue_key("late", 3.0)
+    group = DueGroup([member], clock)
+    engine = Engine(clock, [group])
+    engine.run()
+    # (The world reacts to each run by queueing more keys; only these two are checked.)
+    ran = [(at, key) for at, _name, key in world.log if key in ("early", "late")]
+    assert ran == [(1.0, "early"), (3.0, "late")]
