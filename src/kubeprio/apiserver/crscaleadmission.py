@@ -27,8 +27,9 @@ v1.32's ``apiextensions-apiserver/pkg/registry/customresource/etcd.go`` serves
   validation: the Scales of the object about to be stored and of the stored one
   (``spec.replicas`` 0 when absent).
 
-The mutating phase and the validating view are ``apiserver.scaleadmission``'s, shared with
-the built-in kinds.
+The mutating phase and the validating phase are ``apiserver.scaleadmission``'s, shared
+with the built-in kinds (``mutate_scale``); what this module adds is the Scale view of a
+custom object that they see (``scale_view``).
 
 Who drives it: ``CustomResourceWrites.scale`` (``apiserver.crwrites``): HTTP PUT and PATCH
 of ``<plural>/<name>/scale`` and the HPA's in-process writes
@@ -37,13 +38,12 @@ of ``<plural>/<name>/scale`` and the HPA's in-process writes
 
 from __future__ import annotations
 
-from kubeprio.admission.chain import AdmissionChain, UserInfo
 from kubeprio.api.apiextensions import CustomObject
 from kubeprio.api.apps import Scale
 from kubeprio.apiserver import crscale
 from kubeprio.apiserver.crwire import versioned
 from kubeprio.apiserver.customresources import CustomVersion
-from kubeprio.apiserver.scaleadmission import ScaleView, ViewAdmission, mutate_scale
+from kubeprio.apiserver.scaleadmission import ScaleView
 
 
 def scale_view(found: CustomVersion) -> ScaleView:
@@ -56,19 +56,3 @@ def scale_view(found: CustomVersion) -> ScaleView:
         return crscale.stored_scale(versioned(found, obj), paths)[0]
 
     return view
-
-
-def admit_custom_scale(
-    chain: AdmissionChain,
-    found: CustomVersion,
-    new_scale: Scale,
-    old_scale: Scale,
-    *,
-    user: UserInfo | None,
-    dry_run: bool,
-) -> ViewAdmission:
-    """The mutating phase of a custom resource's scale write: ``new_scale`` against
-    ``old_scale`` (``crscale.scale_to_patch`` of the stored object)."""
-    return mutate_scale(
-        chain, found.info, new_scale, old_scale, scale_view(found), user=user, dry_run=dry_run
-    )

@@ -64,7 +64,7 @@ from kubeprio.apiserver.restdecoding import (
 )
 from kubeprio.apiserver.restmessages import Reply, RestRequest
 from kubeprio.apiserver.scale import patched_scale
-from kubeprio.apiserver.scaleadmission import ViewAdmission
+from kubeprio.apiserver.scaleadmission import ViewAdmission, mutate_scale
 from kubeprio.apiserver.service import ApiService
 from kubeprio.apiserver.strategy import kept_on_update
 from kubeprio.clock import Clock
@@ -307,11 +307,12 @@ class CustomResourceWrites(CustomResourceReads):
             new_scale, warnings = patched_scale(request, old_scale)
         else:
             raise status.method_not_allowed()
-        admitted = crscaleadmission.admit_custom_scale(
+        admitted = mutate_scale(
             self.service.admission,
-            found,
+            found.info,
             new_scale,
             old_scale,
+            crscaleadmission.scale_view(found),
             user=request.user,
             dry_run=dry_run(request.query),
         )
