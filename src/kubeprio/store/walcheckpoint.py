@@ -129,7 +129,7 @@ class WalCheckpointer:
         self._wake.set()
 
     def settle(self, timeout: float = 10.0) -> bool:
-        """Request a checkpoint and wait until the worker has run one (tests, close)."""
+        """Request a checkpoint and wait until the worker has run one (tests)."""
         with self._ran:
             # The worker runs one at a time: run number ``target`` begins after this call.
             target = self.started + 1
