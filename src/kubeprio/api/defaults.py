@@ -342,9 +342,30 @@ def _default_node_info(info: NodeSystemInfo | None) -> NodeSystemInfo | None:
     return evolve(info, **changes) if changes else info
 
 
+def _sync_pod_cidrs(node: Node) -> Node:
+    """``spec.podCIDR`` and ``spec.podCIDRs`` agree, as after upstream's round trip through
+    the internal NodeSpec (``Convert_v1_NodeSpec_To_core_NodeSpec`` fills ``podCIDRs`` from
+    a lone ``podCIDR``; ``Convert_core_NodeSpec_To_v1_NodeSpec`` serves ``podCIDRs[0]`` as
+    ``podCIDR``), so ``kubectl describe node`` prints both lines."""
+    spec = node.spec
+    if spec is None:
+        return node
+    cidrs = spec.extra.get("podCIDRs")
+    if isinstance(cidrs, list) and cidrs:
+        first = cidrs[0]
+        if isinstance(first, str) and spec.pod_cidr != first:
+            return evolve(node, spec=evolve(spec, pod_cidr=first))
+        return node
+    if spec.pod_cidr:
+        return evolve(node, spec=evolve(spec, extra={**spec.extra, "podCIDRs": [spec.pod_cidr]}))
+    return node
+
+
 def default_node(node: Node) -> Node:
     """``SetDefaults_NodeStatus``: allocatable defaults to capacity; quantities rounded up;
-    ``nodeInfo`` strings are present (empty when unknown), as Go serialises them."""
+    ``nodeInfo`` strings are present (empty when unknown), as Go serialises them. The pod
+    CIDR fields are kept in step (``_sync_pod_cidrs``)."""
+    node = _sync_pod_cidrs(node)
     status = node.status
     if status is None:
         return node

@@ -23,8 +23,14 @@ Mirrors ``pkg/controller/deployment`` (``deployment_controller.go``, ``sync.go``
   ``kubectl rollout status`` works; old ReplicaSets beyond ``revisionHistoryLimit``
   (10) are deleted once the rollout completes.
 
-Left out: pausing (a paused Deployment is only scaled), rollback annotations, the
-``ReplicaFailure`` condition copied from ReplicaSets. Events: ``ScalingReplicaSet``
+* pausing (``checkPausedConditions``): ``Progressing`` turns Unknown with
+  ``DeploymentPaused`` / ``DeploymentResumed``; a paused Deployment is only scaled and
+  its surplus old sets cleaned up. The existing new ReplicaSet follows the Deployment's
+  annotations (``kubernetes.io/change-cause``, so ``kubectl rollout history`` shows it)
+  and ``minReadySeconds`` (``SetNewReplicaSetAnnotations``); ``kubectl rollout undo``
+  patches the Deployment itself, so it needs nothing more here.
+
+Left out: the ``ReplicaFailure`` condition copied from ReplicaSets. Events: ``ScalingReplicaSet``
 ("Scaled up replica set web-x to 3", "Scaled down replica set web-x to 1 from 3").
 
 The new ReplicaSet object and the rollout status are built by ``controllers.deploymentsync``,
@@ -180,6 +186,7 @@ class DeploymentController(Controller):
         if deployment.metadata.deletion_timestamp:
             self._sync_status_only(deployment, sets)
             return
+        deployment = self._check_paused_conditions(deployment)
         if (deployment.spec.paused if deployment.spec else False) or self._is_scaling_event(
             deployment, sets
         ):
@@ -189,6 +196,33 @@ class DeploymentController(Controller):
             self._rollout_recreate(deployment, sets)
         else:
             self._rollout_rolling(deployment, sets)
+
+    def _check_paused_conditions(self, deployment: Deployment) -> Deployment:
+        """``checkPausedConditions``: pausing and resuming set ``Progressing`` to Unknown
+        (``DeploymentPaused`` / ``DeploymentResumed``), so a resumed rollout does not time
+        out on the time it spent paused; a reported timeout is left alone."""
+        if not du.has_progress_deadline(deployment):
+            return deployment
+        current = du.get_condition(deployment.status, du.PROGRESSING)
+        if current is not None and current.reason == du.TIMED_OUT_REASON:
+            return deployment
+        paused = bool(deployment.spec.paused) if deployment.spec else False
+        paused_reported = current is not None and current.reason == du.PAUSED_REASON
+        if paused == paused_reported:
+            return deployment
+        reason, message = (
+            (du.PAUSED_REASON, "Deployment is paused")
+            if paused
+            else (du.RESUMED_REASON, "Deployment is resumed")
+        )
+        condition = du.new_condition(
+            du.PROGRESSING, "Unknown", reason, message, rfc3339(self.clock.now())
+        )
+        status = du.set_condition(deployment.status or DeploymentStatus(), condition)
+        try:
+            return self.client.update_status(evolve(deployment, status=status))
+        except errors.NotFoundError:
+            return deployment
 
     # --- new and old ReplicaSets --------------------------------------------------------------
 
@@ -217,8 +251,11 @@ class DeploymentController(Controller):
         new_revision = str(max_old + 1)
         now = rfc3339(self.clock.now())
         if new is not None:
+            # ``SetNewReplicaSetAnnotations``: the Deployment's own annotations (a
+            # ``kubernetes.io/change-cause`` set after the rollout began) follow the set.
+            values = du.annotations_to_copy(deployment, new)
             if du.revision(new) < max_old + 1:
-                values = {du.REVISION_ANNOTATION: new_revision}
+                values[du.REVISION_ANNOTATION] = new_revision
                 old_revision = new.metadata.annotation(du.REVISION_ANNOTATION)
                 if old_revision is not None:
                     # A set found again (a rollback) keeps the revisions it had.
@@ -227,7 +264,9 @@ class DeploymentController(Controller):
                     )
                     if history is not None:
                         values[du.REVISION_HISTORY_ANNOTATION] = history
-                new = self._annotate(new, values)
+            min_ready = (deployment.spec.min_ready_seconds if deployment.spec else None) or 0
+            if values or ((new.spec.min_ready_seconds if new.spec else None) or 0) != min_ready:
+                new = self._update_new_set(new, values, min_ready)
             deployment = self._set_revision(deployment, str(du.revision(new)))
             if (
                 du.has_progress_deadline(deployment)
@@ -296,11 +335,20 @@ class DeploymentController(Controller):
             deployment = self.client.update_status(evolve(deployment, status=status))
         return deployment, created
 
-    def _annotate(self, rs: ReplicaSet, values: dict[str, str]) -> ReplicaSet:
+    def _update_new_set(
+        self, rs: ReplicaSet, values: dict[str, str], min_ready_seconds: int
+    ) -> ReplicaSet:
+        """``getNewReplicaSet``'s update of an existing new set: annotations and the
+        Deployment's ``minReadySeconds``."""
         current = self.client.get(ReplicaSet, rs.metadata.name or "", rs.metadata.namespace)
         annotations = {**(current.metadata.annotations or {}), **values}
+        spec = evolve(current.spec or ReplicaSetSpec(), min_ready_seconds=min_ready_seconds)
         return self.client.update(
-            evolve(current, metadata=evolve(current.metadata, annotations=annotations))
+            evolve(
+                current,
+                metadata=evolve(current.metadata, annotations=annotations),
+                spec=spec,
+            )
         )
 
     def _set_revision(self, deployment: Deployment, revision: str) -> Deployment:
@@ -359,10 +407,12 @@ class DeploymentController(Controller):
         return False
 
     def _sync_scale(self, deployment: Deployment, sets: list[ReplicaSet]) -> None:
-        """``sync``: scale, clean up when complete, then report status."""
+        """``sync``: scale, clean up old sets when paused, then report status."""
         new, old = self._split(deployment, sets)
         deployment, new = self._new_replica_set(deployment, new, old, create=False)
         self._scale_sets(deployment, new, old)
+        if deployment.spec is not None and deployment.spec.paused:
+            self._cleanup(deployment, old)
         self._sync_status_only(deployment, sets)
 
     def _scale_sets(

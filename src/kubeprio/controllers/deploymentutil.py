@@ -72,6 +72,8 @@ FOUND_NEW_RS_REASON: Final = "FoundNewReplicaSet"
 NEW_RS_AVAILABLE_REASON: Final = "NewReplicaSetAvailable"
 REPLICA_SET_UPDATED_REASON: Final = "ReplicaSetUpdated"
 TIMED_OUT_REASON: Final = "ProgressDeadlineExceeded"
+PAUSED_REASON: Final = "DeploymentPaused"
+RESUMED_REASON: Final = "DeploymentResumed"
 
 _SAFE_ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"
 
@@ -238,6 +240,18 @@ def new_rs_new_replicas(
         return new_count
     scale_up = min(max_total - current, desired - new_count)
     return new_count + scale_up
+
+
+def annotations_to_copy(deployment: Deployment, rs: ReplicaSet) -> dict[str, str]:
+    """``copyDeploymentAnnotationsToReplicaSet``: the Deployment's annotations the set lacks
+    or holds with another value, less ``SKIPPED_ANNOTATIONS``. Nothing is removed, so a
+    set keeps the ``kubernetes.io/change-cause`` of its own rollout once it is old."""
+    current = rs.metadata.annotations or {}
+    return {
+        key: value
+        for key, value in (deployment.metadata.annotations or {}).items()
+        if key not in SKIPPED_ANNOTATIONS and current.get(key) != value
+    }
 
 
 def annotation_int(rs: ReplicaSet, key: str) -> int | None:

@@ -308,6 +308,28 @@ def test_node_allocatable_defaults_to_capacity() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ({"podCIDR": "10.1.0.0/24"}, ("10.1.0.0/24", ["10.1.0.0/24"])),
+        ({"podCIDRs": ["10.2.0.0/24", "fd00::/64"]}, ("10.2.0.0/24", ["10.2.0.0/24", "fd00::/64"])),
+        (
+            {"podCIDR": "10.9.0.0/24", "podCIDRs": ["10.3.0.0/24"]},
+            ("10.3.0.0/24", ["10.3.0.0/24"]),
+        ),
+        ({}, (None, None)),
+    ],
+)
+def test_node_pod_cidr_fields_agree_Convert_v1_NodeSpec_To_core_NodeSpec(
+    spec: dict[str, Any], expected: tuple[str | None, list[str] | None]
+) -> None:
+    """Upstream's internal NodeSpec keeps only ``podCIDRs``: a lone ``podCIDR`` fills it
+    (``Convert_v1_NodeSpec_To_core_NodeSpec``) and ``podCIDR`` is served as its first
+    element (``Convert_core_NodeSpec_To_v1_NodeSpec``), so both always come back."""
+    served = _defaulted(with_path(node_doc(), "spec", spec)).get("spec", {})
+    assert (served.get("podCIDR"), served.get("podCIDRs")) == expected
+
+
 def test_namespace_gets_name_label() -> None:
     doc = {
         "apiVersion": "v1",
