@@ -37,6 +37,7 @@ from kubeprio.api.core import (
     PodSpec,
     PodTemplateSpec,
     ResourceList,
+    ResourceRequirements,
 )
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.api.quantity import Quantity
@@ -158,7 +159,12 @@ def default_container(container: Container, *, host_network: bool = False) -> Co
         ports = tuple(_default_port(port, host_network=host_network) for port in container.ports)
         if any(new is not old for new, old in zip(ports, container.ports, strict=True)):
             changes["ports"] = ports
-    if container.resources is not None:
+    if container.resources is None:
+        # Upstream's ``resources`` is a struct, not a pointer: it is always served, as
+        # ``resources: {}`` when empty, and a template without it equals (and hashes as)
+        # one that says ``resources: {}`` (kubectl sends that, e.g. in ``rollout undo``).
+        changes["resources"] = ResourceRequirements()
+    else:
         resources = container.resources
         limits = default_resource_list(resources.limits)
         requests = default_resource_list(resources.requests)

@@ -38,6 +38,7 @@ def test_pod_defaults_match_what_a_server_returns() -> None:
                 "name": "c",
                 "image": "nginx:1.27",
                 "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                "resources": {},
                 "imagePullPolicy": "IfNotPresent",
                 "terminationMessagePath": "/dev/termination-log",
                 "terminationMessagePolicy": "File",

@@ -17,7 +17,9 @@ from __future__ import annotations
 import dataclasses
 
 from kubeprio.api.apps import Deployment, ReplicaSet
+from kubeprio.api.core import ResourceRequirements
 from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.poddefaults import default_pod_template
 from kubeprio.client.informer import FuncHandler
 from kubeprio.controllers import deploymentutil as du
 from tests.unit.controllers.conftest import World
@@ -122,3 +124,25 @@ def test_annotations_to_copy_skips_and_keeps() -> None:
     )
     rs = ReplicaSet(metadata=ObjectMeta(annotations={"same": "x", "own": "kept"}))
     assert du.annotations_to_copy(d, rs) == {"a": "1"}
+
+
+def test_template_without_resources_equals_one_with_empty_resources() -> None:
+    """``kubectl rollout undo`` patches back a template serialised by Go, with
+    ``resources: {}``; after defaulting it equals (and hashes as) the template first
+    applied without ``resources``, so ``FindNewReplicaSet`` reuses the old set."""
+    bare = deployment(1)
+    assert bare.spec is not None
+    assert bare.spec.template is not None
+    (container,) = bare.spec.template.spec.containers  # type: ignore[union-attr]
+    assert container.resources is None
+    spec = dataclasses.replace(
+        bare.spec.template.spec,  # type: ignore[arg-type]
+        containers=(dataclasses.replace(container, resources=ResourceRequirements()),),
+    )
+    explicit = dataclasses.replace(bare.spec.template, spec=spec)
+    bare_defaulted = default_pod_template(bare.spec.template)
+    explicit_defaulted = default_pod_template(explicit)
+    assert du.equal_ignore_hash(bare_defaulted, explicit_defaulted)
+    assert du.pod_template_hash(bare_defaulted, None) == du.pod_template_hash(
+        explicit_defaulted, None
+    )
