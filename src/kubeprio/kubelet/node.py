@@ -4,7 +4,8 @@
 setters (``pkg/kubelet/nodestatus/setters.go``) would post for a simulated machine:
 capacity and allocatable, the well-known labels (``kubernetes.io/hostname``,
 ``kubernetes.io/os``, ``kubernetes.io/arch``), an ``InternalIP`` and ``Hostname``
-address, ``nodeInfo`` and the four conditions (``MemoryPressure``, ``DiskPressure``,
+address, the ``volumes.kubernetes.io/controller-managed-attach-detach`` annotation,
+``nodeInfo`` and the four conditions (``MemoryPressure``, ``DiskPressure``,
 ``PIDPressure`` false, ``Ready`` true) with upstream's reasons and messages.
 
 ``pressure_condition`` gives the ``MemoryPressure``/``DiskPressure`` condition for the
@@ -78,6 +79,12 @@ NODE_STATUS_EVENTS: Final[Mapping[str, Mapping[bool, str]]] = {
     NODE_READY: {True: "NodeReady", False: "NodeNotReady"},
 }
 """``recordNodeStatusEvent`` reasons when a condition flips."""
+
+CONTROLLER_MANAGED_ATTACH_ANNOTATION: Final = (
+    "volumes.kubernetes.io/controller-managed-attach-detach"
+)
+"""Set to ``"true"`` by a kubelet whose volumes the attach/detach controller manages
+(``initialNode``); ``kubectl describe node`` lists it under Annotations."""
 
 
 def node_condition(type_: str, value: bool, *, now: str) -> NodeCondition:
@@ -164,7 +171,11 @@ def node_object(
         )
     )
     return Node(
-        metadata=ObjectMeta(name=name, labels=all_labels),
+        metadata=ObjectMeta(
+            name=name,
+            labels=all_labels,
+            annotations={CONTROLLER_MANAGED_ATTACH_ANNOTATION: "true"},
+        ),
         spec=NodeSpec(pod_cidr=cidr, taints=tuple(taints) or None),
         status=NodeStatus(
             capacity=capacity_q,
@@ -205,6 +216,19 @@ def host_ip(node: Node) -> str:
             return address.address
     cidr = (node.spec.pod_cidr if node.spec else None) or default_pod_cidr(node.metadata.name or "")
     return str(ipaddress.ip_network(cidr, strict=False).network_address + 1)
+
+
+def with_attach_detach_annotation(node: Node) -> Node | None:
+    """``reconcileCMADAnnotationWithExistingNode``: an existing Node the kubelet starts on
+    gets its ``controller-managed-attach-detach`` annotation (the kubelet's
+    ``--enable-controller-attach-detach`` defaults to true); None when it has it."""
+    if node.metadata.annotation(CONTROLLER_MANAGED_ATTACH_ANNOTATION) == "true":
+        return None
+    annotations = {
+        **(node.metadata.annotations or {}),
+        CONTROLLER_MANAGED_ATTACH_ANNOTATION: "true",
+    }
+    return evolve(node, metadata=evolve(node.metadata, annotations=annotations))
 
 
 def with_ready_conditions(node: Node, *, now: str) -> Node | None:

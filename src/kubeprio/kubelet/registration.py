@@ -8,8 +8,10 @@ Mirrors ``pkg/kubelet/kubelet_node_status.go`` (``registerWithAPIServer``,
   unchanged (an already registered node keeps its declared capacity). ``kubeprio serve``
   registers its nodes this way before their kubelets start.
 * ``ensure_node``: what a kubelet does when it starts: find its Node, or register it
-  (when its config allows) with the configured capacity; an existing Node that reports
-  no Ready condition gets the kubelet's conditions (``kubelet.node.with_ready_conditions``).
+  (when its config allows) with the configured capacity; an existing Node gets the
+  kubelet's ``controller-managed-attach-detach`` annotation if it lacks it
+  (``reconcileCMADAnnotationWithExistingNode``) and, if it reports no Ready condition,
+  the kubelet's conditions (``kubelet.node.with_ready_conditions``).
 
 Driven by ``kubelet.kubelet`` (``Kubelet.start``) and the composition roots. Writes through
 the ``Client`` it is handed; time comes from the caller. Must not import ``apiserver``,
@@ -68,5 +70,8 @@ def ensure_node(
         if not register:
             raise
         return client.create(node.node_object(name, capacity=capacity, now=now))
+    annotated = node.with_attach_detach_annotation(current)
+    if annotated is not None:
+        current = client.update(annotated)
     ready = node.with_ready_conditions(current, now=now)
     return current if ready is None else client.update_status(ready)
