@@ -47,9 +47,8 @@ AGGREGATE_INTERVAL_SECONDS: Final = 600.0
 SPAM_BURST: Final = 25
 """``defaultSpamBurst``: events a source may write about an object at once."""
 SPAM_QPS: Final = struct.unpack("f", struct.pack("f", 1.0 / 300.0))[0]
-"""``defaultSpamQPS`` (1/300), rounded to float32 as client-go's ``qps float32`` field holds
-it: the refill after exactly 300 s is then a whole token (0.99999... in float64 would
-not be)."""
+"""``defaultSpamQPS`` (1/300), rounded to float32 as the spam filter's ``qps float32`` field
+holds it (a hair above 1/300)."""
 COMBINED_PREFIX: Final = "(combined from similar events): "
 """``EventAggregatorByReasonMessageFunc``'s prefix."""
 
