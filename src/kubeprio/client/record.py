@@ -5,19 +5,26 @@ The kubelet and the controllers report what they did (``Evicted``, ``SuccessfulC
 recorder (``k8s.io/client-go/tools/record/event.go`` and ``events_cache.go``):
 
 * an Event is named ``<object name>.<timestamp in nanoseconds, hex>`` and lives in the
-  object's namespace (``default`` for cluster-scoped objects such as Nodes);
-* a repeat of an identical event (same object, type, reason, message and source) is
-  folded into the first one: its ``count`` goes up and ``lastTimestamp`` moves, through
-  a PATCH; the cache of recent events is an LRU of 4096 entries, as upstream.
+  object's namespace (``default`` for cluster-scoped objects such as Nodes); in virtual
+  time a burst happens at one nanosecond, so a name taken goes on to the next one;
+* each event goes through client-go's ``EventCorrelator`` (``client.eventcorrelator``,
+  kube-controller-manager's and the kubelet's defaults): an identical repeat is a PATCH of
+  the first event's ``count``, ``lastTimestamp`` and ``message``; from the tenth distinct
+  message of one object and reason within 600 s the events go into one
+  ``(combined from similar events): ...`` event, counted up the same way; and past a
+  burst of 25 events per source and object (refilled one per 300 s) events are dropped.
+  So a ReplicaSet that creates 300 pods at once shows, as on a real cluster, nine
+  ``Created pod`` events and a combined one with count 16 (10 creates, 15 patches).
+  ``SeriesRecorder`` (events.k8s.io, ``client.eventsrecord``) does not correlate: upstream's
+  ``tools/events`` has no such stages.
 
 Writes are synchronous by default. A recorder made with ``deferred=True`` queues each
 event with the time it happened and writes the queue when its owner calls ``flush``, as
 client-go's broadcaster hands events to a goroutine so that they never delay the work
 they describe; the scheduler uses it (as ``client.eventsrecord.SeriesRecorder``, with
 the events.k8s.io recorder's rules) and flushes when it has nothing to schedule. Unlike
-client-go the queue is never dropped from, and there is no spam filter (client-go drops
-bursts above 25 events per object): in a simulation every event the components emit is
-kept.
+client-go the queue is never dropped from (a deferred recorder correlates at flush, with
+the times the events happened).
 
 An event write that waits on an admission webhook (``kubeprio serve``) does not hold the
 event loop: it raises ``WritePendingError`` (``client.writepending``) and the event,
