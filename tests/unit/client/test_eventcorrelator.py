@@ -112,8 +112,10 @@ def test_groups_are_per_object_and_reason() -> None:
         _correlate(correlator, f"Created pod: web-{i}")
     other_object = _correlate(correlator, "Created pod: api-0", ref=OTHER_RS)
     other_reason = _correlate(correlator, "Deleted pod: web-0", reason="SuccessfulDelete")
-    assert other_object is not None and not other_object.combined
-    assert other_reason is not None and not other_reason.combined
+    assert other_object is not None
+    assert not other_object.combined
+    assert other_reason is not None
+    assert not other_reason.combined
 
 
 # --- EventSourceObjectSpamFilter ---------------------------------------------------------
@@ -192,7 +194,8 @@ def test_a_replicaset_burst_shows_nine_events_and_one_combined(
     ]
     combined = stored[-1]
     assert (combined.reporting_component, combined.reporting_instance) == (None, None)
-    assert combined.source is not None and combined.source.component == "replicaset-controller"
+    assert combined.source is not None
+    assert combined.source.component == "replicaset-controller"
     assert len({e.metadata.name for e in stored}) == 10
 
 
