@@ -4,7 +4,8 @@ What it is: the write half of v1.32's ``apiextensions-apiserver`` custom resourc
 and ``pkg/registry/customresource`` (strategy, status and scale REST):
 
 * create (201; refused while the CRD terminates), update (PUT; ``metadata.resourceVersion``
-  required, 409 on a stale one), delete (a success Status naming the plural; objects with
+  required, 409 on a stale one, both read from the object the mutating phase returned,
+  ``apiserver.crupdateversion``), delete (a success Status naming the plural; objects with
   finalizers are only marked), ``deletecollection``;
 * PATCH with JSON merge patch, JSON patch and apply patches (server-side apply is taken
   as a merge of the applied configuration, creating the object when absent); a
