@@ -65,6 +65,9 @@ class SeriesRecorder(EventRecorder):
     """Records Events for one controller (``reportingController``) through the new API's
     rules: ``eventTime``, ``action`` and series instead of counts."""
 
+    CORRELATES = False
+    """``tools/events`` has no aggregation or spam filter: only its series."""
+
     def __init__(
         self,
         client: Client,

@@ -5,19 +5,26 @@ The kubelet and the controllers report what they did (``Evicted``, ``SuccessfulC
 recorder (``k8s.io/client-go/tools/record/event.go`` and ``events_cache.go``):
 
 * an Event is named ``<object name>.<timestamp in nanoseconds, hex>`` and lives in the
-  object's namespace (``default`` for cluster-scoped objects such as Nodes);
-* a repeat of an identical event (same object, type, reason, message and source) is
-  folded into the first one: its ``count`` goes up and ``lastTimestamp`` moves, through
-  a PATCH; the cache of recent events is an LRU of 4096 entries, as upstream.
+  object's namespace (``default`` for cluster-scoped objects such as Nodes); in virtual
+  time a burst happens at one nanosecond, so a name taken goes on to the next one;
+* each event goes through client-go's ``EventCorrelator`` (``client.eventcorrelator``,
+  kube-controller-manager's and the kubelet's defaults): an identical repeat is a PATCH of
+  the first event's ``count``, ``lastTimestamp`` and ``message``; from the tenth distinct
+  message of one object and reason within 600 s the events go into one
+  ``(combined from similar events): ...`` event, counted up the same way; and past a
+  burst of 25 events per source and object (refilled one per 300 s) events are dropped.
+  So a ReplicaSet that creates 300 pods at once shows, as on a real cluster, nine
+  ``Created pod`` events and a combined one with count 16 (10 creates, 15 patches).
+  ``SeriesRecorder`` (events.k8s.io, ``client.eventsrecord``) does not correlate: upstream's
+  ``tools/events`` has no such stages.
 
 Writes are synchronous by default. A recorder made with ``deferred=True`` queues each
 event with the time it happened and writes the queue when its owner calls ``flush``, as
 client-go's broadcaster hands events to a goroutine so that they never delay the work
 they describe; the scheduler uses it (as ``client.eventsrecord.SeriesRecorder``, with
 the events.k8s.io recorder's rules) and flushes when it has nothing to schedule. Unlike
-client-go the queue is never dropped from, and there is no spam filter (client-go drops
-bursts above 25 events per object): in a simulation every event the components emit is
-kept.
+client-go the queue is never dropped from (a deferred recorder correlates at flush, with
+the times the events happened).
 
 An event write that waits on an admission webhook (``kubeprio serve``) does not hold the
 event loop: it raises ``WritePendingError`` (``client.writepending``) and the event,
@@ -35,13 +42,14 @@ import collections
 import dataclasses
 import functools
 from collections.abc import Hashable
-from typing import Final
+from typing import ClassVar, Final
 
 from kubeprio.api import errors, kinds
 from kubeprio.api.core import Event, EventSource, ObjectReference
 from kubeprio.api.meta import ApiObject, ObjectMeta
 from kubeprio.api.model import evolve
 from kubeprio.client.answeredretry import retryable
+from kubeprio.client.eventcorrelator import Correlated, EventCorrelator
 from kubeprio.client.protocol import Client
 from kubeprio.client.writepending import WritePendingError
 from kubeprio.clock import Clock, rfc3339
@@ -54,6 +62,8 @@ MAX_QUEUED_EVENTS: Final = 1000
 """Events that wait behind a pending write before new ones are dropped (client-go's
 ``maxQueuedEvents``)."""
 _MAX_NAME_ATTEMPTS: Final = 8
+"""Names tried, one nanosecond apart, past those this recorder knows are taken, before an
+event is given up (names another writer took)."""
 
 
 @fast_init
@@ -68,6 +78,22 @@ class _Queued:
     action: str | None
     related: ObjectReference | None
     at: float
+
+
+def _as_correlated(event: Event, *, combined: bool, count: int) -> Event:
+    """``event`` as the correlator makes it: the combined event of a group (upstream
+    ``EventAggregate`` builds it with source, object, type, reason, message and times only)
+    or a repeat whose first write is gone (created with its count)."""
+    if not combined:
+        return evolve(event, count=count)
+    return evolve(
+        event,
+        count=count,
+        reporting_component=None,
+        reporting_instance=None,
+        action=None,
+        related=None,
+    )
 
 
 def object_reference(obj: ApiObject, field_path: str | None = None) -> ObjectReference:
@@ -88,6 +114,10 @@ def object_reference(obj: ApiObject, field_path: str | None = None) -> ObjectRef
 class EventRecorder:
     """Records Events for one component (``source.component``) on one host."""
 
+    CORRELATES: ClassVar[bool] = True
+    """Whether the recorder runs client-go's ``EventCorrelator`` (the core/v1 recorder
+    does; the events.k8s.io one, ``SeriesRecorder``, has its own series instead)."""
+
     def __init__(
         self,
         client: Client,
@@ -96,7 +126,13 @@ class EventRecorder:
         component: str,
         host: str | None = None,
         deferred: bool = False,
+        correlator: EventCorrelator | None = None,
     ) -> None:
+        self._correlator = correlator or (EventCorrelator() if self.CORRELATES else None)
+        """Aggregates, counts and throttles the events (None: every event is written)."""
+        self._in_flight: tuple[_Queued, Correlated] | None = None
+        """The event being written and what the correlator said, kept while the write
+        waits on webhook answers so that its retry is not correlated (counted) twice."""
         self._client = client
         self._clock = clock
         self.component = component
@@ -205,6 +241,8 @@ class EventRecorder:
                 return  # pending again: this runs again once its answers are in
 
     def _write(self, item: _Queued) -> Event | None:
+        if self._correlator is not None:
+            return self._write_correlated(self._correlator, item)
         ref, related = item.ref, item.related
         key = self._key(ref, item.event_type, item.reason, item.message, item.action, related)
         previous = self._cache.get(key)
@@ -219,6 +257,63 @@ class EventRecorder:
         if stored is not None:
             self._remember(key, stored)
         return stored
+
+    def _write_correlated(self, correlator: EventCorrelator, item: _Queued) -> Event | None:
+        """Write ``item`` as the correlator says: drop it, create it (perhaps as the
+        combined event) or patch the event it repeats (upstream ``recordToSink``)."""
+        decision: Correlated | None
+        if self._in_flight is not None and self._in_flight[0] is item:
+            decision = self._in_flight[1]  # a retry once webhook answers are in
+        else:
+            decision = correlator.correlate(
+                item.ref,
+                item.event_type,
+                item.reason,
+                item.message,
+                component=self.component,
+                host=self.host or "",
+                now=item.at,
+            )
+            if decision is None:
+                return None
+        self._in_flight = (item, decision)
+        stored: Event | None = None
+        if decision.is_patch:
+            try:
+                stored = self._patch_correlated(decision, item.ref, item.at)
+            except errors.NotFoundError:
+                stored = None  # gone (expired, deleted): created afresh, as upstream
+            except errors.StatusError:
+                self._in_flight = None
+                return None
+        if stored is None:
+            stored = self._create(
+                item.ref,
+                item.event_type,
+                item.reason,
+                decision.message,
+                item.at,
+                None if decision.combined else item.action,
+                None if decision.combined else item.related,
+                combined=decision.combined,
+                count=decision.count,
+            )
+        self._in_flight = None
+        if stored is not None:
+            correlator.written(decision, stored.metadata.name or "", stored.count or 1)
+        return stored
+
+    def _patch_correlated(self, decision: Correlated, ref: ObjectReference, now: float) -> Event:
+        """Upstream ``eventObserve``'s patch: the fields that differ from a copy with no
+        count, an epoch ``lastTimestamp`` and no message."""
+        patch = {
+            "count": decision.count,
+            "lastTimestamp": rfc3339(now),
+            "message": decision.message,
+        }
+        return self._client.patch(
+            Event, decision.name or "", patch, namespace=ref.namespace or "default"
+        )
 
     def _key(
         self,
@@ -298,20 +393,25 @@ class EventRecorder:
         now: float,
         action: str | None = None,
         related: ObjectReference | None = None,
+        *,
+        combined: bool = False,
+        count: int = 1,
     ) -> Event | None:
         nanos = round(now * 1e9)
         if nanos != self._named_at:
             self._named.clear()
             self._named_at = nanos
         taken = (ref.namespace or "default", ref.name or "")
+        # Past the names already taken at this instant, however many: in virtual time a
+        # controller's burst (a ReplicaSet creating 300 pods) all happens at one instant.
         first = self._named.get(taken, 0)
-        if first >= _MAX_NAME_ATTEMPTS:
-            return None
         # Built with its first name: the event is made once, not once and then copied.
         named = self._new_event(
             ref, event_type, reason, message, now, action, related, f"{ref.name}.{nanos + first:x}"
         )
-        for attempt in range(first, _MAX_NAME_ATTEMPTS):
+        if combined or count != 1:
+            named = _as_correlated(named, combined=combined, count=count)
+        for attempt in range(first, first + _MAX_NAME_ATTEMPTS):
             # Two events about one object at the same (virtual) nanosecond would share a
             # name; the next nanosecond keeps names unique and deterministic.
             if attempt != first:
