@@ -175,7 +175,11 @@ class Listers(Protocol):
 class MutatingPlugin(Protocol):
     """A plugin that may change the object. One whose ``admit`` only ever acts on some
     kinds declares them as a class attribute ``admits_kinds`` (a tuple of model classes,
-    the classes its guard tests), and the chain does not call it for the others."""
+    the classes its guard tests), and the chain does not call it for the others. One
+    whose guards let no subresource request through (upstream's ``if
+    a.GetSubresource() != "" { return nil }``) says so with a class attribute
+    ``ignores_subresources = True``, and the chain does not call it for a write of
+    ``pods/status``, ``pods/binding`` and the like."""
 
     @property
     def name(self) -> str:
@@ -188,7 +192,8 @@ class MutatingPlugin(Protocol):
 
 
 class ValidatingPlugin(Protocol):
-    """A plugin that may only accept or refuse; ``validates_kinds`` as ``admits_kinds``."""
+    """A plugin that may only accept or refuse; ``validates_kinds`` as ``admits_kinds``,
+    ``ignores_subresources`` as for a ``MutatingPlugin`` (for both of a plugin's phases)."""
 
     @property
     def name(self) -> str:
@@ -215,23 +220,35 @@ class AdmissionChain:
     """Whether any DELETE plugin could act on a delete of this resource now (its
     configurations name it); ``None``: assume one could. A delete no plugin could act on
     is not admitted at all (``apiserver.deleteadmission``)."""
-    _by_model: dict[type, tuple[tuple[MutatingPlugin, ...], tuple[ValidatingPlugin, ...]]] = (
-        dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
-    )
-    """Per model class, the plugins of each phase that may act on its objects (those that
-    declare no ``admits_kinds``/``validates_kinds``, and those whose declaration names it):
-    a write of an Event or a Lease skips the pod-only plugins without calling them."""
+    _by_model: dict[
+        tuple[type, bool], tuple[tuple[MutatingPlugin, ...], tuple[ValidatingPlugin, ...]]
+    ] = dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
+    """Per model class and whether the request is on a subresource, the plugins of each
+    phase that may act on it (those that declare no ``admits_kinds``/``validates_kinds``,
+    and those whose declaration names the class; on a subresource, not those that declare
+    ``ignores_subresources``): a write of an Event or a Lease skips the pod-only plugins,
+    and a pod's status write the plugins that only look at pods themselves, without
+    calling them."""
 
     def _plugins_for(
-        self, model: type
+        self, model: type, subresource: str
     ) -> tuple[tuple[MutatingPlugin, ...], tuple[ValidatingPlugin, ...]]:
-        selected = self._by_model.get(model)
+        key = (model, bool(subresource))
+        selected = self._by_model.get(key)
         if selected is None:
             selected = (
-                tuple(p for p in self.mutating if _may_act(p, "admits_kinds", model)),
-                tuple(p for p in self.validating if _may_act(p, "validates_kinds", model)),
+                tuple(
+                    p
+                    for p in self.mutating
+                    if _may_act(p, "admits_kinds", model, subresource=key[1])
+                ),
+                tuple(
+                    p
+                    for p in self.validating
+                    if _may_act(p, "validates_kinds", model, subresource=key[1])
+                ),
             )
-            self._by_model[model] = selected
+            self._by_model[key] = selected
         return selected
 
     def mutate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
@@ -247,7 +264,7 @@ class AdmissionChain:
 
     def _mutate_once(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> object | None:
         obj = request.obj
-        for plugin in self._plugins_for(type(obj))[0]:
+        for plugin in self._plugins_for(type(obj), request.subresource)[0]:
             if obj is not request.obj:
                 request = evolve(request, obj=obj)
             obj = plugin.admit(request, outcome)
@@ -255,7 +272,7 @@ class AdmissionChain:
 
     def validate(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
         """Run the validating plugins in order."""
-        for plugin in self._plugins_for(type(request.obj))[1]:
+        for plugin in self._plugins_for(type(request.obj), request.subresource)[1]:
             plugin.validate(request, outcome)
 
     def admit_delete(self, request: AdmissionRequest, outcome: AdmissionOutcome) -> None:
@@ -268,8 +285,11 @@ class AdmissionChain:
             validator.validate(request, outcome)
 
 
-def _may_act(plugin: object, declaration: str, model: type) -> bool:
+def _may_act(plugin: object, declaration: str, model: type, *, subresource: bool) -> bool:
     """Whether ``plugin`` may act on objects of ``model`` in the phase whose declaration
-    (a class attribute: the model classes its guard lets through) is ``declaration``."""
+    (a class attribute: the model classes its guard lets through) is ``declaration``, on
+    a subresource request if ``subresource``."""
+    if subresource and getattr(plugin, "ignores_subresources", False):
+        return False
     kinds: tuple[type, ...] | None = getattr(plugin, declaration, None)
     return kinds is None or issubclass(model, kinds)

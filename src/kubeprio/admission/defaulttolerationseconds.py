@@ -85,6 +85,7 @@ class DefaultTolerationSecondsPlugin:
     """Upstream ``DefaultTolerationSeconds``: mutating only."""
 
     admits_kinds = (Pod,)
+    ignores_subresources = True
 
     name = PLUGIN_NAME
 

@@ -27,6 +27,7 @@ class DefaultIngressClassPlugin:
     """Upstream ``DefaultIngressClass`` (``classDefaulterPlugin``): mutating only."""
 
     admits_kinds = (Ingress,)
+    ignores_subresources = True
 
     name = PLUGIN_NAME
 

@@ -262,6 +262,7 @@ class LimitRangerPlugin:
     """Upstream ``LimitRanger``: mutating (defaults) and validating (bounds)."""
 
     admits_kinds = validates_kinds = (Pod,)
+    ignores_subresources = True  # _handles
 
     name = PLUGIN_NAME
 

@@ -144,6 +144,7 @@ class PriorityPlugin:
 
     admits_kinds = (Pod,)
     validates_kinds = (PriorityClass,)
+    ignores_subresources = True
 
     def __init__(self, listers: Listers) -> None:
         self._listers = listers

@@ -160,6 +160,10 @@ class _Evaluator:
 class ResourceQuotaPlugin:
     """Refuses objects that would exceed, or are not covered by, their namespace's quotas."""
 
+    # Upstream's QuotaAdmission.Validate: "ignore all operations that correspond to
+    # sub-resource actions".
+    ignores_subresources = True
+
     def __init__(self, listers: Listers, limited: Sequence[LimitedResource] = ()) -> None:
         self._listers = listers
         self._limited = tuple(limited)

@@ -135,6 +135,7 @@ class RuntimeClassPlugin:
     """Upstream ``RuntimeClass``: mutating and validating, pods on create only."""
 
     admits_kinds = validates_kinds = (Pod,)
+    ignores_subresources = True  # _pod_and_class
 
     name = PLUGIN_NAME
 

@@ -52,6 +52,7 @@ class DefaultStorageClassPlugin:
     """Upstream ``DefaultStorageClass``: mutating only."""
 
     admits_kinds = (PersistentVolumeClaim,)
+    ignores_subresources = True
 
     name = DEFAULT_STORAGE_CLASS
 
@@ -79,6 +80,7 @@ class StorageObjectInUseProtectionPlugin:
     """Upstream ``StorageObjectInUseProtection``: mutating only."""
 
     admits_kinds = (PersistentVolumeClaim, PersistentVolume)
+    ignores_subresources = True
 
     name = STORAGE_OBJECT_IN_USE_PROTECTION
 

@@ -49,6 +49,7 @@ class SystemPriorityClassPlugin:
     """Refuses the system PriorityClasses to users outside ``system:masters``."""
 
     validates_kinds = (Pod, *kinds.WORKLOAD_KINDS)
+    ignores_subresources = True
 
     @property
     def name(self) -> str:

@@ -143,6 +143,7 @@ class TenantPriorityClassPlugin:
 
     admits_kinds = (Pod,)
     validates_kinds = (Pod, *kinds.WORKLOAD_KINDS)
+    ignores_subresources = True
 
     def __init__(self, listers: Listers) -> None:
         self._listers = listers

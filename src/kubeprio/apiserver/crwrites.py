@@ -4,7 +4,8 @@ What it is: the write half of v1.32's ``apiextensions-apiserver`` custom resourc
 and ``pkg/registry/customresource`` (strategy, status and scale REST):
 
 * create (201; refused while the CRD terminates), update (PUT; ``metadata.resourceVersion``
-  required, 409 on a stale one), delete (a success Status naming the plural; objects with
+  required, 409 on a stale one, both read from the object the mutating phase returned,
+  ``apiserver.crupdateversion``), delete (a success Status naming the plural; objects with
   finalizers are only marked), ``deletecollection``;
 * PATCH with JSON merge patch, JSON patch and apply patches (server-side apply is taken
   as a merge of the applied configuration, creating the object when absent); a
@@ -52,6 +53,7 @@ from kubeprio.apiserver.crbodies import (
     validate_written,
 )
 from kubeprio.apiserver.crreads import CustomResourceReads
+from kubeprio.apiserver.crupdateversion import version_required
 from kubeprio.apiserver.crwire import decode_object, versioned
 from kubeprio.apiserver.customquota import CustomResourceCounts
 from kubeprio.apiserver.customresources import CustomVersion
@@ -174,28 +176,18 @@ class CustomResourceWrites(CustomResourceReads):
         data, warnings = prepare_body(request, found, data, duplicates)
         data["metadata"].setdefault("name", target.name)
         obj = decode_object(data)
-        given_version = obj.metadata.resource_version
-        if require_version and not given_version:
-            raise errors.invalid_error(
-                info.kind,
-                info.group,
-                target.name,
-                [
-                    errors.invalid(
-                        "metadata.resourceVersion",
-                        errors.GoValue("0x0"),
-                        "must be specified for an update",
-                    )
-                ],
-            )
         if admitted is None:
             outcome = AdmissionOutcome()
             admission = self.admission.request(request, found, Operation.UPDATE, obj, current)
             obj = self.admission.mutate(found, admission, outcome)
         else:
             outcome = admitted.outcome
-        # Upstream's store compares the resourceVersion after the mutating phase, before
-        # the strategy and validation.
+        # Upstream's store reads the resourceVersion of the mutated object, before the
+        # strategy and validation: a webhook is called on a PUT without one (and one that
+        # sets it makes the write conditional on it).
+        given_version = obj.metadata.resource_version
+        if require_version and not given_version:
+            raise version_required(info.plural, info.group, target.name)
         expected = int(given_version) if given_version else object_revision(current)
         if expected != object_revision(current):
             raise errors.conflict(info.plural, info.group, target.name)

@@ -24,7 +24,9 @@ sorted (``CompactString``).
 The caller's rules are the whole authorizer's (``rules_for``): kubeprio's tenant policy
 grants tenant users their namespaces as a bound ``admin`` role would upstream, so what a
 tenant holds there counts as held. Who drives it: ``ApiService`` calls ``check`` on every
-write of the four kinds that carries a user. No writes.
+write of the four kinds that carries a user, on the object the mutating phase returned and
+before the strategy (upstream's policy-based ``Update`` wraps the registry's
+``UpdatedObjectInfo``; its ``Create`` checks before ``BeforeCreate``). No writes.
 """
 
 from __future__ import annotations

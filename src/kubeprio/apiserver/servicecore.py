@@ -93,8 +93,9 @@ class ServiceCore:
         self.auto_create_namespaces = auto_create_namespaces
         self.services = self._service_registry(ServiceIPRange(), NodePortRange())
         self.write_guard: WriteGuard | None = None
-        """Checks a caller's writes before admission (``serve`` sets RBAC's escalation
-        guard, ``apiserver.rbacescalation``)."""
+        """Checks a caller's writes after the mutating phase and before the strategy, as
+        upstream's policy-based storage wraps the registry (``serve`` sets RBAC's
+        escalation guard, ``apiserver.rbacescalation``)."""
         self.controller_writes: DeferredWrites | None = None
         """Set by ``serve``: the in-process controllers' writes wait on admission webhooks
         off the event loop (``apiserver.controllerwebhooks``); None: they call in place."""

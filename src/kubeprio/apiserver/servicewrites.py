@@ -1,10 +1,14 @@
 """``ServiceWrites``: the write path of ``ApiService`` (create, update, patch, delete).
 
 Every write runs, in upstream's order (``staging/src/k8s.io/apiserver/pkg/endpoints/
-handlers/create.go`` and ``registry/generic/registry/store.go``)::
+handlers/create.go``, ``update.go`` and ``registry/generic/registry/store.go``)::
 
-    default -> mutating admission -> prepare (strategy) -> validation
-            -> validating admission -> store (compare-and-swap) -> record events
+    default -> mutating admission -> RBAC escalation guard [-> resourceVersion check]
+            -> prepare (strategy) -> validation -> validating admission
+            -> store (compare-and-swap) -> record events
+
+so the mutating phase sees the object as the writer sent it, and what it changes on the
+side of the spec/status split the write may not touch is dropped by the strategy.
 
 Nothing reaches the store unless every step passed, so bad input never changes it. Also
 here: generated names (retried when taken), the Service registry's allocations around a
@@ -104,8 +108,6 @@ class ServiceWrites(ServiceReads):
         if info.namespaced and not namespace:
             raise errors.bad_request("the namespace of the object must be set")
         obj = default_object(obj)
-        if self.write_guard is not None and user is not None:
-            self.write_guard.check(obj, None, user)
         create_namespace = self._check_namespace(
             info, namespace, Operation.CREATE, metadata.name or metadata.generate_name or ""
         )
@@ -123,6 +125,9 @@ class ServiceWrites(ServiceReads):
             dry_run=dry_run,
         )
         obj = self.admission.mutate(request, outcome)
+        # RBAC's policy-based storage checks inside the registry's Create, on the mutated
+        # object before BeforeCreate (``apiserver.rbacescalation``).
+        self._guard(obj, None, user)
         generate_from = "" if obj.metadata.name else (obj.metadata.generate_name or "")
         if generate_from:
             generated = self._generate_name(generate_from)
@@ -180,11 +185,23 @@ class ServiceWrites(ServiceReads):
         whose body is another kind (``scale``), whose mutating phase already ran on that
         view; its validating phase sees the views too (``apiserver.scaleadmission``).
 
-        In upstream's order (``endpoints/handlers/update.go``, the generic store's
-        ``Update``): the uid a replace carries is a storage precondition, checked first
-        (``apiserver.storageprecondition``; ``uid_is_precondition=False`` for a patch's
-        result, whose changed uid fails validation instead); a stale resourceVersion is a
-        conflict after the mutating phase and before validation."""
+        In upstream's order (``endpoints/handlers/update.go`` runs the mutating admission
+        as a transformer of ``rest.DefaultUpdatedObjectInfo``; the generic store's
+        ``Update`` calls it, then checks the resourceVersion, then ``rest.BeforeUpdate``):
+
+        1. the uid a replace carries is a storage precondition, checked first
+           (``apiserver.storageprecondition``; ``uid_is_precondition=False`` for a patch's
+           result, whose changed uid fails validation instead);
+        2. the body is defaulted (the decoder's step) and the mutating phase sees it as
+           sent: a main-resource write's status, a ``/status`` write's spec, the
+           generation the writer sent;
+        3. RBAC's escalation check on the mutated object (``write_guard``);
+        4. the resourceVersion of the mutated object: a stale one is a conflict;
+        5. the Service registry's allocations (``BeginUpdate``);
+        6. the strategy (``BeforeUpdate``): the other side of the spec/status split is
+           the stored one again, whatever the mutating phase did to it, system metadata
+           is carried over and the generation bumped; then validation, then the
+           validating phase on that prepared object."""
         info = kinds.for_object(obj)
         obj = self._normalize_type(obj, info)
         name = obj.metadata.name or ""
@@ -193,37 +210,39 @@ class ServiceWrites(ServiceReads):
         current = self._get_key(info, key)
         if uid_is_precondition:
             storageprecondition.check(info, current, obj.metadata.uid)
-        requested_rv = obj.metadata.resource_version
         if subresource != "status":
             # Upstream's decoder defaults the body before PrepareForUpdate compares specs,
             # so a replace that leaves out defaulted fields does not bump the generation.
             obj = default_object(obj)
-        new: Any = strategy.prepare_for_update(
-            obj, current, subresource=subresource, now=self._now()
-        )
-        if self.write_guard is not None and user is not None:
-            self.write_guard.check(new, current, user)
         if admitted is None:
             outcome = AdmissionOutcome()
             request = AdmissionRequest(
-                Operation.UPDATE, info, new, current, namespace, name, subresource, user, dry_run
+                Operation.UPDATE, info, obj, current, namespace, name, subresource, user, dry_run
             )
-            new = self.admission.mutate(request, outcome)
+            obj = self.admission.mutate(request, outcome)
         else:
             outcome = admitted.outcome
+        self._guard(obj, current, user)
+        requested_rv = obj.metadata.resource_version
         if requested_rv and requested_rv != current.metadata.resource_version:
             raise errors.conflict(info.plural, info.group, name)
         allocation = NO_ALLOCATION
         if subresource != "status":
-            new, allocation = self._begin_allocation(new, current, dry_run=dry_run)
+            obj, allocation = self._begin_allocation(obj, current, dry_run=dry_run)
         with allocation:
+            new: Any = strategy.prepare_for_update(
+                obj, current, subresource=subresource, now=self._now()
+            )
             found = validation.validate_update(
                 new, current, info, subresource=subresource, served=served
             )
             if found:
                 raise errors.invalid_error(info.kind, info.group, name, found)
             if admitted is None:
-                self.admission.validate(evolve(request, obj=new), outcome)
+                # Most writes leave the mutating phase with the object they entered it
+                # with (a status write calls no mutating plugin): its request as it is.
+                validated = request if new is request.obj else evolve(request, obj=new)
+                self.admission.validate(validated, outcome)
             else:
                 self.admission.validate(admitted.validation_request(new, current), outcome)
             if subresource not in ("status", EPHEMERAL_CONTAINERS):
@@ -259,6 +278,11 @@ class ServiceWrites(ServiceReads):
             self._charge_quotas(outcome)
             self._record_events(outcome)
             return WriteResult(stored, tuple(outcome.warnings))
+
+    def _guard(self, obj: Any, old: Any, user: UserInfo | None) -> None:
+        """The write guard (RBAC's escalation check) on a caller's mutated object."""
+        if self.write_guard is not None and user is not None:
+            self.write_guard.check(obj, old, user)
 
     @staticmethod
     def _waits_for_grace(obj: Any) -> bool:

@@ -59,7 +59,7 @@ from kubeprio.api import errors
 from kubeprio.api.coordination import NODE_LEASE_NAMESPACE, Lease
 from kubeprio.api.core import Node, NodeCondition, NodeStatus, ObjectReference, Pod
 from kubeprio.api.model import evolve
-from kubeprio.api.nodeconditions import ready_condition
+from kubeprio.api.nodeconditions import NODE_READY, ready_condition
 from kubeprio.api.podconditions import update_pod_condition
 from kubeprio.client import record
 from kubeprio.client.answeredretry import retryable
@@ -72,7 +72,6 @@ from kubeprio.controllers.nodetainting import (
     INITIAL,
     NORMAL,
     PARTIAL,
-    READY,
     RETRIES,
     UNKNOWN,
     NodeTainter,
@@ -93,7 +92,7 @@ __all__ = [
 LOG: Final = logging.getLogger(__name__)
 
 COMPONENT: Final = "node-controller"
-_CONDITION_TYPES: Final = (READY, "MemoryPressure", "DiskPressure", "PIDPressure")
+_CONDITION_TYPES: Final = (NODE_READY, "MemoryPressure", "DiskPressure", "PIDPressure")
 EXCLUDE_DISRUPTION: Final = "node.kubernetes.io/exclude-disruption"
 NODE_NAME_INDEX: Final = "spec.nodeName"
 
@@ -352,7 +351,7 @@ class NodeLifecycleController:
         current = ready_condition(node)
         if current is None:
             observed = NodeCondition(
-                type=READY,
+                type=NODE_READY,
                 status=UNKNOWN,
                 last_heartbeat_time=node.metadata.creation_timestamp,
                 last_transition_time=node.metadata.creation_timestamp,
@@ -411,7 +410,7 @@ class NodeLifecycleController:
                     message="Kubelet stopped posting node status.",
                     last_transition_time=stamp,
                 )
-        updated_ready = next(c for c in conditions if c.type == READY)
+        updated_ready = next(c for c in conditions if c.type == NODE_READY)
         if updated_ready == observed:
             return node, observed, current
         written = self.client.update_status(
@@ -433,7 +432,7 @@ class NodeLifecycleController:
             if pod.spec is None or pod.spec.node_name != node:
                 continue
             conditions = (pod.status.conditions if pod.status else None) or ()
-            ready = next((c for c in conditions if c.type == READY), None)
+            ready = next((c for c in conditions if c.type == NODE_READY), None)
             if ready is None:
                 continue
             status = update_pod_condition(pod.status, evolve(ready, status="False"), now=now)

@@ -50,7 +50,6 @@ if TYPE_CHECKING:
 
 LOG: Final = logging.getLogger(__name__)
 
-READY: Final = NODE_READY
 UNKNOWN: Final = "Unknown"
 RETRIES: Final = 5
 """``NodeHealthUpdateRetry``."""
@@ -58,8 +57,8 @@ UNREACHABLE: Final = Taint(key=TAINT_NODE_UNREACHABLE, effect=TAINT_EFFECT_NO_EX
 NOT_READY: Final = Taint(key=TAINT_NODE_NOT_READY, effect=TAINT_EFFECT_NO_EXECUTE)
 
 _CONDITION_TAINTS: Final = {
-    (READY, "False"): TAINT_NODE_NOT_READY,
-    (READY, UNKNOWN): TAINT_NODE_UNREACHABLE,
+    (NODE_READY, "False"): TAINT_NODE_NOT_READY,
+    (NODE_READY, UNKNOWN): TAINT_NODE_UNREACHABLE,
     ("MemoryPressure", "True"): "node.kubernetes.io/memory-pressure",
     ("DiskPressure", "True"): "node.kubernetes.io/disk-pressure",
     ("NetworkUnavailable", "True"): "node.kubernetes.io/network-unavailable",

@@ -142,6 +142,8 @@ class PodGCController:
         self.terminated_pod_threshold = terminated_pod_threshold
         self._origin = clock.now()
         self._last_check = -math.inf
+        """The grid time of the last (or running) check: the latest 20 s tick at or before
+        its start (see ``_tick_at_or_before``)."""
         self._planned: float | None = None
         """The check ``next_wakeup`` named, until it runs (see there)."""
         self._terminated: dict[CacheKey, Pod] = {}
@@ -291,7 +293,7 @@ class PodGCController:
         """One ``gc`` pass; returns how many pods it deleted."""
         before = self.deleted
         self._planned = None
-        self._last_check = self.clock.now()
+        self._last_check = self._tick_at_or_before(self.clock.now())
         if self.terminated_pod_threshold > 0:
             self._gc_terminated()
         self._gc_terminating()
@@ -336,21 +338,21 @@ class PodGCController:
         for pod in sorted(doomed, key=_gc_order):
             self._mark_failed_and_delete(pod)
 
-    def _check_time(self) -> float:
-        """The grid time of the running check: the latest tick at or before its start.
+    def _tick_at_or_before(self, now: float) -> float:
+        """The latest tick at or before ``now``: the time a check started at ``now`` counts as.
 
         The quarantine is counted in checks, not in clock reads: on the wall clock
         (``kubeprio serve``) a check starts some time after its tick, and a clock read
-        here comes after this check's other collections wrote. A quarantine stamped with
+        during the check comes after its other collections wrote. A quarantine stamped with
         one check's read and compared with a later check's read would then end at the
         check 40 s on or at the one after, by a few microseconds either way. On virtual
         time a check runs at its tick, and this is that time.
         """
-        ticks = max(math.floor((self._last_check - self._origin) / GC_CHECK_PERIOD + 1e-9), 0)
+        ticks = max(math.floor((now - self._origin) / GC_CHECK_PERIOD + 1e-9), 0)
         return self._origin + ticks * GC_CHECK_PERIOD
 
     def _gc_orphaned(self) -> None:
-        now = self._check_time()
+        now = self._last_check
         for node in sorted(self._missing):
             self._quarantine.setdefault(node, now + QUARANTINE_TIME)
         gone = []

@@ -732,8 +732,11 @@ class FastPreemption:
                 values = column[rows]
             # Only the ties on this criterion go on, in candidate order. (The ufunc's own
             # reduce: ndarray.min goes through a Python-level wrapper, a third of the cost
-            # on a few hundred rows.)
-            rows = rows[values == np.minimum.reduce(values)]
+            # on a few hundred rows.) When every row ties (alike nodes, alike victims) they
+            # all go on as they are, without a comparison and a copy.
+            lowest = np.minimum.reduce(values)
+            if lowest != np.maximum.reduce(values):
+                rows = rows[values == lowest]
         pick = 0 if len(rows) == 1 else rng.randrange(len(rows))
         row = int(rows[pick])
         victims = self.cache.victims

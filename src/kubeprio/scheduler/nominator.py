@@ -101,6 +101,8 @@ class Nominator:
         """Replace ``old``'s entry with ``new_info`` (upstream ``UpdateNominatedPod``)."""
         info: NominatingInfo | None = None
         uid = old.metadata.uid or ""
+        if self._replace_in_place(uid, new_info):
+            return
         if not nominated_node_name(old) and not nominated_node_name(new_info.pod):
             remembered = self._node_of.get(uid)
             if remembered is not None:
@@ -108,6 +110,31 @@ class Nominator:
                 info = NominatingInfo(remembered, NominatingMode.OVERRIDE)
         self._delete(uid)
         self.add_nominated_pod(new_info, info)
+
+    def _replace_in_place(self, uid: str, new_info: PodInfo) -> bool:
+        """The outcome of delete-then-add, without either, when it is a replacement: the
+        pod stays nominated to the node it is nominated to (its status names that node),
+        it is already that node's last nominated pod (where the add would put it again),
+        the lister still has it unbound, and it counts as before (same priority and
+        requests, so the observer's totals would come back to what they are). The
+        preemptor's own status write (its nomination, after the scheduler nominated it)
+        arrives this way on every preemption."""
+        node = self._node_of.get(uid)
+        if node is None or new_info.uid != uid or nominated_node_name(new_info.pod) != node:
+            return False
+        pods = self._by_node[node]
+        previous = pods[uid]
+        if next(reversed(pods)) != uid or not (
+            previous.priority == new_info.priority and previous.requests == new_info.requests
+        ):
+            return False
+        if self._pod_lister is not None:
+            metadata = new_info.pod.metadata
+            current = self._pod_lister.get(metadata.name or "", metadata.namespace)
+            if current is None or (current.spec is not None and current.spec.node_name):
+                return False
+        pods[uid] = new_info
+        return True
 
     def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
         """Forget ``pod``'s nomination (upstream ``DeleteNominatedPodIfExists``)."""

@@ -82,7 +82,9 @@ class RowStatuses(Mapping[str, Status]):
         the rejecting plugins), and the kinds do not change after construction."""
         if self._present is None:
             kinds = self.kinds
-            counts = np.bincount(kinds[kinds >= 0], minlength=len(self.palette))
+            # Shifted by one so that -1 (not rejected) counts in a bin of its own: about
+            # half the cost of selecting the rejected rows first (a mask and a copy).
+            counts = np.bincount(kinds + 1, minlength=len(self.palette) + 1)[1:]
             self._present = [(kind, int(counts[kind])) for kind in np.flatnonzero(counts).tolist()]
         return self._present
 
