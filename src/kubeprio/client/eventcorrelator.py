@@ -56,7 +56,7 @@ _K = TypeVar("_K", bound=Hashable)
 _V = TypeVar("_V")
 
 
-class _Lru(Generic[_K, _V]):
+class Lru(Generic[_K, _V]):
     """A bounded map that forgets the least recently used key (groupcache's ``lru``)."""
 
     def __init__(self, capacity: int) -> None:
@@ -162,9 +162,9 @@ class EventCorrelator:
         self._interval = interval_seconds
         self._burst = burst
         self._qps = qps
-        self._groups: _Lru[Hashable, _Group] = _Lru(cache_entries)
-        self._log: _Lru[Hashable, _Logged] = _Lru(cache_entries)
-        self._buckets: _Lru[Hashable, TokenBucket] = _Lru(cache_entries)
+        self._groups: Lru[Hashable, _Group] = Lru(cache_entries)
+        self._log: Lru[Hashable, _Logged] = Lru(cache_entries)
+        self._buckets: Lru[Hashable, TokenBucket] = Lru(cache_entries)
         self.dropped = 0
         """Events the spam filter dropped."""
 

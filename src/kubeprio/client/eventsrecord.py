@@ -16,7 +16,9 @@ controllers use (``client.record``). Its events look different, seen through eit
   patches ``series: {count: 2, lastObservedTime}``, later ones raise the count.
 
 The name (``<object>.<nanoseconds, hex>``), the namespace and the deferred writing are the
-core recorder's (``EventRecorder``, which this extends). One difference from client-go:
+core recorder's (``EventRecorder``, which this extends); its write, which goes through
+client-go's ``EventCorrelator``, is replaced here by the series lookup (an LRU of 4096
+series). One difference from client-go:
 it writes the third and later occurrences of a series lazily (every 30 minutes, and when
 the series has been quiet for 6); here every occurrence is written when the recorder
 flushes, so a simulation's report sees each one. A write through core/v1 stores the same
@@ -31,8 +33,9 @@ from typing import Final
 from kubeprio.api import errors
 from kubeprio.api.core import Event, ObjectReference
 from kubeprio.api.meta import ObjectMeta
+from kubeprio.client.eventcorrelator import LRU_CACHE_ENTRIES, Lru
 from kubeprio.client.protocol import Client
-from kubeprio.client.record import EventRecorder
+from kubeprio.client.record import EventRecorder, QueuedEvent
 from kubeprio.clock import Clock, rfc3339_micro
 
 REPORTING_HOST: Final = "kubeprio"
@@ -65,9 +68,6 @@ class SeriesRecorder(EventRecorder):
     """Records Events for one controller (``reportingController``) through the new API's
     rules: ``eventTime``, ``action`` and series instead of counts."""
 
-    CORRELATES = False
-    """``tools/events`` has no aggregation or spam filter: only its series."""
-
     def __init__(
         self,
         client: Client,
@@ -79,24 +79,36 @@ class SeriesRecorder(EventRecorder):
     ) -> None:
         super().__init__(client, clock=clock, component=controller, deferred=deferred)
         self.reporting_instance = instance or f"{controller}-{REPORTING_HOST}"
+        self._series: Lru[Hashable, Event] = Lru(LRU_CACHE_ENTRIES)
+        """The last stored event of each series, by ``_key``."""
 
-    def _key(
-        self,
-        ref: ObjectReference,
-        event_type: str,
-        reason: str,
-        message: str,
-        action: str | None,
-        related: ObjectReference | None,
-    ) -> Hashable:
+    def _write(self, item: QueuedEvent) -> Event | None:
+        """Write ``item`` uncorrelated: ``tools/events`` has no aggregation or spam filter,
+        only its series, so a repeat patches the series and anything else is created."""
+        key = self._key(item)
+        previous = self._series.get(key)
+        if previous is not None:
+            stored = self._bump(previous, item.at)
+            if stored is not None:
+                self._series.add(key, stored)
+                return stored
+        stored = self._create(
+            item.ref, item.event_type, item.reason, item.message, item.at, item.action, item.related
+        )
+        if stored is not None:
+            self._series.add(key, stored)
+        return stored
+
+    def _key(self, item: QueuedEvent) -> Hashable:
+        """Which series an event belongs to (upstream ``getKey``: not the note)."""
         return (
-            event_type,
-            action or "",
-            reason,
+            item.event_type,
+            item.action or "",
+            item.reason,
             self.component,
             self.reporting_instance,
-            _reference_key(ref),
-            _reference_key(related),
+            _reference_key(item.ref),
+            _reference_key(item.related),
         )
 
     def _new_event(

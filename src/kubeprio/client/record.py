@@ -16,7 +16,7 @@ recorder (``k8s.io/client-go/tools/record/event.go`` and ``events_cache.go``):
   So a ReplicaSet that creates 300 pods at once shows, as on a real cluster, nine
   ``Created pod`` events and a combined one with count 16 (10 creates, 15 patches).
   ``SeriesRecorder`` (events.k8s.io, ``client.eventsrecord``) does not correlate: upstream's
-  ``tools/events`` has no such stages.
+  ``tools/events`` has no such stages, so it overrides ``_write`` with its series.
 
 Writes are synchronous by default. A recorder made with ``deferred=True`` queues each
 event with the time it happened and writes the queue when its owner calls ``flush``, as
@@ -41,8 +41,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-from collections.abc import Hashable
-from typing import ClassVar, Final
+from typing import Final
 
 from kubeprio.api import errors, kinds
 from kubeprio.api.core import Event, EventSource, ObjectReference
@@ -57,7 +56,6 @@ from kubeprio.frozen import fast_init
 
 EVENT_TYPE_NORMAL: Final = "Normal"
 EVENT_TYPE_WARNING: Final = "Warning"
-MAX_LRU_CACHE_ENTRIES: Final = 4096
 MAX_QUEUED_EVENTS: Final = 1000
 """Events that wait behind a pending write before new ones are dropped (client-go's
 ``maxQueuedEvents``)."""
@@ -68,7 +66,7 @@ event is given up (names another writer took)."""
 
 @fast_init
 @dataclasses.dataclass(frozen=True, slots=True)
-class _Queued:
+class QueuedEvent:
     """An event waiting in a deferred recorder, with the time it happened."""
 
     ref: ObjectReference
@@ -114,10 +112,6 @@ def object_reference(obj: ApiObject, field_path: str | None = None) -> ObjectRef
 class EventRecorder:
     """Records Events for one component (``source.component``) on one host."""
 
-    CORRELATES: ClassVar[bool] = True
-    """Whether the recorder runs client-go's ``EventCorrelator`` (the core/v1 recorder
-    does; the events.k8s.io one, ``SeriesRecorder``, has its own series instead)."""
-
     def __init__(
         self,
         client: Client,
@@ -128,9 +122,9 @@ class EventRecorder:
         deferred: bool = False,
         correlator: EventCorrelator | None = None,
     ) -> None:
-        self._correlator = correlator or (EventCorrelator() if self.CORRELATES else None)
-        """Aggregates, counts and throttles the events (None: every event is written)."""
-        self._in_flight: tuple[_Queued, Correlated] | None = None
+        self._correlator = correlator or EventCorrelator()
+        """Aggregates, counts and throttles the events."""
+        self._in_flight: tuple[QueuedEvent, Correlated] | None = None
         """The event being written and what the correlator said, kept while the write
         waits on webhook answers so that its retry is not correlated (counted) twice."""
         self._client = client
@@ -138,12 +132,11 @@ class EventRecorder:
         self.component = component
         self.host = host
         self.deferred = deferred
-        self._queued: collections.deque[_Queued] = collections.deque()
-        self._backlog: collections.deque[_Queued] = collections.deque()
+        self._queued: collections.deque[QueuedEvent] = collections.deque()
+        self._backlog: collections.deque[QueuedEvent] = collections.deque()
         """Events behind a write that waits on webhook answers, oldest first."""
         self.dropped = 0
         """Events dropped because the backlog was full."""
-        self._cache: collections.OrderedDict[Hashable, Event] = collections.OrderedDict()
         self._named_at = -1
         self._named: dict[tuple[str, str], int] = {}
         """Names this recorder created at nanosecond ``_named_at``: (namespace, object) ->
@@ -187,7 +180,7 @@ class EventRecorder:
         related: ObjectReference | None = None,
     ) -> Event | None:
         """Record an event about the object ``ref`` points to (or queue it, if deferred)."""
-        item = _Queued(ref, event_type, reason, message, action, related, self._clock.now())
+        item = QueuedEvent(ref, event_type, reason, message, action, related, self._clock.now())
         if self.deferred:
             self._queued.append(item)
             return None
@@ -212,7 +205,7 @@ class EventRecorder:
         """Events waiting behind a write that waits on webhook answers."""
         return len(self._backlog)
 
-    def _write_or_wait(self, item: _Queued) -> Event | None:
+    def _write_or_wait(self, item: QueuedEvent) -> Event | None:
         """Write ``item`` now, or (behind a pending write, or pending itself) in the backlog."""
         if self._backlog:
             if len(self._backlog) >= MAX_QUEUED_EVENTS:
@@ -222,7 +215,7 @@ class EventRecorder:
             return None
         return self._attempt(item)
 
-    def _attempt(self, item: _Queued) -> Event | None:
+    def _attempt(self, item: QueuedEvent) -> Event | None:
         """Write ``item``; when it waits on webhook answers, it goes first in the backlog,
         which is written once they are in."""
         try:
@@ -240,32 +233,14 @@ class EventRecorder:
             if self._backlog and self._backlog[0] is item:
                 return  # pending again: this runs again once its answers are in
 
-    def _write(self, item: _Queued) -> Event | None:
-        if self._correlator is not None:
-            return self._write_correlated(self._correlator, item)
-        ref, related = item.ref, item.related
-        key = self._key(ref, item.event_type, item.reason, item.message, item.action, related)
-        previous = self._cache.get(key)
-        if previous is not None:
-            stored = self._bump(previous, item.at)
-            if stored is not None:
-                self._remember(key, stored)
-                return stored
-        stored = self._create(
-            ref, item.event_type, item.reason, item.message, item.at, item.action, related
-        )
-        if stored is not None:
-            self._remember(key, stored)
-        return stored
-
-    def _write_correlated(self, correlator: EventCorrelator, item: _Queued) -> Event | None:
+    def _write(self, item: QueuedEvent) -> Event | None:
         """Write ``item`` as the correlator says: drop it, create it (perhaps as the
         combined event) or patch the event it repeats (upstream ``recordToSink``)."""
         decision: Correlated | None
         if self._in_flight is not None and self._in_flight[0] is item:
             decision = self._in_flight[1]  # a retry once webhook answers are in
         else:
-            decision = correlator.correlate(
+            decision = self._correlator.correlate(
                 item.ref,
                 item.event_type,
                 item.reason,
@@ -300,7 +275,7 @@ class EventRecorder:
             )
         self._in_flight = None
         if stored is not None:
-            correlator.written(decision, stored.metadata.name or "", stored.count or 1)
+            self._correlator.written(decision, stored.metadata.name or "", stored.count or 1)
         return stored
 
     def _patch_correlated(self, decision: Correlated, ref: ObjectReference, now: float) -> Event:
@@ -314,46 +289,6 @@ class EventRecorder:
         return self._client.patch(
             Event, decision.name or "", patch, namespace=ref.namespace or "default"
         )
-
-    def _key(
-        self,
-        ref: ObjectReference,
-        event_type: str,
-        reason: str,
-        message: str,
-        action: str | None,
-        related: ObjectReference | None,
-    ) -> Hashable:
-        """Which earlier event a new one repeats (upstream ``getEventKey``)."""
-        return (
-            self.component,
-            self.host or "",
-            ref.kind or "",
-            ref.namespace or "",
-            ref.name or "",
-            # getEventKey includes the field path: each container's events are its own.
-            ref.field_path or "",
-            ref.uid or "",
-            event_type,
-            reason,
-            message,
-        )
-
-    def _remember(self, key: Hashable, event: Event) -> None:
-        self._cache[key] = event
-        self._cache.move_to_end(key)
-        while len(self._cache) > MAX_LRU_CACHE_ENTRIES:
-            self._cache.popitem(last=False)
-
-    def _bump(self, previous: Event, now: float) -> Event | None:
-        """Fold a repeat into ``previous`` (upstream ``EventCorrelator`` + PATCH)."""
-        patch = {"count": (previous.count or 1) + 1, "lastTimestamp": rfc3339(now)}
-        try:
-            return self._client.patch(
-                Event, previous.metadata.name or "", patch, namespace=previous.metadata.namespace
-            )
-        except errors.StatusError:
-            return None
 
     def _new_event(
         self,
