@@ -268,8 +268,8 @@ class EventRecorder:
                 item.reason,
                 decision.message,
                 item.at,
-                None if decision.combined else item.action,
-                None if decision.combined else item.related,
+                item.action,
+                item.related,
                 combined=decision.combined,
                 count=decision.count,
             )
