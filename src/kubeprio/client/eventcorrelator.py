@@ -14,10 +14,10 @@ in upstream's order:
    key: the exact event, or the group for a combined one) becomes a PATCH of that event's
    ``count``, ``lastTimestamp`` and ``message``; the count includes the repeats the spam
    filter dropped, as upstream's log counts them before it filters;
-3. **filter** (``EventSourceObjectSpamFilter``): a token bucket per source and object
-   (``getSpamKey``: component, host, kind, namespace, name, UID, API version; not the
-   reason in v1.32) allows a burst of 25 events and refills one every 300 s; an event
-   without a token is dropped.
+3. **filter** (``EventSourceObjectSpamFilter``): a token bucket (``client.tokenbucket``) per
+   source and object (``getSpamKey``: component, host, kind, namespace, name, UID, API
+   version; not the reason in v1.32) allows a burst of 25 events and refills one every
+   300 s; an event without a token is dropped.
 
 kube-controller-manager and the kubelet build their broadcasters without
 ``CorrelatorOptions``, so these defaults are theirs. Each cache is an LRU of 4096 keys.
@@ -37,6 +37,7 @@ from collections.abc import Hashable
 from typing import Final, Generic, TypeVar
 
 from kubeprio.api.core import ObjectReference
+from kubeprio.client.tokenbucket import TokenBucket
 
 LRU_CACHE_ENTRIES: Final = 4096
 """client-go's ``maxLruCacheEntries``, the size of each of the three caches."""
@@ -74,28 +75,6 @@ class Lru(Generic[_K, _V]):
         self._entries.move_to_end(key)
         if len(self._entries) > self._capacity:
             self._entries.popitem(last=False)
-
-
-class TokenBucket:
-    """``golang.org/x/time/rate.Limiter`` as ``flowcontrol``'s token bucket uses it: it
-    starts full, refills ``rate`` tokens a second up to ``burst``, and ``try_accept``
-    takes one if there is one (a refusal changes nothing)."""
-
-    def __init__(self, rate: float, burst: int, now: float) -> None:
-        self._rate = rate
-        self._burst = burst
-        self._tokens = float(burst)
-        self._last = now
-
-    def try_accept(self, now: float) -> bool:
-        # A clock that went backwards adds nothing (rate.Limiter.advance clamps it).
-        elapsed = max(0.0, now - self._last)
-        tokens = min(float(self._burst), self._tokens + elapsed * self._rate)
-        if tokens < 1.0:
-            return False
-        self._tokens = tokens - 1.0
-        self._last = max(now, self._last)
-        return True
 
 
 @dataclasses.dataclass(slots=True)

@@ -1,8 +1,9 @@
 """The node lifecycle controller's rate-limited tainting queue, on the injected clock.
 
 Mirrors ``pkg/controller/nodelifecycle/scheduler/rate_limited_queue.go``
-(``RateLimitedTimedQueue``, ``UniqueQueue``) and the token bucket of client-go's
-``flowcontrol.NewTokenBucketRateLimiter`` with burst 1 (``EvictionRateLimiterBurst``):
+(``RateLimitedTimedQueue``, ``UniqueQueue``), limited by client-go's
+``flowcontrol.NewTokenBucketRateLimiter`` with burst 1 (``EvictionRateLimiterBurst``;
+``client.tokenbucket``):
 
 * a node is added once (``Add``); after it has been processed it stays in the set, so it
   is not added again until ``Remove`` (the node became Ready, or its taint changed);
@@ -22,42 +23,20 @@ import math
 from collections.abc import Callable
 from typing import Final
 
+from kubeprio.client.tokenbucket import TokenBucket
+
 BURST: Final = 1
 """``EvictionRateLimiterBurst``."""
 RETRY_NUDGE: Final = 1e-9
 """``val.ProcessAt = now.Add(wait + 1)``: one nanosecond past the wait."""
+TOKEN_TOLERANCE: Final = 1e-9
+"""A token this short of whole is taken: ``next_wakeup`` lands on the instant the bucket
+names, where float rounding may leave the refill a hair short."""
 
 
-class TokenBucket:
-    """``tokenBucketRateLimiter`` with burst 1: starts full, refills at ``qps``."""
-
-    def __init__(self, qps: float, now: float) -> None:
-        self.qps = qps
-        self._tokens = float(BURST)
-        self._last = now
-
-    def _refill(self, now: float) -> None:
-        if self.qps > 0 and now > self._last:
-            self._tokens = min(float(BURST), self._tokens + (now - self._last) * self.qps)
-        self._last = max(self._last, now)
-
-    def try_accept(self, now: float) -> bool:
-        """``TryAccept``: take a token if one is there."""
-        if self.qps <= 0:
-            return False
-        self._refill(now)
-        if self._tokens >= 1.0 - 1e-9:
-            self._tokens -= 1.0
-            return True
-        return False
-
-    def available_at(self, now: float) -> float | None:
-        """When the next token is there (None: never)."""
-        if self.qps <= 0:
-            return None
-        self._refill(now)
-        missing = 1.0 - self._tokens
-        return now if missing <= 1e-9 else now + missing / self.qps
+def _limiter(qps: float, now: float) -> TokenBucket:
+    """The queue's bucket: burst 1, keeping each refill it computes (``client.tokenbucket``)."""
+    return TokenBucket(qps, BURST, now, tolerance=TOKEN_TOLERANCE, keeps_refill=True)
 
 
 Action = Callable[[str], tuple[bool, float]]
@@ -68,7 +47,7 @@ class RateLimitedTimedQueue:
     """Unique values processed in ``processAt`` order, at most ``qps`` per second."""
 
     def __init__(self, qps: float, now: float) -> None:
-        self.limiter = TokenBucket(qps, now)
+        self.limiter = _limiter(qps, now)
         self._heap: list[tuple[float, int, str]] = []
         self._queued: dict[str, tuple[float, int]] = {}
         self._set: set[str] = set()
@@ -95,10 +74,10 @@ class RateLimitedTimedQueue:
 
     def swap_limiter(self, qps: float, now: float) -> None:
         """``SwapLimiter``: a new rate; a waiting bucket hands its debt to the new one."""
-        if self.limiter.qps == qps:
+        if self.limiter.rate == qps:
             return
         drained = not self.limiter.try_accept(now)
-        self.limiter = TokenBucket(qps, now)
+        self.limiter = _limiter(qps, now)
         if qps > 0 and drained:
             self.limiter.try_accept(now)
 

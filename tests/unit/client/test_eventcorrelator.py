@@ -13,10 +13,10 @@ from kubeprio.client.eventcorrelator import (
     SPAM_BURST,
     Correlated,
     EventCorrelator,
-    TokenBucket,
 )
 from kubeprio.client.eventsrecord import SeriesRecorder, occurrences
 from kubeprio.client.record import EventRecorder
+from kubeprio.client.tokenbucket import TokenBucket
 from tests.builders import pod
 from tests.conftest import EPOCH, ManualClock
 
