@@ -128,22 +128,12 @@ class EventCorrelator:
     """Aggregates, counts and throttles one recorder's core/v1 events (upstream
     ``NewEventCorrelator`` with the default options)."""
 
-    def __init__(
-        self,
-        *,
-        cache_entries: int = LRU_CACHE_ENTRIES,
-        max_events: int = AGGREGATE_MAX_EVENTS,
-        interval_seconds: float = AGGREGATE_INTERVAL_SECONDS,
-        burst: int = SPAM_BURST,
-        qps: float = SPAM_QPS,
-    ) -> None:
-        self._max_events = max_events
-        self._interval = interval_seconds
+    def __init__(self, *, burst: int = SPAM_BURST) -> None:
         self._burst = burst
-        self._qps = qps
-        self._groups: Lru[Hashable, _Group] = Lru(cache_entries)
-        self._log: Lru[Hashable, _Logged] = Lru(cache_entries)
-        self._buckets: Lru[Hashable, TokenBucket] = Lru(cache_entries)
+        """The spam filter's burst (``SPAM_BURST``; a test raises it to look past it)."""
+        self._groups: Lru[Hashable, _Group] = Lru(LRU_CACHE_ENTRIES)
+        self._log: Lru[Hashable, _Logged] = Lru(LRU_CACHE_ENTRIES)
+        self._buckets: Lru[Hashable, TokenBucket] = Lru(LRU_CACHE_ENTRIES)
         self.dropped = 0
         """Events the spam filter dropped."""
 
@@ -190,12 +180,12 @@ class EventCorrelator:
     def _aggregate(self, group_key: Hashable, message: str, now: float) -> bool:
         """Note ``message`` in its group; True if the event goes into the combined one."""
         group = self._groups.get(group_key)
-        if group is None or now - group.last_seen > self._interval:
+        if group is None or now - group.last_seen > AGGREGATE_INTERVAL_SECONDS:
             group = _Group({}, now)
         group.messages[message] = None
         group.last_seen = now
         self._groups.add(group_key, group)
-        if len(group.messages) < self._max_events:
+        if len(group.messages) < AGGREGATE_MAX_EVENTS:
             return False
         # Keep the group below the limit, so that each new message is combined.
         del group.messages[next(iter(group.messages))]
@@ -204,6 +194,6 @@ class EventCorrelator:
     def _allow(self, spam_key: Hashable, now: float) -> bool:
         bucket = self._buckets.get(spam_key)
         if bucket is None:
-            bucket = TokenBucket(self._qps, self._burst, now)
+            bucket = TokenBucket(SPAM_QPS, self._burst, now)
         self._buckets.add(spam_key, bucket)
         return bucket.try_accept(now)
