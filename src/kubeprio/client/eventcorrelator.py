@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import struct
 from collections.abc import Hashable
 from typing import Final, Generic, TypeVar
 
 from kubeprio.api.core import ObjectReference
+from kubeprio.api.gofloat import float32
 from kubeprio.client.tokenbucket import TokenBucket
 
 LRU_CACHE_ENTRIES: Final = 4096
@@ -47,7 +47,7 @@ AGGREGATE_INTERVAL_SECONDS: Final = 600.0
 """``defaultAggregateIntervalInSeconds``: a gap longer than this starts a group afresh."""
 SPAM_BURST: Final = 25
 """``defaultSpamBurst``: events a source may write about an object at once."""
-SPAM_QPS: Final = struct.unpack("f", struct.pack("f", 1.0 / 300.0))[0]
+SPAM_QPS: Final = float32(1.0 / 300.0)
 """``defaultSpamQPS`` (1/300), rounded to float32 as the spam filter's ``qps float32`` field
 holds it (a hair above 1/300)."""
 COMBINED_PREFIX: Final = "(combined from similar events): "
@@ -163,9 +163,12 @@ class EventCorrelator:
             # (each container's events are their own) and the message.
             key = (*source, *obj, ref.field_path or "", event_type, reason, message)
         logged = self._log.get(key)
-        count = logged.count + 1 if logged is not None else 1
-        name = logged.name if logged is not None else None
-        self._log.add(key, _Logged(count, name))
+        if logged is None:
+            logged = _Logged(1, None)
+            self._log.add(key, logged)
+        else:
+            logged.count += 1  # get moved it to the most recently used end already
+        count, name = logged.count, logged.name
         if not self._allow((*source, *obj), now):
             self.dropped += 1
             return None
@@ -182,9 +185,9 @@ class EventCorrelator:
         group = self._groups.get(group_key)
         if group is None or now - group.last_seen > AGGREGATE_INTERVAL_SECONDS:
             group = _Group({}, now)
+            self._groups.add(group_key, group)
         group.messages[message] = None
         group.last_seen = now
-        self._groups.add(group_key, group)
         if len(group.messages) < AGGREGATE_MAX_EVENTS:
             return False
         # Keep the group below the limit, so that each new message is combined.
@@ -195,5 +198,5 @@ class EventCorrelator:
         bucket = self._buckets.get(spam_key)
         if bucket is None:
             bucket = TokenBucket(SPAM_QPS, self._burst, now)
-        self._buckets.add(spam_key, bucket)
+            self._buckets.add(spam_key, bucket)
         return bucket.try_accept(now)

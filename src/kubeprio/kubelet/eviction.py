@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import enum
 import functools
-import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from kubeprio.api.core import Container, Pod, is_mirror_pod
+from kubeprio.api.gofloat import float32
 from kubeprio.api.quantity import Quantity, QuantityError, QuantityFormat, parse_quantity
 from kubeprio.api.resources import EPHEMERAL_STORAGE, MEMORY, pod_requests
 from kubeprio.api.scheduling import SYSTEM_CRITICAL_PRIORITY
@@ -98,11 +98,6 @@ class ThresholdError(KubeprioError, ValueError):
     """An eviction threshold statement that does not parse (upstream's texts)."""
 
 
-def _float32(value: float) -> float:
-    """Round to float32, as upstream keeps percentages (``parsePercentage``)."""
-    return float(struct.unpack("f", struct.pack("f", value))[0])
-
-
 @dataclass(frozen=True, slots=True)
 class ThresholdValue:
     """A threshold amount: an absolute quantity or a fraction of capacity."""
@@ -138,7 +133,7 @@ def _parse_value(signal: str, text: str) -> ThresholdValue | None:
         if text in ("0%", "100%"):
             return None
         try:
-            percentage = _float32(float(text.rstrip("%")) / 100)
+            percentage = float32(float(text.rstrip("%")) / 100)
         except ValueError:
             raise ThresholdError(
                 f'strconv.ParseFloat: parsing "{text.rstrip("%")}": invalid syntax'
