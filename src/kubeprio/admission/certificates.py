@@ -142,6 +142,7 @@ class CertificateSubjectRestrictionPlugin:
     """``subjectrestriction.Plugin``: no ``system:masters`` client certificates."""
 
     validates_kinds = (CertificateSigningRequest,)
+    ignores_subresources = True
 
     @property
     def name(self) -> str:

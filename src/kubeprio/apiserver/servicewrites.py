@@ -239,10 +239,7 @@ class ServiceWrites(ServiceReads):
             if found:
                 raise errors.invalid_error(info.kind, info.group, name, found)
             if admitted is None:
-                # Most writes leave the mutating phase with the object they entered it
-                # with (a status write calls no mutating plugin): its request as it is.
-                validated = request if new is request.obj else evolve(request, obj=new)
-                self.admission.validate(validated, outcome)
+                self.admission.validate(evolve(request, obj=new), outcome)
             else:
                 self.admission.validate(admitted.validation_request(new, current), outcome)
             if subresource not in ("status", EPHEMERAL_CONTAINERS):

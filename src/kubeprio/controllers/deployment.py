@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import random
+from typing import Any
 
 from kubeprio.api import errors, selectors
 from kubeprio.api.apps import Deployment, DeploymentStatus, ReplicaSet, ReplicaSetSpec
@@ -186,18 +187,17 @@ class DeploymentController(Controller):
         if deployment.metadata.deletion_timestamp:
             self._sync_status_only(deployment, sets)
             return
-        deployment = self._check_paused_conditions(deployment)
-        if (deployment.spec.paused if deployment.spec else False) or self._is_scaling_event(
-            deployment, sets
-        ):
-            self._sync_scale(deployment, sets)
+        paused = bool(deployment.spec.paused) if deployment.spec else False
+        deployment = self._check_paused_conditions(deployment, paused=paused)
+        if paused or self._is_scaling_event(deployment, sets):
+            self._sync_scale(deployment, sets, paused=paused)
             return
         if du.strategy(deployment)["type"] == du.RECREATE:
             self._rollout_recreate(deployment, sets)
         else:
             self._rollout_rolling(deployment, sets)
 
-    def _check_paused_conditions(self, deployment: Deployment) -> Deployment:
+    def _check_paused_conditions(self, deployment: Deployment, *, paused: bool) -> Deployment:
         """``checkPausedConditions``: pausing and resuming set ``Progressing`` to Unknown
         (``DeploymentPaused`` / ``DeploymentResumed``), so a resumed rollout does not time
         out on the time it spent paused; a reported timeout is left alone."""
@@ -206,7 +206,6 @@ class DeploymentController(Controller):
         current = du.get_condition(deployment.status, du.PROGRESSING)
         if current is not None and current.reason == du.TIMED_OUT_REASON:
             return deployment
-        paused = bool(deployment.spec.paused) if deployment.spec else False
         paused_reported = current is not None and current.reason == du.PAUSED_REASON
         if paused == paused_reported:
             return deployment
@@ -266,7 +265,7 @@ class DeploymentController(Controller):
                         values[du.REVISION_HISTORY_ANNOTATION] = history
             min_ready = (deployment.spec.min_ready_seconds if deployment.spec else None) or 0
             if values or ((new.spec.min_ready_seconds if new.spec else None) or 0) != min_ready:
-                new = self._update_new_set(new, values, min_ready)
+                new = self._update_set(new, values, min_ready_seconds=min_ready)
             deployment = self._set_revision(deployment, str(du.revision(new)))
             if (
                 du.has_progress_deadline(deployment)
@@ -335,19 +334,17 @@ class DeploymentController(Controller):
             deployment = self.client.update_status(evolve(deployment, status=status))
         return deployment, created
 
-    def _update_new_set(
-        self, rs: ReplicaSet, values: dict[str, str], min_ready_seconds: int
-    ) -> ReplicaSet:
-        """``getNewReplicaSet``'s update of an existing new set: annotations and the
-        Deployment's ``minReadySeconds``."""
+    def _update_set(self, rs: ReplicaSet, annotations: dict[str, str], **spec: Any) -> ReplicaSet:
+        """Read ``rs`` again and write it with ``annotations`` laid over its own and ``spec``'s
+        fields changed (``getNewReplicaSet``'s update of the new set: annotations and
+        ``minReadySeconds``; ``scaleReplicaSet``: the replica annotations and ``replicas``)."""
         current = self.client.get(ReplicaSet, rs.metadata.name or "", rs.metadata.namespace)
-        annotations = {**(current.metadata.annotations or {}), **values}
-        spec = evolve(current.spec or ReplicaSetSpec(), min_ready_seconds=min_ready_seconds)
+        merged = {**(current.metadata.annotations or {}), **annotations}
         return self.client.update(
             evolve(
                 current,
-                metadata=evolve(current.metadata, annotations=annotations),
-                spec=spec,
+                metadata=evolve(current.metadata, annotations=merged),
+                spec=evolve(current.spec or ReplicaSetSpec(), **spec),
             )
         )
 
@@ -377,15 +374,7 @@ class DeploymentController(Controller):
         if old_size == size and not needs_annotations:
             return False, rs
         operation = operation or ("up" if old_size < size else "down")
-        current = self.client.get(ReplicaSet, rs.metadata.name or "", rs.metadata.namespace)
-        annotations = {**(current.metadata.annotations or {}), **wanted}
-        updated = self.client.update(
-            evolve(
-                current,
-                metadata=evolve(current.metadata, annotations=annotations),
-                spec=evolve(current.spec or ReplicaSetSpec(), replicas=size),
-            )
-        )
+        updated = self._update_set(rs, wanted, replicas=size)
         if old_size != size:
             self.recorder.event(
                 deployment,
@@ -406,12 +395,12 @@ class DeploymentController(Controller):
                 return True
         return False
 
-    def _sync_scale(self, deployment: Deployment, sets: list[ReplicaSet]) -> None:
+    def _sync_scale(self, deployment: Deployment, sets: list[ReplicaSet], *, paused: bool) -> None:
         """``sync``: scale, clean up old sets when paused, then report status."""
         new, old = self._split(deployment, sets)
         deployment, new = self._new_replica_set(deployment, new, old, create=False)
         self._scale_sets(deployment, new, old)
-        if deployment.spec is not None and deployment.spec.paused:
+        if paused:
             self._cleanup(deployment, old)
         self._sync_status_only(deployment, sets)
 

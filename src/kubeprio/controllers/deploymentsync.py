@@ -53,11 +53,7 @@ def new_replica_set_object(
             du.POD_TEMPLATE_HASH_LABEL: template_hash,
         },
     )
-    annotations = {
-        k: v
-        for k, v in (deployment.metadata.annotations or {}).items()
-        if k not in du.SKIPPED_ANNOTATIONS
-    }
+    annotations = du.copied_annotations(deployment)
     annotations[du.REVISION_ANNOTATION] = revision
     annotations[du.DESIRED_REPLICAS_ANNOTATION] = str(du.replicas(deployment))
     annotations[du.MAX_REPLICAS_ANNOTATION] = str(

@@ -242,15 +242,25 @@ def new_rs_new_replicas(
     return new_count + scale_up
 
 
-def annotations_to_copy(deployment: Deployment, rs: ReplicaSet) -> dict[str, str]:
-    """``copyDeploymentAnnotationsToReplicaSet``: the Deployment's annotations the set lacks
-    or holds with another value, less ``SKIPPED_ANNOTATIONS``. Nothing is removed, so a
-    set keeps the ``kubernetes.io/change-cause`` of its own rollout once it is old."""
-    current = rs.metadata.annotations or {}
+def copied_annotations(deployment: Deployment) -> dict[str, str]:
+    """The Deployment's annotations its ReplicaSets carry: all but ``SKIPPED_ANNOTATIONS``
+    (``skipCopyAnnotation``)."""
     return {
         key: value
         for key, value in (deployment.metadata.annotations or {}).items()
-        if key not in SKIPPED_ANNOTATIONS and current.get(key) != value
+        if key not in SKIPPED_ANNOTATIONS
+    }
+
+
+def annotations_to_copy(deployment: Deployment, rs: ReplicaSet) -> dict[str, str]:
+    """``copyDeploymentAnnotationsToReplicaSet``: the copied annotations the set lacks or
+    holds with another value. Nothing is removed, so a set keeps the
+    ``kubernetes.io/change-cause`` of its own rollout once it is old."""
+    current = rs.metadata.annotations or {}
+    return {
+        key: value
+        for key, value in copied_annotations(deployment).items()
+        if current.get(key) != value
     }
 
 

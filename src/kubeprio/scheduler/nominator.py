@@ -87,11 +87,8 @@ class Nominator:
             node = nominated_node_name(pod_info.pod)
         if not node:
             return
-        if self._pod_lister is not None:
-            metadata = pod_info.pod.metadata
-            current = self._pod_lister.get(metadata.name or "", metadata.namespace)
-            if current is None or (current.spec is not None and current.spec.node_name):
-                return  # deleted, or already bound: nothing left to reserve room for
+        if not self._still_pending(pod_info.pod):
+            return  # deleted, or already bound: nothing left to reserve room for
         self._node_of[pod_info.uid] = node
         self._by_node.setdefault(node, {})[pod_info.uid] = pod_info
         if self.observer is not None:
@@ -128,13 +125,18 @@ class Nominator:
             previous.priority == new_info.priority and previous.requests == new_info.requests
         ):
             return False
-        if self._pod_lister is not None:
-            metadata = new_info.pod.metadata
-            current = self._pod_lister.get(metadata.name or "", metadata.namespace)
-            if current is None or (current.spec is not None and current.spec.node_name):
-                return False
+        if not self._still_pending(new_info.pod):
+            return False
         pods[uid] = new_info
         return True
+
+    def _still_pending(self, pod: Pod) -> bool:
+        """Whether the lister (when there is one) still has ``pod``, unbound."""
+        if self._pod_lister is None:
+            return True
+        metadata = pod.metadata
+        current = self._pod_lister.get(metadata.name or "", metadata.namespace)
+        return current is not None and not (current.spec is not None and current.spec.node_name)
 
     def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
         """Forget ``pod``'s nomination (upstream ``DeleteNominatedPodIfExists``)."""
