@@ -34,6 +34,7 @@ from kubeprio.api.core import (
     Toleration,
 )
 from kubeprio.api.quantity import parse_quantity
+from kubeprio.api.serialization import from_dict, to_dict
 from kubeprio.apiserver.service import ApiService
 from tests.manifests import causes, create, node_doc, pod_doc, rejected, with_path
 
@@ -1012,3 +1013,52 @@ def test_semantically_equal_spec_is_not_a_change(api: ApiService) -> None:
     )
     updated = _update(api, pod, node_selector={}, tolerations=(), containers=(same,))
     assert updated.metadata.resource_version is not None
+
+
+SINGLE_STACK = {"podCIDR": "10.244.1.0/24", "podCIDRs": ["10.244.1.0/24"]}
+DUAL_STACK = {"podCIDR": "10.244.1.0/24", "podCIDRs": ["10.244.1.0/24", "fd00:10:244:1::/64"]}
+CIDR_FORBIDDEN = (
+    'spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid'
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        # A CIDR may be assigned once, from "" (the node IPAM controller does that).
+        (None, SINGLE_STACK, []),
+        (SINGLE_STACK, SINGLE_STACK, []),
+        (DUAL_STACK, DUAL_STACK, []),
+        # The list changed length: one error, however many entries differ.
+        (SINGLE_STACK, DUAL_STACK, [CIDR_FORBIDDEN]),
+        (DUAL_STACK, SINGLE_STACK, [CIDR_FORBIDDEN]),
+        # Same length: one error per changed entry; the second entry alone is checked too.
+        (
+            DUAL_STACK,
+            {"podCIDR": "10.244.1.0/24", "podCIDRs": ["10.244.1.0/24", "fd00:10:244:9::/64"]},
+            [CIDR_FORBIDDEN],
+        ),
+        (
+            DUAL_STACK,
+            {"podCIDR": "10.244.9.0/24", "podCIDRs": ["10.244.9.0/24", "fd00:10:244:9::/64"]},
+            [CIDR_FORBIDDEN, CIDR_FORBIDDEN],
+        ),
+    ],
+    ids=["assigned", "same", "same dual", "grown", "shrunk", "second changed", "both changed"],
+)
+def test_node_pod_cidrs_are_set_once(
+    api: ApiService, before: dict[str, Any] | None, after: dict[str, Any], expected: list[str]
+) -> None:
+    """``ValidateNodeUpdate`` (pkg/apis/core/validation): once set, ``spec.podCIDRs`` is
+    compared as a whole list."""
+    doc = node_doc() if before is None else with_path(node_doc(), "spec", before)
+    node = create(api, doc)
+    changed = to_dict(node)
+    changed["spec"] = after
+    if not expected:
+        api.update(from_dict(Node, changed))
+        return
+    with pytest.raises(errors.InvalidError) as caught:
+        api.update(from_dict(Node, changed))
+    assert causes(caught.value) == expected
+    assert api.get(Node, node.metadata.name or "") == node

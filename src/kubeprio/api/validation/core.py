@@ -34,6 +34,7 @@ from kubeprio.api.core import (
     Event,
     Namespace,
     Node,
+    NodeSpec,
     Pod,
     PodSpec,
     Taint,
@@ -419,6 +420,17 @@ def validate_node(node: Node) -> list[FieldError]:
     return found
 
 
+def _pod_cidrs(spec: NodeSpec | None) -> list[object]:
+    """A Node's ``spec.podCIDRs`` (its ``podCIDR`` alone when the list is absent: the
+    two are kept in step, ``api.defaults``)."""
+    if spec is None:
+        return []
+    listed = spec.extra.get("podCIDRs")
+    if isinstance(listed, list):
+        return listed
+    return [spec.pod_cidr] if spec.pod_cidr else []
+
+
 def validate_node_update(new: Node, old: Node) -> list[FieldError]:
     """``ValidateNodeUpdate``: podCIDR and providerID set once; addresses unique; taints valid."""
     found = _node_resources(new)
@@ -434,12 +446,20 @@ def validate_node_update(new: Node, old: Node) -> list[FieldError]:
             )
         seen.add(signature)
     old_spec, new_spec = old.spec, new.spec
-    old_cidr = (old_spec.pod_cidr if old_spec else None) or ""
-    if old_cidr and old_cidr != ((new_spec.pod_cidr if new_spec else None) or ""):
-        found.append(
+    old_cidrs, new_cidrs = _pod_cidrs(old_spec), _pod_cidrs(new_spec)
+    if old_cidrs:
+        # Upstream compares the whole list: one error when its length changed, else one
+        # per entry that changed.
+        changed = (
+            1
+            if len(old_cidrs) != len(new_cidrs)
+            else sum(a != b for a, b in zip(old_cidrs, new_cidrs, strict=True))
+        )
+        found.extend(
             errors.forbidden(
                 "spec.podCIDRs", 'node updates may not change podCIDR except from "" to valid'
             )
+            for _ in range(changed)
         )
     old_provider = (old_spec.provider_id if old_spec else None) or ""
     if old_provider and old_provider != ((new_spec.provider_id if new_spec else None) or ""):
