@@ -66,6 +66,11 @@ _TAG: Final = re.compile(r"[\w][\w.-]{0,127}")
 _DIGEST: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}")
 
 
+NO_RESOURCES: Final = ResourceRequirements()
+"""``resources: {}``: what a container that names no resources carries (one shared,
+frozen value instead of one per defaulted container)."""
+
+
 def image_tag(image: str) -> str | None:
     """The tag ``ParseImageName`` finds in ``image``; ``latest`` if it has neither tag nor digest.
 
@@ -163,7 +168,7 @@ def default_container(container: Container, *, host_network: bool = False) -> Co
         # Upstream's ``resources`` is a struct, not a pointer: it is always served, as
         # ``resources: {}`` when empty, and a template without it equals (and hashes as)
         # one that says ``resources: {}`` (kubectl sends that, e.g. in ``rollout undo``).
-        changes["resources"] = ResourceRequirements()
+        changes["resources"] = NO_RESOURCES
     else:
         resources = container.resources
         limits = default_resource_list(resources.limits)
