@@ -373,16 +373,280 @@ def test_typed_crud_of_every_kind(api: k8s.ApiClient, info: ResourceInfo) -> Non
         assert isinstance(deleted, dict) and deleted["metadata"]["name"] == name
     if "deletecollection" in info.verbs:
         # Answered with the list of what was deleted (store.DeleteCollection).
-        typed.api.api_client  # the collection call below must decode, whatever it holds
         getattr(
             typed.api,
             f"delete_collection_{'namespaced_' if info.namespaced else ''}{_snake(info.kind)}",
         )(*typed.args, label_selector="audit=yes")
 
 
-def _gone(typed: Typed, name: str) -> bool:
-    try:
-        typed.verb("read")(name, *typed.args)
-    except k8s.ApiException as exc:
-        return exc.status == 404
-    return False
+
+def _raw(response: Any) -> Any:
+    """The JSON of a ``_preload_content=False`` response."""
+    return json.loads(response.data)
+
+
+def _running_pod(core: k8s.CoreV1Api, name: str, labels: dict[str, str] | None = None) -> None:
+    core.create_namespaced_pod(
+        NS, {"metadata": {"name": name, "labels": labels or {}}, "spec": _POD}
+    )
+    eventually(lambda: core.read_namespaced_pod(name, NS).status.phase == "Running")
+
+
+def test_binding_answers_a_success_status(api: k8s.ApiClient) -> None:
+    """``pods/binding`` (``BindingREST.Create``, ``pkg/registry/core/pod/storage``) answers
+    201 with a Success Status, not the Binding; the client's typed method declares
+    V1Binding, so a caller reads the raw answer (as against a real cluster)."""
+    core = k8s.CoreV1Api(api)
+    core.create_namespaced_pod(
+        NS, {"metadata": {"name": "unbound"}, "spec": {**_POD, "schedulerName": "nobody"}}
+    )
+    binding = k8s.V1Binding(
+        metadata=k8s.V1ObjectMeta(name="unbound"),
+        target=k8s.V1ObjectReference(kind="Node", name="node-1"),
+    )
+    response = core.create_namespaced_pod_binding(
+        "unbound", NS, binding, _preload_content=False
+    )
+    assert response.status == 201
+    answer = _raw(response)
+    assert (answer["kind"], answer["status"], answer["code"]) == ("Status", "Success", 201)
+    assert core.read_namespaced_pod("unbound", NS).spec.node_name == "node-1"
+
+
+def test_eviction_is_429_while_the_budget_forbids_it(api: k8s.ApiClient) -> None:
+    """``pods/eviction`` (``pkg/registry/core/pod/storage/eviction.go``): 429 with the
+    DisruptionBudget cause while the PDB allows no disruption, else 201 and the pod goes."""
+    core = k8s.CoreV1Api(api)
+    _running_pod(core, "guarded", {"evict": "me"})
+    k8s.PolicyV1Api(api).create_namespaced_pod_disruption_budget(
+        NS,
+        {
+            "metadata": {"name": "guard"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"evict": "me"}}},
+        },
+    )
+    eviction = k8s.V1Eviction(metadata=k8s.V1ObjectMeta(name="guarded", namespace=NS))
+
+    def refused() -> k8s.ApiException | None:
+        try:
+            core.create_namespaced_pod_eviction("guarded", NS, eviction)
+        except k8s.ApiException as exc:
+            return exc if exc.status == 429 else None
+        raise AssertionError("the eviction went through the budget")
+
+    caught = eventually(refused)
+    body = json.loads(caught.body)
+    assert body["reason"] == "TooManyRequests"
+    assert body["message"] == (
+        "Cannot evict pod as it would violate the pod's disruption budget."
+    )
+    assert body["details"]["causes"] == [
+        {
+            "reason": "DisruptionBudget",
+            "message": "The disruption budget guard needs 1 healthy pods and has 1 currently",
+        }
+    ]
+    k8s.PolicyV1Api(api).delete_namespaced_pod_disruption_budget("guard", NS)
+    response = core.create_namespaced_pod_eviction(
+        "guarded", NS, eviction, _preload_content=False
+    )
+    assert response.status == 201
+    assert _raw(response)["status"] == "Success"
+
+
+def test_scale_subresources_move_the_replicas(api: k8s.ApiClient) -> None:
+    """``deployments/scale``, ``replicasets/scale``, ``statefulsets/scale`` answer
+    autoscaling/v1 Scale (``pkg/registry/apps/*/storage``): replace and patch change
+    ``spec.replicas``; ``status.selector`` is the label selector's string form."""
+    apps = k8s.AppsV1Api(api)
+    for kind in ("Deployment", "ReplicaSet", "StatefulSet"):
+        info = next(i for i in RESOURCES if i.kind == kind)
+        typed = Typed(info, apps)
+        name = f"scaled-{kind.lower()}"
+        body = _body(info)
+        body["metadata"] = {"name": name}
+        typed.verb("create")(NS, body)
+        scale = typed.verb("read", "_scale")(name, NS)
+        assert scale.status.selector == "app=a"
+        scale.spec.replicas = 2
+        assert typed.verb("replace", "_scale")(name, NS, scale).spec.replicas == 2
+        patched = typed.verb("patch", "_scale")(name, NS, {"spec": {"replicas": 1}})
+        assert patched.spec.replicas == 1
+        assert typed.verb("read")(name, NS).spec.replicas == 1
+        typed.verb("delete")(name, NS)
+
+
+def test_logs_tokens_and_reviews(api: k8s.ApiClient) -> None:
+    """``pods/log`` is text/plain (``read_namespaced_pod_log`` returns str);
+    ``serviceaccounts/token`` answers a TokenRequest whose token TokenReview accepts
+    (``pkg/registry/core/serviceaccount/storage/token.go``, ``tokenreview``)."""
+    core = k8s.CoreV1Api(api)
+    _running_pod(core, "logger")
+    assert isinstance(core.read_namespaced_pod_log("logger", NS), str)
+    core.create_namespaced_service_account(NS, {"metadata": {"name": "robot"}})
+    request = k8s.AuthenticationV1TokenRequest(
+        spec=k8s.V1TokenRequestSpec(audiences=["https://kubernetes.default.svc.cluster.local"])
+    )
+    issued = core.create_namespaced_service_account_token("robot", NS, request)
+    assert issued.status.token and issued.status.expiration_timestamp
+    review = k8s.AuthenticationV1Api(api).create_token_review(
+        k8s.V1TokenReview(spec=k8s.V1TokenReviewSpec(token=issued.status.token))
+    )
+    assert review.status.authenticated is True
+    assert review.status.user.username == f"system:serviceaccount:{NS}:robot"
+    access = k8s.AuthorizationV1Api(api).create_self_subject_access_review(
+        k8s.V1SelfSubjectAccessReview(
+            spec=k8s.V1SelfSubjectAccessReviewSpec(
+                resource_attributes=k8s.V1ResourceAttributes(verb="delete", resource="nodes")
+            )
+        )
+    )
+    assert access.status.allowed is True
+
+
+def test_watch_streams_and_resumes_from_a_resource_version(api: k8s.ApiClient) -> None:
+    """``Watch().stream`` decodes each event into the model; started at a list's
+    resourceVersion it sees only what came after (``watch.go``: events newer than RV)."""
+    core = k8s.CoreV1Api(api)
+    listed = core.list_namespaced_config_map(NS, label_selector="watched=yes")
+    start = listed.metadata.resource_version
+    for index in range(3):
+        core.create_namespaced_config_map(
+            NS, {"metadata": {"name": f"watched-{index}", "labels": {"watched": "yes"}}}
+        )
+    watcher = k8s_watch.Watch()
+    seen: list[tuple[str, str, str]] = []
+    for event in watcher.stream(
+        core.list_namespaced_config_map,
+        NS,
+        label_selector="watched=yes",
+        resource_version=start,
+        timeout_seconds=5,
+    ):
+        obj = event["object"]
+        assert isinstance(obj, k8s.V1ConfigMap)
+        seen.append((event["type"], obj.metadata.name, obj.metadata.resource_version))
+        if len(seen) == 3:
+            watcher.stop()
+    assert [(kind, name) for kind, name, _ in seen] == [
+        ("ADDED", f"watched-{index}") for index in range(3)
+    ]
+    resumed = k8s_watch.Watch()
+    names = []
+    for event in resumed.stream(
+        core.list_namespaced_config_map,
+        NS,
+        label_selector="watched=yes",
+        resource_version=seen[0][2],
+        timeout_seconds=5,
+    ):
+        names.append(event["object"].metadata.name)
+        if len(names) == 2:
+            resumed.stop()
+    assert names == ["watched-1", "watched-2"]
+
+
+def test_error_bodies_are_upstream_statuses(server: ServeProcess, api: k8s.ApiClient) -> None:
+    """404 NotFound, 409 AlreadyExists and Conflict, 422 Invalid with causes, 403 Forbidden
+    (``k8s.io/apimachinery/pkg/api/errors``): the ApiException carries the Status."""
+    core = k8s.CoreV1Api(api)
+
+    def failure(call: Any, *args: Any) -> tuple[int, dict[str, Any]]:
+        with pytest.raises(k8s.ApiException) as caught:
+            call(*args)
+        assert caught.value.headers["content-type"] == "application/json"
+        return caught.value.status, json.loads(caught.value.body)
+
+    code, body = failure(core.read_namespaced_config_map, "missing", NS)
+    assert (code, body["reason"], body["message"]) == (
+        404,
+        "NotFound",
+        'configmaps "missing" not found',
+    )
+    assert body["details"] == {"name": "missing", "kind": "configmaps"}
+    core.create_namespaced_config_map(NS, {"metadata": {"name": "twice"}})
+    code, body = failure(core.create_namespaced_config_map, NS, {"metadata": {"name": "twice"}})
+    assert (code, body["reason"], body["message"]) == (
+        409,
+        "AlreadyExists",
+        'configmaps "twice" already exists',
+    )
+    stale = core.read_namespaced_config_map("twice", NS)
+    core.patch_namespaced_config_map("twice", NS, {"data": {"a": "1"}})
+    code, body = failure(core.replace_namespaced_config_map, "twice", NS, stale)
+    assert (code, body["reason"]) == (409, "Conflict")
+    assert body["message"] == (
+        'Operation cannot be fulfilled on configmaps "twice": the object has been modified; '
+        "please apply your changes to the latest version and try again"
+    )
+    code, body = failure(
+        core.create_namespaced_config_map, NS, {"metadata": {"name": "Not_Valid"}}
+    )
+    assert (code, body["reason"]) == (422, "Invalid")
+    assert body["details"]["causes"][0]["field"] == "metadata.name"
+    assert body["message"].startswith('ConfigMap "Not_Valid" is invalid: metadata.name: ')
+    core.create_namespaced_service_account(NS, {"metadata": {"name": "nobody"}})
+    token = core.create_namespaced_service_account_token(
+        "nobody", NS, k8s.AuthenticationV1TokenRequest(spec=k8s.V1TokenRequestSpec(audiences=[]))
+    ).status.token
+    configuration = k8s.Configuration()
+    configuration.host = server.url
+    configuration.ssl_ca_cert = str(server.data_dir / "pki" / "ca.crt")
+    configuration.api_key = {"authorization": f"Bearer {token}"}
+    with k8s.ApiClient(configuration) as nobody:
+        code, body = failure(k8s.CoreV1Api(nobody).list_node)
+    assert (code, body["reason"]) == (403, "Forbidden")
+    assert body["message"] == (
+        f'nodes is forbidden: User "system:serviceaccount:{NS}:nobody" cannot list resource '
+        '"nodes" in API group "" at the cluster scope'
+    )
+    assert body["details"] == {"kind": "nodes"}
+
+def test_the_dynamic_client(api: k8s.ApiClient) -> None:
+    """``DynamicClient`` builds its resource map from discovery (/api, /apis and each
+    group version's APIResourceList) and drives get/create/patch/delete/watch with it."""
+    dynamic = k8s_dynamic.DynamicClient(api)
+    deployments = dynamic.resources.get(api_version="apps/v1", kind="Deployment")
+    assert (deployments.namespaced, deployments.name) == (True, "deployments")
+    info = next(i for i in RESOURCES if i.kind == "Deployment")
+    body = _body(info)
+    body["metadata"] = {"name": "dynamic", "namespace": NS}
+    created = deployments.create(body=body, namespace=NS)
+    assert created.metadata.name == "dynamic"
+    patched = deployments.patch(
+        name="dynamic",
+        namespace=NS,
+        body={"metadata": {"labels": {"patched": "1"}}},
+        content_type="application/merge-patch+json",
+    )
+    assert patched.metadata.labels["patched"] == "1"
+    assert [d.metadata.name for d in deployments.get(namespace=NS).items] == ["dynamic"]
+    events = []
+    for event in deployments.watch(namespace=NS, name="dynamic", timeout=2):
+        events.append(event["type"])
+        break
+    assert events == ["ADDED"]
+    scale = dynamic.resources.get(api_version="apps/v1", kind="Deployment").subresources["scale"]
+    assert scale.kind == "Scale"
+    deleted = deployments.delete(name="dynamic", namespace=NS)
+    assert deleted.kind == "Status"
+    priority = dynamic.resources.get(api_version="scheduling.k8s.io/v1", kind="PriorityClass")
+    assert not priority.namespaced
+
+
+def test_create_from_yaml_on_the_examples(api: k8s.ApiClient) -> None:
+    """``utils.create_from_yaml`` (typed APIs picked from each document's apiVersion/kind)
+    creates the kestrel example's priority classes, namespaces and workloads."""
+    created = []
+    for name in ("00-priorityclasses.yaml", "01-namespaces.yaml", "03-workloads.yaml"):
+        for objects in k8s_utils.create_from_yaml(api, str(EXAMPLES / "kestrel" / name)):
+            created.extend(objects)
+    kinds = sorted({type(obj).__name__ for obj in created})
+    assert kinds == [
+        "V1Deployment",
+        "V1Job",
+        "V1Namespace",
+        "V1Pod",
+        "V1PodDisruptionBudget",
+        "V1PriorityClass",
+    ]
