@@ -650,3 +650,78 @@ def test_create_from_yaml_on_the_examples(api: k8s.ApiClient) -> None:
         "V1PodDisruptionBudget",
         "V1PriorityClass",
     ]
+
+
+GADGETS: Final = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "gadgets.audit.example.com"},
+    "spec": {
+        "group": "audit.example.com",
+        "names": {"plural": "gadgets", "kind": "Gadget"},
+        "scope": "Namespaced",
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "subresources": {"status": {}},
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
+"""A CRD written as users write them: no ``singular``, no ``listKind`` (v1 defaults them)."""
+
+
+def test_custom_objects_and_the_dynamic_clients_discovery_refresh(api: k8s.ApiClient) -> None:
+    """A CRD's defaults (``apiextensions/v1/defaults.go``: singular, listKind, conversion);
+    ``CustomObjectsApi`` (merge patch by default); a ``DynamicClient`` built before the CRD
+    finds the new kind by refreshing discovery; a strategic merge patch of a custom object
+    is 415 (``patchhandler``: custom resources accept json, merge and apply patches)."""
+    dynamic = k8s_dynamic.DynamicClient(api)
+    extensions = k8s.ApiextensionsV1Api(api)
+    crd = extensions.create_custom_resource_definition(GADGETS)
+    assert (crd.spec.names.singular, crd.spec.names.list_kind) == ("gadget", "GadgetList")
+    assert crd.spec.conversion.strategy == "None"
+
+    def established() -> bool:
+        status = extensions.read_custom_resource_definition_status(crd.metadata.name).status
+        return any(c.type == "Established" and c.status == "True" for c in status.conditions or ())
+
+    eventually(established)
+    custom = k8s.CustomObjectsApi(api)
+    group, version, plural = "audit.example.com", "v1", "gadgets"
+    body = {"apiVersion": f"{group}/{version}", "kind": "Gadget", "metadata": {"name": "g"}}
+    created = custom.create_namespaced_custom_object(group, version, NS, plural, {**body, "spec": {"size": 1}})
+    assert created["metadata"]["generation"] == 1
+    patched = custom.patch_namespaced_custom_object(group, version, NS, plural, "g", {"spec": {"size": 2}})
+    assert patched["spec"] == {"size": 2}
+    status = custom.patch_namespaced_custom_object_status(
+        group, version, NS, plural, "g", {"status": {"ready": True}}
+    )
+    assert (status["status"], status["spec"]) == ({"ready": True}, {"size": 2})
+    listed = custom.list_namespaced_custom_object(group, version, NS, plural)
+    assert (listed["kind"], [i["metadata"]["name"] for i in listed["items"]]) == ("GadgetList", ["g"])
+    gadgets = dynamic.resources.get(api_version=f"{group}/{version}", kind="Gadget")
+    assert gadgets.get(name="g", namespace=NS).spec.size == 2
+    with pytest.raises(k8s.ApiException) as caught:
+        gadgets.patch(name="g", namespace=NS, body={"spec": {"size": 3}})  # strategic merge
+    assert caught.value.status == 415
+    unsupported = json.loads(caught.value.body)
+    assert unsupported["reason"] == "UnsupportedMediaType"
+    assert unsupported["message"] == (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+    )
+    deleted = custom.delete_namespaced_custom_object(group, version, NS, plural, "g")
+    assert (deleted["kind"], deleted["status"]) == ("Status", "Success")
+    extensions.delete_custom_resource_definition(crd.metadata.name)
