@@ -15,6 +15,7 @@ with causes, 403).
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Iterator
@@ -98,8 +99,6 @@ def _csr_request() -> str:
         .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "audit")]))
         .sign(key, hashes.SHA256())
     )
-    import base64
-
     return base64.b64encode(request.public_bytes(serialization.Encoding.PEM)).decode()
 
 
@@ -134,7 +133,9 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
             "storageClassName": "none",
         }
     },
-    "ReplicationController": {"spec": {"replicas": 0, "selector": {"app": "a"}, "template": _TEMPLATE}},
+    "ReplicationController": {
+        "spec": {"replicas": 0, "selector": {"app": "a"}, "template": _TEMPLATE}
+    },
     "ConfigMap": {"data": {"a": "b"}},
     "Secret": {"stringData": {"a": "b"}},
     "ServiceAccount": {},
@@ -207,13 +208,17 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
                 {
                     "subjects": [{"kind": "User", "user": {"name": "u"}}],
                     "resourceRules": [
-                        {"verbs": ["get"], "apiGroups": [""], "resources": ["pods"],
-                         "namespaces": ["*"]}
+                        {
+                            "verbs": ["get"],
+                            "apiGroups": [""],
+                            "resources": ["pods"],
+                            "namespaces": ["*"],
+                        }
                     ],
                 }
             ],
         }
-    },  # fmt: skip
+    },
     "PriorityLevelConfiguration": {
         "spec": {
             "type": "Limited",
@@ -224,14 +229,20 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
         "spec": {
             "matchConstraints": {
                 "resourceRules": [
-                    {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"],
-                     "resources": ["deployments"]}
+                    {
+                        "apiGroups": ["apps"],
+                        "apiVersions": ["v1"],
+                        "operations": ["CREATE"],
+                        "resources": ["deployments"],
+                    }
                 ]
             },
             "validations": [{"expression": "true"}],
         }
-    },  # fmt: skip
-    "ValidatingAdmissionPolicyBinding": {"spec": {"policyName": "p", "validationActions": ["Deny"]}},
+    },
+    "ValidatingAdmissionPolicyBinding": {
+        "spec": {"policyName": "p", "validationActions": ["Deny"]}
+    },
     "MutatingWebhookConfiguration": {"webhooks": []},
     "ValidatingWebhookConfiguration": {"webhooks": []},
     "CustomResourceDefinition": {
@@ -240,11 +251,15 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
             "names": {"plural": "audits", "singular": "audit", "kind": "Audit"},
             "scope": "Namespaced",
             "versions": [
-                {"name": "v1", "served": True, "storage": True,
-                 "schema": {"openAPIV3Schema": {"type": "object"}}}
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": {"type": "object"}},
+                }
             ],
         }
-    },  # fmt: skip
+    },
 }
 """A minimal valid body of each kind (metadata added by ``_body``)."""
 
@@ -307,9 +322,7 @@ def test_the_table_covers_every_stored_kind() -> None:
     assert kinds == set(BODIES) | set(NOT_IN_THE_CLIENT)
 
 
-@pytest.mark.parametrize(
-    "info", [i for i in RESOURCES if i.kind in BODIES], ids=lambda i: i.kind
-)
+@pytest.mark.parametrize("info", [i for i in RESOURCES if i.kind in BODIES], ids=lambda i: i.kind)
 def test_typed_crud_of_every_kind(api: k8s.ApiClient, info: ResourceInfo) -> None:
     """Create/read/list/replace/patch/status/scale/delete through the typed API decode
     into the client's models (``endpoints/handlers``: 201 with the object on create, the
@@ -370,14 +383,14 @@ def test_typed_crud_of_every_kind(api: k8s.ApiClient, info: ResourceInfo) -> Non
         assert (deleted["status"], deleted["details"]["name"]) == ("Success", name)
     else:
         # Still there (finalizers, graceful deletion): the object as it now is.
-        assert isinstance(deleted, dict) and deleted["metadata"]["name"] == name
+        assert isinstance(deleted, dict)
+        assert deleted["metadata"]["name"] == name
     if "deletecollection" in info.verbs:
         # Answered with the list of what was deleted (store.DeleteCollection).
         getattr(
             typed.api,
             f"delete_collection_{'namespaced_' if info.namespaced else ''}{_snake(info.kind)}",
         )(*typed.args, label_selector="audit=yes")
-
 
 
 def _raw(response: Any) -> Any:
@@ -404,9 +417,7 @@ def test_binding_answers_a_success_status(api: k8s.ApiClient) -> None:
         metadata=k8s.V1ObjectMeta(name="unbound"),
         target=k8s.V1ObjectReference(kind="Node", name="node-1"),
     )
-    response = core.create_namespaced_pod_binding(
-        "unbound", NS, binding, _preload_content=False
-    )
+    response = core.create_namespaced_pod_binding("unbound", NS, binding, _preload_content=False)
     assert response.status == 201
     answer = _raw(response)
     assert (answer["kind"], answer["status"], answer["code"]) == ("Status", "Success", 201)
@@ -437,9 +448,7 @@ def test_eviction_is_429_while_the_budget_forbids_it(api: k8s.ApiClient) -> None
     caught = eventually(refused)
     body = json.loads(caught.body)
     assert body["reason"] == "TooManyRequests"
-    assert body["message"] == (
-        "Cannot evict pod as it would violate the pod's disruption budget."
-    )
+    assert body["message"] == ("Cannot evict pod as it would violate the pod's disruption budget.")
     assert body["details"]["causes"] == [
         {
             "reason": "DisruptionBudget",
@@ -447,9 +456,7 @@ def test_eviction_is_429_while_the_budget_forbids_it(api: k8s.ApiClient) -> None
         }
     ]
     k8s.PolicyV1Api(api).delete_namespaced_pod_disruption_budget("guard", NS)
-    response = core.create_namespaced_pod_eviction(
-        "guarded", NS, eviction, _preload_content=False
-    )
+    response = core.create_namespaced_pod_eviction("guarded", NS, eviction, _preload_content=False)
     assert response.status == 201
     assert _raw(response)["status"] == "Success"
 
@@ -488,7 +495,8 @@ def test_logs_tokens_and_reviews(api: k8s.ApiClient) -> None:
         spec=k8s.V1TokenRequestSpec(audiences=["https://kubernetes.default.svc.cluster.local"])
     )
     issued = core.create_namespaced_service_account_token("robot", NS, request)
-    assert issued.status.token and issued.status.expiration_timestamp
+    assert issued.status.token
+    assert issued.status.expiration_timestamp
     review = k8s.AuthenticationV1Api(api).create_token_review(
         k8s.V1TokenReview(spec=k8s.V1TokenReviewSpec(token=issued.status.token))
     )
@@ -579,9 +587,7 @@ def test_error_bodies_are_upstream_statuses(server: ServeProcess, api: k8s.ApiCl
         'Operation cannot be fulfilled on configmaps "twice": the object has been modified; '
         "please apply your changes to the latest version and try again"
     )
-    code, body = failure(
-        core.create_namespaced_config_map, NS, {"metadata": {"name": "Not_Valid"}}
-    )
+    code, body = failure(core.create_namespaced_config_map, NS, {"metadata": {"name": "Not_Valid"}})
     assert (code, body["reason"]) == (422, "Invalid")
     assert body["details"]["causes"][0]["field"] == "metadata.name"
     assert body["message"].startswith('ConfigMap "Not_Valid" is invalid: metadata.name: ')
@@ -601,6 +607,7 @@ def test_error_bodies_are_upstream_statuses(server: ServeProcess, api: k8s.ApiCl
         '"nodes" in API group "" at the cluster scope'
     )
     assert body["details"] == {"kind": "nodes"}
+
 
 def test_the_dynamic_client(api: k8s.ApiClient) -> None:
     """``DynamicClient`` builds its resource map from discovery (/api, /apis and each
@@ -670,8 +677,14 @@ GADGETS: Final = {
                     "openAPIV3Schema": {
                         "type": "object",
                         "properties": {
-                            "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                            "spec": {
+                                "type": "object",
+                                "x-kubernetes-preserve-unknown-fields": True,
+                            },
+                            "status": {
+                                "type": "object",
+                                "x-kubernetes-preserve-unknown-fields": True,
+                            },
                         },
                     }
                 },
@@ -701,16 +714,23 @@ def test_custom_objects_and_the_dynamic_clients_discovery_refresh(api: k8s.ApiCl
     custom = k8s.CustomObjectsApi(api)
     group, version, plural = "audit.example.com", "v1", "gadgets"
     body = {"apiVersion": f"{group}/{version}", "kind": "Gadget", "metadata": {"name": "g"}}
-    created = custom.create_namespaced_custom_object(group, version, NS, plural, {**body, "spec": {"size": 1}})
+    created = custom.create_namespaced_custom_object(
+        group, version, NS, plural, {**body, "spec": {"size": 1}}
+    )
     assert created["metadata"]["generation"] == 1
-    patched = custom.patch_namespaced_custom_object(group, version, NS, plural, "g", {"spec": {"size": 2}})
+    patched = custom.patch_namespaced_custom_object(
+        group, version, NS, plural, "g", {"spec": {"size": 2}}
+    )
     assert patched["spec"] == {"size": 2}
     status = custom.patch_namespaced_custom_object_status(
         group, version, NS, plural, "g", {"status": {"ready": True}}
     )
     assert (status["status"], status["spec"]) == ({"ready": True}, {"size": 2})
     listed = custom.list_namespaced_custom_object(group, version, NS, plural)
-    assert (listed["kind"], [i["metadata"]["name"] for i in listed["items"]]) == ("GadgetList", ["g"])
+    assert (listed["kind"], [i["metadata"]["name"] for i in listed["items"]]) == (
+        "GadgetList",
+        ["g"],
+    )
     gadgets = dynamic.resources.get(api_version=f"{group}/{version}", kind="Gadget")
     assert gadgets.get(name="g", namespace=NS).spec.size == 2
     with pytest.raises(k8s.ApiException) as caught:
@@ -725,3 +745,47 @@ def test_custom_objects_and_the_dynamic_clients_discovery_refresh(api: k8s.ApiCl
     deleted = custom.delete_namespaced_custom_object(group, version, NS, plural, "g")
     assert (deleted["kind"], deleted["status"]) == ("Status", "Success")
     extensions.delete_custom_resource_definition(crd.metadata.name)
+
+
+def test_a_watch_from_compacted_history_is_a_410(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """With ``--etcd-compaction-interval`` (``etcd3/compact.go``: each tick compacts to the
+    revision of the tick before), a watch from an older resourceVersion ends with a 410
+    Expired ERROR event, which ``Watch().stream`` raises as ``ApiException(status=410)``;
+    a relist's resourceVersion watches again."""
+    with (
+        running(tmp_path_factory, "serve-pyaudit-compact", ["--nodes", "0",
+                                                            "--etcd-compaction-interval", "1s"])
+        as process,
+        process.client() as client,
+    ):  # fmt: skip
+        core = k8s.CoreV1Api(client)
+        old = core.create_namespaced_config_map("default", {"metadata": {"name": "old"}})
+        stale = old.metadata.resource_version
+
+        def expired() -> k8s.ApiException | None:
+            core.create_namespaced_config_map("default", {"metadata": {"generateName": "w-"}})
+            try:
+                for _ in k8s_watch.Watch().stream(
+                    core.list_namespaced_config_map,
+                    "default",
+                    resource_version=stale,
+                    timeout_seconds=1,
+                ):
+                    pass
+            except k8s.ApiException as exc:
+                return exc
+            return None
+
+        caught = eventually(expired, every=0.5)
+        assert caught.status == 410
+        assert caught.reason.startswith(f"Expired: too old resource version: {stale} (")
+        fresh = core.list_namespaced_config_map("default").metadata.resource_version
+        core.create_namespaced_config_map("default", {"metadata": {"name": "new"}})
+        watcher = k8s_watch.Watch()
+        events = []
+        for event in watcher.stream(
+            core.list_namespaced_config_map, "default", resource_version=fresh, timeout_seconds=5
+        ):
+            events.append((event["type"], event["object"].metadata.name))
+            watcher.stop()
+        assert events == [("ADDED", "new")]

@@ -34,7 +34,10 @@ def _default_conversion(conversion: JsonDict | None) -> JsonDict:
     if not isinstance(service, dict) or service.get("port") is not None:
         return conversion
     service = {**service, "port": WEBHOOK_SERVICE_PORT}
-    return {**conversion, "webhook": {**webhook, "clientConfig": {**client_config, "service": service}}}
+    return {
+        **conversion,
+        "webhook": {**webhook, "clientConfig": {**client_config, "service": service}},
+    }
 
 
 def default_custom_resource_definition(crd: CustomResourceDefinition) -> CustomResourceDefinition:

@@ -35,6 +35,7 @@ from kubeprio.api import (
     webhookconfiguration,
 )
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
@@ -47,7 +48,6 @@ from kubeprio.api.batch import (
     JobTemplateSpec,
     PodFailurePolicy,
 )
-from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.core import (
     PREEMPT_LOWER_PRIORITY,
     Namespace,
