@@ -33,7 +33,7 @@ from kubernetes import dynamic as k8s_dynamic
 from kubernetes import utils as k8s_utils
 from kubernetes import watch as k8s_watch
 
-from kubeprio.api.kinds import RESOURCES, ResourceInfo
+from kubeprio.api.kinds import ALTERNATE_VERSIONS, RESOURCES, ResourceInfo
 from tests.e2e.serving import CLIENT_SOCKET_WARNINGS, ServeProcess, eventually, running
 
 pytestmark = [pytest.mark.e2e, *CLIENT_SOCKET_WARNINGS]
@@ -61,6 +61,12 @@ API_CLASSES: Final = {
     "autoscaling": "AutoscalingV2Api",
 }
 """The client's API class of each group (at the version kubeprio stores)."""
+
+ALTERNATE_API_CLASSES: Final = {
+    "autoscaling/v1": "AutoscalingV1Api",
+    "events.k8s.io/v1": "EventsV1Api",
+}
+"""The client's API class of each version served by conversion (``kinds.ALTERNATE_VERSIONS``)."""
 
 NOT_IN_THE_CLIENT: Final = {"Tenant": "kubeprio.io is kubeprio's own group"}
 
@@ -263,6 +269,27 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
 }
 """A minimal valid body of each kind (metadata added by ``_body``)."""
 
+ALTERNATE_BODIES: Final[dict[str, dict[str, Any]]] = {
+    "autoscaling/v1": {
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+            "minReplicas": 1,
+            "maxReplicas": 3,
+            "targetCPUUtilizationPercentage": 50,
+        }
+    },
+    "events.k8s.io/v1": {
+        "eventTime": "2026-01-01T00:00:00.000000Z",
+        "reportingController": "example.com/audit",
+        "reportingInstance": "audit-1",
+        "action": "Audit",
+        "reason": "Audit",
+        "type": "Normal",
+        "regarding": {"kind": "Pod", "name": "x", "namespace": NS},
+    },
+}
+"""Bodies of the versions served by conversion, whose shapes differ from the stored one."""
+
 SPECIAL_NAMES: Final = {
     "APIService": "v1.audit.example.com",
     "CustomResourceDefinition": "audits.audit.example.com",
@@ -299,8 +326,19 @@ def _body(info: ResourceInfo) -> dict[str, Any]:
         "apiVersion": info.api_version,
         "kind": info.kind,
         "metadata": {"name": _name(info.kind), "labels": {"audit": "yes"}},
-        **BODIES[info.kind],
+        **ALTERNATE_BODIES.get(info.api_version, BODIES[info.kind]),
     }
+
+
+def _typed(api: k8s.ApiClient, info: ResourceInfo) -> Typed:
+    name = ALTERNATE_API_CLASSES.get(info.api_version) if info.storage_version else None
+    return Typed(info, getattr(k8s, name or API_CLASSES[info.group])(api))
+
+
+CRUD_ROWS: Final = [
+    *(i for i in RESOURCES if i.kind in BODIES),
+    *ALTERNATE_VERSIONS,
+]
 
 
 @pytest.fixture(scope="module")
@@ -317,17 +355,20 @@ def api(server: ServeProcess) -> Iterator[k8s.ApiClient]:
 
 
 def test_the_table_covers_every_stored_kind() -> None:
-    """Every row of ``api.kinds.RESOURCES`` has a body here, or a reason it has none."""
+    """Every row of ``api.kinds.RESOURCES`` has a body here, or a reason it has none, and
+    every version served by conversion has its client API class and body."""
     kinds = {info.kind for info in RESOURCES}
     assert kinds == set(BODIES) | set(NOT_IN_THE_CLIENT)
+    alternates = {info.api_version for info in ALTERNATE_VERSIONS}
+    assert alternates == set(ALTERNATE_API_CLASSES) == set(ALTERNATE_BODIES)
 
 
-@pytest.mark.parametrize("info", [i for i in RESOURCES if i.kind in BODIES], ids=lambda i: i.kind)
+@pytest.mark.parametrize("info", CRUD_ROWS, ids=lambda i: f"{i.kind}@{i.api_version}")
 def test_typed_crud_of_every_kind(api: k8s.ApiClient, info: ResourceInfo) -> None:
     """Create/read/list/replace/patch/status/scale/delete through the typed API decode
     into the client's models (``endpoints/handlers``: 201 with the object on create, the
     object on get/update/patch, the list on list)."""
-    typed = Typed(info, getattr(k8s, API_CLASSES[info.group])(api))
+    typed = _typed(api, info)
     name = _name(info.kind)
     created = typed.verb("create")(*typed.args, _body(info))
     assert (created.metadata.name, created.kind, created.api_version) == (
@@ -791,3 +832,21 @@ def test_a_watch_from_compacted_history_is_a_410(tmp_path_factory: pytest.TempPa
             events.append((event["type"], event["object"].metadata.name))
             watcher.stop()
         assert events == [("ADDED", "new")]
+
+
+def test_the_discovery_calls_of_the_typed_apis(api: k8s.ApiClient) -> None:
+    """``VersionApi``, ``ApisApi``, ``CoreApi`` and each group's ``get_api_group`` (GET
+    ``/apis/<group>/``, with the slash: kube-aggregator's ``AddAPIService`` registers
+    ``groupPath+"/"`` too) and ``get_api_resources`` (``/apis/<group>/<version>/``)."""
+    assert k8s.VersionApi(api).get_code().minor == "32"
+    groups = {g.name for g in k8s.ApisApi(api).get_api_versions().groups}
+    assert k8s.CoreApi(api).get_api_versions().versions == ["v1"]
+    assert any(r.name == "pods" for r in k8s.CoreV1Api(api).get_api_resources().resources)
+    for group, class_name in API_CLASSES.items():
+        if not group:
+            continue
+        assert group in groups
+        answer = getattr(k8s, re.sub(r"V\d+\w*Api$", "Api", class_name))(api).get_api_group()
+        assert answer.name == group
+        resources = getattr(k8s, class_name)(api).get_api_resources()
+        assert resources.group_version == answer.preferred_version.group_version
