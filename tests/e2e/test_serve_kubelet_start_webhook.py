@@ -8,8 +8,10 @@ own (``pkg/kubelet/kubelet_node_status.go``), so a slow validating webhook on
 HTTPS webhook (``tests.e2e.webhookserver``, ``/sleep/SECONDS/PATH`` answers late) and
 the real kubectl (v1.32) against a live server.
 
-Upstream rules checked: ``kubectl create`` of a Node without conditions starts its
-kubelet, which reports Ready through an UPDATE of ``nodes/status`` the webhook sees once;
+Upstream rules checked: ``kubectl create`` of a Node without conditions or labels starts
+its kubelet, which patches ``nodes/status`` twice (``tryRegisterWithAPIServer``: its
+default labels and annotation; then ``tryUpdateNodeStatus``: Ready), each an UPDATE the
+webhook sees once;
 while the webhook thinks, ``kubectl create`` and ``kubectl get`` are answered well within
 its delay and the Node reports no Ready condition; after the answer it is Ready.
 """
@@ -102,11 +104,15 @@ def test_a_kubelet_start_through_a_slow_webhook_blocks_no_one(
         assert _ready(served) is None
 
     eventually(lambda: _ready(served) == "True", timeout=30)
-    [review] = requests_on(webhook, path)
-    assert (review["operation"], review["subResource"], review["name"]) == (
-        "UPDATE",
-        "status",
-        "late",
-    )
-    ready = [c for c in review["object"]["status"]["conditions"] if c["type"] == "Ready"]
+    registration, status = requests_on(webhook, path)
+    for review in (registration, status):
+        assert (review["operation"], review["subResource"], review["name"]) == (
+            "UPDATE",
+            "status",
+            "late",
+        )
+    labels = registration["object"]["metadata"]["labels"]
+    assert labels["kubernetes.io/hostname"] == "late"
+    assert "conditions" not in registration["object"]["status"]
+    ready = [c for c in status["object"]["status"]["conditions"] if c["type"] == "Ready"]
     assert [c["status"] for c in ready] == ["True"]

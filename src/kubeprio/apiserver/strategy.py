@@ -9,7 +9,8 @@
   template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
 * ``prepare_for_update``: a main-resource update cannot change ``status`` and a
   ``status`` update cannot change anything else (a pod status that omits ``qosClass``
-  keeps the stored one); system metadata is carried over; ``metadata.generation`` moves
+  keeps the stored one), but a Node's may change its metadata too (only the spec is
+  reset: ``nodeStatusStrategy`` in ``pkg/registry/core/node/strategy.go``); system metadata is carried over; ``metadata.generation`` moves
   when the spec changes.
 * an ``ephemeralcontainers`` update of a pod changes ``spec.ephemeralContainers`` and
   nothing else (``podEphemeralContainersStrategy``); a main update keeps them as sent, so
@@ -60,6 +61,7 @@ from kubeprio.api.core import (
     PHASE_PENDING,
     Namespace,
     NamespaceStatus,
+    Node,
     ObjectReference,
     Pod,
     PodSpec,
@@ -334,6 +336,10 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
         return csrstrategy.prepare_for_update(new, old, subresource=subresource, now=now)
     if subresource == "status" and isinstance(new, CustomResourceDefinition):
         return crd_status_update(new, old)
+    if subresource == "status" and isinstance(new, Node):
+        # nodeStatusStrategy.PrepareForUpdate resets the spec only: the kubelet sets its
+        # annotation and default labels through its nodes/status patch.
+        return evolve(new, metadata=kept_on_update(new.metadata, old.metadata), spec=old.spec)
     if subresource == "status":
         # A status write changes the status only (and nothing in metadata but labels and
         # annotations, which upstream status strategies also reset; we keep old metadata).
