@@ -5,14 +5,17 @@ ConfigMaps its pods use for this many seconds, chosen by cluster size. Nodes are
 as they come and go; the count moves a step through ``TTL_BOUNDARIES`` (0 s up to 100
 nodes, 15 s up to 500, 30 s up to 1,000, 60 s up to 2,000, then 300 s; the steps
 overlap so a cluster at a boundary does not flap). A Node added or updated whose
-annotation is not the current TTL gets it (its other annotations stay). So ``kubectl
+annotation is not the current TTL gets it by a strategic merge PATCH of that annotation
+alone (``patchNodeWithAnnotation``), which never conflicts with the kubelet's own Node
+writes (``client.nodestatuspatch``). So ``kubectl
 describe node`` lists ``node.alpha.kubernetes.io/ttl: 0`` as on a real small cluster.
 
 One deviation: when the step changes, every Node is queued at once (upstream waits for
 each Node's next update, which a real kubelet's status updates bring soon).
 
-Event-driven, one informer lookup per sync. Serve wires it (``serve.server``);
-simulations run without it. Must not import ``apiserver``, ``store``, ``admission``.
+Event-driven, one informer lookup per sync. ``sim.controlplane`` wires it, for both
+drivers (kube-controller-manager runs it by default). Must not import ``apiserver``,
+``store``, ``admission``.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from typing import Final, NamedTuple
 from kubeprio.api.core import Node
 from kubeprio.api.meta import ApiObject
 from kubeprio.api.model import evolve
+from kubeprio.api.serialization import to_dict
+from kubeprio.api.strategicdiff import create_two_way_strategic_merge_patch
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
-from kubeprio.client.protocol import Client
+from kubeprio.client.protocol import Client, PatchType
 from kubeprio.clock import Clock
 from kubeprio.controllers.base import Controller
 
@@ -116,4 +121,8 @@ class TtlController(Controller):
         if node.metadata.annotation(TTL_ANNOTATION) == desired:
             return
         annotations = {**(node.metadata.annotations or {}), TTL_ANNOTATION: desired}
-        self.client.update(evolve(node, metadata=evolve(node.metadata, annotations=annotations)))
+        wanted = evolve(node, metadata=evolve(node.metadata, annotations=annotations))
+        # patchNodeWithAnnotation: a two-way strategic merge patch of the annotation alone,
+        # without a resourceVersion, so it never conflicts with the kubelet's status writes.
+        patch = create_two_way_strategic_merge_patch(to_dict(node), to_dict(wanted), kind="Node")
+        self.client.patch(Node, key, patch, patch_type=PatchType.STRATEGIC_MERGE_PATCH)

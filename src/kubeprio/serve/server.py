@@ -109,7 +109,6 @@ from kubeprio.controllers.nodelifecycle import NodeLifecycleConfig
 from kubeprio.controllers.rootcacert import RootCACertPublisher
 from kubeprio.controllers.serviceaccount import ServiceAccountsController
 from kubeprio.controllers.serviceaccounttokens import TokensController
-from kubeprio.controllers.ttl import TtlController
 from kubeprio.kubelet.kubelet import KubeletConfig, register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
@@ -493,10 +492,6 @@ class Serving:
             namespaces=self.namespaces,
             config_maps=self.plane.config_maps,
         )
-        # Not a namespace controller, but as cheap and as serve-only: the Nodes' TTL.
-        self.ttl_controller = TtlController(
-            api, clock=self.clock, rng=derived_rng(seed, "ttl"), nodes=self.plane.nodes
-        )
 
     def _wire_crd_naming_controller(self, seed: int) -> None:
         """The apiextensions controllers: a new CRD's names accepted and established; a
@@ -613,7 +608,6 @@ class Serving:
                 Due(self.service_account_controller, self.clock),
                 Due(self.tokens_controller, self.clock),
                 Due(self.root_ca_publisher, self.clock),
-                Due(self.ttl_controller, self.clock),
                 Due(self.crd_naming_controller, self.clock),
                 Due(self.crd_finalizer, self.clock),
                 Due(self.aggregation_controller, self.clock),

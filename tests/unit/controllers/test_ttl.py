@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from typing import cast
 
 import pytest
 
@@ -17,6 +18,7 @@ from kubeprio.api.core import Node
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
+from kubeprio.client.protocol import Client, PatchType
 from kubeprio.controllers.ttl import TTL_ANNOTATION, TtlController
 from tests.builders import node
 from tests.conftest import ManualClock
@@ -74,3 +76,50 @@ def test_step_follows_cluster_size_with_overlap_ttlBoundaries(
     driver.settle()
     assert controller.desired_ttl_seconds == 0
     assert _ttls(api) == {"0"}
+
+
+class _LabelledMeanwhile:
+    """The API; before each Node patch, ``kubectl label node`` writes the same Node (a
+    PUT at its latest version), so a write carrying the controller's version would be a
+    409. Records the patches."""
+
+    def __init__(self, api: ApiService) -> None:
+        self.api = api
+        self.patches: list[tuple[object, dict[str, object]]] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.api, name)
+
+    def patch(self, kind: type[Node], name: str, patch: object, **options: object) -> Node:
+        current = self.api.get(Node, name)
+        labels = {**(current.metadata.labels or {}), "team": "blue"}
+        self.api.update(
+            dataclasses.replace(
+                current, metadata=dataclasses.replace(current.metadata, labels=labels)
+            )
+        )
+        self.patches.append((patch, options))
+        return self.api.patch(kind, name, patch, **options)  # type: ignore[arg-type]
+
+
+def test_the_annotation_is_a_strategic_patch_that_never_conflicts(
+    api: ApiService, clock: ManualClock
+) -> None:
+    """``patchNodeWithAnnotation``: ``CreateTwoWayMergePatch`` of the Node before and
+    after ``setIntAnnotation``, sent as a strategic merge patch of the Node."""
+    nodes = Informer(api, Node)
+    client = _LabelledMeanwhile(api)
+    controller = TtlController(cast(Client, client), clock=clock, rng=random.Random(1), nodes=nodes)
+    driver = Driver(clock, [nodes])
+    driver.add(controller)
+    api.create(node("n1").build())
+    driver.settle()
+    assert client.patches == [
+        (
+            {"metadata": {"annotations": {TTL_ANNOTATION: "0"}}},
+            {"patch_type": PatchType.STRATEGIC_MERGE_PATCH},
+        )
+    ]
+    current = api.get(Node, "n1")
+    assert current.metadata.annotation(TTL_ANNOTATION) == "0"
+    assert (current.metadata.labels or {})["team"] == "blue"
