@@ -35,3 +35,14 @@ def test_pod_status_update_keeps_the_stored_labels(api: ApiService) -> None:
     sent = evolve(stored, metadata=evolve(stored.metadata, labels={"team": "blue"}))
     api.update_status(sent)
     assert api.get(Pod, "p", "default").metadata.labels == stored.metadata.labels
+
+
+def test_node_status_config_is_dropped_unless_already_in_use(api: ApiService) -> None:
+    """``nodeStatusConfigInUse``: a status write cannot start using ``status.config``."""
+    stored = api.create(node("n1").allocatable(cpu="2").build())
+    assert stored.status is not None
+    config = {"active": {"configMap": {"name": "c"}}}
+    status = evolve(stored.status, extra={**stored.status.extra, "config": config})
+    written = api.update_status(evolve(stored, status=status))
+    assert written.status is not None
+    assert "config" not in written.status.extra
