@@ -27,8 +27,9 @@ Output::
      "types": {"V1Deployment": {"zeros": {"status": {}, ...},
                                 "refs": {"spec": "V1DeploymentSpec", ...}}, ...}}
 
-``refs`` names the nested types (through lists and maps) that have zeros somewhere
-below, so the encoder can walk kubeprio's models alongside. Run::
+``refs`` names the nested types that have zeros somewhere below, in the field table's
+notation (``V1PodSpec``, ``[]V1Container`` for a list, ``{}V1X`` for a map), so the
+encoder can walk kubeprio's models alongside. Run::
 
     .venv/bin/python tools/gen_go_zeros.py --api DIR --apimachinery DIR
 
@@ -141,7 +142,7 @@ def main() -> None:
                 field_zeros[json_name] = value
             target = _target(field_type)
             if target in table["types"] and zeros.has_zeros_below(target):
-                refs[json_name] = target
+                refs[json_name] = field_type
         if field_zeros or refs:
             out[name] = {"zeros": field_zeros, "refs": refs}
     roots = {kind: name for kind, name in table["roots"].items() if name in out}

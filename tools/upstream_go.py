@@ -119,7 +119,9 @@ class GoTypes:
             return None
         return repo, "/".join(parts[:-1]), parts[-1]
 
-    def _flatten_tags(self, repo: str, directory: str, name: str) -> dict[str, tuple[str, bool]] | None:
+    def _flatten_tags(
+        self, repo: str, directory: str, name: str
+    ) -> dict[str, tuple[str, bool]] | None:
         fields = self._package_tags(repo, directory).get(name)
         if fields is None:
             return None

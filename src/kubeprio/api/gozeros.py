@@ -60,9 +60,7 @@ def _model_class(tp: Any) -> type[Any] | None:
             if len(args) != 1:
                 return None
             tp = args[0]
-        elif origin is typing.Annotated:
-            tp = typing.get_args(tp)[0]
-        elif origin is tuple:
+        elif origin is typing.Annotated or origin is tuple:
             tp = typing.get_args(tp)[0]
         elif origin in (Mapping, dict):
             tp = typing.get_args(tp)[1]
@@ -75,13 +73,14 @@ def _model_class(tp: Any) -> type[Any] | None:
 
 def _served_models() -> dict[str, type[Any]]:
     """Each kind the API server encodes from a model, by kind name."""
-    from kubeprio.api import kinds  # noqa: PLC0415 - kinds imports the model modules
+    from kubeprio.api import kinds
 
     rows = (
-        kinds.RESOURCES
-        + (kinds.LEGACY_BINDINGS, kinds.COMPONENT_STATUSES)
-        + kinds.REVIEWS
-        + kinds.RESOURCE_METRICS
+        *kinds.RESOURCES,
+        kinds.LEGACY_BINDINGS,
+        kinds.COMPONENT_STATUSES,
+        *kinds.REVIEWS,
+        *kinds.RESOURCE_METRICS,
     )
     served = {info.kind: info.model for info in rows}
     served.update(kinds.NON_STORED_KINDS)
@@ -104,7 +103,7 @@ def _upstream_types() -> dict[type[Any], tuple[str, ...]]:
             ref = refs.get(_json_key(field))
             nested = _model_class(hints[field.name]) if ref is not None else None
             if ref is not None and nested is not None:
-                walk(nested, ref)
+                walk(nested, ref.lstrip("[]{}"))
 
     for kind, model in _served_models().items():
         root = table["roots"].get(kind)
@@ -127,8 +126,7 @@ def _agreed(candidates: list[dict[str, Any]]) -> dict[str, Any]:
 def _by_class() -> dict[type[Any], dict[str, Any]]:
     zeros = {name: entry["zeros"] for name, entry in _table()["types"].items()}
     return {
-        cls: _agreed([zeros[name] for name in names])
-        for cls, names in _upstream_types().items()
+        cls: _agreed([zeros[name] for name in names]) for cls, names in _upstream_types().items()
     }
 
 
@@ -154,3 +152,46 @@ def disagreements() -> dict[str, list[str]]:
         if left_out:
             out[cls.__name__] = sorted(left_out)
     return out
+
+
+def root_type(schema_key: str) -> str | None:
+    """The upstream type (client name) of a served kind's schema key (``Event``,
+    ``Event@events.k8s.io/v1``), if any of its fields has a zero value to write."""
+    root: str | None = _table()["roots"].get(schema_key)
+    return root
+
+
+def filled(document: Any, type_name: str) -> Any:
+    """``document``, a JSON value of upstream type ``type_name``, with the zero values Go
+    writes for the fields it lacks, at every depth; for JSON built without a model (a
+    conversion's output). Copies only what changes: the input is never modified."""
+    entry = _table()["types"].get(type_name)
+    if entry is None or not isinstance(document, dict):
+        return document
+    out: dict[str, Any] | None = None
+    for key, zero in entry["zeros"].items():
+        if key not in document:
+            out = out if out is not None else dict(document)
+            out[key] = json.loads(json.dumps(zero)) if isinstance(zero, dict | list) else zero
+    for key, ref in entry["refs"].items():
+        value = document.get(key)
+        new = _filled_ref(value, ref)
+        if new is not value:
+            out = out if out is not None else dict(document)
+            out[key] = new
+    return out if out is not None else document
+
+
+def _filled_ref(value: Any, ref: str) -> Any:
+    """``filled`` for a field of the table's type notation (``[]T``, ``{}T``, ``T``)."""
+    if ref.startswith("[]"):
+        if not isinstance(value, list):
+            return value
+        items = [_filled_ref(item, ref[2:]) for item in value]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if ref.startswith("{}"):
+        if not isinstance(value, dict):
+            return value
+        members = {k: _filled_ref(v, ref[2:]) for k, v in value.items()}
+        return members if any(members[k] is not v for k, v in value.items()) else value
+    return filled(value, ref)

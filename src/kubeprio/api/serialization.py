@@ -311,7 +311,9 @@ class _Plan:
         self.by_key = {key: (attr, decode) for key, attr, decode, _ in self.fields}
         zeros = gozeros.zero_values(cls)
         # Modelled keys Go writes as null when unset: a null for them decodes as unset.
-        self.null_keys = frozenset(key for key in self.by_key if key in zeros and zeros[key] is None)
+        self.null_keys = frozenset(
+            key for key in self.by_key if key in zeros and zeros[key] is None
+        )
         self.encode = _compile_encoder(cls, self.fields, shapes, zeros, _encode_model)
         self.encode_sparse = _compile_encoder(cls, self.fields, shapes, {}, _encode_sparse_model)
 
