@@ -26,7 +26,6 @@ from kubeprio.store.interface import KeyPrefix, ObjectKey
 from kubeprio.store.sqlite import SqliteStore
 from kubeprio.store.walcheckpoint import WAL_FRAME_BYTES, WalCheckpointer
 from tests.builders import pod
-from tests.unit.store.test_sqlite import served
 
 """A WAL frame: one page and its header."""
 
@@ -80,7 +79,7 @@ def test_the_worker_checkpoints_and_the_wal_stays_bounded(tmp_path: Path) -> Non
         assert store.verify() == []
         (expected, _) = store.list(KeyPrefix("pods"))
     with SqliteStore(path) as reopened:
-        assert served(reopened.list(KeyPrefix("pods"))[0]) == served(expected)
+        assert reopened.list(KeyPrefix("pods"))[0] == expected
 
 
 def test_close_stops_the_worker_and_leaves_no_wal(tmp_path: Path) -> None:
