@@ -70,8 +70,8 @@ def test_a_created_deployment_has_an_empty_status_and_a_null_template_timestamp(
         ),
         (
             ("create", "cronjob", "tick", "--image=busybox", "--schedule=*/5 * * * *"),
-            ("spec", "jobTemplate", "metadata"),
-            {"creationTimestamp": None},
+            ("spec", "jobTemplate", "metadata", "creationTimestamp"),
+            None,
             'batch/v1 JobTemplateSpec.ObjectMeta metav1.ObjectMeta `json:"metadata,omitempty"`',
         ),
     ],
