@@ -19,7 +19,13 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from tests.e2e.serving import CLIENT_SOCKET_WARNINGS, ServeProcess, needs_kubectl, running
+from tests.e2e.serving import (
+    CLIENT_SOCKET_WARNINGS,
+    ServeProcess,
+    eventually,
+    needs_kubectl,
+    running,
+)
 
 pytestmark = [pytest.mark.e2e, needs_kubectl, *CLIENT_SOCKET_WARNINGS]
 
@@ -51,6 +57,50 @@ def test_a_created_deployment_has_an_empty_status_and_a_null_template_timestamp(
     # The controller may have written the status by now; the template is the user's.
     assert isinstance(got["status"], dict)
     assert got["spec"]["template"]["metadata"]["creationTimestamp"] is None
+
+
+APPLIED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: applied}
+spec:
+  selector: {matchLabels: {app: applied}}
+  template:
+    metadata: {labels: {app: applied}}
+    spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: applied}
+spec: {ports: [{port: 80}]}
+"""
+
+
+def test_an_applied_manifest_is_served_with_what_it_left_unset(server):
+    """kubectl apply sends the manifest as written (no Go encoding on the way in), so the
+    zero values come from the server alone."""
+    done = server.kubectl("apply", "-n", NAMESPACE, "-f", "-", stdin=APPLIED)
+    assert done.returncode == 0, done.stderr
+    deployment = kubectl_json(server, "get", "deploy", "applied")
+    assert deployment["spec"]["template"]["metadata"] == {
+        "creationTimestamp": None,
+        "labels": {"app": "applied"},
+    }
+    service = kubectl_json(server, "get", "service", "applied")
+    assert service["status"] == {"loadBalancer": {}}
+    # Applying it again changes nothing: the served zeros are no difference to kubectl.
+    again = server.kubectl("apply", "-n", NAMESPACE, "-f", "-", stdin=APPLIED)
+    assert again.stdout.split("\n")[:2] == [
+        "deployment.apps/applied unchanged",
+        "service/applied unchanged",
+    ]
+    diff = server.kubectl("diff", "-n", NAMESPACE, "-f", "-", stdin=APPLIED)
+    assert (diff.returncode, diff.stdout) == (0, ""), diff.stderr
+
+    def replica_sets() -> int:
+        return len(kubectl_json(server, "get", "rs", "-l", "app=applied")["items"])
+
+    assert eventually(replica_sets) == 1
 
 
 @pytest.mark.parametrize(
