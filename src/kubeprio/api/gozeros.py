@@ -24,6 +24,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import re
+import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -71,6 +73,23 @@ def _model_class(tp: Any) -> type[Any] | None:
     return None
 
 
+def _field_model(cls: type[Any], field: dataclasses.Field[Any]) -> type[Any] | None:
+    """``_model_class`` of one field. Its annotation is a string (the model modules use
+    ``from __future__ import annotations``): the model class is read off the names in it,
+    which saves resolving every field of every class (``typing.get_type_hints``)."""
+    if not isinstance(field.type, str):
+        return _model_class(field.type)
+    namespace = vars(sys.modules[cls.__module__])
+    for name in _NAMES.findall(field.type):
+        found = namespace.get(name)
+        if found is not None and found is not Quantity and dataclasses.is_dataclass(found):
+            return typing.cast(type[Any], found)
+    return None
+
+
+_NAMES: Final = re.compile(r"[A-Za-z_]\w*")
+
+
 def _served_models() -> dict[str, type[Any]]:
     """Each kind the API server encodes from a model, by kind name."""
     from kubeprio.api import kinds
@@ -98,10 +117,9 @@ def _upstream_types() -> dict[type[Any], tuple[str, ...]]:
             return
         found[cls].append(type_name)
         refs = table["types"][type_name]["refs"]
-        hints = typing.get_type_hints(cls, include_extras=True)
         for field in dataclasses.fields(cls):
             ref = refs.get(_json_key(field))
-            nested = _model_class(hints[field.name]) if ref is not None else None
+            nested = _field_model(cls, field) if ref is not None else None
             if ref is not None and nested is not None:
                 walk(nested, ref.lstrip("[]{}"))
 

@@ -43,6 +43,7 @@ from kubeprio.api.model import (
     INT64_MIN,
     JSON_NAME,
     JsonDict,
+    field_types,
 )
 from kubeprio.api.quantity import Quantity, QuantityError, quantity_from_json
 from kubeprio.errors import KubeprioError
@@ -293,12 +294,12 @@ def _tuple_converters(item_tp: Any) -> tuple[Decoder, Encoder]:
 class _Plan:
     """How to decode and encode one model class."""
 
-    __slots__ = ("by_key", "cls", "encode", "encode_sparse", "fields", "null_keys", "struct")
+    __slots__ = ("by_key", "cls", "encode", "fields", "null_keys", "shapes", "struct")
 
     def __init__(self, cls: type[Any]) -> None:
         self.cls = cls
         self.struct = cls.__name__
-        hints = typing.get_type_hints(cls, include_extras=True)
+        hints = field_types(cls)
         self.fields: list[tuple[str, str, Decoder, Encoder]] = []
         shapes: list[str] = []
         for field in dataclasses.fields(cls):
@@ -314,8 +315,8 @@ class _Plan:
         self.null_keys = frozenset(
             key for key in self.by_key if key in zeros and zeros[key] is None
         )
+        self.shapes = shapes
         self.encode = _compile_encoder(cls, self.fields, shapes, zeros, _encode_model)
-        self.encode_sparse = _compile_encoder(cls, self.fields, shapes, {}, _encode_sparse_model)
 
 
 def _encode_shape(tp: Any, encode: Encoder) -> str:
@@ -438,7 +439,9 @@ _ENCODERS: dict[type[Any], Callable[[Any], JsonDict]] = {}
 def _encode_sparse_model(obj: Any) -> JsonDict:
     encoder = _SPARSE_ENCODERS.get(type(obj))
     if encoder is None:
-        encoder = _SPARSE_ENCODERS[type(obj)] = _plan(type(obj)).encode_sparse
+        plan = _plan(type(obj))
+        encoder = _compile_encoder(plan.cls, plan.fields, plan.shapes, {}, _encode_sparse_model)
+        _SPARSE_ENCODERS[type(obj)] = encoder
     return encoder(obj)
 
 
