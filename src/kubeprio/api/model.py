@@ -13,8 +13,6 @@ manifest from a real cluster round-trips untouched (managedFields, env, volumes,
 from __future__ import annotations
 
 import dataclasses
-import functools
-import typing
 from typing import Annotated, Any, Final
 
 from kubeprio.frozen import evolve as evolve
@@ -56,13 +54,6 @@ JSON_NAME = "json"
 def json_name(name: str, default: Any = None) -> Any:
     """Declare a field whose JSON key is ``name`` (e.g. ``hostIP``), defaulting to ``default``."""
     return dataclasses.field(default=default, metadata={JSON_NAME: name})
-
-
-@functools.cache
-def field_types(cls: type[Any]) -> dict[str, Any]:
-    """``typing.get_type_hints(cls, include_extras=True)`` of a model class, resolved once:
-    ``serialization`` and ``gozeros`` both read every model's declarations."""
-    return typing.get_type_hints(cls, include_extras=True)
 
 
 def extra_field() -> Any:

@@ -43,7 +43,6 @@ from kubeprio.api.model import (
     INT64_MIN,
     JSON_NAME,
     JsonDict,
-    field_types,
 )
 from kubeprio.api.quantity import Quantity, QuantityError, quantity_from_json
 from kubeprio.errors import KubeprioError
@@ -299,7 +298,7 @@ class _Plan:
     def __init__(self, cls: type[Any]) -> None:
         self.cls = cls
         self.struct = cls.__name__
-        hints = field_types(cls)
+        hints = typing.get_type_hints(cls, include_extras=True)
         self.fields: list[tuple[str, str, Decoder, Encoder]] = []
         shapes: list[str] = []
         for field in dataclasses.fields(cls):
