@@ -205,8 +205,9 @@ def delete_options(request: RestRequest) -> DeleteRequest:
     if grace is None:
         grace = options.grace_period_seconds
     propagation = query.get("propagationPolicy") or options.propagation_policy
-    if options.orphan_dependents and not propagation:
-        propagation = "Orphan"
+    if options.orphan_dependents is not None and not propagation:
+        # The legacy flag: true orphans, an explicit false deletes in the background.
+        propagation = "Orphan" if options.orphan_dependents else "Background"
     is_dry_run = dry_run(query) or bool(options.dry_run and "All" in options.dry_run)
     return DeleteRequest(
         grace_period_seconds=grace,

@@ -21,6 +21,7 @@ REST handlers, in-process components) call these methods on an ``ApiService``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, TypeVar
 
 from kubeprio.admission.chain import (
@@ -372,6 +373,16 @@ class ServiceWrites(ServiceReads):
             plan = crddeletion.plan_first_delete(current, self._now())
         else:
             deletion.check_preconditions(info, current, options)
+            if warnings is not None:
+                warnings.extend(deletion.delete_warnings(info, options))
+            finalized = deletion.with_gc_finalizers(info, current, options)
+            if finalized is not current:
+                # The new finalizers keep the object (marked) until the collector is done.
+                plan = deletion.plan_delete(
+                    finalized, options.grace_period_seconds, self.clock.now()
+                )
+                if plan.updated is None and not plan.remove:
+                    plan = dataclasses.replace(plan, updated=finalized)
         if plan is None:
             plan = deletion.plan_delete(current, options.grace_period_seconds, self.clock.now())
         outcome = None
