@@ -53,7 +53,9 @@ COLLECTED_OWNER_KINDS: Final = frozenset(
 """The owner kinds whose deletion in the foreground or with orphaning the garbage
 collector carries out (keep in step with the owners ``sim.controlplane`` gives it)."""
 
-ORPHANING_BY_DEFAULT: Final = frozenset({("", "v1", "ReplicationController"), ("batch", "v1", "Job")})
+ORPHANING_BY_DEFAULT: Final = frozenset(
+    {("", "v1", "ReplicationController"), ("batch", "v1", "Job")}
+)
 """(group, version, kind) whose ``DefaultGarbageCollectionPolicy`` is ``OrphanDependents``."""
 
 JOB_ORPHAN_WARNING: Final = (

@@ -34,6 +34,7 @@ from kubeprio.api.serialization import DecodeError, from_dict
 from kubeprio.apiserver import decodeerrors, fieldvalidation, protobuf
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import dry_run, integer, media_type
+from kubeprio.apiserver.patchapply import decoding_error
 from kubeprio.apiserver.restmessages import RestRequest, to_storage
 from kubeprio.client.protocol import DeleteRequest
 
@@ -173,6 +174,26 @@ def parse_apply_body(request: RestRequest) -> tuple[Any, list[str]]:
         return fieldvalidation.parse_json(request.body)
     except (ValueError, UnicodeDecodeError):
         return _parse_yaml(request.body), []
+
+
+def parse_patch_body(request: RestRequest, patch_type: PatchType) -> tuple[Any, list[str]]:
+    """A JSON, merge or strategic merge patch body. Under ``fieldValidation`` Warn (the
+    default) or Strict, upstream's ``applyJSPatch`` first decodes a JSON or merge patch
+    strictly into its Go type, so a body that is not JSON, or not that shape, is a 400
+    "error decoding patch: ..." (``patchapply.decoding_error``)."""
+    strict = patch_type in (PatchType.JSON_PATCH, PatchType.MERGE_PATCH) and (
+        FieldValidation.parse(request.query.get("fieldValidation")) is not FieldValidation.IGNORE
+    )
+    try:
+        body, duplicates = parse_json(request.body)
+    except errors.BadRequestError as exc:
+        if not strict:
+            raise
+        raise errors.bad_request(f"error decoding patch: {exc.message}") from exc
+    shape = decoding_error(body, patch_type, strict)
+    if shape is not None:
+        raise shape
+    return body, duplicates
 
 
 def patch_type_of(request: RestRequest) -> PatchType:
