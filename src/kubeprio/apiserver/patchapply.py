@@ -19,7 +19,7 @@ from kubeprio.api import errors
 from kubeprio.api import patch as patching
 from kubeprio.api.jsonpatch import cannot_unmarshal
 from kubeprio.api.kinds import ResourceInfo
-from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.meta import ObjectMeta, StatusDetails
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.client.protocol import PatchType
 
@@ -108,7 +108,7 @@ def patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> erro
     if exc.plain:
         return errors.plain_error(str(exc))
     if exc.code == errors.InvalidError.code:
-        return errors.InvalidError.build(REJECTED_PATCH, details=errors.StatusDetails())
+        return errors.InvalidError.build(REJECTED_PATCH, details=StatusDetails())
     return errors.bad_request(str(exc))
 
 
