@@ -90,6 +90,11 @@ class GarbageCollector(Controller):
                 )
             )
 
+    @property
+    def owner_kinds(self) -> frozenset[str]:
+        """The owner kinds whose deletion this collector follows."""
+        return frozenset(self._owners)
+
     # --- the owner -> dependents graph -------------------------------------------------------
 
     def _dependent_changed(self, obj: ApiObject) -> None:
