@@ -53,6 +53,7 @@ from kubeprio.apiserver import (
     storageprecondition,
     strategy,
 )
+from kubeprio.apiserver.metaomitempty import without_empty_metadata
 from kubeprio.apiserver.patchapply import (
     apply_patch_members,
     check_patched_name,
@@ -145,6 +146,7 @@ class ServiceWrites(ServiceReads):
                 now=(restored.creation_timestamp if restored is not None else None) or self._now(),
                 user=user,
             )
+            obj = without_empty_metadata(obj)
             found = validation.validate_create(obj, info, served=served)
             if found:
                 raise errors.invalid_error(info.kind, info.group, name, found)
@@ -231,8 +233,8 @@ class ServiceWrites(ServiceReads):
         if subresource != "status":
             obj, allocation = self._begin_allocation(obj, current, dry_run=dry_run)
         with allocation:
-            new: Any = strategy.prepare_for_update(
-                obj, current, subresource=subresource, now=self._now()
+            new: Any = without_empty_metadata(
+                strategy.prepare_for_update(obj, current, subresource=subresource, now=self._now())
             )
             found = validation.validate_update(
                 new, current, info, subresource=subresource, served=served
