@@ -17,6 +17,9 @@ pinned where ``kubeprio serve`` answered differently (and a few that already mat
   patch: ..."). kubectl used to print only 'The Deployment "web" is invalid'.
 * ``kubectl auth can-i --list`` lists each discovery path as often as upstream's
   bootstrap roles do (``system:discovery`` once, with ``system:public-info-viewer`` twice).
+* An orphaned dependent is served without ``ownerReferences`` (``ObjectMeta``'s
+  ``omitempty``): kubectl's ``custom-columns`` of ``ownerReferences[0]`` print ``<none>``,
+  where an empty list made them fail with an index error.
 * Pinned as the same: ``get events --field-selector``, ``events --for``, ``run
   --overrides`` with a priority class, and ``edit`` of an invalid change reopening with
   the server's causes.
@@ -108,6 +111,11 @@ def test_delete_cascade_orphan_keeps_the_replicaset_and_its_pods(server: ServePr
 
     assert eventually(orphaned)
     assert _pods(server, ns) == pods
+    # Served without the emptied list (ObjectMeta's omitempty), so kubectl finds no owner.
+    owner_column = "custom-columns=OWNER:.metadata.ownerReferences[0].kind"
+    assert server.ok("get", "rs", rs_name, "-n", ns, "-o", owner_column, "--no-headers") == (
+        "<none>\n"
+    )
     # A new Deployment with the same template adopts the orphan (and its pods) again.
     server.ok("apply", "-n", ns, "-f", "-", stdin=DEPLOYMENT)
 
