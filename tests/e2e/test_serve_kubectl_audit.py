@@ -13,8 +13,9 @@ against upstream v1.32 found the server answering differently.
   ``DeploymentResumed`` back to ``NewReplicaSetAvailable``; ``rollout undo`` of a paused
   Deployment fails with kubectl's own text.
 * ``kubectl describe node`` prints ``PodCIDRs`` under ``PodCIDR``: the API serves both
-  fields, as upstream's NodeSpec conversion does; and the kubelet's
-  ``volumes.kubernetes.io/controller-managed-attach-detach`` annotation.
+  fields, as upstream's NodeSpec conversion does; and the annotations of the TTL
+  controller (``node.alpha.kubernetes.io/ttl: 0``) and the kubelet
+  (``volumes.kubernetes.io/controller-managed-attach-detach: true``).
 * ``rollout undo`` of a Deployment applied without ``resources`` reuses its first
   ReplicaSet: kubectl sends the template back with ``resources: {}``, which containers now
   always carry (upstream's field is a struct), so it equals and hashes as the first.
@@ -150,9 +151,15 @@ def test_describe_node_prints_pod_cidr_and_pod_cidrs(server: ServeProcess) -> No
     described = server.ok("describe", "node", "node-1")
     assert f"PodCIDR:                      {spec['podCIDR']}\n" in described
     assert f"PodCIDRs:                     {spec['podCIDR']}\n" in described
-    # The kubelet's annotation (``initialNode``): the node's only one, as on a plain
-    # kubelet with no TTL controller, kubeadm or CSI drivers.
+
+    # The TTL controller's annotation (``ttl_controller.go``, 0 s up to 100 nodes) and the
+    # kubelet's (``initialNode``), as on a real cluster without kubeadm or CSI drivers.
+    def annotated() -> str | None:
+        text = server.ok("describe", "node", "node-1")
+        return text if "node.alpha.kubernetes.io/ttl" in text else None
+
     assert (
-        "Annotations:        volumes.kubernetes.io/controller-managed-attach-detach: true\n"
+        "Annotations:        node.alpha.kubernetes.io/ttl: 0\n"
+        "                    volumes.kubernetes.io/controller-managed-attach-detach: true\n"
         "CreationTimestamp:  "
-    ) in described
+    ) in eventually(annotated)

@@ -8,8 +8,10 @@ own (``pkg/kubelet/kubelet_node_status.go``), so a slow validating webhook on
 HTTPS webhook (``tests.e2e.webhookserver``, ``/sleep/SECONDS/PATH`` answers late) and
 the real kubectl (v1.32) against a live server.
 
-Upstream rules checked: ``kubectl create`` of a Node without conditions starts its
-kubelet, which reports Ready through an UPDATE of ``nodes/status`` the webhook sees once;
+Upstream rules checked: ``kubectl create`` of a Node without conditions or labels starts
+its kubelet, which patches ``nodes/status`` twice (``tryRegisterWithAPIServer``: its
+default labels and annotation; then ``tryUpdateNodeStatus``: Ready), each an UPDATE the
+webhook sees once;
 while the webhook thinks, ``kubectl create`` and ``kubectl get`` are answered well within
 its delay and the Node reports no Ready condition; after the answer it is Ready.
 """
@@ -102,11 +104,80 @@ def test_a_kubelet_start_through_a_slow_webhook_blocks_no_one(
         assert _ready(served) is None
 
     eventually(lambda: _ready(served) == "True", timeout=30)
-    [review] = requests_on(webhook, path)
-    assert (review["operation"], review["subResource"], review["name"]) == (
-        "UPDATE",
-        "status",
-        "late",
-    )
-    ready = [c for c in review["object"]["status"]["conditions"] if c["type"] == "Ready"]
+    registration, status = requests_on(webhook, path)
+    for review in (registration, status):
+        assert (review["operation"], review["subResource"], review["name"]) == (
+            "UPDATE",
+            "status",
+            "late",
+        )
+    labels = registration["object"]["metadata"]["labels"]
+    assert labels["kubernetes.io/hostname"] == "late"
+    assert "conditions" not in registration["object"]["status"]
+    ready = [c for c in status["object"]["status"]["conditions"] if c["type"] == "Ready"]
     assert [c["status"] for c in ready] == ["True"]
+
+
+BUSY_LABEL = "kubeprio.test/slow-busy-status"
+BUSY_NODE = f"""\
+apiVersion: v1
+kind: Node
+metadata:
+  name: busy
+  labels: {{{BUSY_LABEL}: "yes"}}
+status:
+  capacity: {{cpu: "2", memory: 4Gi, pods: "110"}}
+  allocatable: {{cpu: "2", memory: 4Gi, pods: "110"}}
+"""
+
+
+def test_a_label_set_while_the_kubelet_writes_its_node_never_conflicts(
+    served: ServeProcess, webhook: WebhookServer
+) -> None:
+    """``PatchNodeStatus`` (``pkg/util/node``) sends no resourceVersion: ``kubectl label
+    node`` and the TTL controller's annotation (``ttl_controller.go``) land while the
+    kubelet's start patches wait on the webhook, and all three end up on the Node."""
+    delay = 3.0
+    path = f"/sleep/{delay:g}/allow-busy-status"
+    hook = namespaced_hook(
+        "slow-busy-status.kubeprio.test",
+        webhook.url(path),
+        webhook.ca_bundle,
+        namespace="",
+        resources=("nodes/status",),
+        operations=("UPDATE",),
+        namespaceSelector={},
+        objectSelector={"matchLabels": {BUSY_LABEL: "yes"}},
+    )
+    configuration = webhook_configuration("ValidatingWebhookConfiguration", "slow-busy", hook)
+    served.ok("create", "-f", "-", stdin=configuration)
+    served.ok("create", "-f", "-", stdin=BUSY_NODE)
+    eventually(lambda: requests_on(webhook, path), timeout=15)
+    served.ok("label", "node", "busy", "team=blue")
+
+    def ready() -> dict[str, object] | None:
+        node = served.json("get", "node", "busy")
+        conditions = node.get("status", {}).get("conditions") or []
+        return (
+            node
+            if any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+            else None
+        )
+
+    node = eventually(ready, timeout=30)
+    metadata = node["metadata"]
+    assert isinstance(metadata, dict)
+    assert metadata["labels"]["team"] == "blue"
+    assert metadata["labels"]["kubernetes.io/hostname"] == "busy"
+    assert metadata["annotations"]["node.alpha.kubernetes.io/ttl"] == "0"
+    # The label landed while the registration patch was being reviewed: as upstream's
+    # patch handler (its patch and admission run inside GuaranteedUpdate's retried
+    # update), the patch is applied again to the labelled Node and reviewed again. The
+    # status patch then applies to the Node carrying all three writers' fields.
+    reviews = requests_on(webhook, path)
+    assert {(r["operation"], r["subResource"]) for r in reviews} == {("UPDATE", "status")}
+    last = reviews[-1]
+    assert last["oldObject"]["metadata"]["labels"]["team"] == "blue"
+    assert [c["type"] for c in last["object"]["status"]["conditions"]][-1] == "Ready"
+    described = served.ok("describe", "node", "busy")
+    assert "node.alpha.kubernetes.io/ttl: 0" in described

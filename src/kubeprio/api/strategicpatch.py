@@ -52,7 +52,7 @@ from kubeprio.api.jsonpatch import (
     json_copy,
 )
 
-__all__ = ["apply_strategic_merge_patch"]
+__all__ = ["PatchMeta", "apply_strategic_merge_patch", "patch_schema"]
 
 _BAD_REQUEST: Final = 400
 
@@ -81,6 +81,9 @@ class _PatchMeta:
 
 
 _PLAIN: Final = _PatchMeta()
+
+PatchMeta = _PatchMeta
+"""The struct tags of a field, for ``api.strategicdiff`` (which builds patches from them)."""
 
 
 def _struct(**fields: _PatchMeta) -> _PatchMeta:
@@ -175,6 +178,12 @@ _KINDS: Final[Mapping[str, _PatchMeta]] = MappingProxyType(
         "ControllerRevision": _METADATA_ONLY,  # data is a RawExtension, replaced whole
     }
 )
+
+
+def patch_schema(kind: str) -> _PatchMeta:
+    """The struct tags of ``kind`` (a kind without a table: none, JSON merge semantics)."""
+    return _KINDS.get(kind, _PLAIN)
+
 
 # --- The algorithm (strategicpatch/patch.go) ------------------------------------------------
 

@@ -195,8 +195,8 @@ class ServiceWrites(ServiceReads):
         1. the uid a replace carries is a storage precondition, checked first
            (``apiserver.storageprecondition``; ``uid_is_precondition=False`` for a patch's
            result, whose changed uid fails validation instead);
-        2. the body is defaulted (the decoder's step) and the mutating phase sees it as
-           sent: a main-resource write's status, a ``/status`` write's spec, the
+        2. the body is defaulted (the decoder's step, whatever the subresource) and the
+           mutating phase sees it as sent: a main-resource write's status, a ``/status`` write's spec, the
            generation the writer sent;
         3. RBAC's escalation check on the mutated object (``write_guard``);
         4. the resourceVersion of the mutated object: a stale one is a conflict;
@@ -213,10 +213,11 @@ class ServiceWrites(ServiceReads):
         current = self._get_key(info, key)
         if uid_is_precondition:
             storageprecondition.check(info, current, obj.metadata.uid)
-        if subresource != "status":
-            # Upstream's decoder defaults the body before PrepareForUpdate compares specs,
-            # so a replace that leaves out defaulted fields does not bump the generation.
-            obj = default_object(obj)
+        # Upstream's decoder defaults every body, a /status write's too, before admission
+        # and PrepareForUpdate: a replace that leaves out defaulted fields does not bump
+        # the generation, and a status write gets its status defaults (a Node's
+        # allocatable from its capacity).
+        obj = default_object(obj)
         if admitted is None:
             outcome = AdmissionOutcome()
             request = AdmissionRequest(

@@ -9,7 +9,8 @@
   template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
 * ``prepare_for_update``: a main-resource update cannot change ``status`` and a
   ``status`` update cannot change anything else (a pod status that omits ``qosClass``
-  keeps the stored one); system metadata is carried over; ``metadata.generation`` moves
+  keeps the stored one), but a Node's may change its metadata too (only the spec is
+  reset: ``nodeStatusStrategy`` in ``pkg/registry/core/node/strategy.go``); system metadata is carried over; ``metadata.generation`` moves
   when the spec changes.
 * an ``ephemeralcontainers`` update of a pod changes ``spec.ephemeralContainers`` and
   nothing else (``podEphemeralContainersStrategy``); a main update keeps them as sent, so
@@ -60,6 +61,7 @@ from kubeprio.api.core import (
     PHASE_PENDING,
     Namespace,
     NamespaceStatus,
+    Node,
     ObjectReference,
     Pod,
     PodSpec,
@@ -298,6 +300,16 @@ def _spec_of(obj: Any) -> Any:
     return getattr(obj, "spec", None)
 
 
+def _drop_unused_node_config(status: Any, old: Any) -> Any:
+    """``nodeStatusConfigInUse``: ``status.config`` (the retired dynamic kubelet config)
+    is dropped from a status write unless the stored Node already has one."""
+    if status is None or "config" not in status.extra:
+        return status
+    if old is not None and "config" in old.extra:
+        return status
+    return evolve(status, extra={k: v for k, v in status.extra.items() if k != "config"})
+
+
 def _backfill_qos_class(status: PodStatus | None, old: PodStatus | None) -> PodStatus | None:
     """A pod status write that omits ``qosClass`` keeps the stored one.
 
@@ -334,6 +346,15 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
         return csrstrategy.prepare_for_update(new, old, subresource=subresource, now=now)
     if subresource == "status" and isinstance(new, CustomResourceDefinition):
         return crd_status_update(new, old)
+    if subresource == "status" and isinstance(new, Node):
+        # nodeStatusStrategy.PrepareForUpdate resets the spec only: the kubelet sets its
+        # annotation and default labels through its nodes/status patch.
+        return evolve(
+            new,
+            metadata=kept_on_update(new.metadata, old.metadata),
+            spec=old.spec,
+            status=_drop_unused_node_config(new.status, old.status),
+        )
     if subresource == "status":
         # A status write changes the status only (and nothing in metadata but labels and
         # annotations, which upstream status strategies also reset; we keep old metadata).

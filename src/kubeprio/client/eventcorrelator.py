@@ -13,7 +13,9 @@ in upstream's order:
 2. **observe** (``eventLogger.eventObserve``): a repeat of an event already written (same
    key: the exact event, or the group for a combined one) becomes a PATCH of that event's
    ``count``, ``lastTimestamp`` and ``message``; the count includes the repeats the spam
-   filter dropped, as upstream's log counts them before it filters;
+   filter dropped, as upstream's log counts them before it filters. The repeat carries
+   the first write's name and ``firstTimestamp``, so that if the PATCH finds the event
+   gone the recorder creates it again as it was (``recordEvent``);
 3. **filter** (``EventSourceObjectSpamFilter``): a token bucket (``client.tokenbucket``) per
    source and object (``getSpamKey``: component, host, kind, namespace, name, UID, API
    version; not the reason in v1.32) allows a burst of 25 events and refills one every
@@ -88,11 +90,13 @@ class _Group:
 
 @dataclasses.dataclass(slots=True)
 class _Logged:
-    """What was written for one key: its count so far and the name of the event that
-    holds it (upstream ``eventLog``); ``name`` is None until the write came back."""
+    """What was written for one key: its count so far, the name of the event that holds
+    it and that event's ``firstTimestamp`` (upstream ``eventLog``); ``name`` is None
+    until the write came back."""
 
     count: int
     name: str | None
+    first_timestamp: str | None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -108,6 +112,9 @@ class Correlated:
     combined: bool
     """The event is the group's combined event: upstream builds it without reporting
     controller, instance, action or related object."""
+    first_timestamp: str | None = None
+    """A repeat's ``firstTimestamp``: the first write's (``eventObserve`` copies it from
+    its log), so that the repeat, recreated if its event is gone, keeps it."""
 
     @property
     def is_patch(self) -> bool:
@@ -164,7 +171,7 @@ class EventCorrelator:
             key = (*source, *obj, ref.field_path or "", event_type, reason, message)
         logged = self._log.get(key)
         if logged is None:
-            logged = _Logged(1, None)
+            logged = _Logged(1, None, None)
             self._log.add(key, logged)
         else:
             logged.count += 1  # get moved it to the most recently used end already
@@ -172,13 +179,15 @@ class EventCorrelator:
         if not self._allow((*source, *obj), now):
             self.dropped += 1
             return None
-        return Correlated(key, message, count, name, combined)
+        return Correlated(key, message, count, name, combined, logged.first_timestamp)
 
-    def written(self, correlated: Correlated, name: str, count: int) -> None:
-        """The event ``name`` now holds ``correlated``'s key with ``count`` (upstream
-        ``UpdateState``, keyed as the event was correlated so that a combined event's
-        next member patches it)."""
-        self._log.add(correlated.key, _Logged(count, name))
+    def written(
+        self, correlated: Correlated, name: str, count: int, first_timestamp: str | None
+    ) -> None:
+        """The event ``name`` now holds ``correlated``'s key with ``count`` since
+        ``first_timestamp`` (upstream ``UpdateState``, keyed as the event was correlated
+        so that a combined event's next member patches it)."""
+        self._log.add(correlated.key, _Logged(count, name, first_timestamp))
 
     def _aggregate(self, group_key: Hashable, message: str, now: float) -> bool:
         """Note ``message`` in its group; True if the event goes into the combined one."""

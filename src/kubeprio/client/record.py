@@ -252,16 +252,18 @@ class EventRecorder:
             if decision is None:
                 return None
         self._in_flight = (item, decision)
-        stored: Event | None = None
+        stored: Event | None
         if decision.is_patch:
             try:
                 stored = self._patch_correlated(decision, item.ref, item.at)
             except errors.NotFoundError:
-                stored = None  # gone (expired, deleted): created afresh, as upstream
+                # Gone (expired, deleted): recordEvent creates the repeat it patched, under
+                # the same name, with its first timestamp and count.
+                stored = self._recreate(item, decision)
             except errors.StatusError:
                 self._in_flight = None
                 return None
-        if stored is None:
+        else:
             stored = self._create(
                 item.ref,
                 item.event_type,
@@ -275,8 +277,32 @@ class EventRecorder:
             )
         self._in_flight = None
         if stored is not None:
-            self._correlator.written(decision, stored.metadata.name or "", stored.count or 1)
+            self._correlator.written(
+                decision, stored.metadata.name or "", stored.count or 1, stored.first_timestamp
+            )
         return stored
+
+    def _recreate(self, item: QueuedEvent, decision: Correlated) -> Event | None:
+        """``recordEvent`` after a PATCH that found no event: create the repeat as
+        ``eventObserve`` made it (the first write's name and ``firstTimestamp``, the count
+        so far, ``lastTimestamp`` now); None when that fails too."""
+        event = self._new_event(
+            item.ref,
+            item.event_type,
+            item.reason,
+            decision.message,
+            item.at,
+            item.action,
+            item.related,
+            decision.name or "",
+        )
+        event = _as_correlated(event, combined=decision.combined, count=decision.count)
+        if decision.first_timestamp is not None:
+            event = evolve(event, first_timestamp=decision.first_timestamp)
+        try:
+            return self._client.create(event)
+        except errors.StatusError:
+            return None
 
     def _patch_correlated(self, decision: Correlated, ref: ObjectReference, now: float) -> Event:
         """Upstream ``eventObserve``'s patch: the fields that differ from a copy with no

@@ -65,6 +65,7 @@ from kubeprio.api.resources import PODS, ResourceAmounts, pod_requests
 from kubeprio.client import record
 from kubeprio.client.answeredretry import AnsweredRetry
 from kubeprio.client.informer import Informer
+from kubeprio.client.nodestatuspatch import patch_node_status
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, parse_rfc3339, rfc3339
 from kubeprio.kubelet import admission, containers, podips, registration, runtime, status
@@ -268,11 +269,10 @@ class Kubelet:
             now=rfc3339(now),
         )
         try:
-            updated = self._client.update_status(
-                evolve(
-                    latest,
-                    status=evolve(latest.status or NodeStatus(), conditions=conditions),
-                )
+            updated = patch_node_status(
+                self._client,
+                latest,
+                evolve(latest, status=evolve(latest.status or NodeStatus(), conditions=conditions)),
             )
         except errors.StatusError:
             return

@@ -150,13 +150,7 @@ def node_object(
     allocatable_q = dict(capacity_q)
     if allocatable is not None:
         allocatable_q.update(_quantities(allocatable))
-    all_labels = {
-        "kubernetes.io/arch": "amd64",
-        "kubernetes.io/hostname": name,
-        "kubernetes.io/os": "linux",
-        "beta.kubernetes.io/arch": "amd64",
-        "beta.kubernetes.io/os": "linux",
-    }
+    all_labels = default_labels(name)
     all_labels.update(labels or {})
     cidr = pod_cidr or default_pod_cidr(name)
     address = internal_ip or str(ipaddress.ip_network(cidr, strict=False).network_address + 1)
@@ -218,17 +212,35 @@ def host_ip(node: Node) -> str:
     return str(ipaddress.ip_network(cidr, strict=False).network_address + 1)
 
 
-def with_attach_detach_annotation(node: Node) -> Node | None:
-    """``reconcileCMADAnnotationWithExistingNode``: an existing Node the kubelet starts on
-    gets its ``controller-managed-attach-detach`` annotation (the kubelet's
-    ``--enable-controller-attach-detach`` defaults to true); None when it has it."""
-    if node.metadata.annotation(CONTROLLER_MANAGED_ATTACH_ANNOTATION) == "true":
-        return None
-    annotations = {
-        **(node.metadata.annotations or {}),
-        CONTROLLER_MANAGED_ATTACH_ANNOTATION: "true",
+def default_labels(name: str) -> dict[str, str]:
+    """The well-known labels a kubelet puts on its Node (``initialNode``): hostname, OS
+    and architecture, under their stable and beta keys."""
+    return {
+        "kubernetes.io/arch": "amd64",
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "beta.kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/os": "linux",
     }
-    return evolve(node, metadata=evolve(node.metadata, annotations=annotations))
+
+
+def reconciled_with_existing(node: Node) -> Node | None:
+    """What a kubelet starting on an existing Node writes to its metadata
+    (``tryRegisterWithAPIServer``), or None when nothing is missing:
+
+    * ``reconcileCMADAnnotationWithExistingNode``: the ``controller-managed-attach-detach``
+      annotation (the kubelet's ``--enable-controller-attach-detach`` defaults to true);
+    * ``updateDefaultLabels``: each default label (``default_labels``) set to the
+      kubelet's value where it is missing or differs; other labels stay.
+    """
+    meta = node.metadata
+    annotations = meta.annotations or {}
+    labels = meta.labels or {}
+    wanted_labels = {**labels, **default_labels(meta.name or "")}
+    if annotations.get(CONTROLLER_MANAGED_ATTACH_ANNOTATION) == "true" and wanted_labels == labels:
+        return None
+    wanted_annotations = {**annotations, CONTROLLER_MANAGED_ATTACH_ANNOTATION: "true"}
+    return evolve(node, metadata=evolve(meta, labels=wanted_labels, annotations=wanted_annotations))
 
 
 def with_ready_conditions(node: Node, *, now: str) -> Node | None:

@@ -10,7 +10,8 @@ thousands of quiet nodes from waking every 10 s of virtual time. (Upstream also
 repeats its ``EvictionThresholdMet`` event on every pass; here it is sent per pass
 actually run.)
 
-After a pass it writes the ``MemoryPressure``/``DiskPressure`` node conditions when they
+After a pass it patches the ``MemoryPressure``/``DiskPressure`` node conditions (a strategic
+merge PATCH of ``nodes/status``, ``client.nodestatuspatch``) when they
 flip, with the events ``NodeHasInsufficientMemory`` & co., and records
 ``EvictionThresholdMet`` ("Attempting to reclaim memory") on the node. Choosing and
 killing the victim is the kubelet's (``Kubelet._evict``).
@@ -35,6 +36,7 @@ from kubeprio.api.nodeconditions import NODE_READY
 from kubeprio.api.resources import EPHEMERAL_STORAGE, MEMORY
 from kubeprio.client import record
 from kubeprio.client.answeredretry import AnsweredRetry
+from kubeprio.client.nodestatuspatch import patch_node_status
 from kubeprio.client.protocol import Client
 from kubeprio.clock import rfc3339
 from kubeprio.kubelet import admission, node
@@ -195,7 +197,7 @@ class PressureMonitor:
                 flips.append((type_, value))
         node_status = evolve(latest.status or NodeStatus(), conditions=conditions)
         try:
-            updated = self._client.update_status(evolve(latest, status=node_status))
+            updated = patch_node_status(self._client, latest, evolve(latest, status=node_status))
         except errors.StatusError:
             return
         for type_, value in flips:

@@ -9,9 +9,13 @@ Mirrors ``pkg/kubelet/kubelet_node_status.go`` (``registerWithAPIServer``,
   registers its nodes this way before their kubelets start.
 * ``ensure_node``: what a kubelet does when it starts: find its Node, or register it
   (when its config allows) with the configured capacity; an existing Node gets the
-  kubelet's ``controller-managed-attach-detach`` annotation if it lacks it
-  (``reconcileCMADAnnotationWithExistingNode``) and, if it reports no Ready condition,
-  the kubelet's conditions (``kubelet.node.with_ready_conditions``).
+  kubelet's ``controller-managed-attach-detach`` annotation and default labels if it
+  lacks them (``reconcileCMADAnnotationWithExistingNode``, ``updateDefaultLabels``) and,
+  if it reports no Ready condition, the kubelet's conditions
+  (``kubelet.node.with_ready_conditions``, the first ``tryUpdateNodeStatus``). Each is
+  a strategic merge PATCH of ``nodes/status`` from the Node read to the Node wanted
+  (``client.nodestatuspatch``), never a PUT: a concurrent writer of other fields does
+  not make the kubelet's write conflict.
 
 Driven by ``kubelet.kubelet`` (``Kubelet.start``) and the composition roots. Writes through
 the ``Client`` it is handed; time comes from the caller. Must not import ``apiserver``,
@@ -24,6 +28,7 @@ from collections.abc import Mapping
 
 from kubeprio.api import errors
 from kubeprio.api.core import Node
+from kubeprio.client.nodestatuspatch import patch_node_status
 from kubeprio.client.protocol import Client
 from kubeprio.clock import Clock, rfc3339
 from kubeprio.kubelet import node
@@ -70,8 +75,8 @@ def ensure_node(
         if not register:
             raise
         return client.create(node.node_object(name, capacity=capacity, now=now))
-    annotated = node.with_attach_detach_annotation(current)
-    if annotated is not None:
-        current = client.update(annotated)
+    reconciled = node.reconciled_with_existing(current)
+    if reconciled is not None:
+        current = patch_node_status(client, current, reconciled)
     ready = node.with_ready_conditions(current, now=now)
-    return current if ready is None else client.update_status(ready)
+    return current if ready is None else patch_node_status(client, current, ready)

@@ -7,8 +7,8 @@ the real-time loop of ``serve.driver``. It holds the ``ApiService`` (with the de
 admission chain), the scheduler built from the scheduler configuration, the ReplicaSet,
 ReplicationController, Deployment, Job, CronJob, HorizontalPodAutoscaler, DaemonSet,
 StatefulSet, disruption, garbage-collection, volume (PV binder, simulated provisioner,
-PVC/PV protection, ephemeral volume), pod-GC, resource-quota, node lifecycle and taint
-eviction controllers, the shared informers, and one simulated kubelet per Node
+PVC/PV protection, ephemeral volume), pod-GC, resource-quota, node lifecycle, taint
+eviction and TTL controllers, the shared informers, and one simulated kubelet per Node
 (``KubeletFleet``), with node leases in serve. Every component gets its own
 ``random.Random`` derived from the seed, so adding randomness to one component never
 shifts another's choices.
@@ -69,6 +69,7 @@ from kubeprio.controllers.replication import ReplicationManager
 from kubeprio.controllers.resourcequota import ResourceQuotaController
 from kubeprio.controllers.statefulset import StatefulSetController
 from kubeprio.controllers.tainteviction import TaintEvictionController
+from kubeprio.controllers.ttl import TtlController
 from kubeprio.controllers.volumeprotection import PVCProtectionController, PVProtectionController
 from kubeprio.kubelet.kubelet import KubeletConfig
 from kubeprio.kubelet.nodelease import NodeLeases
@@ -357,6 +358,7 @@ class ControlPlane:
             ),
             self.node_lifecycle,
             self.taint_eviction,
+            TtlController(api, clock=clock, rng=rng("ttl"), nodes=self.nodes),
             PVCProtectionController(
                 api, clock=clock, rng=rng("pvcprotection"), claims=self.claims, pods=self.pods
             ),

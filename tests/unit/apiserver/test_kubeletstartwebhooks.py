@@ -7,8 +7,10 @@ status update, ``pkg/kubelet/kubelet_node_status.go``) in its own goroutines; a 
 webhook holds that kubelet only. Checked as for the other kubelet writes
 (``test_kubeletwebhooks.py``): the start returns at once with nothing written, the
 kubelet acts on nothing until it has started, the webhook is called once per review,
-the write is done once after the answer, and the pods handed to the kubelet meanwhile
-run once it has started.
+each write is done once after its answer, and the pods handed to the kubelet meanwhile
+run once it has started. Both start writes are ``nodes/status`` patches
+(``tryRegisterWithAPIServer``'s for the labels and annotation, then
+``tryUpdateNodeStatus``'s), so the webhook reviews each.
 """
 
 from __future__ import annotations
@@ -62,9 +64,11 @@ def test_a_start_waiting_on_its_webhook_returns_at_once_and_starts_once_answered
     env.waits.close()
     assert started == ["n1"]
     assert _ready(api, "n1") == "True"
-    assert env.caller.paths() == ["/n"]
-    assert env.writes.posted == 1
-    assert kubelet.api_writes.parked == 1
+    # Two reviews, each write parked once: the registration patch (default labels and
+    # the attach-detach annotation the built Node lacks), then the first status patch.
+    assert env.caller.paths() == ["/n", "/n"]
+    assert env.writes.posted == 2
+    assert kubelet.api_writes.parked == 2
     # The pod handed over meanwhile runs now.
     assert kubelet.next_wakeup() == clock.now()
     kubelet.run_once()
@@ -109,5 +113,5 @@ def test_the_fleet_runs_a_kubelet_whose_start_waited_once_it_has_started() -> No
     assert fleet.next_wakeup() == clock.now()  # woken by its start
     fleet.run_once()
     assert api.get(Pod, "web", "default").status.phase == "Running"
-    assert env.caller.paths() == ["/n"]
-    assert env.writes.posted == 1
+    assert env.caller.paths() == ["/n", "/n"]
+    assert env.writes.posted == 2

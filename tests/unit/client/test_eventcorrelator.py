@@ -45,7 +45,7 @@ def _correlate(
 def _written(correlator: EventCorrelator, decision: Correlated | None, name: str) -> None:
     """What the recorder does once the write came back (upstream ``UpdateState``)."""
     assert decision is not None
-    correlator.written(decision, name, decision.count)
+    correlator.written(decision, name, decision.count, "2026-01-01T00:00:00Z")
 
 
 # --- EventAggregator ---------------------------------------------------------------------

@@ -66,3 +66,34 @@ def test_a_deferred_recorder_writes_on_flush_with_the_times_the_events_happened(
         ("FailedScheduling", "2026-01-01T00:00:03Z", "2026-01-01T00:00:05Z", 2),
     ]
     assert recorder.flush() == 0
+
+
+def test_a_repeat_whose_event_was_deleted_is_created_again_as_it_was(
+    api: ApiService, clock: ManualClock
+) -> None:
+    """client-go ``recordToSink``/``recordEvent`` with ``updateExistingEvent``: the PATCH
+    of a repeat finds the event gone (NotFound) and the recorder creates the event it
+    had, which ``eventObserve`` built from its log: the first write's name and
+    ``firstTimestamp``, the count so far, ``lastTimestamp`` now."""
+    target = api.create(pod("web").build())
+    recorder = EventRecorder(api, clock=clock, component="kubelet", host="n1")
+    first = recorder.event(target, "Warning", "OutOfcpu", "no cpu")
+    assert first is not None
+    clock.advance(5)
+    assert recorder.event(target, "Warning", "OutOfcpu", "no cpu") is not None
+    api.delete(Event, first.metadata.name or "", "default")
+    clock.advance(5)
+    again = recorder.event(target, "Warning", "OutOfcpu", "no cpu")
+    assert again is not None
+    assert again.metadata.name == first.metadata.name
+    assert again.first_timestamp == "2026-01-01T00:00:00Z"
+    assert again.last_timestamp == "2026-01-01T00:00:10Z"
+    assert again.count == 3
+    # The log follows the recreated event: the next repeat patches it.
+    clock.advance(5)
+    fourth = recorder.event(target, "Warning", "OutOfcpu", "no cpu")
+    assert fourth is not None
+    assert (fourth.metadata.name, fourth.count) == (first.metadata.name, 4)
+    assert fourth.first_timestamp == "2026-01-01T00:00:00Z"
+    (stored,) = api.list(Event).items
+    assert stored == fourth
