@@ -34,7 +34,7 @@ from kubeprio.api import errors, kinds, manifest, validation
 from kubeprio.api import patch as patching
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.core import Namespace
-from kubeprio.api.defaults import default_object
+from kubeprio.api.defaults import default_object, default_status_body
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
@@ -217,7 +217,7 @@ class ServiceWrites(ServiceReads):
         # and PrepareForUpdate: a replace that leaves out defaulted fields does not bump
         # the generation, and a status write gets its status defaults (a Node's
         # allocatable from its capacity).
-        obj = default_object(obj)
+        obj = default_object(obj) if subresource != "status" else default_status_body(obj)
         if admitted is None:
             outcome = AdmissionOutcome()
             request = AdmissionRequest(
