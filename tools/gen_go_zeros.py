@@ -113,9 +113,7 @@ class Zeros:
         """Whether ``type_name`` or a type it refers to writes anything for an unset field."""
         if type_name in seen:
             return False
-        if self.struct_zero(type_name) or any(
-            self.field_zero(type_name, key)[0] for key in self.types[type_name]["fields"]
-        ):
+        if self.struct_zero(type_name):
             return True
         return any(
             self.has_zeros_below(_target(field_type), seen | {type_name})
@@ -134,12 +132,9 @@ def main() -> None:
     zeros = Zeros(table, GoTypes(args.api, args.apimachinery, args.ref))
     out: dict[str, Any] = {}
     for name, entry in sorted(table["types"].items()):
-        field_zeros: dict[str, Any] = {}
+        field_zeros = zeros.struct_zero(name)
         refs: dict[str, str] = {}
         for json_name, field_type in entry["fields"].items():
-            written, value = zeros.field_zero(name, json_name)
-            if written:
-                field_zeros[json_name] = value
             target = _target(field_type)
             if target in table["types"] and zeros.has_zeros_below(target):
                 refs[json_name] = field_type

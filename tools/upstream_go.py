@@ -39,29 +39,6 @@ def read_at(git_dir: str, ref: str, path: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def struct_fields(text: str) -> dict[str, list[tuple[str, str]]]:
-    """Per Go struct: its fields as (JSON name, Go type); an embedded inline struct is
-    ("", its type), to be flattened by the caller."""
-    structs: dict[str, list[tuple[str, str]]] = {}
-    current: list[tuple[str, str]] | None = None
-    for line in text.splitlines():
-        opening = _OPENING.match(line)
-        if opening:
-            current = structs.setdefault(opening.group(1), [])
-            continue
-        if line.startswith("}"):
-            current = None
-            continue
-        field = _FIELD.match(line) if current is not None else None
-        if field is None or current is None:
-            continue
-        json_name = field.group(3).split(",", 1)[0]
-        if json_name == "-":
-            continue
-        current.append((json_name, field.group(2).lstrip("*")))
-    return structs
-
-
 def struct_tags(text: str) -> dict[str, list[tuple[str, str, bool]]]:
     """Per Go struct: its fields as (JSON name, Go type as written, ``omitempty``): the
     type keeps its ``*`` so a pointer can be told from a value; an embedded inline struct
@@ -94,15 +71,11 @@ class GoTypes:
         self.ref = ref
 
     @cache  # noqa: B019 - one instance per run; the cache lives as long as the script
-    def _package(self, repo: str, directory: str) -> dict[str, list[tuple[str, str]]]:
-        text = read_at(self._repos[repo], self.ref, f"{directory}/types.go")
-        return struct_fields(text) if text is not None else {}
-
-    @cache  # noqa: B019 - as _package
     def _package_tags(self, repo: str, directory: str) -> dict[str, list[tuple[str, str, bool]]]:
         text = read_at(self._repos[repo], self.ref, f"{directory}/types.go")
         return struct_tags(text) if text is not None else {}
 
+    @cache  # noqa: B019 - as _package_tags; one flattening per type
     def field_tags(self, schema: str) -> dict[str, tuple[str, bool]] | None:
         """``schema``'s fields by JSON name as (Go type as written, ``omitempty``), inline
         structs flattened (TypeMeta's two strings are ``omitempty``); None when the release
@@ -138,25 +111,5 @@ class GoTypes:
     def json_fields(self, schema: str) -> set[str] | None:
         """The JSON names of ``schema``'s struct (``io.k8s.api.core.v1.PodSpec``) with its
         inline structs flattened; None when the release has no such struct."""
-        if schema.startswith("io.k8s.api."):
-            repo, parts = "api", schema.removeprefix("io.k8s.api.").split(".")
-        elif schema.startswith("io.k8s.apimachinery."):
-            repo, parts = "apimachinery", schema.removeprefix("io.k8s.apimachinery.").split(".")
-        else:
-            return None
-        directory, name = "/".join(parts[:-1]), parts[-1]
-        return self._flatten(repo, directory, name)
-
-    def _flatten(self, repo: str, directory: str, name: str) -> set[str] | None:
-        fields = self._package(repo, directory).get(name)
-        if fields is None:
-            return None
-        names: set[str] = set()
-        for json_name, go_type in fields:
-            if json_name:
-                names.add(json_name)
-            elif go_type in _FOREIGN_INLINE:
-                names |= _FOREIGN_INLINE[go_type]
-            else:
-                names |= self._flatten(repo, directory, go_type) or set()
-        return names
+        tags = self.field_tags(schema)
+        return None if tags is None else set(tags)
