@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from kubeprio.api import errors
+from kubeprio.api import errors, gotext
 from kubeprio.api.apiextensions import CustomResourceSubresourceScale
 from kubeprio.api.apps import Scale, ScaleSpec, ScaleStatus
 from kubeprio.api.meta import ObjectMeta
@@ -70,21 +70,6 @@ def _go_type(value: object) -> str:
     return "<nil>"
 
 
-def _go_plain(value: object) -> str:
-    """Go's ``%v`` of a decoded JSON value."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "<nil>"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, dict):
-        return "map[" + " ".join(f"{k}:{_go_plain(v)}" for k, v in sorted(value.items())) + "]"
-    if isinstance(value, list):
-        return "[" + " ".join(_go_plain(v) for v in value) + "]"
-    return str(value)
-
-
 def _nested(document: JsonDict, fields: list[str], expected: str) -> tuple[Any, bool]:
     """``NestedFieldNoCopy`` plus the type check of ``NestedInt64``/``NestedString``."""
     value: Any = document
@@ -92,7 +77,7 @@ def _nested(document: JsonDict, fields: list[str], expected: str) -> tuple[Any, 
         if not isinstance(value, dict):
             path = "." + ".".join(fields[:index])
             raise ScalePathError(
-                f"{path} accessor error: {_go_plain(value)} is of the type {_go_type(value)}, "
+                f"{path} accessor error: {gotext.go_value(value)} is of the type {_go_type(value)}, "
                 "expected map[string]interface{}"
             )
         if field not in value:
@@ -101,7 +86,7 @@ def _nested(document: JsonDict, fields: list[str], expected: str) -> tuple[Any, 
     wanted = int if expected == "int64" else str
     if not isinstance(value, wanted) or isinstance(value, bool):
         raise ScalePathError(
-            f"{'.' + '.'.join(fields)} accessor error: {_go_plain(value)} is of the type "
+            f"{'.' + '.'.join(fields)} accessor error: {gotext.go_value(value)} is of the type "
             f"{_go_type(value)}, expected {expected}"
         )
     return value, True
