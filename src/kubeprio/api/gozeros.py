@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any, Final, Union
 
-from kubeprio.api.model import JSON_NAME
+from kubeprio.api.model import json_key
 from kubeprio.api.quantity import Quantity
 
 _MISSING: Final = object()
@@ -43,14 +43,6 @@ def _table() -> dict[str, Any]:
     raw = resources.files("kubeprio.api").joinpath("go_zeros.json").read_text()
     table: dict[str, Any] = json.loads(raw)
     return table
-
-
-def _json_key(field: dataclasses.Field[Any]) -> str:
-    name: str = field.metadata.get(JSON_NAME) or field.name
-    if JSON_NAME in field.metadata:
-        return name
-    head, *rest = name.rstrip("_").split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _model_class(tp: Any) -> type[Any] | None:
@@ -118,7 +110,7 @@ def _upstream_types() -> dict[type[Any], tuple[str, ...]]:
         found[cls].append(type_name)
         refs = table["types"][type_name]["refs"]
         for field in dataclasses.fields(cls):
-            ref = refs.get(_json_key(field))
+            ref = refs.get(json_key(field))
             nested = _field_model(cls, field) if ref is not None else None
             if ref is not None and nested is not None:
                 walk(nested, ref.lstrip("[]{}"))

@@ -7,7 +7,8 @@ attribute is its camelCase form unless ``json_name`` overrides it (``hostIP``,
 ``podCIDR``). Every model keeps the JSON keys it does not model in ``extra``, so a
 manifest from a real cluster round-trips untouched (managedFields, env, volumes, ...).
 
-``serialization`` reads these declarations; nothing else needs to. Pure: no I/O.
+``serialization`` (and ``gozeros``, for JSON keys) read these declarations; nothing else
+needs to. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -49,6 +50,18 @@ def wrap_int64(value: int) -> int:
 
 JSON_NAME = "json"
 """Field-metadata key holding a JSON name that is not the plain camelCase of the attribute."""
+
+
+def camel_case(snake: str) -> str:
+    """``node_name`` -> ``nodeName``; a trailing underscore (``continue_``) is dropped."""
+    head, *rest = snake.rstrip("_").split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def json_key(field: dataclasses.Field[Any]) -> str:
+    """The JSON key of a model field: its ``json_name`` or the camelCase of its name."""
+    key: str = field.metadata.get(JSON_NAME) or camel_case(field.name)
+    return key
 
 
 def json_name(name: str, default: Any = None) -> Any:

@@ -41,8 +41,8 @@ from kubeprio.api.model import (
     INT32_MIN,
     INT64_MAX,
     INT64_MIN,
-    JSON_NAME,
     JsonDict,
+    json_key,
 )
 from kubeprio.api.quantity import Quantity, QuantityError, quantity_from_json
 from kubeprio.errors import KubeprioError
@@ -73,12 +73,6 @@ class _Context:
 Decoder = Callable[[Any, str, str], Any]
 """``decode(value, path, struct)``: convert one JSON value; ``path`` is for errors."""
 Encoder = Callable[[Any], Any]
-
-
-def camel_case(snake: str) -> str:
-    """``node_name`` -> ``nodeName``; a trailing underscore (``continue_``) is dropped."""
-    head, *rest = snake.rstrip("_").split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _mismatch(value: Any, path: str, struct: str, go_type: str) -> DecodeError:
@@ -304,7 +298,7 @@ class _Plan:
         for field in dataclasses.fields(cls):
             if field.name == "extra":
                 continue
-            key = field.metadata.get(JSON_NAME) or camel_case(field.name)
+            key = json_key(field)
             decode, encode = _converters(hints[field.name])
             self.fields.append((key, field.name, decode, encode))
             shapes.append(_encode_shape(hints[field.name], encode))

@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubeprio.api import gozeros, kinds
-from kubeprio.api.model import INT32, JSON_NAME
+from kubeprio.api.model import INT32, JSON_NAME, camel_case
 from kubeprio.api.quantity import Quantity, QuantityFormat, canonical
-from kubeprio.api.serialization import DecodeError, camel_case, from_dict, to_dict
+from kubeprio.api.serialization import DecodeError, from_dict, to_dict
 
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), st.text(max_size=8))
 json_any = st.recursive(
