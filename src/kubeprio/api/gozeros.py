@@ -26,12 +26,12 @@ import functools
 import json
 import re
 import sys
-import types
 import typing
 from collections.abc import Mapping
 from importlib import resources
-from typing import Any, Final, Union
+from typing import Any, Final
 
+from kubeprio.api import jsonpatch
 from kubeprio.api.model import json_key
 from kubeprio.api.quantity import Quantity
 
@@ -45,32 +45,12 @@ def _table() -> dict[str, Any]:
     return table
 
 
-def _model_class(tp: Any) -> type[Any] | None:
-    """The model class a field holds (alone, in a tuple or as a map's values), if any."""
-    while True:
-        origin = typing.get_origin(tp)
-        if origin is Union or origin is types.UnionType:
-            args = [a for a in typing.get_args(tp) if a is not type(None)]
-            if len(args) != 1:
-                return None
-            tp = args[0]
-        elif origin is typing.Annotated or origin is tuple:
-            tp = typing.get_args(tp)[0]
-        elif origin in (Mapping, dict):
-            tp = typing.get_args(tp)[1]
-        else:
-            break
-    if dataclasses.is_dataclass(tp) and tp is not Quantity:
-        return typing.cast(type[Any], tp)
-    return None
-
-
 def _field_model(cls: type[Any], field: dataclasses.Field[Any]) -> type[Any] | None:
-    """``_model_class`` of one field. Its annotation is a string (the model modules use
-    ``from __future__ import annotations``): the model class is read off the names in it,
-    which saves resolving every field of every class (``typing.get_type_hints``)."""
-    if not isinstance(field.type, str):
-        return _model_class(field.type)
+    """The model class a field holds (alone, in a tuple or as a map's values), if any.
+    Its annotation is a string (the model modules use ``from __future__ import
+    annotations``): the model class is read off the names in it, which saves resolving
+    every field of every class (``typing.get_type_hints``)."""
+    assert isinstance(field.type, str), f"{cls.__name__}.{field.name}: annotation not a string"
     namespace = vars(sys.modules[cls.__module__])
     for name in _NAMES.findall(field.type):
         found = namespace.get(name)
@@ -146,11 +126,6 @@ def zero_values(cls: type[Any]) -> Mapping[str, Any]:
     return _by_class().get(cls, {})
 
 
-def upstream_types(cls: type[Any]) -> tuple[str, ...]:
-    """The upstream types (client names, ``V1PodSpec``) model class ``cls`` stands for."""
-    return _upstream_types().get(cls, ())
-
-
 def disagreements() -> dict[str, list[str]]:
     """Per model class shared by upstream types, the JSON keys they do not all write alike
     (which ``zero_values`` therefore leaves out); for tests and review."""
@@ -182,7 +157,7 @@ def filled(document: Any, type_name: str) -> Any:
     for key, zero in entry["zeros"].items():
         if key not in document:
             out = out if out is not None else dict(document)
-            out[key] = json.loads(json.dumps(zero)) if isinstance(zero, dict | list) else zero
+            out[key] = jsonpatch.json_copy(zero)
     for key, ref in entry["refs"].items():
         value = document.get(key)
         new = _filled_ref(value, ref)
