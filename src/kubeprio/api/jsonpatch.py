@@ -2,8 +2,8 @@
 
 What it is: pure functions that apply a merge patch (``application/merge-patch+json``)
 or a JSON patch (``application/json-patch+json``) to a JSON object and return a new one,
-the RFC 7386 diff of two documents for clients and tests, and ``PatchError``, the one
-exception of every patch module. The public entry point is the facade ``api.patch``.
+and ``PatchError``, the one exception of every patch module (the RFC 7386 diff of two
+documents is ``strategicdiff.create_two_way_merge_patch``). The public entry point is the facade ``api.patch``.
 
 Upstream: the apiserver applies both with gopkg.in/evanphx/json-patch.v4 (``MergePatch``
 and ``Patch.Apply``), so the error texts follow that library. Where v4 is laxer than the
@@ -31,7 +31,6 @@ __all__ = [
     "apply_json_patch",
     "apply_merge_patch",
     "cannot_unmarshal",
-    "create_two_way_merge_patch",
     "identical",
     "json_copy",
 ]
@@ -113,25 +112,6 @@ def _merge_owned(target: object, patch: object) -> object:
         else:
             result[name] = _merge_owned(result.get(name), value)
     return result
-
-
-def create_two_way_merge_patch(original: JsonDict, modified: JsonDict) -> JsonDict:
-    """Return the RFC 7386 merge patch that turns ``original`` into ``modified``.
-
-    Objects are diffed member by member; every other changed value (arrays included) is
-    sent whole, and a removed member becomes null. As RFC 7386 says, an object member
-    whose value is null in ``modified`` cannot be expressed and comes out removed.
-    """
-    patch: JsonDict = {name: None for name in original if name not in modified}
-    for name, new in modified.items():
-        old = original.get(name, _MISSING)
-        if isinstance(old, dict) and isinstance(new, dict):
-            nested = create_two_way_merge_patch(old, new)
-            if nested:
-                patch[name] = nested
-        elif old is _MISSING or not identical(old, new):
-            patch[name] = json_copy(new)
-    return patch
 
 
 # --- RFC 6902 JSON patch ----------------------------------------------------------------

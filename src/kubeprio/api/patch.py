@@ -34,8 +34,8 @@ from kubeprio.api.jsonpatch import (
     apply_json_patch,
     apply_merge_patch,
     cannot_unmarshal,
-    create_two_way_merge_patch,
 )
+from kubeprio.api.strategicdiff import create_two_way_merge_patch
 from kubeprio.api.strategicpatch import apply_strategic_merge_patch
 
 __all__ = [

@@ -15,7 +15,8 @@ What it is: ``create_two_way_strategic_merge_patch``, which does for built-in ki
   ``$deleteFromPrimitiveList/<field>`` and the new order under ``$setElementOrder``;
 * every other value is sent whole when it changed.
 
-Equal documents give ``{}``. Used by clients that write the way upstream's components do
+With no struct tags (``create_two_way_merge_patch``) the same diff is RFC 7386's two-way
+merge patch. Equal documents give ``{}``. Used by clients that write the way upstream's components do
 with a patch computed from the object read and the object wanted (the kubelet's Node
 status: ``client.nodestatuspatch``; the TTL controller), so that a concurrent writer of
 other fields never makes them conflict. Pure: no I/O; the inputs are never mutated.
@@ -28,7 +29,7 @@ from typing import Final
 from kubeprio.api.jsonpatch import JsonDict, PatchError, identical, json_copy
 from kubeprio.api.strategicpatch import PatchMeta, patch_schema
 
-__all__ = ["create_two_way_strategic_merge_patch"]
+__all__ = ["create_two_way_merge_patch", "create_two_way_strategic_merge_patch"]
 
 _MISSING: Final = object()
 _PATCH: Final = "$patch"
@@ -42,6 +43,17 @@ def create_two_way_strategic_merge_patch(
     """The strategic merge patch that turns ``original`` into ``modified`` (objects of
     ``kind``), as ``CreateTwoWayMergePatch`` builds it."""
     return _diff_maps(original, modified, patch_schema(kind))
+
+
+def create_two_way_merge_patch(original: JsonDict, modified: JsonDict) -> JsonDict:
+    """Return the RFC 7386 merge patch that turns ``original`` into ``modified``.
+
+    The strategic diff of a type without struct tags: objects are diffed member by
+    member; every other changed value (arrays included) is sent whole, and a removed
+    member becomes null. As RFC 7386 says, an object member whose value is null in
+    ``modified`` cannot be expressed and comes out removed.
+    """
+    return _diff_maps(original, modified, PatchMeta())
 
 
 def _diff_maps(original: JsonDict, modified: JsonDict, meta: PatchMeta) -> JsonDict:
@@ -88,7 +100,8 @@ def _diff_lists_of_maps(
     directive per element gone; and the ``$setElementOrder`` list (empty when nothing
     changed and nothing moved)."""
     merge_key = meta.merge_key
-    old_by_key = {_key_of(item, merge_key): item for item in old}
+    old_keys = [_key_of(item, merge_key) for item in old]
+    old_by_key = dict(zip(old_keys, old, strict=True))
     new_keys = [_key_of(item, merge_key) for item in new]
     changes: list[object] = []
     for item_key, item in zip(new_keys, new, strict=True):
@@ -106,7 +119,7 @@ def _diff_lists_of_maps(
         if item_key not in kept:
             assert isinstance(item, dict)
             changes.append({_PATCH: "delete", merge_key: json_copy(item[merge_key])})
-    moved = [_key_of(item, merge_key) for item in old] != new_keys
+    moved = old_keys != new_keys
     if not changes and not moved:
         return changes, []
     order: list[object] = [
