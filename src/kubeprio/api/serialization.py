@@ -287,29 +287,31 @@ def _tuple_converters(item_tp: Any) -> tuple[Decoder, Encoder]:
 class _Plan:
     """How to decode and encode one model class."""
 
-    __slots__ = ("by_key", "cls", "encode", "fields", "null_keys", "shapes", "struct")
+    __slots__ = ("by_key", "cls", "encode", "fields", "null_keys", "struct")
 
     def __init__(self, cls: type[Any]) -> None:
         self.cls = cls
         self.struct = cls.__name__
         hints = typing.get_type_hints(cls, include_extras=True)
-        self.fields: list[tuple[str, str, Decoder, Encoder]] = []
-        shapes: list[str] = []
+        # Per modelled field: JSON key, attribute, converters, how the encoder writes it.
+        self.fields: list[tuple[str, str, Decoder, Encoder, str]] = []
         for field in dataclasses.fields(cls):
             if field.name == "extra":
                 continue
-            key = json_key(field)
             decode, encode = _converters(hints[field.name])
-            self.fields.append((key, field.name, decode, encode))
-            shapes.append(_encode_shape(hints[field.name], encode))
-        self.by_key = {key: (attr, decode) for key, attr, decode, _ in self.fields}
+            shape = _encode_shape(hints[field.name], encode)
+            self.fields.append((json_key(field), field.name, decode, encode, shape))
+        self.by_key = {key: (attr, decode) for key, attr, decode, _, _ in self.fields}
         zeros = gozeros.zero_values(cls)
         # Modelled keys Go writes as null when unset: a null for them decodes as unset.
         self.null_keys = frozenset(
             key for key in self.by_key if key in zeros and zeros[key] is None
         )
-        self.shapes = shapes
-        self.encode = _compile_encoder(cls, self.fields, shapes, zeros, _encode_model)
+        self.encode = _compile_encoder(cls, self.fields, zeros, _encode_model)
+
+    def compile_sparse(self) -> Callable[[Any], JsonDict]:
+        """The encoder without Go's zero values (``to_sparse_dict``), compiled anew."""
+        return _compile_encoder(self.cls, self.fields, {}, _encode_sparse_model)
 
 
 def _encode_shape(tp: Any, encode: Encoder) -> str:
@@ -331,8 +333,7 @@ def _encode_shape(tp: Any, encode: Encoder) -> str:
 
 def _compile_encoder(
     cls: type[Any],
-    fields: list[tuple[str, str, Decoder, Encoder]],
-    shapes: list[str],
+    fields: list[tuple[str, str, Decoder, Encoder, str]],
     zeros: Mapping[str, Any],
     encode_model: Callable[[Any], JsonDict],
 ) -> Callable[[Any], JsonDict]:
@@ -346,7 +347,7 @@ def _compile_encoder(
     one, nothing more for a field that is set."""
     lines = ["def encode(obj):", "    out = {}"]
     scope: dict[str, Any] = {"encode_model": encode_model}
-    for index, ((key, attr, _, encode), shape) in enumerate(zip(fields, shapes, strict=True)):
+    for index, (key, attr, _, encode, shape) in enumerate(fields):
         lines.append(f"    value = obj.{attr}")
         lines.append("    if value is not None:")
         if shape == "plain":
@@ -432,9 +433,7 @@ _ENCODERS: dict[type[Any], Callable[[Any], JsonDict]] = {}
 def _encode_sparse_model(obj: Any) -> JsonDict:
     encoder = _SPARSE_ENCODERS.get(type(obj))
     if encoder is None:
-        plan = _plan(type(obj))
-        encoder = _compile_encoder(plan.cls, plan.fields, plan.shapes, {}, _encode_sparse_model)
-        _SPARSE_ENCODERS[type(obj)] = encoder
+        encoder = _SPARSE_ENCODERS[type(obj)] = _plan(type(obj)).compile_sparse()
     return encoder(obj)
 
 
@@ -458,7 +457,7 @@ def encode_for_change(obj: Any, changed: Collection[str]) -> JsonDict:
     to take back unread. Not JSON: only for a patch that touches ``changed`` alone."""
     plan = _plan(type(obj))
     out: JsonDict = {}
-    for key, attr, _, encode in plan.fields:
+    for key, attr, _, encode, _ in plan.fields:
         value = getattr(obj, attr)
         if value is not None:
             out[key] = encode(value) if key in changed else value
