@@ -92,9 +92,10 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any, Final
 
+import orjson
+
 from kubeprio.api import kinds, serialization
 from kubeprio.api.apiextensions import CustomObject
-from kubeprio.api.encoded import held_json_bytes
 from kubeprio.api.meta import ApiObject
 from kubeprio.store.errors import (
     KeyExistsError,
@@ -521,7 +522,13 @@ class SqliteStore:
             )
         revision = self._revision + 1
         stored: ApiObject = with_revision(obj, revision)
-        value = None if event_type is EventType.DELETED else held_json_bytes(stored).decode()
+        # Only what the object holds, without Go's zero values, so that an object read
+        # back after a restart is the very object stored (an unset struct stays unset).
+        value = (
+            None
+            if event_type is EventType.DELETED
+            else orjson.dumps(serialization.to_sparse_dict(stored)).decode()
+        )
         compact_to = revision - self._history_limit
         if compact_to - self._compacted < self._compact_step:
             compact_to = 0
