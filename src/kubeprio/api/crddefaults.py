@@ -16,9 +16,9 @@ from typing import Any, Final
 
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.model import JsonDict, evolve
+from kubeprio.api.webhookconfiguration import DEFAULT_SERVICE_PORT
 
 NONE_CONVERTER: Final = "None"
-WEBHOOK_SERVICE_PORT: Final = 443
 
 
 def _default_conversion(conversion: JsonDict | None) -> JsonDict:
@@ -33,7 +33,7 @@ def _default_conversion(conversion: JsonDict | None) -> JsonDict:
     service = client_config.get("service")
     if not isinstance(service, dict) or service.get("port") is not None:
         return conversion
-    service = {**service, "port": WEBHOOK_SERVICE_PORT}
+    service = {**service, "port": DEFAULT_SERVICE_PORT}
     return {
         **conversion,
         "webhook": {**webhook, "clientConfig": {**client_config, "service": service}},

@@ -37,6 +37,8 @@ FOREGROUND_FINALIZER: Final = "foregroundDeletion"
 ORPHAN: Final = "Orphan"
 FOREGROUND: Final = "Foreground"
 BACKGROUND: Final = "Background"
+PROPAGATION_POLICIES: Final = (FOREGROUND, BACKGROUND, ORPHAN)
+"""``DeleteOptions.propagationPolicy``'s values, in the order its validation lists them."""
 
 COLLECTED_OWNER_KINDS: Final = frozenset(
     {
@@ -75,7 +77,7 @@ def effective_policy(requested: str | None, finalizers: Sequence[str], default: 
     """The policy a delete carries out: the request's, else the one a finalizer already on
     the object asks for (``orphan`` first, as ``shouldOrphanDependents`` reads them in
     order and validation forbids both), else the kind's default."""
-    if requested in (ORPHAN, FOREGROUND, BACKGROUND):
+    if requested in PROPAGATION_POLICIES:
         return requested
     for finalizer in finalizers:
         if finalizer == ORPHAN_FINALIZER:

@@ -34,14 +34,13 @@ from kubeprio.api.model import evolve
 from kubeprio.client.protocol import DeleteRequest
 from kubeprio.clock import parse_rfc3339, rfc3339
 
-PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
-
 
 def validate_delete_options(options: DeleteRequest) -> None:
     """``ValidateDeleteOptions`` for the options kubeprio supports (propagationPolicy)."""
     policy = options.propagation_policy
-    if policy is not None and policy not in PROPAGATION_POLICIES:
-        found = [errors.not_supported("propagationPolicy", policy, (*PROPAGATION_POLICIES, "nil"))]
+    if policy is not None and policy not in gcpolicy.PROPAGATION_POLICIES:
+        allowed = (*gcpolicy.PROPAGATION_POLICIES, "nil")
+        found = [errors.not_supported("propagationPolicy", policy, allowed)]
         raise errors.invalid_error("DeleteOptions", "meta.k8s.io", "", found)
 
 
