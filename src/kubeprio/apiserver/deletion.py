@@ -146,6 +146,19 @@ def _mark(meta: ObjectMeta, timestamp: float, grace: int, *, bump_generation: bo
     )
 
 
+def plan_policy_delete(
+    info: ResourceInfo, current: Any, options: DeleteRequest, now: float
+) -> DeletePlan:
+    """``plan_delete`` of ``current`` once the request's propagation policy has set its
+    garbage-collection finalizers (``with_gc_finalizers``)."""
+    target = with_gc_finalizers(info, current, options)
+    plan = plan_delete(target, options.grace_period_seconds, now)
+    if target is not current and plan.updated is None and not plan.remove:
+        # The new finalizers keep the object (marked) until the collector is done.
+        plan = dataclasses.replace(plan, updated=target)
+    return plan
+
+
 def plan_delete(current: Any, requested_grace: int | None, now: float) -> DeletePlan:
     """Decide what deleting ``current`` with ``requested_grace`` does at time ``now``."""
     if requested_grace is not None and requested_grace < 0:

@@ -21,7 +21,6 @@ REST handlers, in-process components) call these methods on an ``ApiService``.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, TypeVar
 
 from kubeprio.admission.chain import (
@@ -378,16 +377,8 @@ class ServiceWrites(ServiceReads):
             deletion.check_preconditions(info, current, options)
             if warnings is not None:
                 warnings.extend(deletion.delete_warnings(info, options))
-            finalized = deletion.with_gc_finalizers(info, current, options)
-            if finalized is not current:
-                # The new finalizers keep the object (marked) until the collector is done.
-                plan = deletion.plan_delete(
-                    finalized, options.grace_period_seconds, self.clock.now()
-                )
-                if plan.updated is None and not plan.remove:
-                    plan = dataclasses.replace(plan, updated=finalized)
         if plan is None:
-            plan = deletion.plan_delete(current, options.grace_period_seconds, self.clock.now())
+            plan = deletion.plan_policy_delete(info, current, options, self.clock.now())
         outcome = None
         if admit and not deleteadmission.pending_graceful(plan):
             outcome = deleteadmission.admit(
