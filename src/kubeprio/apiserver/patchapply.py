@@ -91,7 +91,7 @@ REJECTED_PATCH: Final = "the server rejected our request due to an error in our 
 shows ("The request is invalid: ..."), when a well-formed patch does not apply."""
 
 
-def patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> errors.StatusError:
+def patch_error(exc: patching.PatchError) -> errors.StatusError:
     """Map a patch failure to the Status upstream answers with.
 
     * 415 for an unknown patch type, 400 for a malformed patch (its own text);

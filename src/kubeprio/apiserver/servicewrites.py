@@ -313,7 +313,7 @@ class ServiceWrites(ServiceReads):
             try:
                 patched = apply_patch_members(document, patch, patch_type, info.kind, touched)
             except patching.PatchError as exc:
-                raise patch_error(exc, info, name) from exc
+                raise patch_error(exc) from exc
             try:
                 if touched is None:
                     new = from_dict(info.model, patched)
