@@ -17,7 +17,6 @@ from typing import Any, Final
 
 from kubeprio.api import errors
 from kubeprio.api import patch as patching
-from kubeprio.api.jsonpatch import cannot_unmarshal
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import ObjectMeta, StatusDetails
 from kubeprio.api.model import JsonDict, evolve
@@ -110,28 +109,3 @@ def patch_error(exc: patching.PatchError) -> errors.StatusError:
     if exc.code == errors.InvalidError.code:
         return errors.InvalidError.build(REJECTED_PATCH, details=StatusDetails())
     return errors.bad_request(str(exc))
-
-
-def decoding_error(
-    patch: object, patch_type: PatchType | str, strict_decoding: bool
-) -> errors.StatusError | None:
-    """``applyJSPatch``'s strict decode of a JSON or merge patch (``fieldValidation`` Warn,
-    the default, or Strict): a body of the wrong shape is a 400 "error decoding patch: ..."
-    naming the Go type it was decoded into (None when it fits, or the patch is another type
-    or decoded leniently)."""
-    if not strict_decoding:
-        return None
-    if patch_type == PatchType.JSON_PATCH:
-        if not isinstance(patch, list):
-            return errors.bad_request(
-                f"error decoding patch: {cannot_unmarshal(patch, '[]handlers.jsonPatchOp')}"
-            )
-        for op in patch:
-            if not isinstance(op, dict):
-                return errors.bad_request(
-                    f"error decoding patch: {cannot_unmarshal(op, 'handlers.jsonPatchOp')}"
-                )
-    elif patch_type == PatchType.MERGE_PATCH and not isinstance(patch, dict):
-        go_type = "map[string]interface {}"
-        return errors.bad_request(f"error decoding patch: {cannot_unmarshal(patch, go_type)}")
-    return None

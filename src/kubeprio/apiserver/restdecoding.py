@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from kubeprio.api import errors, gojson
+from kubeprio.api.jsonpatch import cannot_unmarshal
 from kubeprio.api.manifest import ManifestError, load_yaml
 from kubeprio.api.meta import DeleteOptions
 from kubeprio.api.model import JsonDict
@@ -34,7 +35,6 @@ from kubeprio.api.serialization import DecodeError, from_dict
 from kubeprio.apiserver import decodeerrors, fieldvalidation, protobuf
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import dry_run, integer, media_type
-from kubeprio.apiserver.patchapply import decoding_error
 from kubeprio.apiserver.restmessages import RestRequest, to_storage
 from kubeprio.client.protocol import DeleteRequest
 
@@ -180,7 +180,7 @@ def parse_patch_body(request: RestRequest, patch_type: PatchType) -> tuple[Any, 
     """A JSON, merge or strategic merge patch body. Under ``fieldValidation`` Warn (the
     default) or Strict, upstream's ``applyJSPatch`` first decodes a JSON or merge patch
     strictly into its Go type, so a body that is not JSON, or not that shape, is a 400
-    "error decoding patch: ..." (``patchapply.decoding_error``)."""
+    "error decoding patch: ..." (``_patch_shape_error``)."""
     strict = patch_type in (PatchType.JSON_PATCH, PatchType.MERGE_PATCH) and (
         FieldValidation.parse(request.query.get("fieldValidation")) is not FieldValidation.IGNORE
     )
@@ -190,10 +190,30 @@ def parse_patch_body(request: RestRequest, patch_type: PatchType) -> tuple[Any, 
         if not strict:
             raise
         raise errors.bad_request(f"error decoding patch: {exc.message}") from exc
-    shape = decoding_error(body, patch_type, strict)
+    shape = _patch_shape_error(body, patch_type) if strict else None
     if shape is not None:
         raise shape
     return body, duplicates
+
+
+def _patch_shape_error(patch: object, patch_type: PatchType) -> errors.StatusError | None:
+    """``applyJSPatch``'s strict decode of a JSON or merge patch: a body of the wrong shape
+    is a 400 "error decoding patch: ..." naming the Go type it was decoded into (None when
+    it fits, or the patch is another type)."""
+    if patch_type == PatchType.JSON_PATCH:
+        if not isinstance(patch, list):
+            return errors.bad_request(
+                f"error decoding patch: {cannot_unmarshal(patch, '[]handlers.jsonPatchOp')}"
+            )
+        for op in patch:
+            if not isinstance(op, dict):
+                return errors.bad_request(
+                    f"error decoding patch: {cannot_unmarshal(op, 'handlers.jsonPatchOp')}"
+                )
+    elif patch_type == PatchType.MERGE_PATCH and not isinstance(patch, dict):
+        go_type = "map[string]interface {}"
+        return errors.bad_request(f"error decoding patch: {cannot_unmarshal(patch, go_type)}")
+    return None
 
 
 def patch_type_of(request: RestRequest) -> PatchType:
