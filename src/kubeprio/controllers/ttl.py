@@ -25,9 +25,6 @@ from typing import Final, NamedTuple
 
 from kubeprio.api.core import Node
 from kubeprio.api.meta import ApiObject
-from kubeprio.api.model import evolve
-from kubeprio.api.serialization import to_dict
-from kubeprio.api.strategicdiff import create_two_way_strategic_merge_patch
 from kubeprio.client import record
 from kubeprio.client.informer import FuncHandler, Informer
 from kubeprio.client.protocol import Client, PatchType
@@ -120,9 +117,8 @@ class TtlController(Controller):
         desired = str(self.desired_ttl_seconds)
         if node.metadata.annotation(TTL_ANNOTATION) == desired:
             return
-        annotations = {**(node.metadata.annotations or {}), TTL_ANNOTATION: desired}
-        wanted = evolve(node, metadata=evolve(node.metadata, annotations=annotations))
-        # patchNodeWithAnnotation: a two-way strategic merge patch of the annotation alone,
-        # without a resourceVersion, so it never conflicts with the kubelet's status writes.
-        patch = create_two_way_strategic_merge_patch(to_dict(node), to_dict(wanted), kind="Node")
+        # patchNodeWithAnnotation: a strategic merge patch of the annotation alone (what
+        # upstream's two-way diff of the Node before and after yields), without a
+        # resourceVersion, so it never conflicts with the kubelet's status writes.
+        patch = {"metadata": {"annotations": {TTL_ANNOTATION: desired}}}
         self.client.patch(Node, key, patch, patch_type=PatchType.STRATEGIC_MERGE_PATCH)
