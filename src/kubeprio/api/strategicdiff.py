@@ -16,10 +16,10 @@ What it is: ``create_two_way_strategic_merge_patch``, which does for built-in ki
 * every other value is sent whole when it changed.
 
 With no struct tags (``create_two_way_merge_patch``) the same diff is RFC 7386's two-way
-merge patch. Equal documents give ``{}``. Used by clients that write the way upstream's components do
-with a patch computed from the object read and the object wanted (the kubelet's Node
-status: ``client.nodestatuspatch``), so that a concurrent writer of
-other fields never makes them conflict. Pure: no I/O; the inputs are never mutated.
+merge patch. Equal documents give ``{}``. Used by clients that write the way upstream's
+components do, with a patch computed from the object read and the object wanted (the
+kubelet's Node status: ``client.nodestatuspatch``), so that a concurrent writer of other
+fields never makes them conflict. Pure: no I/O; the inputs are never mutated.
 """
 
 from __future__ import annotations
