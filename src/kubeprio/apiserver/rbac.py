@@ -361,10 +361,7 @@ def _covered(rule: NonResourceRule, others: tuple[NonResourceRule, ...]) -> bool
     return all(
         any(
             (verb in other.verbs or WILDCARD in other.verbs)
-            and any(
-                pattern == url or path_matches(pattern, url)
-                for pattern in other.non_resource_urls or ()
-            )
+            and any(path_matches(pattern, url) for pattern in other.non_resource_urls or ())
             for other in others
         )
         for verb in rule.verbs
