@@ -55,9 +55,10 @@ COLLECTED_OWNER_KINDS: Final = frozenset(
 """The owner kinds whose deletion in the foreground or with orphaning the garbage
 collector carries out (keep in step with the owners ``sim.controlplane`` gives it)."""
 
-ORPHANING_BY_DEFAULT: Final = frozenset(
-    {("", "v1", "ReplicationController"), ("batch", "v1", "Job")}
-)
+BATCH_V1_JOB: Final = ("batch", "v1", "Job")
+"""(group, version, kind) of the Job REST, whose delete may warn (``JOB_ORPHAN_WARNING``)."""
+
+ORPHANING_BY_DEFAULT: Final = frozenset({("", "v1", "ReplicationController"), BATCH_V1_JOB})
 """(group, version, kind) whose ``DefaultGarbageCollectionPolicy`` is ``OrphanDependents``."""
 
 JOB_ORPHAN_WARNING: Final = (

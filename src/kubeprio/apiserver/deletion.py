@@ -65,9 +65,9 @@ def with_gc_finalizers(info: ResourceInfo, current: Any, options: DeleteRequest)
 def delete_warnings(info: ResourceInfo, options: DeleteRequest) -> list[str]:
     """The Job REST's warning when a batch/v1 Job is deleted without a policy (its pods are
     orphaned by default)."""
-    if options.propagation_policy is None and (
-        gcpolicy.default_policy(info.group, info.version, info.kind) == gcpolicy.ORPHAN
-        and info.kind == "Job"
+    if (
+        options.propagation_policy is None
+        and (info.group, info.version, info.kind) == gcpolicy.BATCH_V1_JOB
     ):
         return [gcpolicy.JOB_ORPHAN_WARNING]
     return []
