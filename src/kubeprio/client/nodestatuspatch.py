@@ -41,7 +41,7 @@ def node_status_patch(old: Node, new: Node) -> JsonDict:
         diff_node = evolve(diff_node, status=evolve(new_status, addresses=old_status.addresses))
     patch = create_two_way_strategic_merge_patch(to_dict(old), to_dict(diff_node), kind="Node")
     if fix_addresses:
-        addresses = to_dict(new).get("status", {}).get("addresses") or []
+        addresses = [to_dict(address) for address in new_status.addresses or ()]
         status_patch = patch.setdefault("status", {})
         status_patch["addresses"] = [*addresses, {"$patch": "replace"}]
     return patch
