@@ -48,6 +48,7 @@ from kubeprio.admission.webhookreview import (
     review_version,
     verify_response,
 )
+from kubeprio.api import errors
 from kubeprio.api.endpoints import Endpoints
 from kubeprio.api.gotext import go_quote
 from kubeprio.api.service import Service
@@ -197,7 +198,7 @@ def _answer_error(answer: HttpAnswer) -> str:
         403: "forbidden: the server does not allow access to the requested resource",
         404: "the server could not find the requested resource",
         405: "the server does not allow this method on the requested resource",
-        422: "the server rejected our request due to an error in our request",
+        422: errors.UNPROCESSABLE_TEXT,
         429: "the server has received too many requests and has asked us to try again later",
         503: "the server is currently unable to handle the request",
         504: (

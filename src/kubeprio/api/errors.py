@@ -428,6 +428,11 @@ def already_exists(resource: str, group: str, name: str) -> AlreadyExistsError:
     return error
 
 
+UNPROCESSABLE_TEXT: Final = "the server rejected our request due to an error in our request"
+"""``NewGenericServerResponse``'s text for a 422: what upstream's patch handler answers
+when a well-formed patch does not apply, and what client-go reports for a bare 422."""
+
+
 OBJECT_MODIFIED: Final = (
     "the object has been modified; please apply your changes to the latest version and try again"
 )

@@ -13,7 +13,7 @@ Who drives it: ``apiserver.servicewrites``. No store access, no clock.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from kubeprio.api import errors
 from kubeprio.api import patch as patching
@@ -85,11 +85,6 @@ def apply_patch_members(
     return result
 
 
-REJECTED_PATCH: Final = "the server rejected our request due to an error in our request"
-"""``NewGenericServerResponse``'s text for a 422: what upstream answers, and all kubectl
-shows ("The request is invalid: ..."), when a well-formed patch does not apply."""
-
-
 def patch_error(exc: patching.PatchError) -> errors.StatusError:
     """Map a patch failure to the Status upstream answers with.
 
@@ -107,5 +102,5 @@ def patch_error(exc: patching.PatchError) -> errors.StatusError:
     if exc.plain:
         return errors.plain_error(str(exc))
     if exc.code == errors.InvalidError.code:
-        return errors.InvalidError.build(REJECTED_PATCH, details=StatusDetails())
+        return errors.InvalidError.build(errors.UNPROCESSABLE_TEXT, details=StatusDetails())
     return errors.bad_request(str(exc))
