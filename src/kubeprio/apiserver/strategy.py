@@ -291,6 +291,14 @@ def generate_job_selector(job: Job) -> Job:
     return copy_template_labels(evolve(job, spec=spec))
 
 
+def _annotations_count(new: Any, old: Any) -> bool:
+    """``deploymentStrategy.PrepareForUpdate``: a Deployment's annotation change bumps its
+    generation too (they are copied to its ReplicaSets); nil and empty maps are equal."""
+    if not isinstance(new, Deployment):
+        return False
+    return (new.metadata.annotations or {}) != (old.metadata.annotations or {})
+
+
 def _spec_of(obj: Any) -> Any:
     if isinstance(obj, PodTemplate):
         return obj.template
@@ -317,11 +325,15 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
     if isinstance(new, StatefulSet):
         new = evolve(new, spec=drop_max_unavailable(new.spec, old.spec))
     metadata = kept_on_update(new.metadata, old.metadata)
-    if isinstance(new, GENERATION_KINDS) and _spec_of(new) != _spec_of(old):
+    if isinstance(new, GENERATION_KINDS) and (
+        _spec_of(new) != _spec_of(old) or _annotations_count(new, old)
+    ):
         metadata = evolve(metadata, generation=(old.metadata.generation or 0) + 1)
     changes: dict[str, Any] = {"metadata": metadata}
     if has_status_subresource(new):
         changes["status"] = old.status
+    if isinstance(new, Namespace):
+        changes["spec"] = keep_namespace_finalizers(new.spec, old.spec)
     if isinstance(new, ServiceAccount):
         changes["secrets"] = clean_secret_references(new.secrets)
     elif isinstance(new, CertificateSigningRequest):
@@ -338,6 +350,18 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
     if isinstance(new, DaemonSet):
         new = templategeneration.prepare_for_update(new, old)
     return new
+
+
+def keep_namespace_finalizers(spec: Any, old_spec: Any) -> Any:
+    """``namespaceStrategy.PrepareForUpdate``: a main update keeps the stored
+    ``spec.finalizers`` (only the ``finalize`` subresource changes them)."""
+    stored = (old_spec or {}).get("finalizers")
+    if (spec or {}).get("finalizers") == stored:
+        return spec
+    kept = {key: value for key, value in (spec or {}).items() if key != "finalizers"}
+    if stored is not None:
+        kept["finalizers"] = stored
+    return kept or None
 
 
 def checked_policy_status(generation: int) -> ValidatingAdmissionPolicyStatus:

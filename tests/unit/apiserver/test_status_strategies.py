@@ -186,3 +186,50 @@ def test_csr_approval_write_stores_the_writers_labels() -> None:
     prepared = strategy.prepare_for_update(sent, stored, subresource="approval", now="t")
     assert prepared.metadata.labels == SENT_META.labels
     assert prepared.spec is stored.spec
+
+
+# --- main-resource updates -----------------------------------------------------------------
+
+
+def test_deployment_annotation_change_bumps_the_generation_on_a_main_update_only() -> None:
+    """``deploymentStrategy.PrepareForUpdate`` counts annotation changes (they are copied to
+    the ReplicaSets); ``deploymentStatusStrategy`` does not (``rest.BeforeUpdate``)."""
+    stored = Deployment(metadata=STORED_META, spec=None, status=None)
+    annotated = evolve(STORED_META, annotations={"note": "x"})
+    main = strategy.prepare_for_update(
+        Deployment(metadata=annotated, spec=None, status=None), stored, subresource=""
+    )
+    status = strategy.prepare_for_update(
+        Deployment(metadata=annotated, spec=None, status=None), stored, subresource="status"
+    )
+    assert main.metadata.generation == 4
+    assert status.metadata.generation == 3
+    assert status.metadata.annotations == {"note": "x"}
+    # a nil and an empty map are the same (apiequality.Semantic.DeepEqual)
+    bare = Deployment(metadata=evolve(STORED_META, annotations=None), spec=None)
+    same = strategy.prepare_for_update(
+        Deployment(metadata=evolve(STORED_META, annotations={}), spec=None), bare, subresource=""
+    )
+    assert same.metadata.generation == 3
+
+
+@pytest.mark.parametrize(
+    ("sent", "stored", "kept"),
+    [
+        ({"finalizers": []}, {"finalizers": ["kubernetes"]}, {"finalizers": ["kubernetes"]}),
+        ({"finalizers": ["x"]}, None, None),
+        (None, {"finalizers": ["kubernetes"]}, {"finalizers": ["kubernetes"]}),
+        (
+            {"finalizers": ["kubernetes"]},
+            {"finalizers": ["kubernetes"]},
+            {"finalizers": ["kubernetes"]},
+        ),
+    ],
+)
+def test_namespace_main_update_keeps_the_stored_spec_finalizers(
+    sent: Any, stored: Any, kept: Any
+) -> None:
+    """``namespaceStrategy.PrepareForUpdate``: ``Spec.Finalizers = old.Spec.Finalizers``."""
+    old = Namespace(metadata=STORED_META, spec=stored)
+    new = Namespace(metadata=STORED_META, spec=sent)
+    assert strategy.prepare_for_update(new, old, subresource="").spec == kept
