@@ -42,9 +42,7 @@ def test_pod_status_patch_changes_labels_but_not_spec_or_owners(served):
     patch = {
         "metadata": {
             "labels": {"a": "b"},
-            "ownerReferences": [
-                {"apiVersion": "v1", "kind": "Node", "name": "n", "uid": "1234"}
-            ],
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": "n", "uid": "1234"}],
         },
         "spec": {"activeDeadlineSeconds": 30},
     }

@@ -267,9 +267,9 @@ def prepare_status_update(new: Any, old: Any, now: str) -> Any:
     status = new.status
     if row.fix_status is not None:
         status = row.fix_status(status, old.status, now)
-    return evolve(
-        new,
-        metadata=status_metadata(new.metadata, old.metadata, row.reset_metadata),
-        spec=old.spec,
-        status=status,
-    )
+    metadata = old.metadata
+    if new.metadata != metadata:
+        # Most status writers (the kubelet's and the scheduler's patches) send the stored
+        # metadata back unchanged: that case needs no copy.
+        metadata = status_metadata(new.metadata, metadata, row.reset_metadata)
+    return evolve(new, metadata=metadata, spec=old.spec, status=status)
