@@ -62,6 +62,30 @@ def struct_fields(text: str) -> dict[str, list[tuple[str, str]]]:
     return structs
 
 
+def struct_tags(text: str) -> dict[str, list[tuple[str, str, bool]]]:
+    """Per Go struct: its fields as (JSON name, Go type as written, ``omitempty``): the
+    type keeps its ``*`` so a pointer can be told from a value; an embedded inline struct
+    is ("", its type, False)."""
+    structs: dict[str, list[tuple[str, str, bool]]] = {}
+    current: list[tuple[str, str, bool]] | None = None
+    for line in text.splitlines():
+        opening = _OPENING.match(line)
+        if opening:
+            current = structs.setdefault(opening.group(1), [])
+            continue
+        if line.startswith("}"):
+            current = None
+            continue
+        field = _FIELD.match(line) if current is not None else None
+        if field is None or current is None:
+            continue
+        json_name, *options = field.group(3).split(",")
+        if json_name == "-":
+            continue
+        current.append((json_name, field.group(2), "omitempty" in options))
+    return structs
+
+
 class GoTypes:
     """The JSON field names of upstream's API structs at one tag of the two mirrors."""
 
@@ -73,6 +97,43 @@ class GoTypes:
     def _package(self, repo: str, directory: str) -> dict[str, list[tuple[str, str]]]:
         text = read_at(self._repos[repo], self.ref, f"{directory}/types.go")
         return struct_fields(text) if text is not None else {}
+
+    @cache  # noqa: B019 - as _package
+    def _package_tags(self, repo: str, directory: str) -> dict[str, list[tuple[str, str, bool]]]:
+        text = read_at(self._repos[repo], self.ref, f"{directory}/types.go")
+        return struct_tags(text) if text is not None else {}
+
+    def field_tags(self, schema: str) -> dict[str, tuple[str, bool]] | None:
+        """``schema``'s fields by JSON name as (Go type as written, ``omitempty``), inline
+        structs flattened (TypeMeta's two strings are ``omitempty``); None when the release
+        has no such struct."""
+        located = self._locate(schema)
+        return None if located is None else self._flatten_tags(*located)
+
+    def _locate(self, schema: str) -> tuple[str, str, str] | None:
+        if schema.startswith("io.k8s.api."):
+            repo, parts = "api", schema.removeprefix("io.k8s.api.").split(".")
+        elif schema.startswith("io.k8s.apimachinery."):
+            repo, parts = "apimachinery", schema.removeprefix("io.k8s.apimachinery.").split(".")
+        else:
+            return None
+        return repo, "/".join(parts[:-1]), parts[-1]
+
+    def _flatten_tags(
+        self, repo: str, directory: str, name: str
+    ) -> dict[str, tuple[str, bool]] | None:
+        fields = self._package_tags(repo, directory).get(name)
+        if fields is None:
+            return None
+        tags: dict[str, tuple[str, bool]] = {}
+        for json_name, go_type, omitempty in fields:
+            if json_name:
+                tags[json_name] = (go_type, omitempty)
+            elif go_type in _FOREIGN_INLINE:
+                tags |= {key: ("string", True) for key in _FOREIGN_INLINE[go_type]}
+            else:
+                tags |= self._flatten_tags(repo, directory, go_type.lstrip("*")) or {}
+        return tags
 
     def json_fields(self, schema: str) -> set[str] | None:
         """The JSON names of ``schema``'s struct (``io.k8s.api.core.v1.PodSpec``) with its

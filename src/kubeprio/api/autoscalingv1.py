@@ -190,7 +190,9 @@ def to_v1(doc: JsonDict) -> JsonDict:
     v1_status: JsonDict = {
         **({"observedGeneration": status["observedGeneration"]} if status.get("observedGeneration") is not None else {}),
         **({"lastScaleTime": status["lastScaleTime"]} if status.get("lastScaleTime") else {}),
-        **({"currentReplicas": status["currentReplicas"]} if status.get("currentReplicas") else {}),
+        # v1's currentReplicas and desiredReplicas are plain int32 without omitempty
+        # (autoscaling/v1 types.go): zero is written, and typed clients require both.
+        "currentReplicas": status.get("currentReplicas") or 0,
         "desiredReplicas": status.get("desiredReplicas", 0),
     }  # fmt: skip
     for metric in current_metrics:

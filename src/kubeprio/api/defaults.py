@@ -35,6 +35,7 @@ from kubeprio.api import (
     webhookconfiguration,
 )
 from kubeprio.api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
+from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.apps import Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec
 from kubeprio.api.autoscaling import HorizontalPodAutoscaler
 from kubeprio.api.autoscalingdefaults import default_horizontal_pod_autoscaler
@@ -55,6 +56,7 @@ from kubeprio.api.core import (
     NodeSystemInfo,
     Pod,
 )
+from kubeprio.api.crddefaults import default_custom_resource_definition
 from kubeprio.api.csi import (
     CSIDriver,
     CSINode,
@@ -475,6 +477,7 @@ _DEFAULTERS: Final[dict[type[Any], Callable[[Any], Any]]] = {
     # admissionregistration.k8s.io/v1 webhook configurations.
     MutatingWebhookConfiguration: webhookconfiguration.default_mutating_webhook_configuration,
     ValidatingWebhookConfiguration: webhookconfiguration.default_validating_webhook_configuration,
+    CustomResourceDefinition: default_custom_resource_definition,
 }
 
 

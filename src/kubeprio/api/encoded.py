@@ -1,14 +1,15 @@
 """The JSON bytes of an API object, encoded once for every reader of the same version.
 
 A stored object version is immutable (a frozen model), and in ``serve`` the same version
-is encoded several times: for the SQLite log row, for the reply to the write that made
-it, and once more for each watch stream that carries it. Upstream's watch cache does the
+is encoded several times: for the reply to the write that made it and once more for each
+watch stream that carries it (the SQLite log row is the object's sparse form,
+``held_json_bytes``). Upstream's watch cache does the
 same saving with its ``cachingObject`` (one serialization per object version, shared by
 every watcher). ``json_bytes`` keeps the encoding of the most recent objects, keyed by
 identity: the cache holds a strong reference to each object, so an ``id`` cannot be
 reused while its entry lives, and an object that left the cache is simply encoded again.
 
-Who drives it: ``store.sqlite`` (log rows), ``apiserver.rest`` (single-object replies)
+Who drives it: ``store.sqlite`` (log rows, sparse), ``apiserver.rest`` (single-object replies)
 and ``apiserver.watchstream`` (watch events). Single-threaded, as the API service.
 """
 
@@ -18,7 +19,7 @@ from typing import Any, Final
 
 import orjson
 
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_dict, to_sparse_dict
 
 CAPACITY: Final = 4096
 """Objects whose encoding is kept: far more than one settle round of the serve driver
@@ -66,3 +67,11 @@ def json_bytes(obj: Any, *, remember: bool = True) -> bytes:
 def json_fragment(obj: Any, *, remember: bool = True) -> orjson.Fragment:
     """``json_bytes(obj)`` to embed as is in a larger ``orjson.dumps`` document."""
     return orjson.Fragment(json_bytes(obj, remember=remember))
+
+
+def held_json_bytes(obj: Any) -> bytes:
+    """The compact JSON of only what ``obj`` holds (``to_sparse_dict``), without the zero
+    values Go writes for unset fields: what ``store.sqlite`` logs, so that an object read
+    back after a restart is the very object that was stored (an unset struct stays unset
+    rather than coming back empty). Not cached: the served form is the shared one."""
+    return orjson.dumps(to_sparse_dict(obj))

@@ -34,10 +34,6 @@ AGGREGATED_CONTENT_TYPE: Final = (
 VERSION_INFO: Final[JsonDict] = {
     "major": serverversion.MAJOR,
     "minor": serverversion.MINOR,
-    "emulationMajor": serverversion.MAJOR,
-    "emulationMinor": serverversion.MINOR,
-    "minCompatibilityMajor": "1",
-    "minCompatibilityMinor": "31",
     "gitVersion": serverversion.GIT_VERSION,
     "gitCommit": "0000000000000000000000000000000000000000",
     "gitTreeState": "clean",
@@ -46,7 +42,9 @@ VERSION_INFO: Final[JsonDict] = {
     "compiler": "gc",
     "platform": "linux/amd64",
 }
-"""``/version``: ``minor`` "32" selects kubectl 1.32 in the dispatcher (wire doc §1)."""
+"""``/version``: ``minor`` "32" selects kubectl 1.32 in the dispatcher (wire doc §1). The
+fields of v1.32's ``version.Info`` (apimachinery ``pkg/version/types.go`` at v0.32), so no
+``emulationMajor``/``minCompatibilityMajor`` and the like, which v1.33 added."""
 
 
 def wants_aggregated(accept: str) -> bool:

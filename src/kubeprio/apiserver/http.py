@@ -728,6 +728,10 @@ def create_app(
         Route("/apis/{group}/{version}/{rest:path}", app_state.group, methods=RESOURCE_METHODS),
         Route("/api/v1", app_state.core, methods=RESOURCE_METHODS),
         Route("/apis/{group}", app_state.group, methods=RESOURCE_METHODS),
+        # The aggregator serves a group's discovery at /apis/<group>/ too (UnlistedHandle of
+        # groupPath+"/" in kube-aggregator's AddAPIService); the Python client's
+        # AppsApi.get_api_group asks there.
+        Route("/apis/{group}/", app_state.group, methods=RESOURCE_METHODS),
         Route("/apis/{group}/{version}", app_state.group, methods=RESOURCE_METHODS),
     ]
     routes = [

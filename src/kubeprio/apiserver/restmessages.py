@@ -24,11 +24,11 @@ from typing import Any, Final
 import orjson
 
 from kubeprio.admission.chain import UserInfo
-from kubeprio.api import autoscalingv1, errors, eventsv1
+from kubeprio.api import autoscalingv1, errors, eventsv1, gozeros
 from kubeprio.api.encoded import json_fragment
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.model import JsonDict
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_sparse_dict
 from kubeprio.apiserver.routes import Target
 
 CONVERSIONS: Final[
@@ -91,9 +91,12 @@ def object_body(
     info: ResourceInfo, obj: Any, *, remember: bool = True
 ) -> JsonDict | orjson.Fragment:
     """A stored object as the request's version answers it: its shared encoding, or, at a
-    version served by conversion, the converted document."""
+    version served by conversion, the converted document, with the zero values Go's
+    encoder writes for that version's unset fields (``api.gozeros``)."""
     if info.storage_version:
-        return CONVERSIONS[info.schema_key][0](to_dict(obj))
+        converted = CONVERSIONS[info.schema_key][0](to_sparse_dict(obj))
+        root = gozeros.root_type(info.schema_key)
+        return converted if root is None else gozeros.filled(converted, root)
     return json_fragment(obj, remember=remember)
 
 

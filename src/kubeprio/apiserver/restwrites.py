@@ -48,9 +48,27 @@ from kubeprio.apiserver.routes import Target
 from kubeprio.apiserver.service import ApiService
 from kubeprio.clock import Clock
 
-RETURNS_DELETED_OBJECT: Final = frozenset({"pods", "services"})
-"""Registries with ``ReturnDeletedObject: true`` (``pkg/registry/core/pod`` and
-``core/service`` storage); others answer a deletion with a Status."""
+RETURNS_DELETED_OBJECT: Final = frozenset(
+    {
+        "pods",
+        "services",
+        "podtemplates",
+        "persistentvolumes",
+        "persistentvolumeclaims",
+        "resourcequotas",
+        "serviceaccounts",
+        "storageclasses",
+        "csidrivers",
+        "csinodes",
+        "volumeattachments",
+    }
+)
+"""Registries with ``ReturnDeletedObject: true`` (the ``storage.go`` of
+``pkg/registry/core/{pod,service,podtemplate,persistentvolume,persistentvolumeclaim,
+resourcequota,serviceaccount}`` and ``pkg/registry/storage/{storageclass,csidriver,csinode,
+volumeattachment}``); others answer a deletion with a Status. The OpenAPI document shows
+the same split (a DELETE of these answers the kind, of the rest a Status), which is what
+the official client's typed ``delete_*`` methods deserialise."""
 
 
 class RestWrites(RestReads):

@@ -45,7 +45,7 @@ from kubeprio.api.reviews import (
     SubjectAccessReviewSpec,
     SubjectAccessReviewStatus,
 )
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_dict, to_sparse_dict
 from kubeprio.apiserver import status as http_status
 from kubeprio.apiserver.authz import Attributes, ReviewingAuthorizer
 
@@ -63,7 +63,7 @@ def non_resource_value(non_resource: NonResourceAttributes) -> GoStruct:
 def metadata_value(review: Any) -> errors.GoValue:
     """The review's metadata as a bad value. v1.32 prints the ``v1.ObjectMeta`` struct
     with ``%#v`` (its ``time.Time`` fields included); its JSON form stands in for it."""
-    return errors.GoValue(errors.go_json(to_dict(review.metadata)))
+    return errors.GoValue(errors.go_json(to_sparse_dict(review.metadata)))
 
 
 def attribute_errors(

@@ -80,6 +80,14 @@ def register(subparsers: Any) -> None:
         "(a Go duration; default 1h0m0s)",
     )
     parser.add_argument(
+        "--etcd-compaction-interval",
+        default="0s",
+        metavar="DURATION",
+        help="compact the watch history this often, as kube-apiserver's flag: a watch from "
+        "a resourceVersion older than the previous compaction ends with 410 Expired (a Go "
+        "duration; default 0s: never, as the history is also kubeprio's watch cache)",
+    )
+    parser.add_argument(
         "--service-cluster-ip-range",
         default=DEFAULT_SERVICE_CIDR,
         metavar="CIDR",
@@ -265,6 +273,11 @@ def run(args: argparse.Namespace) -> int:
         event_ttl = parse_duration(args.event_ttl)
         if event_ttl <= 0:
             return _fail(f"--event-ttl must be positive, not {args.event_ttl}")
+        compaction_interval = parse_duration(args.etcd_compaction_interval)
+        if compaction_interval < 0:
+            return _fail(
+                f"--etcd-compaction-interval must not be negative, not {args.etcd_compaction_interval}"
+            )
         try:
             ServiceIPRange(args.service_cluster_ip_range)
         except ValueError as exc:
@@ -295,6 +308,7 @@ def run(args: argparse.Namespace) -> int:
         preset=args.preset,
         scheduler_config=config,
         event_ttl=event_ttl,
+        etcd_compaction_interval=compaction_interval,
         service_cidr=args.service_cluster_ip_range,
         node_port_range=args.service_node_port_range,
         limited_resources=limited,

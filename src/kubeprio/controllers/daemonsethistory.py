@@ -60,25 +60,13 @@ def _sorted(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True))
 
 
-_CONTAINER_LISTS: Final = ("initContainers", "containers", "ephemeralContainers")
-
-
 def go_template_json(template: PodTemplateSpec) -> JsonDict:
-    """The template as Go's ``json.Marshal`` of a ``v1.PodTemplateSpec`` writes it: with the
-    zero values of its two struct fields that have no pointer, ``metadata.creationTimestamp``
-    (``null``) and each container's ``resources`` (``{}``), which kubectl's byte comparison
-    of a revision with the DaemonSet (``rollout undo``) also produces."""
+    """The template as Go's ``json.Marshal`` of a ``v1.PodTemplateSpec`` writes it, keys
+    sorted: ``to_dict`` writes the zero values of its unset struct fields
+    (``metadata.creationTimestamp: null``, each container's ``resources: {}``), which
+    kubectl's byte comparison of a revision with the DaemonSet (``rollout undo``) also
+    produces."""
     document: JsonDict = _sorted(to_dict(template))  # a copy: extra values are shared
-    if not isinstance(document.get("metadata"), dict):
-        document["metadata"] = {}
-    document["metadata"].setdefault("creationTimestamp", None)
-    if not isinstance(document.get("spec"), dict):
-        document["spec"] = {}
-    spec = document["spec"]
-    for key in _CONTAINER_LISTS:
-        for container in spec.get(key) or ():
-            if isinstance(container, dict):
-                container.setdefault("resources", {})
     return document
 
 

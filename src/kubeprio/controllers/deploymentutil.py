@@ -34,7 +34,7 @@ from kubeprio.api.core import PodTemplateSpec
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import INT32_MAX, evolve
 from kubeprio.api.policy import IntOrString
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_sparse_dict
 from kubeprio.api.validation.core import semantic_equal
 from kubeprio.clock import parse_rfc3339
 
@@ -92,7 +92,7 @@ def safe_encode(text: str) -> str:
 
 def pod_template_hash(template: PodTemplateSpec | None, collision_count: int | None) -> str:
     """``ComputeHash`` (see the module docstring for how it differs)."""
-    document = to_dict(template) if template is not None else {}
+    document = to_sparse_dict(template) if template is not None else {}
     data = json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
     if collision_count is not None:
         data += collision_count.to_bytes(4, "little", signed=False)

@@ -113,6 +113,7 @@ from kubeprio.kubelet.kubelet import KubeletConfig, register_node
 from kubeprio.scheduler.profile import SchedulerConfig
 from kubeprio.serve import credentials, pki, presets
 from kubeprio.serve.clientcerts import ClientCertProtocol
+from kubeprio.serve.compaction import PeriodicCompaction
 from kubeprio.serve.driver import RealTimeDriver
 from kubeprio.serve.metrics import MetricsPage
 from kubeprio.serve.webhookclient import HttpsWebhookCaller
@@ -158,6 +159,9 @@ class ServeOptions:
     seed: int | None = None
     event_ttl: float = DEFAULT_EVENT_TTL
     """Seconds an Event lives after its last write (kube-apiserver ``--event-ttl``)."""
+    etcd_compaction_interval: float = 0.0
+    """Seconds between watch-history compactions (kube-apiserver
+    ``--etcd-compaction-interval``); 0: never (``serve.compaction``)."""
     service_cidr: str = DEFAULT_SERVICE_CIDR
     """Cluster IPs of Services (kube-apiserver ``--service-cluster-ip-range``)."""
     node_port_range: str = DEFAULT_NODE_PORT_RANGE
@@ -317,6 +321,15 @@ class Serving:
             self.plane.api.use_service_ranges(options.service_cidr, options.node_port_range)
             self._wire_endpoints(seed)
             self.event_expiry = EventExpiry(self.store, clock=self.clock, ttl=options.event_ttl)
+            self.compaction = (
+                [
+                    PeriodicCompaction(
+                        self.store, clock=self.clock, interval=options.etcd_compaction_interval
+                    )
+                ]
+                if options.etcd_compaction_interval > 0
+                else []
+            )
             users = presets.preset_users(options.preset) if options.preset else []
             if options.preset:
                 presets.apply_preset(self.plane.api, options.preset)
@@ -615,6 +628,7 @@ class Serving:
                 self.event_expiry,
                 self.flow_config,
                 self.api_services,
+                *self.compaction,
             ],
             clock=self.clock,
             store=self.store,

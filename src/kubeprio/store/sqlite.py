@@ -6,7 +6,9 @@ The database is a log of revisions, as in kine (k3s's etcd shim)::
              resource, namespace, name       the key (resource = the kind's plural)
              type                            ADDED | MODIFIED | DELETED
              prev_revision                   the key's previous row (0 for ADDED)
-             value                           the stored object as JSON (``to_dict``);
+             value                           the stored object as JSON (``to_sparse_dict``:
+                                             what it holds, so that it reads back
+                                             as the very object);
                                              NULL for DELETED: the last state is the
                                              row at prev_revision, re-stamped
     current  (resource, namespace, name) -> revision    the live object's log row
@@ -92,7 +94,7 @@ from typing import Any, Final
 
 from kubeprio.api import kinds, serialization
 from kubeprio.api.apiextensions import CustomObject
-from kubeprio.api.encoded import json_bytes
+from kubeprio.api.encoded import held_json_bytes
 from kubeprio.api.meta import ApiObject
 from kubeprio.store.errors import (
     KeyExistsError,
@@ -519,7 +521,7 @@ class SqliteStore:
             )
         revision = self._revision + 1
         stored: ApiObject = with_revision(obj, revision)
-        value = None if event_type is EventType.DELETED else json_bytes(stored).decode()
+        value = None if event_type is EventType.DELETED else held_json_bytes(stored).decode()
         compact_to = revision - self._history_limit
         if compact_to - self._compacted < self._compact_step:
             compact_to = 0

@@ -142,3 +142,16 @@ def test_a_v2beta1_manifest_converts_its_metrics() -> None:
     assert isinstance(obj, HorizontalPodAutoscaler)
     target = obj.spec.metrics[0].resource.target  # type: ignore[index,union-attr]
     assert (target.type, str(target.average_value)) == ("AverageValue", "1Gi")  # type: ignore[union-attr]
+
+
+def test_v1_status_always_has_both_replica_counts() -> None:
+    """autoscaling/v1 ``HorizontalPodAutoscalerStatus``: ``currentReplicas`` and
+    ``desiredReplicas`` are int32 without ``omitempty`` (``autoscaling/v1/types.go``), so a
+    new HPA's v1 status reads ``{currentReplicas: 0, desiredReplicas: 0}`` (the typed
+    clients require both)."""
+    fresh = {**V2_FULL, "status": {"desiredReplicas": 0}}
+    assert v1.to_v1(fresh)["status"] == {"currentReplicas": 0, "desiredReplicas": 0}
+    assert v1.to_v1({**V2_FULL, "status": {}})["status"] == {
+        "currentReplicas": 0,
+        "desiredReplicas": 0,
+    }

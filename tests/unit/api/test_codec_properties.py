@@ -3,8 +3,10 @@
 Documents are generated from the model declarations themselves: every modelled field
 with a value of its type (int32 and int64 ranges, canonical quantities, int-or-string,
 base64 bytes, nested objects, lists, maps), explicit nulls, and unknown keys holding arbitrary JSON.
-``to_dict(from_dict(doc)) == doc`` must hold for all of them: a manifest read from a
-real cluster comes back unchanged. Decoding also never raises anything but
+Fields Go's encoder always writes (``api.gozeros``: struct values, ``metav1.Time``,
+fields without ``omitempty``) are always in the documents, as in what a real API server
+serves. ``to_dict(from_dict(doc)) == doc`` must hold for all of them: a manifest read
+from a real cluster comes back unchanged. Decoding also never raises anything but
 ``DecodeError`` on wrongly-typed input.
 """
 
@@ -22,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubeprio.api import kinds
+from kubeprio.api import gozeros, kinds
 from kubeprio.api.model import INT32, JSON_NAME
 from kubeprio.api.quantity import Quantity, QuantityFormat, canonical
 from kubeprio.api.serialization import DecodeError, camel_case, from_dict, to_dict
@@ -97,6 +99,7 @@ TOP_LEVEL = ("apiVersion", "kind", "metadata")
 @functools.cache
 def _for_model(cls: type[Any], *, top_level: bool = False) -> st.SearchStrategy[dict[str, Any]]:
     hints = typing.get_type_hints(cls, include_extras=True)
+    zeros = gozeros.zero_values(cls)
     required: dict[str, st.SearchStrategy[Any]] = {}
     optional: dict[str, st.SearchStrategy[Any]] = {}
     for field in dataclasses.fields(cls):
@@ -104,11 +107,18 @@ def _for_model(cls: type[Any], *, top_level: bool = False) -> st.SearchStrategy[
             continue
         key = field.metadata.get(JSON_NAME) or camel_case(field.name)
         value = st.deferred(lambda hint=hints[field.name]: _for_type(hint))
-        if top_level and key in TOP_LEVEL:
+        if key in zeros:
+            # Go always writes this field (gozeros): a real document always has it, and
+            # a null only where Go's zero value is null (a metav1.Time).
+            required[key] = st.one_of(st.none(), value) if zeros[key] is None else value
+        elif top_level and key in TOP_LEVEL:
             required[key] = value
         else:
             # An explicit null survives too: it is kept as an unknown key.
             optional[key] = st.one_of(st.none(), value)
+    for key, zero in zeros.items():
+        if key not in required:
+            required[key] = st.one_of(st.just(zero), json_any)  # an unmodelled field
     unknown = st.dictionaries(
         st.text(min_size=1, max_size=6).map(lambda k: "x-" + k), json_any, max_size=2
     )

@@ -116,7 +116,10 @@ def test_core_to_v1_and_back_is_the_identity(core):
     expected = {"involvedObject": {}, "source": {}, **core}
     assert eventsv1.from_v1(eventsv1.to_v1(core)) == expected
     stored = from_dict(Event, expected)
-    assert from_dict(Event, eventsv1.from_v1(eventsv1.to_v1(to_dict(stored)))) == stored
+    # Served alike: Go cannot tell an unset string from "" (to_dict writes reportingComponent
+    # "", which comes back as "" rather than unset).
+    back = from_dict(Event, eventsv1.from_v1(eventsv1.to_v1(to_dict(stored))))
+    assert to_dict(back) == to_dict(stored)
 
 
 @given(_CORE)

@@ -77,7 +77,10 @@ def test_a_given_behavior_is_completed_with_the_default_rules(api: ApiService) -
 def test_a_new_hpa_starts_with_an_empty_status(api: ApiService) -> None:
     doc = with_spec()
     doc["status"] = {"currentReplicas": 3, "desiredReplicas": 3}
-    assert create(api, doc)["status"] == {"desiredReplicas": 0}
+    # autoscaling/v2 HorizontalPodAutoscalerStatus: DesiredReplicas int32 `json:"desiredReplicas"`
+    # and CurrentMetrics []MetricStatus `json:"currentMetrics"` (no omitempty: a nil slice
+    # is written as null).
+    assert create(api, doc)["status"] == {"desiredReplicas": 0, "currentMetrics": None}
 
 
 CPU = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}  # fmt: skip

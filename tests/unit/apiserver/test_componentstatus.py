@@ -53,7 +53,8 @@ def test_list_probes_every_component_in_order(http):
     assert body["items"][0] == {
         "kind": "ComponentStatus",
         "apiVersion": "v1",
-        "metadata": {"name": "controller-manager"},
+        # ObjectMeta.CreationTimestamp is a metav1.Time value: Go writes the zero one as null.
+        "metadata": {"name": "controller-manager", "creationTimestamp": None},
         "conditions": [{"type": "Healthy", "status": "True", "message": "ok"}],
     }
     assert body["items"][1]["conditions"] == [

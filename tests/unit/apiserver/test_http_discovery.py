@@ -23,6 +23,19 @@ def test_version_reports_minor_32_for_the_kubectl_dispatcher(client, path):
     assert response.status_code == 200
     assert response.json()["major"] == "1"
     assert response.json()["minor"] == "32"
+    # v1.32's version.Info (apimachinery pkg/version/types.go at v0.32): emulationMajor,
+    # minCompatibilityMajor and the like came with v1.33.
+    assert list(response.json()) == [
+        "major",
+        "minor",
+        "gitVersion",
+        "gitCommit",
+        "gitTreeState",
+        "buildDate",
+        "goVersion",
+        "compiler",
+        "platform",
+    ]
 
 
 @pytest.mark.parametrize("path", ["/api", "/apis"])

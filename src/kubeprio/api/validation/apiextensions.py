@@ -38,7 +38,7 @@ from kubeprio.api.apiextensions import (
 )
 from kubeprio.api.crdschema import validate_structural
 from kubeprio.api.errors import FieldError, GoValue, go_json
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_sparse_dict
 from kubeprio.api.validation.crdrules import validate_spec_rules
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
@@ -64,7 +64,7 @@ PRINTER_COLUMN_FORMATS: Final = (
 
 
 def _versions_value(spec: CustomResourceDefinitionSpec) -> GoValue:
-    return GoValue(go_json([to_dict(v) for v in spec.versions or ()], sort_keys=False))
+    return GoValue(go_json([to_sparse_dict(v) for v in spec.versions or ()], sort_keys=False))
 
 
 def validate_custom_resource_definition(crd: CustomResourceDefinition) -> list[FieldError]:

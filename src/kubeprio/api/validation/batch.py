@@ -21,7 +21,7 @@ from kubeprio.api import errors, gotext, selectors
 from kubeprio.api.batch import Job, JobSpec, PodFailurePolicy
 from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.gosyntax import string_map
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_sparse_dict
 from kubeprio.api.validation.apps import template_selector_errors, template_warnings
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
@@ -301,7 +301,7 @@ def validate_job(job: Job, old: Job | None = None) -> list[FieldError]:
 
 
 def _json(value: Any) -> Any:
-    return None if value is None else to_dict(value)
+    return None if value is None else to_sparse_dict(value)
 
 
 def validate_job_update(new: Job, old: Job) -> list[FieldError]:

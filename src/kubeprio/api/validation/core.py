@@ -44,7 +44,7 @@ from kubeprio.api.errors import FieldError, GoValue
 from kubeprio.api.gosyntax import GoPointer, GoStruct
 from kubeprio.api.model import INT32_MAX, evolve
 from kubeprio.api.quantity import Quantity
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_sparse_dict
 from kubeprio.api.validation.affinity import validate_taint_effect, validate_tolerations
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
@@ -164,7 +164,7 @@ def _go_field(json_key: str) -> str:
 
 def spec_diff(old: Any, new: Any, type_name: str = "core.PodSpec") -> str:
     """A go-cmp-style diff of two models (pod specs), one line per changed top-level field."""
-    old_doc, new_doc = _prune(to_dict(old)), _prune(to_dict(new))
+    old_doc, new_doc = _prune(to_sparse_dict(old)), _prune(to_sparse_dict(new))
     keys = list(old_doc) + [k for k in new_doc if k not in old_doc]
     lines = [f"  {type_name}{{"]
     identical = 0

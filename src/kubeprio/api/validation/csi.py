@@ -35,7 +35,7 @@ from kubeprio.api.csi import (
 )
 from kubeprio.api.errors import FieldError, go_value
 from kubeprio.api.gosyntax import GoPointer, GoSlice, GoStruct, string_slice
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_dict, to_sparse_dict
 from kubeprio.api.validation.meta import (
     FIELD_IMMUTABLE,
     KindUpdateValidator,
@@ -194,7 +194,7 @@ def _driver_value(driver: CSINodeDriver) -> Any:
             ("Allocatable", GoPointer("*storage.VolumeNodeResources", driver.allocatable)),
         ),
     )
-    return go_value(typed, to_dict(driver))
+    return go_value(typed, to_sparse_dict(driver))
 
 
 def validate_csi_node_update(new: CSINode, old: CSINode) -> list[FieldError]:
@@ -288,7 +288,7 @@ def _spec_value(spec: VolumeAttachmentSpec) -> Any:
             ("NodeName", spec.node_name or ""),
         ),
     )
-    return go_value(typed, to_dict(spec))
+    return go_value(typed, to_sparse_dict(spec))
 
 
 def validate_volume_attachment_update(

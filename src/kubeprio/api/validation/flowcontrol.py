@@ -44,7 +44,7 @@ from kubeprio.api.flowcontrol import (
 )
 from kubeprio.api.flowcontrolbootstrap import MANDATORY_SCHEMAS_BY_NAME
 from kubeprio.api.gosyntax import GoStruct
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_dict, to_sparse_dict
 from kubeprio.api.validation.meta import (
     KindUpdateValidator,
     KindValidator,
@@ -98,7 +98,7 @@ def semantic(value: Any) -> Any:
 
 
 def spec_value(spec: object) -> GoValue:
-    return GoValue(errors.go_json(to_dict(spec), sort_keys=False))
+    return GoValue(errors.go_json(to_sparse_dict(spec), sort_keys=False))
 
 
 # --- FlowSchema ---------------------------------------------------------------------------

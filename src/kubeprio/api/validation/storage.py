@@ -46,7 +46,7 @@ from kubeprio.api.persistentvolume import (
     volume_source_keys,
 )
 from kubeprio.api.quantity import Quantity
-from kubeprio.api.serialization import to_dict
+from kubeprio.api.serialization import to_dict, to_sparse_dict
 from kubeprio.api.storageclass import BINDING_MODES, StorageClass, TopologySelectorTerm
 from kubeprio.api.validation.affinity import validate_node_selector
 from kubeprio.api.validation.meta import (
@@ -105,7 +105,7 @@ def _access_modes(modes: tuple[str, ...] | None, path: str, required: str) -> li
 
 def _json_diff(old: object, new: object) -> str:
     """One ``-``/``+`` line pair per top-level JSON field that differs (see module doc)."""
-    before, after = to_dict(old), to_dict(new)
+    before, after = to_sparse_dict(old), to_sparse_dict(new)
     lines: list[str] = []
     for name in sorted(set(before) | set(after)):
         if before.get(name) != after.get(name):
@@ -245,7 +245,7 @@ def validate_persistent_volume_update(
                 new_affinity,
                 old_affinity,
                 "nodeAffinity",
-                shown=None if new_affinity is None else to_dict(new_affinity),
+                shown=None if new_affinity is None else to_sparse_dict(new_affinity),
             )
         )
     return found
