@@ -487,6 +487,24 @@ def default_object(obj: object) -> object:
     return obj if defaulter is None else defaulter(obj)
 
 
+_STATUS_BODY_DEFAULTS_UNSEEN: Final = frozenset({Pod})
+"""Kinds whose ``/status`` body defaults never reach the stored object: v1.32's
+``pkg/apis/core/v1/defaults.go`` defaults no field of a PodStatus (nor a Pod's metadata),
+and ``podStatusStrategy.PrepareForUpdate`` puts the stored spec back, so defaulting a
+pod status body (about 16 µs, every kubelet and scheduler status write) changes nothing
+that is stored or validated."""
+
+
+def default_status_body(obj: object) -> object:
+    """``default_object`` for a ``/status`` write's body: the decoder defaults every body
+    upstream (a Node's ``allocatable`` from its ``capacity``), except that a kind in
+    ``_STATUS_BODY_DEFAULTS_UNSEEN`` is returned as it is, since nothing its defaults
+    set survives the status strategy."""
+    if type(obj) in _STATUS_BODY_DEFAULTS_UNSEEN:
+        return obj
+    return default_object(obj)
+
+
 __all__ = [
     "copy_template_labels",
     "default_container",
@@ -503,6 +521,7 @@ __all__ = [
     "default_pull_policy",
     "default_replica_set",
     "default_secret",
+    "default_status_body",
     "image_tag",
     "with_service_account_name",
 ]

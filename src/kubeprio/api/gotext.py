@@ -1,4 +1,4 @@
-"""How Go prints values in error messages: ``%q`` string quoting and JSON type names.
+"""How Go prints values in error messages: ``%q`` string quoting, ``%v`` and JSON type names.
 
 Upstream's messages embed Go-formatted values (``Invalid value: "x"``, ``json: cannot
 unmarshal string into ...``); reproducing them byte for byte needs Go's rules, kept here
@@ -68,3 +68,19 @@ def json_kind(value: object) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def go_value(value: object) -> str:
+    """Go's ``%v`` of a decoded JSON value: ``map[k:v ...]`` with sorted keys, ``[a b]``,
+    bare strings, ``<nil>``; a whole float prints without a fraction (``1``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "<nil>"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_value(v)}" for k, v in sorted(value.items())) + "]"
+    if isinstance(value, list | tuple):
+        return "[" + " ".join(go_value(v) for v in value) + "]"
+    return str(value)

@@ -55,9 +55,12 @@ class PatchError(errors.KubeprioError, ValueError):
     ``jsonpatch`` and ``strategicpatch`` raise it, and nothing else.
     """
 
-    def __init__(self, message: str, *, code: int = _UNPROCESSABLE) -> None:
+    def __init__(self, message: str, *, code: int = _UNPROCESSABLE, plain: bool = False) -> None:
         super().__init__(message)
         self.code = code
+        self.plain = plain
+        """An error upstream's patch handler passes on as a plain Go error (no Status of
+        its own): the apiserver answers 500 with the text, where a 422 says nothing."""
 
 
 _ATOMS: Final = (str, int, float, bool, type(None))

@@ -26,7 +26,8 @@ kubectl sends them merge patches.)
 Where this deliberately differs from upstream, on inputs kubectl never sends: Go keeps
 directive keys and nulls in values that it copies in unmerged and relies on the typed
 decode to drop them; here they are dropped at once. Errors that upstream leaves as plain
-Go errors (HTTP 500), such as a missing merge key, are 422 here. A ``$setElementOrder``
+Go errors carry ``plain=True``: the apiserver answers them as upstream does, a 500 with
+the text (values printed as Go's ``%v``). A ``$setElementOrder``
 over an empty list is accepted instead of failing with "no elements in any of the given
 slices". And ``$deleteFromPrimitiveList`` over a list of maps is a 400, where upstream
 would run a keyed merge.
@@ -37,13 +38,12 @@ documents are deep-copied first and never mutated.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
-from kubeprio.api.gotext import json_kind
+from kubeprio.api.gotext import go_value, json_kind
 from kubeprio.api.jsonpatch import (
     JsonDict,
     PatchError,
@@ -218,7 +218,7 @@ def _merge_map(original: JsonDict, patch: JsonDict, meta: _PatchMeta) -> JsonDic
             return _fresh_map({k: v for k, v in patch.items() if k != _PATCH})
         if directive == "delete":
             return {}
-        raise PatchError(f"unknown patch type: {directive} in map: {_show(patch)}")
+        raise PatchError(f"unknown patch type: {directive} in map: {_show(patch)}", plain=True)
 
     _apply_retain_keys(original, patch)
     ordered = _apply_element_orders(original, patch, meta)
@@ -295,7 +295,9 @@ def _apply_element_orders(original: JsonDict, patch: JsonDict, meta: _PatchMeta)
         patch_list = patch.get(name, _MISSING)
         for value in (current, patch_list):
             if value is not _MISSING and not isinstance(value, list):
-                raise PatchError(f"expected a list in {name}, but received {json_kind(value)}")
+                raise PatchError(
+                    f"expected a list in {name}, but received {json_kind(value)}", plain=True
+                )
         if child.merge_key:
             for item in order:
                 _merge_key_value(item, child.merge_key)
@@ -330,7 +332,8 @@ def _check_order(patch_list: list[object], order: list[object], merge_key: str) 
         for item in patch_list:
             if not isinstance(item, dict):
                 raise PatchError(
-                    f"expected a map in {_show(patch_list)}, but received {json_kind(item)}"
+                    f"expected a map in {_show(patch_list)}, but received {json_kind(item)}",
+                    plain=True,
                 )
         items = [item for item in patch_list if not _is_delete(item)]
     i = j = 0
@@ -344,7 +347,8 @@ def _check_order(patch_list: list[object], order: list[object], merge_key: str) 
         j += 1
     if i < len(items):
         raise PatchError(
-            f"The order in patch list:\n{_show(patch_list)}\n doesn't match {_SET_ORDER} list:\n{_show(order)}\n"
+            f"The order in patch list:\n{_show(patch_list)}\n doesn't match {_SET_ORDER} list:\n{_show(order)}\n",
+            plain=True,
         )
 
 
@@ -361,7 +365,7 @@ def _merge_list(
         listed, server_only = _partition(merged, patch, "")
         return _normalize_order(listed, server_only, patch, original, "")
     if not key:
-        raise PatchError(f"cannot merge lists without merge key for {name}")
+        raise PatchError(f"cannot merge lists without merge key for {name}", plain=True)
 
     # Elements carrying $patch act on the list; upstream mergeSliceWithSpecialElements.
     plain: list[object] = []
@@ -378,9 +382,11 @@ def _merge_list(
         elif directive == "replace":
             replace = True
         elif directive == "merge":
-            raise PatchError("merging lists cannot yet be specified in the patch")
+            raise PatchError("merging lists cannot yet be specified in the patch", plain=True)
         else:
-            raise PatchError(f"unknown patch type: {directive} in map: {_show(element)}")
+            raise PatchError(
+                f"unknown patch type: {directive} in map: {_show(element)}", plain=True
+            )
     if replace:
         return _fresh_list(plain)
 
@@ -487,13 +493,17 @@ def _merge_key_value(item: object, merge_key: str) -> object:
     """The merge key of a list element; a missing key is an error, as upstream."""
     element = _as_map(item)
     if merge_key not in element:
-        raise PatchError(f"map: {_show(element)} does not contain declared merge key: {merge_key}")
+        raise PatchError(
+            f"map: {_show(element)} does not contain declared merge key: {merge_key}", plain=True
+        )
     return element[merge_key]
 
 
 def _as_map(item: object) -> JsonDict:
     if not isinstance(item, dict):
-        raise PatchError(f"expected a map, but received {json_kind(item)}: {_show(item)}")
+        raise PatchError(
+            f"expected a map, but received {json_kind(item)}: {_show(item)}", plain=True
+        )
     return item
 
 
@@ -511,7 +521,7 @@ def _element_type(items: list[object]) -> type | None:
     if list in types:
         raise PatchError("lists of lists are not supported")
     if len(types) > 1:
-        raise PatchError(f"list element types are not identical: {_show(items)}")
+        raise PatchError(f"list element types are not identical: {_show(items)}", plain=True)
     return types.pop() if types else None
 
 
@@ -568,4 +578,5 @@ def _is_directive_key(key: str) -> bool:
 
 
 def _show(value: object) -> str:
-    return json.dumps(value, sort_keys=True, default=repr)
+    """A value in an error message, as upstream's ``%v`` prints it."""
+    return go_value(value)

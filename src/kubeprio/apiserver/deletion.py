@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from kubeprio.api import errors
+from kubeprio.api import errors, gcpolicy
 from kubeprio.api.core import PHASE_FAILED, PHASE_SUCCEEDED, Pod
 from kubeprio.api.kinds import ResourceInfo
 from kubeprio.api.meta import ObjectMeta
@@ -43,6 +43,35 @@ def validate_delete_options(options: DeleteRequest) -> None:
     if policy is not None and policy not in PROPAGATION_POLICIES:
         found = [errors.not_supported("propagationPolicy", policy, (*PROPAGATION_POLICIES, "nil"))]
         raise errors.invalid_error("DeleteOptions", "meta.k8s.io", "", found)
+
+
+def with_gc_finalizers(info: ResourceInfo, current: Any, options: DeleteRequest) -> Any:
+    """``current`` with the garbage-collection finalizers the request's propagation policy
+    asks for (``api.gcpolicy``); unchanged for kinds the collector does not watch."""
+    if info.kind not in gcpolicy.COLLECTED_OWNER_KINDS:
+        return current
+    meta: ObjectMeta = current.metadata
+    finalizers = meta.finalizers or ()
+    policy = gcpolicy.effective_policy(
+        options.propagation_policy,
+        finalizers,
+        gcpolicy.default_policy(info.group, info.version, info.kind),
+    )
+    changed = gcpolicy.finalizers_after_delete(finalizers, policy)
+    if changed is None:
+        return current
+    return evolve(current, metadata=evolve(meta, finalizers=changed or None))
+
+
+def delete_warnings(info: ResourceInfo, options: DeleteRequest) -> list[str]:
+    """The Job REST's warning when a batch/v1 Job is deleted without a policy (its pods are
+    orphaned by default)."""
+    if options.propagation_policy is None and (
+        gcpolicy.default_policy(info.group, info.version, info.kind) == gcpolicy.ORPHAN
+        and info.kind == "Job"
+    ):
+        return [gcpolicy.JOB_ORPHAN_WARNING]
+    return []
 
 
 def check_preconditions(info: ResourceInfo, current: Any, options: DeleteRequest) -> None:

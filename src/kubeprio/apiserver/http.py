@@ -133,7 +133,8 @@ def json_response(
 ) -> Response:
     """A JSON response with ``Warning`` headers."""
     response = Response(_dumps(body), status_code=code, media_type=content_type)
-    for text in warnings:
+    # Each text once, as upstream's warning recorder (``filters/warning.go``) keeps them.
+    for text in dict.fromkeys(warnings):
         response.headers.append("Warning", status.warning_header(text))
     return response
 

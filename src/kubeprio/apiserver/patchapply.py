@@ -13,12 +13,13 @@ Who drives it: ``apiserver.servicewrites``. No store access, no clock.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from kubeprio.api import errors
 from kubeprio.api import patch as patching
+from kubeprio.api.jsonpatch import cannot_unmarshal
 from kubeprio.api.kinds import ResourceInfo
-from kubeprio.api.meta import ObjectMeta
+from kubeprio.api.meta import ObjectMeta, StatusDetails
 from kubeprio.api.model import JsonDict, evolve
 from kubeprio.client.protocol import PatchType
 
@@ -85,12 +86,52 @@ def apply_patch_members(
     return result
 
 
+REJECTED_PATCH: Final = "the server rejected our request due to an error in our request"
+"""``NewGenericServerResponse``'s text for a 422: what upstream answers, and all kubectl
+shows ("The request is invalid: ..."), when a well-formed patch does not apply."""
+
+
 def patch_error(exc: patching.PatchError, info: ResourceInfo, name: str) -> errors.StatusError:
-    """Map a patch failure to the Status upstream answers with (400, 415 or 422)."""
+    """Map a patch failure to the Status upstream answers with.
+
+    * 415 for an unknown patch type, 400 for a malformed patch (its own text);
+    * a strategic merge error that upstream's ``interpretStrategicMergePatchError`` passes
+      on as a plain Go error (``exc.plain``: a missing merge key, an unknown directive...)
+      is a 500 with its text and no reason: kubectl prints "Error from server: <text>";
+    * any other patch that does not apply (a JSON patch operation, or a list of lists) is
+      ``NewGenericServerResponse(422)``, as ``applyJSPatch`` and
+      ``interpretStrategicMergePatchError`` answer: reason Invalid, empty details, and the
+      generic text, the operation's own error dropped.
+    """
     if exc.code == errors.UnsupportedMediaTypeError.code:
         return errors.UnsupportedMediaTypeError.build(str(exc))
+    if exc.plain:
+        return errors.plain_error(str(exc))
     if exc.code == errors.InvalidError.code:
-        return errors.InvalidError.build(
-            str(exc), details=errors.status_details(name=name, group=info.group, kind=info.kind)
-        )
+        return errors.InvalidError.build(REJECTED_PATCH, details=StatusDetails())
     return errors.bad_request(str(exc))
+
+
+def decoding_error(
+    patch: object, patch_type: PatchType | str, strict_decoding: bool
+) -> errors.StatusError | None:
+    """``applyJSPatch``'s strict decode of a JSON or merge patch (``fieldValidation`` Warn,
+    the default, or Strict): a body of the wrong shape is a 400 "error decoding patch: ..."
+    naming the Go type it was decoded into (None when it fits, or the patch is another type
+    or decoded leniently)."""
+    if not strict_decoding:
+        return None
+    if patch_type == PatchType.JSON_PATCH:
+        if not isinstance(patch, list):
+            return errors.bad_request(
+                f"error decoding patch: {cannot_unmarshal(patch, '[]handlers.jsonPatchOp')}"
+            )
+        for op in patch:
+            if not isinstance(op, dict):
+                return errors.bad_request(
+                    f"error decoding patch: {cannot_unmarshal(op, 'handlers.jsonPatchOp')}"
+                )
+    elif patch_type == PatchType.MERGE_PATCH and not isinstance(patch, dict):
+        go_type = "map[string]interface {}"
+        return errors.bad_request(f"error decoding patch: {cannot_unmarshal(patch, go_type)}")
+    return None

@@ -47,7 +47,14 @@ from kubeprio.api.rbac import (
 )
 from kubeprio.api.rbacrules import Request, rule_allows
 from kubeprio.api.reviews import NonResourceRule, ResourceRule, SubjectRulesReviewStatus
-from kubeprio.apiserver.authz import ADMIN_RULES, Attributes, Decision, ReviewingAuthorizer
+from kubeprio.apiserver.authz import (
+    ADMIN_RULES,
+    WILDCARD,
+    Attributes,
+    Decision,
+    ReviewingAuthorizer,
+    path_matches,
+)
 from kubeprio.apiserver.tokenclaims import SERVICE_ACCOUNT_USERNAME_PREFIX
 from kubeprio.store.interface import EventType, KeyPrefix, Store, StoreWatch
 
@@ -335,7 +342,31 @@ class UnionAuthorizer:
             return ADMIN_RULES
         first = self.tenant.rules_for(user, namespace)
         second = self.rbac.rules_for(user, namespace)
+        # The tenant policy's discovery rule repeats what the bootstrap ``system:discovery``
+        # binding lists: left out when RBAC already covers it, so that ``kubectl auth
+        # can-i --list`` shows each path as often as on upstream (once per bound role).
+        own = tuple(
+            rule
+            for rule in first.non_resource_rules
+            if not _covered(rule, second.non_resource_rules)
+        )
         return SubjectRulesReviewStatus(
             resource_rules=first.resource_rules + second.resource_rules,
-            non_resource_rules=first.non_resource_rules + second.non_resource_rules,
+            non_resource_rules=own + second.non_resource_rules,
         )
+
+
+def _covered(rule: NonResourceRule, others: tuple[NonResourceRule, ...]) -> bool:
+    """Whether every verb on every path of ``rule`` is listed by one of ``others``."""
+    return all(
+        any(
+            (verb in other.verbs or WILDCARD in other.verbs)
+            and any(
+                pattern == url or path_matches(pattern, url)
+                for pattern in other.non_resource_urls or ()
+            )
+            for other in others
+        )
+        for verb in rule.verbs
+        for url in rule.non_resource_urls or ()
+    )

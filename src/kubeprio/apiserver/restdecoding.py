@@ -34,6 +34,7 @@ from kubeprio.api.serialization import DecodeError, from_dict
 from kubeprio.apiserver import decodeerrors, fieldvalidation, protobuf
 from kubeprio.apiserver.fieldvalidation import FieldValidation
 from kubeprio.apiserver.negotiation import dry_run, integer, media_type
+from kubeprio.apiserver.patchapply import decoding_error
 from kubeprio.apiserver.restmessages import RestRequest, to_storage
 from kubeprio.client.protocol import DeleteRequest
 
@@ -175,6 +176,26 @@ def parse_apply_body(request: RestRequest) -> tuple[Any, list[str]]:
         return _parse_yaml(request.body), []
 
 
+def parse_patch_body(request: RestRequest, patch_type: PatchType) -> tuple[Any, list[str]]:
+    """A JSON, merge or strategic merge patch body. Under ``fieldValidation`` Warn (the
+    default) or Strict, upstream's ``applyJSPatch`` first decodes a JSON or merge patch
+    strictly into its Go type, so a body that is not JSON, or not that shape, is a 400
+    "error decoding patch: ..." (``patchapply.decoding_error``)."""
+    strict = patch_type in (PatchType.JSON_PATCH, PatchType.MERGE_PATCH) and (
+        FieldValidation.parse(request.query.get("fieldValidation")) is not FieldValidation.IGNORE
+    )
+    try:
+        body, duplicates = parse_json(request.body)
+    except errors.BadRequestError as exc:
+        if not strict:
+            raise
+        raise errors.bad_request(f"error decoding patch: {exc.message}") from exc
+    shape = decoding_error(body, patch_type, strict)
+    if shape is not None:
+        raise shape
+    return body, duplicates
+
+
 def patch_type_of(request: RestRequest) -> PatchType:
     """The patch type the Content-Type names; any other is upstream's 415."""
     content_type = media_type(request.content_type)
@@ -205,8 +226,9 @@ def delete_options(request: RestRequest) -> DeleteRequest:
     if grace is None:
         grace = options.grace_period_seconds
     propagation = query.get("propagationPolicy") or options.propagation_policy
-    if options.orphan_dependents and not propagation:
-        propagation = "Orphan"
+    if options.orphan_dependents is not None and not propagation:
+        # The legacy flag: true orphans, an explicit false deletes in the background.
+        propagation = "Orphan" if options.orphan_dependents else "Background"
     is_dry_run = dry_run(query) or bool(options.dry_run and "All" in options.dry_run)
     return DeleteRequest(
         grace_period_seconds=grace,

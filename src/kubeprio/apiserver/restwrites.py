@@ -30,7 +30,7 @@ from kubeprio.apiserver.restdecoding import (
     delete_options,
     fill_metadata,
     parse_apply_body,
-    parse_json,
+    parse_patch_body,
     patch_type_of,
     read_object,
     unmarshal_type_error,
@@ -125,7 +125,7 @@ class RestWrites(RestReads):
         if patch_type is PatchType.APPLY_PATCH:
             body, duplicates = parse_apply_body(request)
         else:
-            body, duplicates = parse_json(request.body)
+            body, duplicates = parse_patch_body(request, patch_type)
         warnings: list[str] = []
         if info.storage_version:
             return self._patch_converted(request, body, patch_type)

@@ -21,6 +21,7 @@ REST handlers, in-process components) call these methods on an ``ApiService``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, TypeVar
 
 from kubeprio.admission.chain import (
@@ -33,7 +34,7 @@ from kubeprio.api import errors, kinds, manifest, validation
 from kubeprio.api import patch as patching
 from kubeprio.api.apiextensions import CustomResourceDefinition
 from kubeprio.api.core import Namespace
-from kubeprio.api.defaults import default_object
+from kubeprio.api.defaults import default_object, default_status_body
 from kubeprio.api.kinds import EPHEMERAL_CONTAINERS, ResourceInfo
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.api.model import evolve
@@ -52,6 +53,7 @@ from kubeprio.apiserver import (
     storageprecondition,
     strategy,
 )
+from kubeprio.apiserver.metaomitempty import without_empty_metadata
 from kubeprio.apiserver.patchapply import (
     apply_patch_members,
     check_patched_name,
@@ -144,6 +146,7 @@ class ServiceWrites(ServiceReads):
                 now=(restored.creation_timestamp if restored is not None else None) or self._now(),
                 user=user,
             )
+            obj = without_empty_metadata(obj)
             found = validation.validate_create(obj, info, served=served)
             if found:
                 raise errors.invalid_error(info.kind, info.group, name, found)
@@ -214,7 +217,7 @@ class ServiceWrites(ServiceReads):
         # and PrepareForUpdate: a replace that leaves out defaulted fields does not bump
         # the generation, and a status write gets its status defaults (a Node's
         # allocatable from its capacity).
-        obj = default_object(obj)
+        obj = default_object(obj) if subresource != "status" else default_status_body(obj)
         if admitted is None:
             outcome = AdmissionOutcome()
             request = AdmissionRequest(
@@ -231,8 +234,8 @@ class ServiceWrites(ServiceReads):
         if subresource != "status":
             obj, allocation = self._begin_allocation(obj, current, dry_run=dry_run)
         with allocation:
-            new: Any = strategy.prepare_for_update(
-                obj, current, subresource=subresource, now=self._now()
+            new: Any = without_empty_metadata(
+                strategy.prepare_for_update(obj, current, subresource=subresource, now=self._now())
             )
             found = validation.validate_update(
                 new, current, info, subresource=subresource, served=served
@@ -373,6 +376,16 @@ class ServiceWrites(ServiceReads):
             plan = crddeletion.plan_first_delete(current, self._now())
         else:
             deletion.check_preconditions(info, current, options)
+            if warnings is not None:
+                warnings.extend(deletion.delete_warnings(info, options))
+            finalized = deletion.with_gc_finalizers(info, current, options)
+            if finalized is not current:
+                # The new finalizers keep the object (marked) until the collector is done.
+                plan = deletion.plan_delete(
+                    finalized, options.grace_period_seconds, self.clock.now()
+                )
+                if plan.updated is None and not plan.remove:
+                    plan = dataclasses.replace(plan, updated=finalized)
         if plan is None:
             plan = deletion.plan_delete(current, options.grace_period_seconds, self.clock.now())
         outcome = None

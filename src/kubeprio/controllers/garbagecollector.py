@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from kubeprio.api import errors, kinds
 from kubeprio.api.core import Pod
+from kubeprio.api.gcpolicy import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 from kubeprio.api.meta import ApiObject, OwnerReference, Preconditions
 from kubeprio.api.patch import PatchType
 from kubeprio.client import record
@@ -38,8 +39,6 @@ from kubeprio.client.protocol import Client, DeleteRequest
 from kubeprio.clock import Clock
 from kubeprio.controllers.base import Controller
 
-FOREGROUND_FINALIZER: Final = "foregroundDeletion"
-ORPHAN_FINALIZER: Final = "orphan"
 _OWNER_PREFIX: Final = "owner|"
 
 
@@ -90,6 +89,11 @@ class GarbageCollector(Controller):
                     on_delete=self._owner_deleted,
                 )
             )
+
+    @property
+    def owner_kinds(self) -> frozenset[str]:
+        """The owner kinds whose deletion this collector follows."""
+        return frozenset(self._owners)
 
     # --- the owner -> dependents graph -------------------------------------------------------
 

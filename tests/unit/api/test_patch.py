@@ -1197,7 +1197,7 @@ SMP_ERRORS = [
         _pod_spec(containers=[{"name": "1", "image": "a"}]),
         _pod_spec(containers=[{"image": "b"}]),
         422,
-        'map: {"image": "b"} does not contain declared merge key: name',
+        "map: map[image:b] does not contain declared merge key: name",
     ),
     (
         "live-element-without-merge-key",
@@ -1235,7 +1235,7 @@ SMP_ERRORS = [
         _pod_spec(nodeSelector={"a": "b"}),
         _pod_spec(nodeSelector={"$patch": "merge"}),
         422,
-        'unknown patch type: merge in map: {"$patch": "merge"}',
+        "unknown patch type: merge in map: map[$patch:merge]",
     ),
     (
         "merge-directive-in-a-list",
@@ -1319,14 +1319,14 @@ SMP_ERRORS = [
         _pod_spec(containers=_names("a")),
         _pod_spec(**{"$setElementOrder/containers": ["a"]}),
         422,
-        'expected a map, but received string: "a"',
+        "expected a map, but received string: a",
     ),
     (
         "set-element-order-with-a-scalar-patch-element",
         _pod_spec(containers=_names("a")),
         _pod_spec(**{"$setElementOrder/containers": _names("a"), "containers": ["a"]}),
         422,
-        'expected a map in ["a"], but received string',
+        "expected a map in [a], but received string",
     ),
     (
         "delete-from-primitive-list-without-field",

@@ -341,3 +341,20 @@ def test_the_aggregation_controller_gathers_the_pieces(api, clock):
     api.delete(ClusterRole, "widgets-view")
     driver.settle()
     assert piece not in api.get(ClusterRole, "admin").rules
+
+
+def _discovery_listings(union, user) -> int:
+    rules = union.rules_for(user, "other").non_resource_rules
+    return sum(1 for rule in rules if "/api" in (rule.non_resource_urls or ()))
+
+
+def test_the_tenant_discovery_rule_is_not_listed_twice_beside_system_discovery(api, union):
+    """Upstream lists ``/api`` once for an authenticated user: from the
+    ``system:discovery`` binding (``plugin/pkg/auth/authorizer/rbac/bootstrappolicy``);
+    kubeprio's own discovery rule is left out of the union's rules when RBAC covers it."""
+    assert _discovery_listings(union, BOB) == 1  # the tenant policy's, without bindings
+    rbacbootstrap.ensure(api)
+    assert _discovery_listings(union, BOB) == 1  # system:discovery's, only
+    rules = union.rules_for(BOB, "other").non_resource_rules
+    healthz = sum(1 for rule in rules if "/healthz" in (rule.non_resource_urls or ()))
+    assert healthz == 2  # system:discovery and system:public-info-viewer, as upstream

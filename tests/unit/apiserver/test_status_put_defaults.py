@@ -16,6 +16,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from kubeprio.api.core import Node, Pod
+from kubeprio.api.defaults import default_object, default_status_body
+from kubeprio.api.serialization import from_dict
 from kubeprio.apiserver.service import ApiService
 from tests.unit.apiserver.http_helpers import make_client, pod_manifest
 
@@ -88,3 +91,21 @@ def test_deployment_status_put_without_strategy_keeps_spec_and_generation(
     assert stored["spec"] == created["spec"]
     assert stored["metadata"]["generation"] == created["metadata"]["generation"]
     assert stored["status"]["observedGeneration"] == 1
+
+
+def test_a_pod_status_body_is_not_defaulted_since_nothing_defaulted_survives() -> None:
+    """v1.32's core/v1 defaults set no PodStatus field, and ``podStatusStrategy``
+    puts the stored spec back, so ``default_status_body`` leaves a pod body as sent
+    (the pod test above shows the stored spec is still the defaulted one); other
+    kinds' bodies are defaulted (``SetDefaults_NodeStatus``)."""
+    pod = from_dict(Pod, pod_manifest("p"))
+    assert default_status_body(pod) is pod
+    assert default_object(pod) is not pod
+    node = from_dict(
+        Node, {"metadata": {"name": "n1"}, "status": {"capacity": {"cpu": "4", "pods": "110"}}}
+    )
+    defaulted = default_status_body(node)
+    assert isinstance(defaulted, Node)
+    assert node.status is not None
+    assert defaulted.status is not None
+    assert defaulted.status.allocatable == node.status.capacity

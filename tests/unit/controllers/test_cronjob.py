@@ -28,6 +28,7 @@ from kubeprio.api.core import Container, Event, PodSpec, PodTemplateSpec
 from kubeprio.api.meta import ObjectMeta
 from kubeprio.apiserver.service import ApiService
 from kubeprio.client.informer import Informer
+from kubeprio.client.protocol import DeleteRequest
 from kubeprio.clock import rfc3339
 from kubeprio.controllers.cronjob import CronJobController
 from kubeprio.controllers.garbagecollector import GarbageCollector
@@ -366,7 +367,9 @@ def test_active_job_that_went_missing_is_dropped(world: World) -> None:
     world.create()
     world.driver.advance(300)
     name = f"nightly-{MINUTES_AT_EPOCH + 5}"
-    world.api.delete(Job, name, "default")
+    # Background, as kubectl sends: a batch/v1 Job deleted without a policy is orphaned
+    # and stays (with the ``orphan`` finalizer) until the garbage collector is done.
+    world.api.delete(Job, name, "default", options=DeleteRequest(propagation_policy="Background"))
     world.driver.settle()
     assert world.messages("MissingJob") == [f"Active job went missing: {name}"]
     cron = world.get()
