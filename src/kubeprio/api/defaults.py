@@ -487,12 +487,17 @@ def default_object(obj: object) -> object:
     return obj if defaulter is None else defaulter(obj)
 
 
-_STATUS_BODY_DEFAULTS_UNSEEN: Final = frozenset({Pod})
-"""Kinds whose ``/status`` body defaults never reach the stored object: v1.32's
-``pkg/apis/core/v1/defaults.go`` defaults no field of a PodStatus (nor a Pod's metadata),
-and ``podStatusStrategy.PrepareForUpdate`` puts the stored spec back, so defaulting a
-pod status body (about 16 µs, every kubelet and scheduler status write) changes nothing
-that is stored or validated."""
+_STATUS_BODY_DEFAULTS_UNSEEN: Final = frozenset(
+    {Pod, Deployment, ReplicaSet, DaemonSet, StatefulSet, CronJob}
+)
+"""Kinds whose ``/status`` body defaults never reach the stored object: their v1.32
+defaulters (``pkg/apis/core/v1/defaults.go``, ``apps/v1``, ``batch/v1``) set spec and
+template fields only, none of the status or the metadata, and each kind's status strategy
+puts the stored spec back (``podStatusStrategy``, ``deploymentStatusStrategy``, ...). So
+defaulting such a body (the pod template walk, about 16 µs, on every kubelet, scheduler
+and workload-controller status write) changes nothing that is stored or validated. A Job
+and a ReplicationController are still defaulted: their defaulters copy template labels
+into the metadata."""
 
 
 def default_status_body(obj: object) -> object:

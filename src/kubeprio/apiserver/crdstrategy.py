@@ -4,9 +4,10 @@ Mirrors v1.32's ``apiextensions-apiserver/pkg/registry/customresourcedefinition/
 ``PrepareForCreate`` resets the status to empty accepted names (``{kind: "", plural: ""}``:
 neither is ``omitempty``) plus the storage version in ``storedVersions``;
 ``PrepareForUpdate`` keeps the stored status and appends a new storage version to
-``storedVersions``; the status strategy's ``PrepareForUpdate`` keeps the stored spec, labels,
-annotations, owner references and generation but not the finalizers: a ``/status``
-write may remove them (the CRD finalizer controller removes its own that way).
+``storedVersions``. The status strategy is a row of ``apiserver.statusstrategies``
+(it resets the spec only: its ``ResetObjectMetaForStatus`` call passes the new object
+twice, so a ``/status`` write stores the writer's metadata; the CRD finalizer controller
+removes its finalizer that way).
 Generation counting is ``apiserver.strategy``'s (``GENERATION_KINDS``).
 Who drives it: ``apiserver.strategy``. Pure.
 """
@@ -42,14 +43,3 @@ def with_storage_version(
     if storage in stored:
         return status
     return evolve(status, stored_versions=(*stored, storage))
-
-
-def crd_status_update(
-    new: CustomResourceDefinition, old: CustomResourceDefinition
-) -> CustomResourceDefinition:
-    """A ``/status`` write of a CRD: the stored object with the new status and finalizers."""
-    return evolve(
-        old,
-        status=new.status,
-        metadata=evolve(old.metadata, finalizers=new.metadata.finalizers),
-    )

@@ -7,11 +7,12 @@
   ``apiserver.templategeneration``; a StatefulSet's alpha ``rollingUpdate.maxUnavailable``
   is dropped (``drop_max_unavailable``). A Job without ``manualSelector`` gets its generated selector and
   template labels (``generateSelector`` in ``pkg/registry/batch/job/strategy.go``).
-* ``prepare_for_update``: a main-resource update cannot change ``status`` and a
-  ``status`` update cannot change anything else (a pod status that omits ``qosClass``
-  keeps the stored one), but a Node's may change its metadata too (only the spec is
-  reset: ``nodeStatusStrategy`` in ``pkg/registry/core/node/strategy.go``); system metadata is carried over; ``metadata.generation`` moves
-  when the spec changes.
+* ``prepare_for_update``: a main-resource update cannot change ``status``; a ``status``
+  update cannot change the spec, and what else of the metadata it takes back from the
+  stored object is each kind's own (``apiserver.statusstrategies``: a pod keeps its owner
+  references, a Deployment its labels, a VolumeAttachment all but name and uid, ...);
+  system metadata is carried over (``rest.BeforeUpdate``); ``metadata.generation``
+  moves when the spec changes.
 * an ``ephemeralcontainers`` update of a pod changes ``spec.ephemeralContainers`` and
   nothing else (``podEphemeralContainersStrategy``); a main update keeps them as sent, so
   adding one there fails validation, as upstream.
@@ -61,7 +62,6 @@ from kubeprio.api.core import (
     PHASE_PENDING,
     Namespace,
     NamespaceStatus,
-    Node,
     ObjectReference,
     Pod,
     PodSpec,
@@ -110,11 +110,8 @@ from kubeprio.api.serviceaccount import ServiceAccount
 from kubeprio.api.statefulset import EMPTY_STATUS as EMPTY_STATEFUL_SET_STATUS
 from kubeprio.api.statefulset import StatefulSet
 from kubeprio.apiserver import csrstrategy, templategeneration
-from kubeprio.apiserver.crdstrategy import (
-    crd_status_for_create,
-    crd_status_update,
-    with_storage_version,
-)
+from kubeprio.apiserver.crdstrategy import crd_status_for_create, with_storage_version
+from kubeprio.apiserver.statusstrategies import before_update, prepare_status_update
 
 STATUS_KINDS: Final = tuple(
     info.model for info in kinds.RESOURCES if info.has_subresource("status")
@@ -294,86 +291,49 @@ def generate_job_selector(job: Job) -> Job:
     return copy_template_labels(evolve(job, spec=spec))
 
 
+def _annotations_count(new: Any, old: Any) -> bool:
+    """``deploymentStrategy.PrepareForUpdate``: a Deployment's annotation change bumps its
+    generation too (they are copied to its ReplicaSets); nil and empty maps are equal."""
+    if not isinstance(new, Deployment):
+        return False
+    return (new.metadata.annotations or {}) != (old.metadata.annotations or {})
+
+
 def _spec_of(obj: Any) -> Any:
     if isinstance(obj, PodTemplate):
         return obj.template
     return getattr(obj, "spec", None)
 
 
-def _drop_unused_node_config(status: Any, old: Any) -> Any:
-    """``nodeStatusConfigInUse``: ``status.config`` (the retired dynamic kubelet config)
-    is dropped from a status write unless the stored Node already has one."""
-    if status is None or "config" not in status.extra:
-        return status
-    if old is not None and "config" in old.extra:
-        return status
-    return evolve(status, extra={k: v for k, v in status.extra.items() if k != "config"})
-
-
-def _backfill_qos_class(status: PodStatus | None, old: PodStatus | None) -> PodStatus | None:
-    """A pod status write that omits ``qosClass`` keeps the stored one.
-
-    ``podStatusStrategy.PrepareForUpdate`` (``pkg/registry/core/pod/strategy.go``): the
-    class is set at creation and immutable, and writers that drop it (old kubelets on a
-    rejected pod, or a status built from scratch) get it backfilled instead of failing
-    validation. A different, non-empty class still fails (``field is immutable``).
-    """
-    stored = old.qos_class if old is not None else None
-    if not stored or (status is not None and status.qos_class):
-        return status
-    return evolve(status or PodStatus(), qos_class=stored)
-
-
 def kept_on_update(new: ObjectMeta, old: ObjectMeta) -> ObjectMeta:
-    """The metadata an update may not change, taken from the stored object (upstream
-    ``rest.BeforeUpdate``): the uid when the writer sent none (a different one fails
-    validation, as ``metadata.uid`` is immutable, which guards against updating a
-    recreated object), the creation and deletion marks, and the generation, which the
-    strategy bumps itself when the spec changes."""
-    return evolve(
-        new,
-        uid=new.uid or old.uid,
-        creation_timestamp=old.creation_timestamp,
-        deletion_timestamp=old.deletion_timestamp,
-        deletion_grace_period_seconds=old.deletion_grace_period_seconds,
-        generation=old.generation,
-    )
+    """``new`` with the metadata an update may not change taken from ``old``
+    (``statusstrategies.before_update``)."""
+    return evolve(new, **before_update(new, old))
 
 
 def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -> Any:
     """Carry system fields over from ``old`` and keep each side of the spec/status split."""
     if isinstance(new, CertificateSigningRequest) and subresource in ("status", "approval"):
-        return csrstrategy.prepare_for_update(new, old, subresource=subresource, now=now)
-    if subresource == "status" and isinstance(new, CustomResourceDefinition):
-        return crd_status_update(new, old)
-    if subresource == "status" and isinstance(new, Node):
-        # nodeStatusStrategy.PrepareForUpdate resets the spec only: the kubelet sets its
-        # annotation and default labels through its nodes/status patch.
-        return evolve(
-            new,
-            metadata=kept_on_update(new.metadata, old.metadata),
-            spec=old.spec,
-            status=_drop_unused_node_config(new.status, old.status),
-        )
+        prepared = csrstrategy.prepare_for_update(new, old, subresource=subresource, now=now)
+        # csrStatusStrategy and csrApprovalStrategy reset the spec and conditions only:
+        # the writer's metadata is stored.
+        return evolve(prepared, metadata=kept_on_update(new.metadata, old.metadata))
     if subresource == "status":
-        # A status write changes the status only (and nothing in metadata but labels and
-        # annotations, which upstream status strategies also reset; we keep old metadata).
-        status = new.status
-        if isinstance(new, Pod):
-            status = _backfill_qos_class(new.status, old.status)
-        elif isinstance(new, PersistentVolume):
-            status = stamp_phase_transition(new.status, old.status, now)
-        return evolve(old, status=status)
+        return prepare_status_update(new, old, now)
     if subresource == EPHEMERAL_CONTAINERS and isinstance(new, Pod):
         return drop_non_ephemeral_container_updates(new, old)
     if isinstance(new, StatefulSet):
         new = evolve(new, spec=drop_max_unavailable(new.spec, old.spec))
     metadata = kept_on_update(new.metadata, old.metadata)
-    if isinstance(new, GENERATION_KINDS) and _spec_of(new) != _spec_of(old):
+    if isinstance(new, GENERATION_KINDS) and (
+        _spec_of(new) != _spec_of(old) or _annotations_count(new, old)
+    ):
         metadata = evolve(metadata, generation=(old.metadata.generation or 0) + 1)
     changes: dict[str, Any] = {"metadata": metadata}
     if has_status_subresource(new):
         changes["status"] = old.status
+    if isinstance(new, Namespace):
+        changes["spec"] = keep_namespace_finalizers(new.spec, old.spec)
     if isinstance(new, ServiceAccount):
         changes["secrets"] = clean_secret_references(new.secrets)
     elif isinstance(new, CertificateSigningRequest):
@@ -390,6 +350,18 @@ def prepare_for_update(new: Any, old: Any, *, subresource: str, now: str = "") -
     if isinstance(new, DaemonSet):
         new = templategeneration.prepare_for_update(new, old)
     return new
+
+
+def keep_namespace_finalizers(spec: Any, old_spec: Any) -> Any:
+    """``namespaceStrategy.PrepareForUpdate``: a main update keeps the stored
+    ``spec.finalizers`` (only the ``finalize`` subresource changes them)."""
+    stored = (old_spec or {}).get("finalizers")
+    if (spec or {}).get("finalizers") == stored:
+        return spec
+    kept = {key: value for key, value in (spec or {}).items() if key != "finalizers"}
+    if stored is not None:
+        kept["finalizers"] = stored
+    return kept or None
 
 
 def checked_policy_status(generation: int) -> ValidatingAdmissionPolicyStatus:
@@ -426,16 +398,6 @@ def normalize_data_sources(
             ),
         )
     return spec
-
-
-def stamp_phase_transition(
-    status: PersistentVolumeStatus | None, old: PersistentVolumeStatus | None, now: str
-) -> PersistentVolumeStatus | None:
-    """A volume status update that changes the phase gets ``lastPhaseTransitionTime``
-    = now (``persistentvolumeStatusStrategy.PrepareForUpdate``)."""
-    if status is None or (old is not None and status.phase == old.phase) or not now:
-        return status
-    return evolve(status, last_phase_transition_time=now)
 
 
 def drop_non_ephemeral_container_updates(new: Pod, old: Pod) -> Pod:

@@ -352,7 +352,10 @@ class DeploymentController(Controller):
         if deployment.metadata.annotation(du.REVISION_ANNOTATION) == revision:
             return deployment
         annotations = {**(deployment.metadata.annotations or {}), du.REVISION_ANNOTATION: revision}
-        return self.client.update(
+        # Through /status, as upstream's getNewReplicaSet: deploymentStatusStrategy stores
+        # the annotations, and a status write does not bump the generation (a main update
+        # that changes annotations does).
+        return self.client.update_status(
             evolve(
                 deployment,
                 metadata=evolve(deployment.metadata, annotations=annotations),

@@ -4,12 +4,14 @@ Upstream: ``nodeStatusStrategy.PrepareForUpdate`` (``pkg/registry/core/node/stra
 sets the new Node's spec to the stored one and nothing else, unlike the other kinds'
 status strategies; the kubelet relies on it to set its annotation and default labels
 through its ``nodes/status`` patch (``tryRegisterWithAPIServer``). A pod's status write,
-for contrast, keeps the stored metadata (``podStatusStrategy``).
+for contrast, keeps the stored owner references (``podStatusStrategy``); every kind's
+row is in ``tests/unit/apiserver/test_status_strategies.py``.
 """
 
 from __future__ import annotations
 
 from kubeprio.api.core import Node, NodeSpec, Pod
+from kubeprio.api.meta import OwnerReference
 from kubeprio.api.model import evolve
 from kubeprio.apiserver.service import ApiService
 from tests.builders import node, pod
@@ -30,11 +32,14 @@ def test_node_status_update_stores_labels_and_annotations_but_not_the_spec(
     assert current.spec == stored.spec
 
 
-def test_pod_status_update_keeps_the_stored_labels(api: ApiService) -> None:
+def test_pod_status_update_stores_labels_but_keeps_the_stored_owners(api: ApiService) -> None:
     stored = api.create(pod("p").build())
-    sent = evolve(stored, metadata=evolve(stored.metadata, labels={"team": "blue"}))
-    api.update_status(sent)
-    assert api.get(Pod, "p", "default").metadata.labels == stored.metadata.labels
+    owner = OwnerReference(api_version="v1", kind="Node", name="n1", uid="u1")
+    meta = evolve(stored.metadata, labels={"team": "blue"}, owner_references=(owner,))
+    api.update_status(evolve(stored, metadata=meta))
+    current = api.get(Pod, "p", "default").metadata
+    assert current.labels == {"team": "blue"}
+    assert current.owner_references == stored.metadata.owner_references
 
 
 def test_node_status_config_is_dropped_unless_already_in_use(api: ApiService) -> None:

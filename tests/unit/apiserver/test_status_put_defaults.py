@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from kubeprio.api.apps import Deployment
+from kubeprio.api.batch import Job
 from kubeprio.api.core import Node, Pod
 from kubeprio.api.defaults import default_object, default_status_body
 from kubeprio.api.serialization import from_dict
@@ -66,23 +68,26 @@ def test_pod_status_put_without_container_defaults_is_accepted(client: TestClien
     assert stored["spec"] == created["spec"]
 
 
+_DEPLOYMENT: dict[str, Any] = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web"},
+    "spec": {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+        },
+    },
+}
+
+
 def test_deployment_status_put_without_strategy_keeps_spec_and_generation(
     client: TestClient,
 ) -> None:
     """``SetDefaults_Deployment``: ``spec.strategy`` (RollingUpdate 25%/25%) is filled in."""
-    manifest = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "web"},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": "web"}},
-            "template": {
-                "metadata": {"labels": {"app": "web"}},
-                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
-            },
-        },
-    }
+    manifest = copy.deepcopy(_DEPLOYMENT)
     created = client.post(DEPLOYS, json=manifest).json()
     body = copy.deepcopy(created)
     del body["spec"]["strategy"]
@@ -101,6 +106,11 @@ def test_a_pod_status_body_is_not_defaulted_since_nothing_defaulted_survives() -
     pod = from_dict(Pod, pod_manifest("p"))
     assert default_status_body(pod) is pod
     assert default_object(pod) is not pod
+    deployment = from_dict(Deployment, _DEPLOYMENT)
+    assert default_status_body(deployment) is deployment
+    # SetDefaults_Job copies the template's labels into a Job without labels: kept.
+    job = from_dict(Job, {"metadata": {"name": "j"}, "spec": _DEPLOYMENT["spec"]})
+    assert default_status_body(job).metadata.labels == {"app": "web"}
     node = from_dict(
         Node, {"metadata": {"name": "n1"}, "status": {"capacity": {"cpu": "4", "pods": "110"}}}
     )
