@@ -38,12 +38,11 @@ after ``gen_upstream_fields.py``, and review the diff.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
 
-from upstream_go import DEFAULT_REF, GoTypes
+from upstream_go import GoTypes, release_arguments
 
 ROOT = Path(__file__).resolve().parent.parent
 FIELDS = ROOT / "src/kubeprio/apiserver/upstream_fields.json"
@@ -123,11 +122,7 @@ class Zeros:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--api", required=True, help="git dir of k8s.io/api")
-    parser.add_argument("--apimachinery", required=True, help="git dir of k8s.io/apimachinery")
-    parser.add_argument("--ref", default=DEFAULT_REF, help="the release tag of both mirrors")
-    args = parser.parse_args()
+    args = release_arguments(__doc__.splitlines()[0])
     table = json.loads(FIELDS.read_text())
     zeros = Zeros(table, GoTypes(args.api, args.apimachinery, args.ref))
     out: dict[str, Any] = {}

@@ -34,7 +34,6 @@ and review the diff; then run ``gen_upstream_protobuf.py``, which reads this tab
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import typing
@@ -42,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import kubernetes.client as k8s
-from upstream_go import DEFAULT_REF, GoTypes
+from upstream_go import GoTypes, release_arguments
 
 ROOTS = {
     "Namespace": "V1Namespace",
@@ -362,11 +361,7 @@ def keep_release_fields(types: dict[str, dict[str, Any]], release: GoTypes) -> N
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--api", required=True, help="git dir of k8s.io/api")
-    parser.add_argument("--apimachinery", required=True, help="git dir of k8s.io/apimachinery")
-    parser.add_argument("--ref", default=DEFAULT_REF, help="the release tag of both mirrors")
-    args = parser.parse_args()
+    args = release_arguments(__doc__.splitlines()[0])
     types: dict[str, dict[str, Any]] = {}
     pending = list(ROOTS.values())
     while pending:

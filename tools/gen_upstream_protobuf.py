@@ -36,7 +36,6 @@ then review the diff. Field numbers never change upstream; a newer tag only adds
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import re
@@ -45,7 +44,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from upstream_go import DEFAULT_REF
+from upstream_go import release_arguments
 
 OUT = Path(__file__).resolve().parent.parent / "src/kubeprio/apiserver/upstream_protobuf.json"
 JSON_TABLE = OUT.with_name("upstream_fields.json")
@@ -185,11 +184,7 @@ def mark_embedded(messages: dict[str, dict[str, list[str]]], json_types: dict[st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--api", required=True, help="git dir of k8s.io/api")
-    parser.add_argument("--apimachinery", required=True, help="git dir of k8s.io/apimachinery")
-    parser.add_argument("--ref", default=DEFAULT_REF, help="the release tag of both mirrors")
-    args = parser.parse_args()
+    args = release_arguments(__doc__.splitlines()[0])
     repos = {"api": args.api, "apimachinery": args.apimachinery}
     json_table = json.loads(JSON_TABLE.read_text())
     roots = proto_roots(json_table)

@@ -14,6 +14,7 @@ fetch anything.
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 from functools import cache
@@ -26,6 +27,16 @@ _FIELD = re.compile(r'^\s*(?:(\w+)\s+)?([\w.*\[\]]+)\s+`json:"([^"]*)"')
 _OPENING = re.compile(r"^type\s+(\w+)\s+struct\s*\{")
 # Fields of an embedded struct of another package, by its Go type (apimachinery's own).
 _FOREIGN_INLINE = {"metav1.TypeMeta": {"apiVersion", "kind"}, "TypeMeta": {"apiVersion", "kind"}}
+
+
+def release_arguments(description: str) -> argparse.Namespace:
+    """The command line every generator reads: the git dirs of the k8s.io/api and
+    k8s.io/apimachinery mirrors, and the release tag to read both at."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--api", required=True, help="git dir of k8s.io/api")
+    parser.add_argument("--apimachinery", required=True, help="git dir of k8s.io/apimachinery")
+    parser.add_argument("--ref", default=DEFAULT_REF, help="the release tag of both mirrors")
+    return parser.parse_args()
 
 
 def read_at(git_dir: str, ref: str, path: str) -> str | None:
